@@ -1,0 +1,30 @@
+// `npm test` runs every project: protocol/unit/page tests and the real-browser e2e tests.
+const transform = {
+  '^.+\\.[tj]s$': ['ts-jest', { tsconfig: 'tsconfig.test.json', diagnostics: false }],
+};
+// jose, openid-client and oauth4webapi ship ESM only: transpile them for jest's CommonJS runtime.
+const transformIgnorePatterns = ['/node_modules/(?!(jose|openid-client|oauth4webapi)/)'];
+
+module.exports = {
+  globalSetup: '<rootDir>/test/setup/global-setup.ts',
+  globalTeardown: '<rootDir>/test/setup/global-teardown.ts',
+  projects: [
+    {
+      displayName: 'api',
+      testEnvironment: 'node',
+      roots: ['<rootDir>/test'],
+      testMatch: ['**/*.test.ts'],
+      transform,
+      transformIgnorePatterns,
+    },
+    {
+      displayName: 'e2e',
+      testEnvironment: 'node',
+      roots: ['<rootDir>/e2e'],
+      testMatch: ['**/*.e2e.ts'],
+      transform,
+      transformIgnorePatterns,
+    },
+  ],
+  testTimeout: 30000,
+};

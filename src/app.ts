@@ -1,0 +1,85 @@
+import path from 'node:path';
+import express, { type Express } from 'express';
+import helmet from 'helmet';
+import pinoHttp from 'pino-http';
+import type { Logger } from 'pino';
+import type { Pool } from 'pg';
+import type { Config } from './config';
+import type { Db } from './db';
+import { createSealer } from './crypto/seal';
+import { errorHandler, OAuthError } from './errors';
+import { createServices, type Services } from './services';
+import { genRequestId } from './http/middleware/request-id';
+import { createRateLimits } from './http/middleware/rate-limit';
+import { discoveryRouter } from './http/routers/discovery.router';
+import { jwksRouter } from './http/routers/jwks.router';
+import { healthRouter } from './http/routers/health.router';
+import './http/locals';
+
+export interface AppDeps {
+  config: Config;
+  db: Db;
+  /** pg pool for connect-pg-simple (browser sessions). */
+  sessionPool: Pool;
+  logger: Logger;
+  now?: () => Date;
+}
+
+export interface App {
+  app: Express;
+  services: Services;
+}
+
+/** Builds the Express app and its services; never listens. */
+export function createApp(deps: AppDeps): App {
+  const { config, db, logger } = deps;
+  if (!config.masterKey || !config.sessionSecret) throw new Error('createApp needs MASTER_KEY and SESSION_SECRET (see dev-secrets)');
+  const services = createServices({ config, db, logger, sealer: createSealer(config.masterKey), now: deps.now ?? (() => new Date()) });
+  const rateLimit = createRateLimits(services);
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', config.trustProxy);
+  app.set('view engine', 'ejs');
+  app.set('views', path.resolve(__dirname, '..', 'views'));
+  app.set('query parser', 'simple');
+
+  app.use(
+    pinoHttp({
+      logger,
+      genReqId: genRequestId,
+      // Only the path: query strings and headers may carry codes, hints or credentials.
+      serializers: {
+        req: (req) => ({ id: req.id, method: req.method, path: String(req.url).split('?')[0] }),
+        res: (res) => ({ statusCode: res.statusCode }),
+      },
+      customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
+      autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/readyz' },
+    }),
+  );
+  app.use(
+    helmet({
+      contentSecurityPolicy: { directives: { 'form-action': null, 'script-src': ["'none'"], 'img-src': ["'self'", 'data:', 'https:'] } },
+    }),
+  );
+  app.use('/static', express.static(path.resolve(__dirname, '..', 'public'), { maxAge: '1h' }));
+  app.use(express.urlencoded({ extended: false, limit: '32kb', parameterLimit: 100 }));
+
+  app.use(healthRouter(db));
+  app.use(discoveryRouter(services, rateLimit));
+  app.use(jwksRouter(services, rateLimit));
+
+  app.use('/oauth', (req) => {
+    throw new OAuthError('not_found', `No endpoint ${req.method} ${req.baseUrl}${req.path}`);
+  });
+  app.use((req, res) => {
+    res.status(404).set('Cache-Control', 'no-store');
+    if (req.accepts(['json', 'html']) === 'html') {
+      res.render('error', { title: 'Page not found', platformName: null, heading: 'Page not found', message: 'There is nothing at this address.', status: 404 });
+    } else {
+      res.json({ error: 'not_found', error_description: `No endpoint ${req.method} ${req.path}` });
+    }
+  });
+  app.use(errorHandler(logger));
+  return { app, services };
+}

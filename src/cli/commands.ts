@@ -1,0 +1,105 @@
+import { invalidRequest } from '../errors';
+import type { Services } from '../services';
+import type { ClientType } from '../repositories/client.repository';
+import { parseFlags } from './args';
+
+type Flags = ReturnType<typeof parseFlags>['flags'];
+
+function one(flags: Flags, name: string, required: true): string;
+function one(flags: Flags, name: string, required?: false): string | undefined;
+function one(flags: Flags, name: string, required = false): string | undefined {
+  const values = flags.get(name);
+  if (!values) {
+    if (required) throw invalidRequest(`--${name} is required`);
+    return undefined;
+  }
+  if (values.length > 1) throw invalidRequest(`--${name} may be given once`);
+  if (values[0] === true) throw invalidRequest(`--${name} needs a value`);
+  return values[0];
+}
+
+function many(flags: Flags, name: string): string[] {
+  return (flags.get(name) ?? []).map((v) => {
+    if (v === true) throw invalidRequest(`--${name} needs a value`);
+    return v;
+  });
+}
+
+function checkKnown(flags: Flags, allowed: string[]) {
+  for (const name of flags.keys()) if (!allowed.includes(name)) throw invalidRequest(`unknown option --${name}`);
+}
+
+export const USAGE = `Usage:
+  admin platform create --name NAME
+  admin platform rate-limit --platform G --endpoint NAME --per-minute N|default
+  admin client create --platform G --name NAME --type confidential|public --redirect-uri URI [--redirect-uri URI ...]
+                      --scopes "openid profile email phone address offline_access" [--post-logout-redirect-uri URI ...]
+  admin user create --platform G --email E --password P --given-name A --family-name B --birthdate YYYY-MM-DD
+                    [--phone +E164] [--email-verified]
+  admin key rotate --platform G`;
+
+/** Runs one admin command over the service layer; returns the JSON object to print. */
+export async function runCommand(s: Services, argv: string[]): Promise<Record<string, unknown>> {
+  const { positionals, flags } = parseFlags(argv);
+  const command = positionals.join(' ');
+  switch (command) {
+    case 'platform create': {
+      checkKnown(flags, ['name']);
+      const { platform, kid } = await s.platforms.createPlatform(one(flags, 'name', true));
+      return { platform_guid: platform.id, name: platform.name, kid };
+    }
+    case 'platform rate-limit': {
+      checkKnown(flags, ['platform', 'endpoint', 'per-minute']);
+      const endpoint = one(flags, 'endpoint', true);
+      const raw = one(flags, 'per-minute', true);
+      const perMinute = raw === 'default' ? null : Number(raw);
+      if (perMinute !== null && (!Number.isInteger(perMinute) || perMinute < 1)) throw invalidRequest('--per-minute must be a positive integer or "default"');
+      const overrides = await s.platforms.setRateLimit(one(flags, 'platform', true), endpoint, perMinute);
+      return { platform_guid: one(flags, 'platform', true), rate_limits: overrides };
+    }
+    case 'client create': {
+      checkKnown(flags, ['platform', 'name', 'type', 'redirect-uri', 'scopes', 'post-logout-redirect-uri']);
+      const { client, secret } = await s.platforms.createClient(one(flags, 'platform', true), {
+        name: one(flags, 'name', true),
+        type: one(flags, 'type', true) as ClientType,
+        redirectUris: many(flags, 'redirect-uri'),
+        postLogoutRedirectUris: many(flags, 'post-logout-redirect-uri'),
+        scopes: one(flags, 'scopes', true),
+      });
+      return {
+        client_id: client.id,
+        client_secret: secret,
+        platform_guid: client.platformId,
+        name: client.name,
+        type: client.type,
+        redirect_uris: client.redirectUris,
+        post_logout_redirect_uris: client.postLogoutRedirectUris,
+        scopes: client.allowedScopes.join(' '),
+      };
+    }
+    case 'user create': {
+      checkKnown(flags, ['platform', 'email', 'password', 'given-name', 'family-name', 'birthdate', 'phone', 'email-verified']);
+      const platformId = one(flags, 'platform', true);
+      await s.platforms.requirePlatform(platformId);
+      const verified = flags.get('email-verified');
+      if (verified && (verified.length > 1 || verified[0] !== true)) throw invalidRequest('--email-verified takes no value');
+      const result = await s.users.createUser(platformId, {
+        email: one(flags, 'email', true),
+        password: one(flags, 'password', true),
+        givenName: one(flags, 'given-name', true),
+        familyName: one(flags, 'family-name', true),
+        birthdate: one(flags, 'birthdate', true),
+        phoneNumber: one(flags, 'phone'),
+        emailVerified: Boolean(verified),
+      });
+      if (!result.ok) throw invalidRequest(result.errors.map((e) => `${e.field}: ${e.message}`).join('; '));
+      return { sub: result.user.id, email: result.user.email };
+    }
+    case 'key rotate': {
+      checkKnown(flags, ['platform']);
+      return { kid: await s.platforms.rotateKey(one(flags, 'platform', true)) };
+    }
+    default:
+      throw invalidRequest(command ? `unknown command "${command}"\n${USAGE}` : USAGE);
+  }
+}

@@ -1,0 +1,110 @@
+import { z } from 'zod';
+
+const seconds = (fallback: number, what: string) =>
+  z.coerce.number().int().positive().default(fallback).describe(what);
+
+const booleanish = z
+  .enum(['true', 'false', '1', '0', ''])
+  .transform((v) => v === 'true' || v === '1');
+
+/** The one schema over the environment (DESIGN §11). Keys here are the keys of .env.example. */
+export const configSchema = z
+  .object({
+    NODE_ENV: z.enum(['development', 'production', 'test']).default('development').describe('Runtime mode'),
+    PORT: z.coerce.number().int().min(0).max(65535).default(3000).describe('HTTP port'),
+    BASE_URL: z
+      .url({ protocol: /^https?$/ })
+      .optional()
+      .describe('Public base URL and issuer, without trailing slash (default http://localhost:PORT)'),
+    DATABASE_URL: z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
+      .optional()
+      .describe('Postgres connection URL; unset uses the embedded database under DATA_DIR'),
+    DATA_DIR: z.string().min(1).default('./data').describe('Directory for the embedded database and generated dev secrets'),
+    DB_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10).describe('Database connection pool size'),
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info').describe('pino log level'),
+    MASTER_KEY: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{43}$/, 'must be 32 random bytes, base64url (43 characters)')
+      .optional()
+      .describe('AES-256-GCM key sealing client secrets and signing keys (required in production)'),
+    SESSION_SECRET: z.string().min(32, 'must be at least 32 characters').optional().describe('Secret signing session cookies (required in production)'),
+    CODE_TTL_SECONDS: seconds(60, 'Authorization code lifetime'),
+    ACCESS_TOKEN_TTL_SECONDS: seconds(3600, 'Access token lifetime'),
+    REFRESH_TOKEN_TTL_SECONDS: seconds(2592000, 'Refresh token lifetime, renewed on rotation'),
+    SESSION_TTL_SECONDS: seconds(1209600, 'Browser session lifetime'),
+    REFRESH_REUSE_GRACE_SECONDS: z.coerce.number().int().min(0).default(10).describe('Window in which a just-rotated refresh token may be presented again'),
+    RATE_LIMIT_SCALE: z.coerce.number().min(0).default(1).describe('Multiplier for every rate limit; 0 disables limiting'),
+    REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must be a redis:// URL').optional().describe('Redis for rate-limit counters; unset uses the database'),
+    TRUST_PROXY: z.string().default('false').describe('Express trust proxy setting: false, true, a hop count or a list of subnets'),
+    PASSWORD_MIN_LENGTH: z.coerce.number().int().min(8).max(256).default(8).describe('Minimum password length'),
+    ARGON2_MEMORY_KIB: z.coerce.number().int().min(19456).default(19456).describe('argon2id memory cost in KiB'),
+    ARGON2_TIME_COST: z.coerce.number().int().min(2).default(2).describe('argon2id iterations'),
+    PURGE_INTERVAL_SECONDS: seconds(300, 'How often expired rows are purged'),
+    DEMO_SEED: booleanish.default(true).describe('In development, create a demo platform and client on first start'),
+  })
+  .superRefine((env, ctx) => {
+    if (env.NODE_ENV !== 'production') return;
+    for (const key of ['MASTER_KEY', 'SESSION_SECRET'] as const) {
+      if (!env[key]) ctx.addIssue({ code: 'custom', path: [key], message: 'is required when NODE_ENV=production' });
+    }
+    if (!env.BASE_URL?.startsWith('https://')) {
+      ctx.addIssue({ code: 'custom', path: ['BASE_URL'], message: 'must be an https URL when NODE_ENV=production' });
+    }
+  });
+
+export type Config = ReturnType<typeof toConfig>;
+
+function toConfig(env: z.infer<typeof configSchema>) {
+  const baseUrl = (env.BASE_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, '');
+  return {
+    nodeEnv: env.NODE_ENV,
+    isProduction: env.NODE_ENV === 'production',
+    port: env.PORT,
+    baseUrl,
+    databaseUrl: env.DATABASE_URL,
+    dataDir: env.DATA_DIR,
+    dbPoolMax: env.DB_POOL_MAX,
+    logLevel: env.LOG_LEVEL,
+    masterKey: env.MASTER_KEY,
+    sessionSecret: env.SESSION_SECRET,
+    codeTtlSeconds: env.CODE_TTL_SECONDS,
+    accessTokenTtlSeconds: env.ACCESS_TOKEN_TTL_SECONDS,
+    refreshTokenTtlSeconds: env.REFRESH_TOKEN_TTL_SECONDS,
+    sessionTtlSeconds: env.SESSION_TTL_SECONDS,
+    refreshReuseGraceSeconds: env.REFRESH_REUSE_GRACE_SECONDS,
+    rateLimitScale: env.RATE_LIMIT_SCALE,
+    redisUrl: env.REDIS_URL,
+    trustProxy: parseTrustProxy(env.TRUST_PROXY),
+    passwordMinLength: env.PASSWORD_MIN_LENGTH,
+    argon2: { memoryCost: env.ARGON2_MEMORY_KIB, timeCost: env.ARGON2_TIME_COST },
+    purgeIntervalSeconds: env.PURGE_INTERVAL_SECONDS,
+    demoSeed: env.DEMO_SEED && env.NODE_ENV === 'development',
+  };
+}
+
+function parseTrustProxy(value: string): boolean | number | string {
+  if (value === 'true') return true;
+  if (value === 'false' || value === '') return false;
+  if (/^\d+$/.test(value)) return Number(value);
+  return value;
+}
+
+export class ConfigError extends Error {}
+
+/** Pure: reads the given environment, never process.env. Throws ConfigError naming each bad variable. */
+export function loadConfig(env: Record<string, string | undefined>): Config {
+  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = configSchema.safeParse(present);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.') || '(environment)'}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  return toConfig(parsed.data);
+}
+
+/** The variables of the schema with their defaults, for .env.example and the README table. */
+export function configKeys(): string[] {
+  return Object.keys(configSchema.shape);
+}

@@ -1,0 +1,30 @@
+import { SignJWT, jwtVerify, decodeProtectedHeader, errors, type JWTPayload } from 'jose';
+
+export type Claims = JWTPayload & Record<string, unknown>;
+
+/** HS512 JWT; `kid` only when the key is a platform key (DESIGN §5). */
+export function signHs512(claims: Claims, key: Uint8Array, kid?: string): Promise<string> {
+  const header = kid ? { alg: 'HS512', typ: 'JWT', kid } : { alg: 'HS512', typ: 'JWT' };
+  return new SignJWT(claims).setProtectedHeader(header).sign(key);
+}
+
+/** Verifies signature, alg and exp; returns undefined for anything invalid. */
+export async function verifyHs512(token: string, key: Uint8Array, issuer: string): Promise<Claims | undefined> {
+  try {
+    const { payload } = await jwtVerify(token, key, { algorithms: ['HS512'], issuer });
+    return payload as Claims;
+  } catch (err) {
+    if (err instanceof errors.JOSEError || err instanceof TypeError) return undefined;
+    throw err;
+  }
+}
+
+/** The `kid` of a compact JWS, or undefined when it is not one. */
+export function peekKid(token: string): string | undefined {
+  try {
+    const { kid } = decodeProtectedHeader(token);
+    return typeof kid === 'string' ? kid : undefined;
+  } catch {
+    return undefined;
+  }
+}

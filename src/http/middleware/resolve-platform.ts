@@ -1,0 +1,30 @@
+import type { RequestHandler } from 'express';
+import { invalidRequest } from '../../errors';
+import type { Services } from '../../services';
+import type { Platform } from '../../repositories/platform.repository';
+
+/**
+ * Finds the platform of the request: query for GET, body or query for POST; both present and
+ * different → invalid_request (DESIGN §4). Known platforms are cached: they are never deleted.
+ */
+export function resolvePlatform(s: Services): RequestHandler {
+  const known = new Map<string, Platform>();
+  return async (req, res, next) => {
+    const fromQuery = req.query?.platform_guid;
+    const fromBody = req.method === 'POST' ? (req.body as Record<string, unknown> | undefined)?.platform_guid : undefined;
+    if (Array.isArray(fromQuery) || Array.isArray(fromBody)) throw invalidRequest('parameter "platform_guid" must not be repeated');
+    if (fromQuery !== undefined && fromBody !== undefined && fromQuery !== fromBody) {
+      throw invalidRequest('platform_guid in the query and the body differ');
+    }
+    const guid = fromBody ?? fromQuery;
+    if (typeof guid !== 'string' || guid === '') throw invalidRequest('missing required parameter "platform_guid"');
+    let platform = known.get(guid);
+    if (!platform) {
+      platform = await s.platforms.requirePlatform(guid);
+      if (known.size > 10_000) known.clear();
+      known.set(guid, platform);
+    }
+    res.locals.platform = platform;
+    next();
+  };
+}

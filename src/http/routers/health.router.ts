@@ -1,0 +1,30 @@
+import { Router } from 'express';
+import type { Db } from '../../db';
+
+/** /healthz: the process answers. /readyz: the database answers too. */
+export function healthRouter(db: Db): Router {
+  const r = Router();
+  r.get('/healthz', (_req, res) => {
+    res.set('Cache-Control', 'no-store').json({ status: 'ok' });
+  });
+  r.get('/readyz', async (_req, res) => {
+    res.set('Cache-Control', 'no-store');
+    try {
+      await withTimeout(db.raw('select 1'), 2000);
+      res.json({ status: 'ready' });
+    } catch {
+      res.status(503).json({ error: 'temporarily_unavailable', error_description: 'The database is not reachable' });
+    }
+  });
+  return r;
+}
+
+function withTimeout<T>(p: PromiseLike<T>, ms: number): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('timeout')), ms);
+    Promise.resolve(p).then(
+      (v) => { clearTimeout(timer); resolve(v); },
+      (e) => { clearTimeout(timer); reject(e); },
+    );
+  });
+}

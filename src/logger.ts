@@ -1,0 +1,12 @@
+import pino, { type Logger } from 'pino';
+
+/** JSON logs; credentials are redacted wherever they could appear. */
+export function createLogger(level: string): Logger {
+  return pino({
+    level,
+    redact: {
+      paths: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]', '*.password', '*.client_secret', '*.refresh_token', '*.code'],
+      censor: '[redacted]',
+    },
+  });
+}

@@ -1,0 +1,13 @@
+import type { Logger } from 'pino';
+import type { Config } from '../config';
+import type { Db } from '../db';
+import type { Sealer } from '../crypto/seal';
+
+/** What every service function receives: plain arguments, no container. */
+export interface Deps {
+  config: Config;
+  db: Db;
+  logger: Logger;
+  sealer: Sealer;
+  now: () => Date;
+}

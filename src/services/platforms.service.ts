@@ -1,0 +1,102 @@
+import { newClientSecret, newId } from '../crypto/random';
+import { invalidRequest } from '../errors';
+import * as platforms from '../repositories/platform.repository';
+import * as clients from '../repositories/client.repository';
+import type { ClientRow, ClientType } from '../repositories/client.repository';
+import type { Deps } from './deps';
+import { isSupportedScope, parseScope, SUPPORTED_SCOPES } from './scopes';
+import type { SigningKeys } from './signing-keys.service';
+
+export interface NewClientInput {
+  name: string;
+  type: ClientType;
+  redirectUris: string[];
+  postLogoutRedirectUris?: string[];
+  scopes: string;
+}
+
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/** https, or http on a loopback host (RFC 8252 §7.3); absolute, no fragment. Throws invalid_request. */
+export function checkRedirectUri(uri: string): void {
+  let url: URL;
+  try {
+    url = new URL(uri);
+  } catch {
+    throw invalidRequest(`redirect URI "${uri}" is not an absolute URL`);
+  }
+  if (url.hash || uri.includes('#')) throw invalidRequest(`redirect URI "${uri}" must not contain a fragment`);
+  if (url.protocol === 'https:') return;
+  if (url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname)) return;
+  throw invalidRequest(`redirect URI "${uri}" must use https (http is allowed only for localhost, 127.0.0.1 and [::1])`);
+}
+
+/** Platforms, their clients and keys: the operator's side (admin CLI, demo seed, tests). */
+export function createPlatforms(deps: Deps, signingKeys: SigningKeys) {
+  return {
+    /** A platform with its first active signing key. */
+    async createPlatform(name: string) {
+      if (!name.trim()) throw invalidRequest('platform name must not be empty');
+      return deps.db.transaction(async (trx) => {
+        const platform = await platforms.insert(trx, { id: newId(), name: name.trim() });
+        const kid = await signingKeys.rotate(trx, platform.id);
+        return { platform, kid };
+      });
+    },
+
+    findPlatform: (id: string) => platforms.findById(deps.db, id),
+
+    async requirePlatform(id: string) {
+      const platform = /^[0-9a-f-]{36}$/i.test(id) ? await platforms.findById(deps.db, id) : undefined;
+      if (!platform) throw invalidRequest(`unknown platform "${id}"`);
+      return platform;
+    },
+
+    /** Registers a client; confidential ones get a 64-octet secret, returned once and stored sealed. */
+    async createClient(platformId: string, input: NewClientInput): Promise<{ client: ClientRow; secret: string | null }> {
+      await this.requirePlatform(platformId);
+      if (!input.name.trim()) throw invalidRequest('client name must not be empty');
+      if (input.type !== 'confidential' && input.type !== 'public') throw invalidRequest('client type must be "confidential" or "public"');
+      if (input.redirectUris.length === 0) throw invalidRequest('at least one redirect URI is required');
+      input.redirectUris.forEach(checkRedirectUri);
+      (input.postLogoutRedirectUris ?? []).forEach(checkRedirectUri);
+      const scopes = parseScope(input.scopes);
+      const unknown = scopes.filter((s) => !isSupportedScope(s));
+      if (unknown.length) throw invalidRequest(`unknown scope "${unknown[0]}" (supported: ${SUPPORTED_SCOPES.join(' ')})`);
+      if (!scopes.includes('openid')) throw invalidRequest('scopes must include openid');
+      const secret = input.type === 'confidential' ? newClientSecret() : null;
+      const client = await clients.insert(deps.db, {
+        id: newId(),
+        platformId,
+        name: input.name.trim(),
+        type: input.type,
+        redirectUris: [...new Set(input.redirectUris)],
+        postLogoutRedirectUris: [...new Set(input.postLogoutRedirectUris ?? [])],
+        allowedScopes: SUPPORTED_SCOPES.filter((s) => scopes.includes(s)),
+        sealedSecret: secret ? deps.sealer.seal(secret) : null,
+      });
+      return { client, secret };
+    },
+
+    async rotateKey(platformId: string): Promise<string> {
+      await this.requirePlatform(platformId);
+      return deps.db.transaction((trx) => signingKeys.rotate(trx, platformId));
+    },
+
+    async setRateLimit(platformId: string, endpoint: string, perMinute: number | null) {
+      const platform = await this.requirePlatform(platformId);
+      const overrides = { ...platform.rateLimitOverrides };
+      if (perMinute === null) delete overrides[endpoint];
+      else overrides[endpoint] = perMinute;
+      await platforms.updateRateLimitOverrides(deps.db, platformId, overrides);
+      return overrides;
+    },
+
+    /** The client secret in clear, for HS512 ID tokens and authentication. */
+    clientSecret(client: ClientRow): string | null {
+      return client.sealedSecret ? deps.sealer.unseal(client.sealedSecret).toString('utf8') : null;
+    },
+  };
+}
+
+export type Platforms = ReturnType<typeof createPlatforms>;

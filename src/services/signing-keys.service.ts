@@ -1,0 +1,62 @@
+import { randomUUID } from 'node:crypto';
+import type { Queryable } from '../db';
+import * as keys from '../repositories/signing-key.repository';
+import { newSigningKeyBytes } from '../crypto/random';
+import type { Deps } from './deps';
+
+export interface SigningKey {
+  kid: string;
+  secret: Uint8Array;
+  isActive: boolean;
+}
+
+const CACHE_SECONDS = 30;
+
+/**
+ * Platform HS512 keys, unsealed once and cached briefly per platform. A stale cache is safe:
+ * a key retired elsewhere still verifies until the tokens it signed have expired (DESIGN §5).
+ */
+export function createSigningKeys(deps: Deps) {
+  const cache = new Map<string, { keys: SigningKey[]; loadedAt: number }>();
+
+  async function load(platformId: string): Promise<SigningKey[]> {
+    const retiredAfter = new Date(deps.now().getTime() - deps.config.accessTokenTtlSeconds * 1000);
+    const rows = await keys.listUsable(deps.db, platformId, retiredAfter);
+    const loaded = rows.map((r) => ({ kid: r.kid, secret: new Uint8Array(deps.sealer.unseal(r.sealedSecret)), isActive: r.status === 'active' }));
+    cache.set(platformId, { keys: loaded, loadedAt: Date.now() });
+    return loaded;
+  }
+
+  async function usableKeys(platformId: string): Promise<SigningKey[]> {
+    const hit = cache.get(platformId);
+    if (hit && Date.now() - hit.loadedAt < CACHE_SECONDS * 1000) return hit.keys;
+    return load(platformId);
+  }
+
+  return {
+    usableKeys,
+
+    /** The key new tokens are signed with. */
+    async activeKey(platformId: string): Promise<SigningKey> {
+      const active = (await usableKeys(platformId)).find((k) => k.isActive) ?? (await load(platformId)).find((k) => k.isActive);
+      if (!active) throw new Error(`platform ${platformId} has no active signing key`);
+      return active;
+    },
+
+    /** A key by kid; reloads once on a miss so a rotation on another instance is seen at once. */
+    async keyById(platformId: string, kid: string): Promise<SigningKey | undefined> {
+      return (await usableKeys(platformId)).find((k) => k.kid === kid) ?? (await load(platformId)).find((k) => k.kid === kid);
+    },
+
+    /** Retires the active key and creates a new one; returns the new kid. Pass a transaction. */
+    async rotate(db: Queryable, platformId: string): Promise<string> {
+      const kid = randomUUID();
+      await keys.retireActive(db, platformId, deps.now());
+      await keys.insertActive(db, { kid, platformId, sealedSecret: deps.sealer.seal(newSigningKeyBytes()) });
+      cache.delete(platformId);
+      return kid;
+    },
+  };
+}
+
+export type SigningKeys = ReturnType<typeof createSigningKeys>;

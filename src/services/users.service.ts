@@ -1,0 +1,68 @@
+import { newId } from '../crypto/random';
+import { hashPassword } from '../crypto/passwords';
+import * as users from '../repositories/user.repository';
+import type { UserRow } from '../repositories/user.repository';
+import type { Deps } from './deps';
+import { checkBirthdate, checkEmail, checkName, checkPassword, normalizePhone, type FieldError } from './user-rules';
+
+export interface NewUserInput {
+  email: string;
+  password: string;
+  givenName: string;
+  familyName: string;
+  birthdate: string;
+  phoneNumber?: string;
+  emailVerified?: boolean;
+}
+
+export type CreateUserResult = { ok: true; user: UserRow } | { ok: false; errors: FieldError[] };
+
+/** Validates and stores a new user; expected mistakes come back as field errors, not exceptions. */
+export function createUsers(deps: Deps) {
+  function validate(input: NewUserInput): { errors: FieldError[]; phone: string | null } {
+    const errors: FieldError[] = [];
+    const push = (field: string, message: string | undefined) => message && errors.push({ field, message });
+    push('email', checkEmail(input.email));
+    push('given_name', checkName(input.givenName, 'first name'));
+    push('family_name', checkName(input.familyName, 'last name'));
+    push('birthdate', input.birthdate ? checkBirthdate(input.birthdate, deps.now()) : 'Enter your date of birth');
+    push('password', checkPassword(input.password, deps.config.passwordMinLength, input.email));
+    let phone: string | null = null;
+    if (input.phoneNumber?.trim()) {
+      const parsed = normalizePhone(input.phoneNumber);
+      if (parsed.ok) phone = parsed.e164;
+      else push('phone_number', parsed.message);
+    }
+    return { errors, phone };
+  }
+
+  return {
+    async createUser(platformId: string, input: NewUserInput): Promise<CreateUserResult> {
+      const { errors, phone } = validate(input);
+      if (errors.length) return { ok: false, errors };
+      if (await users.findByEmail(deps.db, platformId, input.email)) {
+        return { ok: false, errors: [{ field: 'email', message: 'An account with this email already exists' }] };
+      }
+      const passwordHash = await hashPassword(input.password, deps.config.argon2);
+      const user = await users.insertUnlessEmailTaken(deps.db, {
+        id: newId(),
+        platformId,
+        email: input.email.trim(),
+        emailVerified: input.emailVerified ?? false,
+        passwordHash,
+        givenName: input.givenName.trim(),
+        familyName: input.familyName.trim(),
+        birthdate: input.birthdate,
+        phoneNumber: phone,
+      });
+      // A concurrent sign-up with the same email won the race.
+      if (!user) return { ok: false, errors: [{ field: 'email', message: 'An account with this email already exists' }] };
+      return { ok: true, user };
+    },
+
+    findById: (platformId: string, id: string) => users.findById(deps.db, platformId, id),
+    findByEmail: (platformId: string, email: string) => users.findByEmail(deps.db, platformId, email),
+  };
+}
+
+export type Users = ReturnType<typeof createUsers>;

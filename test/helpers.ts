@@ -1,0 +1,36 @@
+import type { Response } from 'supertest';
+import { loadConfig, type Config } from '../src/config';
+import { openDatabase, type Database } from '../src/db';
+import { createApp } from '../src/app';
+import { createLogger } from '../src/logger';
+
+export const TEST_MASTER_KEY = 'dGVzdC1tYXN0ZXIta2V5LTMyLWJ5dGVzLWxvbmchISE';
+export const TEST_ENV = {
+  NODE_ENV: 'test',
+  BASE_URL: 'http://issuer.test',
+  MASTER_KEY: TEST_MASTER_KEY,
+  SESSION_SECRET: 'test-session-secret-that-is-long-enough',
+  RATE_LIMIT_SCALE: '0',
+  LOG_LEVEL: 'silent',
+};
+
+export function testConfig(overrides: Record<string, string> = {}): Config {
+  return loadConfig({ ...TEST_ENV, DATABASE_URL: process.env.TEST_DATABASE_URL, ...overrides });
+}
+
+/** A real app on the run's database; call close() in afterAll. */
+export async function buildTestApp(overrides: Record<string, string> = {}, now?: () => Date) {
+  const config = testConfig(overrides);
+  const database: Database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: 5 });
+  const { app, services } = createApp({ config, db: database.db, sessionPool: database.sessionPool, logger: createLogger('silent'), now });
+  return { app, services, config, database, close: () => database.close() };
+}
+
+/** The spec's error body, no caching, and the WWW-Authenticate a status calls for. */
+export function expectOAuthError(res: Response, status: number, code: string) {
+  expect({ status: res.status, error: res.body.error }).toEqual({ status, error: code });
+  expect(typeof res.body.error_description).toBe('string');
+  expect(Object.keys(res.body).sort()).toEqual(['error', 'error_description']);
+  expect(res.headers['cache-control']).toMatch(/no-store/);
+  if (code === 'invalid_token') expect(res.headers['www-authenticate']).toMatch(/^Bearer error="invalid_token"/);
+}

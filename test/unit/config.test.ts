@@ -1,0 +1,70 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { loadConfig, configKeys, ConfigError } from '../../src/config';
+
+describe('configuration', () => {
+  it('applies the documented defaults', () => {
+    const c = loadConfig({});
+    expect(c.port).toBe(3000);
+    expect(c.baseUrl).toBe('http://localhost:3000');
+    expect(c.databaseUrl).toBeUndefined();
+    expect(c.codeTtlSeconds).toBe(60);
+    expect(c.accessTokenTtlSeconds).toBe(3600);
+    expect(c.refreshTokenTtlSeconds).toBe(2592000);
+    expect(c.sessionTtlSeconds).toBe(1209600);
+    expect(c.refreshReuseGraceSeconds).toBe(10);
+    expect(c.rateLimitScale).toBe(1);
+    expect(c.passwordMinLength).toBe(8);
+    expect(c.trustProxy).toBe(false);
+  });
+
+  it('derives BASE_URL from PORT and strips a trailing slash', () => {
+    expect(loadConfig({ PORT: '8080' }).baseUrl).toBe('http://localhost:8080');
+    expect(loadConfig({ BASE_URL: 'https://id.example.com/' }).baseUrl).toBe('https://id.example.com');
+  });
+
+  it.each([
+    ['PORT', 'eighty', 'PORT'],
+    ['PORT', '70000', 'PORT'],
+    ['BASE_URL', 'not a url', 'BASE_URL'],
+    ['DATABASE_URL', 'mysql://x', 'DATABASE_URL'],
+    ['MASTER_KEY', 'short', 'MASTER_KEY'],
+    ['RATE_LIMIT_SCALE', '-1', 'RATE_LIMIT_SCALE'],
+    ['PASSWORD_MIN_LENGTH', '4', 'PASSWORD_MIN_LENGTH'],
+    ['LOG_LEVEL', 'loud', 'LOG_LEVEL'],
+    ['ACCESS_TOKEN_TTL_SECONDS', '0', 'ACCESS_TOKEN_TTL_SECONDS'],
+  ])('refuses %s=%s naming the variable', (key, value, named) => {
+    expect(() => loadConfig({ [key]: value })).toThrow(ConfigError);
+    expect(() => loadConfig({ [key]: value })).toThrow(new RegExp(`${named}: `));
+  });
+
+  it('in production requires MASTER_KEY, SESSION_SECRET and an https BASE_URL', () => {
+    let message = '';
+    try {
+      loadConfig({ NODE_ENV: 'production', BASE_URL: 'http://id.example.com' });
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    expect(message).toMatch(/MASTER_KEY: is required/);
+    expect(message).toMatch(/SESSION_SECRET: is required/);
+    expect(message).toMatch(/BASE_URL: must be an https URL/);
+    expect(() =>
+      loadConfig({
+        NODE_ENV: 'production',
+        BASE_URL: 'https://id.example.com',
+        MASTER_KEY: 'a'.repeat(43),
+        SESSION_SECRET: 's'.repeat(32),
+      }),
+    ).not.toThrow();
+  });
+
+  it('keeps .env.example equal to the schema', () => {
+    const example = fs.readFileSync(path.resolve(__dirname, '../../.env.example'), 'utf8');
+    const keys = example
+      .split('\n')
+      .map((l) => l.replace(/^#\s*/, ''))
+      .filter((l) => /^[A-Z0-9_]+=/.test(l))
+      .map((l) => l.split('=')[0]);
+    expect(keys.sort()).toEqual(configKeys().sort());
+  });
+});
