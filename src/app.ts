@@ -14,6 +14,14 @@ import { createRateLimits } from './http/middleware/rate-limit';
 import { discoveryRouter } from './http/routers/discovery.router';
 import { jwksRouter } from './http/routers/jwks.router';
 import { healthRouter } from './http/routers/health.router';
+import { authorizeRouter } from './http/routers/authorize.router';
+import { interactionRouter } from './http/routers/interaction.router';
+import { tokenRouter } from './http/routers/token.router';
+import { userinfoRouter } from './http/routers/userinfo.router';
+import { introspectRouter } from './http/routers/introspect.router';
+import { revokeRouter } from './http/routers/revoke.router';
+import { avatarRouter } from './http/routers/avatar.router';
+import { sessionMiddleware } from './http/middleware/session';
 import './http/locals';
 
 export interface AppDeps {
@@ -68,6 +76,16 @@ export function createApp(deps: AppDeps): App {
   app.use(healthRouter(db));
   app.use(discoveryRouter(services, rateLimit));
   app.use(jwksRouter(services, rateLimit));
+  app.use(tokenRouter(services, rateLimit));
+  app.use(userinfoRouter(services, rateLimit));
+  app.use(introspectRouter(services, rateLimit));
+  app.use(revokeRouter(services, rateLimit));
+  app.use(avatarRouter(services));
+  // Browser routes only: API endpoints never touch the session store.
+  const browserSession = sessionMiddleware(config, deps.sessionPool);
+  app.use(['/oauth/authorize', '/interaction'], browserSession);
+  app.use(authorizeRouter(services, rateLimit));
+  app.use(interactionRouter(services));
 
   app.use('/oauth', (req) => {
     throw new OAuthError('not_found', `No endpoint ${req.method} ${req.baseUrl}${req.path}`);

@@ -9,9 +9,10 @@ export function signHs512(claims: Claims, key: Uint8Array, kid?: string): Promis
 }
 
 /** Verifies signature, alg and exp; returns undefined for anything invalid. */
-export async function verifyHs512(token: string, key: Uint8Array, issuer: string): Promise<Claims | undefined> {
+export async function verifyHs512(token: string, key: Uint8Array, issuer: string, options: { allowExpired?: boolean } = {}): Promise<Claims | undefined> {
   try {
-    const { payload } = await jwtVerify(token, key, { algorithms: ['HS512'], issuer });
+    // allowExpired: id_token_hint may be expired (OIDC Core 3.1.2.1); a century of tolerance ignores exp
+    const { payload } = await jwtVerify(token, key, { algorithms: ['HS512'], issuer, clockTolerance: options.allowExpired ? 3_153_600_000 : 0 });
     return payload as Claims;
   } catch (err) {
     if (err instanceof errors.JOSEError || err instanceof TypeError) return undefined;

@@ -3,6 +3,14 @@ import { createPlatforms } from './platforms.service';
 import { createSigningKeys } from './signing-keys.service';
 import { createUsers } from './users.service';
 import { createMaintenance } from './maintenance.service';
+import { createClientAuth } from './client-auth.service';
+import { createTokenIssuer } from './grants/issue-tokens';
+import { createAuthorizationCodeGrant } from './grants/authorization-code.grant';
+import { createRefreshTokenGrant } from './grants/refresh-token.grant';
+import { createTokens } from './tokens.service';
+import { createRequestValidation } from './authorize/validate-request';
+import { createNextStep } from './authorize/next-step';
+import { createInteraction } from './authorize/interaction.service';
 
 /** The service layer as one plain object; the app, the CLI and the tests build the same one. */
 export function createServices(deps: Deps) {
@@ -10,7 +18,19 @@ export function createServices(deps: Deps) {
   const platforms = createPlatforms(deps, signingKeys);
   const users = createUsers(deps);
   const maintenance = createMaintenance(deps);
-  return { deps, signingKeys, platforms, users, maintenance };
+  const clientAuth = createClientAuth(deps, platforms);
+  const issueTokens = createTokenIssuer(deps, signingKeys, platforms);
+  const grants = {
+    exchangeAuthorizationCode: createAuthorizationCodeGrant(deps, issueTokens),
+    rotateRefreshToken: createRefreshTokenGrant(deps, issueTokens),
+  };
+  const tokens = createTokens(deps, signingKeys);
+  const authorize = {
+    ...createRequestValidation(deps, signingKeys, platforms),
+    nextStep: createNextStep(deps),
+    ...createInteraction(deps),
+  };
+  return { deps, signingKeys, platforms, users, maintenance, clientAuth, grants, tokens, authorize };
 }
 
 export type Services = ReturnType<typeof createServices>;

@@ -61,6 +61,7 @@ export function createUsers(deps: Deps) {
     },
 
     findById: (platformId: string, id: string) => users.findById(deps.db, platformId, id),
+    findManyByIds: (platformId: string, ids: string[]) => users.findManyByIds(deps.db, platformId, ids),
     findByEmail: (platformId: string, email: string) => users.findByEmail(deps.db, platformId, email),
   };
 }

@@ -1,0 +1,81 @@
+import type { Request } from 'express';
+import { randomToken } from '../crypto/random';
+import type { AuthorizationRequest } from '../services/authorize/authorization-request';
+import type { KnownAccount } from '../services/authorize/next-step';
+
+declare module 'express-session' {
+  interface SessionData {
+    /** Stable id of this browser across sign-ins (the session id itself is regenerated). */
+    browserId: string;
+    csrf: string;
+    /** Per platform, the accounts this browser knows (DESIGN §9). */
+    accounts: Record<string, KnownAccount[]>;
+    interactions: Record<string, AuthorizationRequest>;
+  }
+}
+
+const MAX_INTERACTIONS = 10;
+const INTERACTION_TTL_SECONDS = 3600;
+
+export function browserId(req: Request): string {
+  req.session.browserId ??= randomToken(18);
+  return req.session.browserId;
+}
+
+export function accountsOf(req: Request, platformId: string): KnownAccount[] {
+  return req.session.accounts?.[platformId] ?? [];
+}
+
+function setAccounts(req: Request, platformId: string, accounts: KnownAccount[]) {
+  req.session.accounts = { ...(req.session.accounts ?? {}), [platformId]: accounts };
+}
+
+/** Signed in now: first in the list, with its auth_time. */
+export function rememberSignIn(req: Request, platformId: string, account: { userId: string; email: string }, authTime: number) {
+  const others = accountsOf(req, platformId).filter((a) => a.userId !== account.userId);
+  setAccounts(req, platformId, [{ ...account, authTime }, ...others]);
+}
+
+/** Signed out but still listed, so the chooser can offer it with the email pre-filled. */
+export function markSignedOut(req: Request, platformId: string, userId: string) {
+  setAccounts(req, platformId, accountsOf(req, platformId).map((a) => (a.userId === userId ? { ...a, authTime: null } : a)));
+}
+
+export function forgetAccount(req: Request, platformId: string, userId: string) {
+  setAccounts(req, platformId, accountsOf(req, platformId).filter((a) => a.userId !== userId));
+}
+
+export function saveInteraction(req: Request, interaction: AuthorizationRequest) {
+  const now = Math.floor(Date.now() / 1000);
+  const live = Object.values(req.session.interactions ?? {})
+    .filter((i) => i.id !== interaction.id && now - i.createdAt < INTERACTION_TTL_SECONDS)
+    .sort((a, b) => b.createdAt - a.createdAt)
+    .slice(0, MAX_INTERACTIONS - 1);
+  req.session.interactions = Object.fromEntries([interaction, ...live].map((i) => [i.id, i]));
+}
+
+export function findInteraction(req: Request, id: string): AuthorizationRequest | undefined {
+  const found = req.session.interactions?.[id];
+  if (!found || Math.floor(Date.now() / 1000) - found.createdAt >= INTERACTION_TTL_SECONDS) return undefined;
+  return found;
+}
+
+export function endInteraction(req: Request, id: string) {
+  if (req.session.interactions) delete req.session.interactions[id];
+}
+
+/** Session fixation defence: a new session id at sign-in, keeping what the session held. */
+export function regenerateKeepingData(req: Request): Promise<void> {
+  const { cookie: _cookie, ...data } = req.session;
+  return new Promise((resolve, reject) => {
+    req.session.regenerate((err) => {
+      if (err) return reject(err);
+      Object.assign(req.session, data);
+      resolve();
+    });
+  });
+}
+
+export function saveSession(req: Request): Promise<void> {
+  return new Promise((resolve, reject) => req.session.save((err) => (err ? reject(err) : resolve())));
+}

@@ -1,0 +1,23 @@
+import { Router } from 'express';
+import type { Services } from '../../services';
+import { initialsOf, renderAvatarSvg } from '../../presenters/avatar.presenter';
+
+const UUID = /^[0-9a-f-]{36}$/i;
+
+/** GET /avatars/:platform/:user.svg — the generated picture every user has until they set one. */
+export function avatarRouter(s: Services): Router {
+  const r = Router();
+  r.get('/avatars/:platformId/:file', async (req, res) => {
+    const { platformId, file } = req.params;
+    const userId = file.replace(/\.svg$/, '');
+    const user = UUID.test(platformId) && UUID.test(userId) ? await s.users.findById(platformId, userId) : undefined;
+    if (!user) {
+      res.status(404).set('Cache-Control', 'no-store').json({ error: 'not_found', error_description: 'No such avatar' });
+      return;
+    }
+    res
+      .set({ 'Content-Type': 'image/svg+xml', 'Cache-Control': 'public, max-age=86400', 'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'" })
+      .send(renderAvatarSvg({ seed: user.id, initials: initialsOf(user.givenName, user.familyName, user.email) }));
+  });
+  return r;
+}

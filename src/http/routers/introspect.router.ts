@@ -1,0 +1,21 @@
+import { Router, type RequestHandler } from 'express';
+import { z } from 'zod';
+import { presentIntrospection } from '../../presenters/introspection.presenter';
+import type { Services } from '../../services';
+import { clientAuth } from '../middleware/client-auth';
+import { requireFormBody } from '../middleware/form-body';
+import { noStore } from '../middleware/no-store';
+import { resolvePlatform } from '../middleware/resolve-platform';
+import { param, parseOAuth } from '../params';
+
+const IntrospectBody = z.object({ token: param(8192), token_type_hint: z.string().max(64).optional() }).passthrough();
+
+/** POST /oauth/introspect (RFC 7662), for confidential clients of the platform. */
+export function introspectRouter(s: Services, rateLimit: (name: string) => RequestHandler): Router {
+  const r = Router();
+  r.post('/oauth/introspect', noStore, rateLimit('introspect'), requireFormBody, resolvePlatform(s), clientAuth(s, { allowPublic: false }), async (req, res) => {
+    const { token } = parseOAuth(IntrospectBody, req.body);
+    res.json(presentIntrospection(await s.tokens.introspect(res.locals.platform, token)));
+  });
+  return r;
+}

@@ -1,0 +1,24 @@
+export interface ActiveToken {
+  sub: string;
+  clientId: string;
+  scope: string;
+  expiresAt: Date;
+  issuedAt: Date;
+}
+
+const seconds = (d: Date) => Math.floor(d.getTime() / 1000);
+
+/** RFC 7662 with exactly the spec's fields; anything inactive is `{"active": false}` alone. */
+export function presentIntrospection(t: ActiveToken | undefined) {
+  if (!t) return { active: false };
+  return {
+    active: true,
+    sub: t.sub,
+    human_guid: t.sub,
+    client_id: t.clientId,
+    scope: t.scope,
+    token_type: 'Bearer',
+    exp: seconds(t.expiresAt),
+    iat: seconds(t.issuedAt),
+  };
+}

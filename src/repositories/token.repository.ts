@@ -1,0 +1,170 @@
+import type { Queryable } from '../db';
+import { toUser } from './user.repository';
+
+export interface AccessTokenRecord {
+  jtiHash: string;
+  platformId: string;
+  clientId: string;
+  userId: string;
+  scope: string;
+  familyId: string | null;
+  codeId: string | null;
+  expiresAt: Date;
+  revokedAt: Date | null;
+  createdAt: Date;
+}
+
+const toAccess = (r: any): AccessTokenRecord => ({
+  jtiHash: r.jti_hash,
+  platformId: r.platform_id,
+  clientId: r.client_id,
+  userId: r.user_id,
+  scope: r.scope,
+  familyId: r.family_id,
+  codeId: r.code_id,
+  expiresAt: r.expires_at,
+  revokedAt: r.revoked_at,
+  createdAt: r.created_at,
+});
+
+export async function insertAccessToken(db: Queryable, t: Omit<AccessTokenRecord, 'revokedAt' | 'createdAt'> & { createdAt: Date }): Promise<void> {
+  await db('access_tokens').insert({
+    jti_hash: t.jtiHash,
+    platform_id: t.platformId,
+    client_id: t.clientId,
+    user_id: t.userId,
+    scope: t.scope,
+    family_id: t.familyId,
+    code_id: t.codeId,
+    expires_at: t.expiresAt,
+    created_at: t.createdAt,
+  });
+}
+
+export async function findAccessToken(db: Queryable, jtiHash: string): Promise<AccessTokenRecord | undefined> {
+  const row = await db('access_tokens').where({ jti_hash: jtiHash }).first();
+  return row && toAccess(row);
+}
+
+export async function revokeAccessToken(db: Queryable, jtiHash: string, at: Date): Promise<void> {
+  await db('access_tokens').where({ jti_hash: jtiHash }).whereNull('revoked_at').update({ revoked_at: at });
+}
+
+export interface RefreshTokenRecord {
+  id: string;
+  familyId: string;
+  rotatedAt: Date | null;
+  expiresAt: Date;
+  createdAt: Date;
+  family: {
+    platformId: string;
+    clientId: string;
+    userId: string;
+    scope: string;
+    authTime: Date;
+    browserSessionId: string | null;
+    revokedAt: Date | null;
+  };
+}
+
+const toRefresh = (r: any): RefreshTokenRecord => ({
+  id: r.id,
+  familyId: r.family_id,
+  rotatedAt: r.rotated_at,
+  expiresAt: r.expires_at,
+  createdAt: r.created_at,
+  family: {
+    platformId: r.platform_id,
+    clientId: r.client_id,
+    userId: r.user_id,
+    scope: r.scope,
+    authTime: r.auth_time,
+    browserSessionId: r.browser_session_id,
+    revokedAt: r.revoked_at,
+  },
+});
+
+function refreshWithFamily(db: Queryable) {
+  return db('refresh_tokens as t')
+    .join('refresh_token_families as f', 'f.id', 't.family_id')
+    .select('t.id', 't.family_id', 't.rotated_at', 't.expires_at', 't.created_at', 'f.platform_id', 'f.client_id', 'f.user_id', 'f.scope', 'f.auth_time', 'f.browser_session_id', 'f.revoked_at');
+}
+
+export async function findRefreshToken(db: Queryable, platformId: string, tokenHash: string) {
+  const row = await refreshWithFamily(db).where({ 't.token_hash': tokenHash, 'f.platform_id': platformId }).first();
+  return row ? toRefresh(row) : undefined;
+}
+
+/** Locks the token row so concurrent rotations of one token are serialised. */
+export async function findRefreshTokenForUpdate(db: Queryable, platformId: string, tokenHash: string) {
+  const row = await refreshWithFamily(db).where({ 't.token_hash': tokenHash, 'f.platform_id': platformId }).forUpdate('t').first();
+  return row ? toRefresh(row) : undefined;
+}
+
+export async function insertFamily(
+  db: Queryable,
+  f: { id: string; platformId: string; clientId: string; userId: string; codeId: string | null; scope: string; authTime: Date; browserSessionId: string | null },
+): Promise<void> {
+  await db('refresh_token_families').insert({
+    id: f.id,
+    platform_id: f.platformId,
+    client_id: f.clientId,
+    user_id: f.userId,
+    code_id: f.codeId,
+    scope: f.scope,
+    auth_time: f.authTime,
+    browser_session_id: f.browserSessionId,
+  });
+}
+
+export async function insertRefreshToken(db: Queryable, t: { id: string; familyId: string; tokenHash: string; expiresAt: Date }): Promise<void> {
+  await db('refresh_tokens').insert({ id: t.id, family_id: t.familyId, token_hash: t.tokenHash, expires_at: t.expiresAt });
+}
+
+export async function markRotated(db: Queryable, id: string, at: Date): Promise<void> {
+  await db('refresh_tokens').where({ id }).whereNull('rotated_at').update({ rotated_at: at });
+}
+
+/** Revokes families and every access token issued from them. */
+async function revokeFamiliesWhere(db: Queryable, at: Date, where: (q: any) => void): Promise<number> {
+  const ids: string[] = (await db('refresh_token_families').where(where).whereNull('revoked_at').update({ revoked_at: at }).returning('id')).map(
+    (r: { id: string }) => r.id,
+  );
+  if (ids.length) await db('access_tokens').whereIn('family_id', ids).whereNull('revoked_at').update({ revoked_at: at });
+  return ids.length;
+}
+
+export const revokeFamily = (db: Queryable, familyId: string, at: Date) => revokeFamiliesWhere(db, at, (q) => q.where({ id: familyId }));
+
+/** RFC 6749 §4.1.2: a replayed code revokes everything its first exchange issued. */
+export async function revokeByCode(db: Queryable, codeId: string, at: Date): Promise<void> {
+  await revokeFamiliesWhere(db, at, (q) => q.where({ code_id: codeId }));
+  await db('access_tokens').where({ code_id: codeId }).whereNull('revoked_at').update({ revoked_at: at });
+}
+
+/** Sign-out: refresh tokens issued through one browser session to one user. */
+export const revokeByBrowserSession = (db: Queryable, platformId: string, userId: string, browserSessionId: string, at: Date) =>
+  revokeFamiliesWhere(db, at, (q) => q.where({ platform_id: platformId, user_id: userId, browser_session_id: browserSessionId }));
+
+export const revokeByUserAndClient = (db: Queryable, userId: string, clientId: string, at: Date) =>
+  revokeFamiliesWhere(db, at, (q) => q.where({ user_id: userId, client_id: clientId }));
+
+export const revokeByUser = (db: Queryable, userId: string, at: Date) => revokeFamiliesWhere(db, at, (q) => q.where({ user_id: userId }));
+
+/** Userinfo/introspection in one round trip: the token record with its user. */
+export async function findAccessTokenWithUser(db: Queryable, jtiHash: string) {
+  const row = await db('access_tokens as a')
+    .join('users as u', 'u.id', 'a.user_id')
+    .where({ 'a.jti_hash': jtiHash })
+    .select('u.*', db.raw('row_to_json(a.*) as access'))
+    .first();
+  if (!row) return undefined;
+  const { access, ...user } = row;
+  return { token: toAccess(parseDates(access)), user: toUser(user) };
+}
+
+// row_to_json yields ISO strings for timestamps
+function parseDates(r: any) {
+  for (const k of ['expires_at', 'revoked_at', 'created_at']) if (r[k]) r[k] = new Date(r[k]);
+  return r;
+}

@@ -1,0 +1,28 @@
+/** A validated authorization request, kept in the browser session while the user interacts. */
+export interface AuthorizationRequest {
+  id: string;
+  platformId: string;
+  clientId: string;
+  clientName: string;
+  redirectUri: string;
+  state?: string;
+  nonce?: string;
+  /** Narrowed scopes (spec scope rule 1). */
+  scopes: string[];
+  codeChallenge?: string;
+  prompts: string[];
+  maxAge?: number;
+  loginHint?: string;
+  idTokenHintSub?: string;
+  action?: 'login' | 'register';
+  prefill: { givenName?: string; familyName?: string; phoneNumber?: string };
+  /** Progress of the interaction. */
+  userId?: string;
+  authenticatedAt?: number;
+  screen?: 'signin' | 'signup';
+  signinEmail?: string;
+  consentGiven?: boolean;
+  /** The original query, so a lost session can start the request over (back button, expiry). */
+  restart?: string;
+  createdAt: number;
+}

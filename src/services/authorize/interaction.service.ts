@@ -1,0 +1,56 @@
+import { digest } from '../../crypto/digest';
+import { dummyPasswordHash, verifyPassword } from '../../crypto/passwords';
+import { newAuthorizationCode, newId } from '../../crypto/random';
+import * as codes from '../../repositories/authorization-code.repository';
+import * as consents from '../../repositories/consent.repository';
+import * as tokens from '../../repositories/token.repository';
+import * as users from '../../repositories/user.repository';
+import type { UserRow } from '../../repositories/user.repository';
+import type { Deps } from '../deps';
+import { formatScope } from '../scopes';
+import type { AuthorizationRequest } from './authorization-request';
+
+/** The user's side of an authorization: credentials, consent, the code, sign-out. */
+export function createInteraction(deps: Deps) {
+  return {
+    /** The user when email and password match; undefined otherwise, in constant-ish time. */
+    async verifyCredentials(platformId: string, email: string, password: string): Promise<UserRow | undefined> {
+      const user = await users.findByEmail(deps.db, platformId, email);
+      // Verify against a dummy hash for unknown emails, so timing does not tell them apart.
+      const ok = await verifyPassword(user?.passwordHash ?? (await dummyPasswordHash(deps.config.argon2)), password);
+      return user && ok ? user : undefined;
+    },
+
+    /** Remembers consent for the requested scopes (asked again only for new ones). */
+    async grantConsent(req: AuthorizationRequest, userId: string): Promise<void> {
+      await consents.upsertScopes(deps.db, { platformId: req.platformId, userId, clientId: req.clientId, scopes: req.scopes }, deps.now());
+    },
+
+    /** A single-use code bound to client, redirect_uri, PKCE challenge, nonce, scopes and auth_time. */
+    async issueCode(req: AuthorizationRequest, user: UserRow, authTime: number, browserSessionId: string): Promise<string> {
+      const code = newAuthorizationCode();
+      const now = deps.now();
+      await codes.insert(deps.db, digest(code), {
+        id: newId(),
+        platformId: req.platformId,
+        clientId: req.clientId,
+        userId: user.id,
+        redirectUri: req.redirectUri,
+        scope: formatScope(req.scopes),
+        nonce: req.nonce ?? null,
+        codeChallenge: req.codeChallenge ?? null,
+        authTime: new Date(authTime * 1000),
+        browserSessionId,
+        expiresAt: new Date(now.getTime() + deps.config.codeTtlSeconds * 1000),
+      });
+      return code;
+    },
+
+    /** Spec Authentication 8: signing out revokes the refresh tokens issued through this browser. */
+    async signOut(platformId: string, userId: string, browserSessionId: string): Promise<void> {
+      await tokens.revokeByBrowserSession(deps.db, platformId, userId, browserSessionId, deps.now());
+    },
+  };
+}
+
+export type Interaction = ReturnType<typeof createInteraction>;

@@ -1,0 +1,136 @@
+import { z } from 'zod';
+import { OAuthError, invalidRequest } from '../../errors';
+import { peekKid, verifyHs512 } from '../../crypto/jwt';
+import { newId } from '../../crypto/random';
+import * as clients from '../../repositories/client.repository';
+import type { ClientRow } from '../../repositories/client.repository';
+import type { Platform } from '../../repositories/platform.repository';
+import { checkEmail } from '../user-rules';
+import type { Deps } from '../deps';
+import { narrowScopes, parseScope } from '../scopes';
+import type { SigningKeys } from '../signing-keys.service';
+import type { Platforms } from '../platforms.service';
+import type { AuthorizationRequest } from './authorization-request';
+
+const str = (max: number) => z.string().max(max, `must be at most ${max} characters`).optional();
+
+const AuthorizeParams = z.object({
+  response_type: str(64),
+  client_id: str(64),
+  redirect_uri: str(2048),
+  scope: str(1024),
+  state: str(1024),
+  nonce: str(512),
+  code_challenge: str(128),
+  code_challenge_method: str(16),
+  login_hint: str(320),
+  id_token_hint: str(8192),
+  action: str(16),
+  prompt: str(64),
+  max_age: str(12),
+  first_name: str(100),
+  last_name: str(100),
+  phone_number: str(32),
+  response_mode: str(16),
+  request: str(8192),
+  request_uri: str(2048),
+});
+export type AuthorizeParams = z.infer<typeof AuthorizeParams>;
+
+const CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
+const PROMPTS = ['none', 'login', 'consent', 'select_account'];
+
+/** OAuth 2.0 §4.1.2.1: until client and redirect_uri are known good, errors go to a page, never a redirect. */
+export function createRequestValidation(deps: Deps, keys: SigningKeys, platforms: Platforms) {
+  async function resolveClient(platform: Platform, raw: Record<string, string>): Promise<ClientRow> {
+    const clientId = raw.client_id;
+    if (!clientId) throw invalidRequest('The request has no client_id.');
+    const client = /^[0-9a-f-]{36}$/i.test(clientId) ? await clients.findById(deps.db, platform.id, clientId) : undefined;
+    if (!client) throw invalidRequest('The application that sent you here is not registered with this sign-in service.');
+    if (!raw.redirect_uri) throw invalidRequest('The request has no redirect_uri.');
+    // Exact string match against a registered URI (RFC 9700 §4.1.3)
+    if (!client.redirectUris.includes(raw.redirect_uri)) {
+      throw invalidRequest('The redirect_uri is not registered for this application.');
+    }
+    return client;
+  }
+
+  /** Everything after the redirect target is trusted; throws OAuthErrors that are redirected. */
+  async function validate(platform: Platform, client: ClientRow, raw: Record<string, string>): Promise<AuthorizationRequest> {
+    const parsed = AuthorizeParams.safeParse(raw);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw invalidRequest(`invalid parameter "${issue.path.join('.')}": ${issue.message}`);
+    }
+    const p = parsed.data;
+    if (p.request !== undefined) throw new OAuthError('request_not_supported', 'The request parameter is not supported');
+    if (p.request_uri !== undefined) throw new OAuthError('request_uri_not_supported', 'The request_uri parameter is not supported');
+    if (!p.response_type) throw invalidRequest('missing required parameter "response_type"');
+    if (p.response_type !== 'code') throw new OAuthError('unsupported_response_type', 'Only response_type=code is supported');
+    if (p.response_mode !== undefined && p.response_mode !== 'query') throw invalidRequest('Only response_mode=query is supported');
+    if (p.scope === undefined) throw invalidRequest('missing required parameter "scope"');
+    const requested = parseScope(p.scope);
+    if (!requested.includes('openid')) throw new OAuthError('invalid_scope', 'The scope must include openid');
+    const scopes = narrowScopes(requested, client.allowedScopes);
+
+    if (p.code_challenge !== undefined) {
+      if (p.code_challenge_method !== 'S256') throw invalidRequest('code_challenge_method must be S256');
+      if (!CHALLENGE.test(p.code_challenge)) throw invalidRequest('code_challenge must be a base64url SHA-256 (43 characters)');
+    } else if (p.code_challenge_method !== undefined) {
+      throw invalidRequest('code_challenge_method sent without code_challenge');
+    } else if (client.type === 'public') {
+      throw invalidRequest('Public clients must use PKCE: send code_challenge with code_challenge_method=S256');
+    }
+
+    const prompts = p.prompt === undefined ? [] : [...new Set(p.prompt.split(' ').filter(Boolean))];
+    const unknownPrompt = prompts.find((x) => !PROMPTS.includes(x));
+    if (unknownPrompt) throw invalidRequest(`Unsupported prompt value "${unknownPrompt}"`);
+    if (prompts.includes('none') && prompts.length > 1) throw invalidRequest('prompt=none cannot be combined with other values');
+
+    let maxAge: number | undefined;
+    if (p.max_age !== undefined) {
+      if (!/^\d{1,9}$/.test(p.max_age)) throw invalidRequest('max_age must be a non-negative integer');
+      maxAge = Number(p.max_age);
+    }
+    if (p.action !== undefined && p.action !== 'login' && p.action !== 'register') throw invalidRequest('action must be login or register');
+    let loginHint: string | undefined;
+    if (p.login_hint !== undefined && p.login_hint.trim() !== '') {
+      if (checkEmail(p.login_hint)) throw invalidRequest('login_hint must be an email address');
+      loginHint = p.login_hint.trim();
+    }
+    const idTokenHintSub = p.id_token_hint === undefined ? undefined : await subjectOfIdTokenHint(platform, client, p.id_token_hint);
+
+    return {
+      id: newId(),
+      platformId: platform.id,
+      clientId: client.id,
+      clientName: client.name,
+      redirectUri: client.redirectUris.find((u) => u === raw.redirect_uri)!,
+      state: p.state,
+      nonce: p.nonce,
+      scopes,
+      codeChallenge: p.code_challenge,
+      prompts: maxAge === 0 && !prompts.includes('login') ? [...prompts, 'login'] : prompts, // max_age=0 behaves as prompt=login
+      maxAge,
+      loginHint,
+      idTokenHintSub,
+      action: p.action as AuthorizationRequest['action'],
+      prefill: { givenName: p.first_name, familyName: p.last_name, phoneNumber: p.phone_number },
+      createdAt: Math.floor(deps.now().getTime() / 1000),
+    };
+  }
+
+  /** An ID token we issued to this client (expired is fine: OIDC Core 3.1.2.1); else invalid_request. */
+  async function subjectOfIdTokenHint(platform: Platform, client: ClientRow, hint: string): Promise<string> {
+    const secret = platforms.clientSecret(client);
+    const kid = peekKid(hint);
+    const key = secret ? new TextEncoder().encode(secret) : kid ? (await keys.keyById(platform.id, kid))?.secret : undefined;
+    const claims = key && (await verifyHs512(hint, key, deps.config.baseUrl, { allowExpired: true }));
+    if (!claims || typeof claims.sub !== 'string' || (claims.aud !== client.id && !(Array.isArray(claims.aud) && claims.aud.includes(client.id)))) {
+      throw invalidRequest('id_token_hint is not a valid ID token issued to this client');
+    }
+    return claims.sub;
+  }
+
+  return { resolveClient, validate };
+}

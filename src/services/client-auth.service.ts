@@ -1,0 +1,74 @@
+import { OAuthError, invalidRequest } from '../errors';
+import { safeEqual } from '../crypto/digest';
+import * as clients from '../repositories/client.repository';
+import type { ClientRow } from '../repositories/client.repository';
+import type { Platform } from '../repositories/platform.repository';
+import type { Deps } from './deps';
+import type { Platforms } from './platforms.service';
+
+export interface ClientCredentials {
+  authorization?: string;
+  bodyClientId?: string;
+  bodyClientSecret?: string;
+}
+
+export type AuthMethod = 'client_secret_basic' | 'client_secret_post' | 'none';
+
+const invalidClient = (basic: boolean, description = 'Client authentication failed') =>
+  new OAuthError('invalid_client', description, basic ? { headers: { 'WWW-Authenticate': 'Basic realm="latchkey"' } } : {});
+
+/** RFC 6749 §2.3.1: Basic credentials are form-urlencoded before base64. */
+export function parseBasic(header: string): { id: string; secret: string } | undefined {
+  const match = /^Basic ([A-Za-z0-9+/=._~-]+)$/i.exec(header.trim());
+  if (!match) return undefined;
+  const decoded = Buffer.from(match[1], 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 0) return undefined;
+  try {
+    const form = (s: string) => decodeURIComponent(s.replace(/\+/g, ' '));
+    return { id: form(decoded.slice(0, colon)), secret: form(decoded.slice(colon + 1)) };
+  } catch {
+    return undefined;
+  }
+}
+
+export function createClientAuth(deps: Deps, platforms: Platforms) {
+  /** Decides the client and its method from the request. Throws invalid_request / invalid_client. */
+  async function authenticate(platform: Platform, creds: ClientCredentials, options: { allowPublic: boolean }): Promise<{ client: ClientRow; method: AuthMethod }> {
+    const isBasic = typeof creds.authorization === 'string' && /^Basic /i.test(creds.authorization);
+    let id = creds.bodyClientId;
+    let secret: string | undefined;
+    let method: AuthMethod;
+    if (isBasic) {
+      const basic = parseBasic(creds.authorization!);
+      if (!basic) throw invalidClient(true, 'Malformed Basic credentials');
+      // RFC 6749 §2.3: a client uses one authentication method per request
+      if (creds.bodyClientSecret !== undefined) throw invalidRequest('Client credentials sent both in the header and the body');
+      if (id !== undefined && id !== basic.id) throw invalidRequest('client_id in the body does not match the Basic credentials');
+      id = basic.id;
+      secret = basic.secret;
+      method = 'client_secret_basic';
+    } else if (creds.bodyClientSecret !== undefined) {
+      secret = creds.bodyClientSecret;
+      method = 'client_secret_post';
+    } else {
+      method = 'none';
+    }
+    if (!id) throw invalidClient(isBasic, 'Client authentication is required: send client_id');
+    const client = /^[0-9a-f-]{36}$/i.test(id) ? await clients.findById(deps.db, platform.id, id) : undefined;
+    if (!client) throw invalidClient(isBasic, 'Unknown client');
+    if (client.type === 'public') {
+      if (method !== 'none') throw invalidClient(isBasic, 'A public client has no secret; use PKCE');
+      if (!options.allowPublic) throw invalidClient(false, 'This endpoint is for confidential clients');
+      return { client, method };
+    }
+    if (method === 'none') throw invalidClient(false, 'A confidential client must authenticate with its secret');
+    const expected = platforms.clientSecret(client);
+    if (!expected || !safeEqual(expected, secret ?? '')) throw invalidClient(isBasic);
+    return { client, method };
+  }
+
+  return { authenticate };
+}
+
+export type ClientAuth = ReturnType<typeof createClientAuth>;

@@ -1,0 +1,63 @@
+import { digest } from '../../crypto/digest';
+import { OAuthError, invalidGrant } from '../../errors';
+import * as tokens from '../../repositories/token.repository';
+import * as users from '../../repositories/user.repository';
+import type { Deps } from '../deps';
+import { parseScope } from '../scopes';
+import type { ClientCtx } from './authorization-code.grant';
+import type { TokenIssuer } from './issue-tokens';
+
+export interface RefreshInput {
+  refresh_token: string;
+  scope?: string;
+}
+
+/**
+ * Rotates a refresh token (DESIGN §5): the old one dies, except that within the reuse grace
+ * window it may be presented again and yields another valid pair; after the window a rotated
+ * token revokes its whole family. Throws invalid_grant, invalid_scope.
+ */
+export function createRefreshTokenGrant(deps: Deps, issueTokens: TokenIssuer) {
+  return async function rotateRefreshToken(ctx: ClientCtx, input: RefreshInput) {
+    const outcome = await deps.db.transaction(async (trx) => {
+      const token = await tokens.findRefreshTokenForUpdate(trx, ctx.platform.id, digest(input.refresh_token));
+      if (!token || token.family.clientId !== ctx.client.id) return { error: 'The refresh token is invalid' };
+      const now = deps.now();
+      if (token.family.revokedAt) return { error: 'The refresh token has been revoked' };
+      if (token.expiresAt <= now) return { error: 'The refresh token has expired' };
+      if (token.rotatedAt) {
+        const sinceRotation = (now.getTime() - token.rotatedAt.getTime()) / 1000;
+        if (sinceRotation > deps.config.refreshReuseGraceSeconds) {
+          await tokens.revokeFamily(trx, token.familyId, now);
+          return { error: 'The refresh token was already used; its family has been revoked' };
+        }
+      }
+      const granted = parseScope(token.family.scope);
+      let scopes = granted;
+      if (input.scope !== undefined) {
+        scopes = parseScope(input.scope);
+        // RFC 6749 §6: a refresh may narrow, never widen, the grant
+        if (scopes.some((s) => !granted.includes(s))) {
+          return { fatal: new OAuthError('invalid_scope', 'The requested scope exceeds the original grant') };
+        }
+        if (!scopes.includes('offline_access')) scopes = [...scopes, 'offline_access'];
+      }
+      const user = await users.findById(trx, ctx.platform.id, token.family.userId);
+      if (!user) return { error: 'The user no longer exists' };
+      await tokens.markRotated(trx, token.id, now);
+      const issued = await issueTokens(trx, {
+        platformId: ctx.platform.id,
+        client: ctx.client,
+        user,
+        scopes,
+        authTime: token.family.authTime,
+        familyId: token.familyId,
+        browserSessionId: token.family.browserSessionId,
+      });
+      return { issued };
+    });
+    if ('fatal' in outcome) throw outcome.fatal;
+    if ('error' in outcome) throw invalidGrant(outcome.error!);
+    return outcome.issued;
+  };
+}
