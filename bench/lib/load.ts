@@ -1,0 +1,209 @@
+// Load generation. Two engines:
+//  * autocannon (programmatic API) for every single-request row, 32 connections,
+//    pipelining 1; single-use rows feed a fresh token per request through
+//    `requests: [{ setupRequest }]` from a pre-issued pool (never reused);
+//  * a bounded pool of 32 async workers for the multi-request "full sign-in" row, each
+//    running one complete browser flow per iteration over keep-alive node:http, with
+//    exact percentiles over all recorded flow latencies.
+import autocannon from 'autocannon';
+
+export const CONNECTIONS = 32;
+
+export interface StaticRow { kind: 'static'; method: 'GET' | 'POST'; path: string; headers?: Record<string, string>; body?: string }
+export interface PoolRow {
+  kind: 'pool';
+  method: 'POST';
+  path: string;
+  headers: Record<string, string>;
+  body: (token: string) => string;
+  /** Pre-issues `n` single-use tokens (codes or refresh tokens). */
+  mint: (n: number) => Promise<string[]>;
+}
+export interface FlowRow { kind: 'flow'; run: () => Promise<void> }
+export interface NaRow { kind: 'na'; reason: string }
+export type RowSpec = StaticRow | PoolRow | FlowRow | NaRow;
+
+export interface RunResult {
+  rps: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number; // socket errors + timeouts (autocannon), thrown flows (flow engine)
+  total: number;
+  seconds: number;
+  short?: boolean; // single-use pool ran out before the duration elapsed
+  sample?: string; // first non-2xx / error seen, for the report
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+export interface RowResult {
+  runs: RunResult[];
+  rps: number;
+  p50: number;
+  p99: number;
+  non2xx: number; // summed over the measured runs
+  errors: number;
+  short: boolean;
+  sample?: string;
+  poolSizes?: number[];
+}
+
+export function summarise(runs: RunResult[], poolSizes?: number[]): RowResult {
+  return {
+    runs,
+    rps: median(runs.map((r) => r.rps)),
+    p50: median(runs.map((r) => r.p50)),
+    p99: median(runs.map((r) => r.p99)),
+    non2xx: runs.reduce((a, r) => a + r.non2xx, 0),
+    errors: runs.reduce((a, r) => a + r.errors, 0),
+    short: runs.some((r) => r.short),
+    sample: runs.find((r) => r.sample)?.sample,
+    poolSizes,
+  };
+}
+
+interface AcRequest {
+  method: string;
+  path: string;
+  headers?: Record<string, string>;
+  body?: string;
+  setupRequest?: (req: AcRequest, ctx: unknown) => AcRequest;
+  onResponse?: (status: number, body: string) => void;
+}
+
+function autocannonRun(base: string, req: AcRequest, seconds: number, pool?: { tokens: string[]; body: (t: string) => string }): Promise<RunResult> {
+  return new Promise((resolve, reject) => {
+    let sample: string | undefined;
+    let next = 0;
+    let short = false;
+    let instance: { stop: () => void } | undefined;
+    const reserve = CONNECTIONS * 2;
+    const r: AcRequest = {
+      method: req.method,
+      path: req.path,
+      headers: req.headers,
+      body: req.body,
+      onResponse: (status, body) => {
+        if ((status < 200 || status > 299) && !sample) sample = `HTTP ${status} ${String(body).slice(0, 300)}`;
+      },
+    };
+    if (pool) {
+      r.setupRequest = (q) => {
+        if (pool.tokens.length - next <= reserve && !short) {
+          // Pool nearly used up: stop here rather than ever reusing a token.
+          short = true;
+          setImmediate(() => instance?.stop());
+        }
+        const token = pool.tokens[Math.min(next++, pool.tokens.length - 1)];
+        return { ...q, body: pool.body(token) };
+      };
+    }
+    instance = autocannon(
+      {
+        url: base,
+        connections: CONNECTIONS,
+        pipelining: 1,
+        duration: seconds,
+        timeout: 10,
+        requests: [r],
+      },
+      (err: Error | null, res: any) => {
+        if (err) return reject(err);
+        const total = res.requests.total as number;
+        const secs = res.duration as number; // seconds, actual
+        resolve({
+          rps: total / secs,
+          p50: res.latency.p50,
+          p99: res.latency.p99,
+          non2xx: res.non2xx,
+          errors: res.errors + res.timeouts,
+          total,
+          seconds: secs,
+          short,
+          sample: sample ?? (res.errors ? `${res.errors} socket errors` : undefined),
+        });
+      },
+    );
+  });
+}
+
+/** Bounded worker pool: `CONNECTIONS` workers each running `flow` until the deadline. */
+async function flowRun(flow: () => Promise<void>, seconds: number): Promise<RunResult> {
+  const lat: number[] = [];
+  let errors = 0;
+  let sample: string | undefined;
+  const t0 = performance.now();
+  const deadline = t0 + seconds * 1000;
+  await Promise.all(Array.from({ length: CONNECTIONS }, async () => {
+    while (performance.now() < deadline) {
+      const s = performance.now();
+      try {
+        await flow();
+        lat.push(performance.now() - s);
+      } catch (err) {
+        errors++;
+        if (!sample) sample = (err as Error).message.slice(0, 400);
+        if (errors > 1000) break; // bounded: a broken flow must not spin
+      }
+    }
+  }));
+  const secs = (performance.now() - t0) / 1000;
+  lat.sort((a, b) => a - b);
+  const pct = (p: number) => (lat.length ? lat[Math.min(lat.length - 1, Math.ceil((p / 100) * lat.length) - 1)] : NaN);
+  return { rps: lat.length / secs, p50: pct(50), p99: pct(99), non2xx: errors, errors: 0, total: lat.length + errors, seconds: secs, sample };
+}
+
+export interface RowOptions {
+  warmup: number;
+  duration: number;
+  runs: number;
+  poolMax: number;
+  log: (msg: string) => void;
+}
+
+/** Warm-up then `runs` measured runs of one row against one target. */
+export async function measureRow(base: string, spec: Exclude<RowSpec, NaRow>, o: RowOptions): Promise<RowResult> {
+  if (spec.kind === 'static') {
+    const req: AcRequest = { method: spec.method, path: spec.path, headers: spec.headers, body: spec.body };
+    await autocannonRun(base, req, o.warmup);
+    const runs: RunResult[] = [];
+    for (let i = 0; i < o.runs; i++) runs.push(await autocannonRun(base, req, o.duration));
+    return summarise(runs);
+  }
+  if (spec.kind === 'flow') {
+    await flowRun(spec.run, o.warmup);
+    const runs: RunResult[] = [];
+    for (let i = 0; i < o.runs; i++) runs.push(await flowRun(spec.run, o.duration));
+    return summarise(runs);
+  }
+  // Single-use pool row. The warm-up doubles as calibration: its pool is a guess, the
+  // warm-up stops early if it runs out, and its measured rate sizes the next pools
+  // (x1.6 headroom, adaptively raised if a run still ran short).
+  const req: AcRequest = { method: spec.method, path: spec.path, headers: spec.headers };
+  const poolSizes: number[] = [];
+  const mint = async (n: number) => {
+    const t = performance.now();
+    const tokens = await spec.mint(n);
+    o.log(`    minted ${tokens.length} single-use tokens in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+    return tokens;
+  };
+  let size = Math.min(o.poolMax, Math.max(CONNECTIONS * 8, Math.round(1500 * o.warmup)));
+  const warm = await autocannonRun(base, req, o.warmup, { tokens: await mint(size), body: spec.body });
+  let rate = warm.rps;
+  let factor = 1.6;
+  const runs: RunResult[] = [];
+  for (let i = 0; i < o.runs; i++) {
+    size = Math.min(o.poolMax, Math.ceil(rate * o.duration * factor) + CONNECTIONS * 4);
+    poolSizes.push(size);
+    const r = await autocannonRun(base, req, o.duration, { tokens: await mint(size), body: spec.body });
+    runs.push(r);
+    rate = Math.max(rate, r.rps);
+    if (r.short) factor *= 1.5;
+  }
+  return summarise(runs, poolSizes);
+}

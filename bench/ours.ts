@@ -1,0 +1,198 @@
+// Latchkey itself: `node dist/main.js` as a child process on a fresh Postgres database
+// (created here, dropped at the end), tenants set up through the admin CLI, codes and
+// tokens pre-issued by driving the hosted browser flow over plain HTTP.
+import { execFile } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Client } from 'pg';
+import { OidcDriver, type Target } from './lib/oidc';
+import { freePort, onCleanup, startChild, stopChild, waitForHttp200, type Child } from './lib/proc';
+
+export const ROOT = path.resolve(__dirname, '..');
+const MAIN = path.join(ROOT, 'dist', 'main.js');
+const CLI = path.join(ROOT, 'dist', 'cli', 'main.js');
+
+export const ADMIN_DB_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+const USER = { email: 'bench@example.com', password: 'correct horse battery staple', given: 'Bench', family: 'User', birthdate: '1990-01-01' };
+const REDIRECT_URI = 'http://127.0.0.1:9/cb';
+const SCOPES = 'openid profile email phone address offline_access';
+const REQUEST_SCOPE = 'openid profile email offline_access';
+
+/** Why our rows cannot run (dist/ not built), or null when they can. */
+export function oursUnavailable(): string | null {
+  const missing = [MAIN, CLI].filter((f) => !fs.existsSync(f));
+  if (missing.length === 0) return null;
+  return `${missing.map((f) => path.relative(ROOT, f)).join(' and ')} missing: build the provider first (npm run build)`;
+}
+
+function dbUrl(name: string): string {
+  const u = new URL(ADMIN_DB_URL);
+  u.pathname = `/${name}`;
+  return u.toString();
+}
+
+async function admin<T>(fn: (c: Client) => Promise<T>): Promise<T> {
+  const c = new Client({ connectionString: ADMIN_DB_URL });
+  await c.connect();
+  try {
+    return await fn(c);
+  } finally {
+    await c.end();
+  }
+}
+
+/** Creates an empty database, registered for dropping at exit. */
+export async function freshDatabase(tag: string): Promise<string> {
+  const name = `latchkey_bench_${tag}_${Date.now().toString(36)}_${crypto.randomBytes(3).toString('hex')}`;
+  await admin((c) => c.query(`CREATE DATABASE "${name}"`));
+  onCleanup(() => admin((c) => c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)).then(() => undefined));
+  return dbUrl(name);
+}
+
+function tempDir(tag: string): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `latchkey-bench-${tag}-`));
+  onCleanup(() => fs.rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+interface OursEnvOpts { databaseUrl?: string; dataDir: string; port: number }
+
+function oursEnv(o: OursEnvOpts): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    PORT: String(o.port),
+    BASE_URL: `http://127.0.0.1:${o.port}`,
+    RATE_LIMIT_SCALE: '0',
+    NODE_ENV: 'development',
+    LOG_LEVEL: 'warn',
+    DATA_DIR: o.dataDir,
+    // Pools of single-use codes are minted before each run; give them time to be used.
+    CODE_TTL_SECONDS: '600',
+  };
+  if (o.databaseUrl) env.DATABASE_URL = o.databaseUrl;
+  return env;
+}
+
+export interface Started { child: Child; readyMs: number; base: string; env: NodeJS.ProcessEnv }
+
+/** Spawns `node dist/main.js` and measures spawn → first 200 on /readyz. */
+export async function spawnOurs(o: { databaseUrl?: string; dataDir: string; name?: string }): Promise<Started> {
+  const port = await freePort();
+  const env = oursEnv({ ...o, port });
+  const base = `http://127.0.0.1:${port}`;
+  const t0 = performance.now();
+  const child = startChild(o.name ?? 'ours', process.execPath, [MAIN], { env, cwd: ROOT });
+  const readyMs = await waitForHttp200(child, `${base}/readyz`, t0, 60_000, 5);
+  return { child, readyMs, base, env };
+}
+
+function cli(env: NodeJS.ProcessEnv, args: string[]): Promise<Record<string, unknown>> {
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, [CLI, ...args], { env, cwd: ROOT, timeout: 60_000 }, (err, stdout, stderr) => {
+      if (err) return reject(new Error(`admin CLI ${args.slice(0, 2).join(' ')} failed (${err.message.split('\n')[0]}):\n${stderr}${stdout}`));
+      const s = stdout.indexOf('{');
+      const e = stdout.lastIndexOf('}');
+      try {
+        resolve(JSON.parse(stdout.slice(s, e + 1)));
+      } catch {
+        reject(new Error(`admin CLI ${args.slice(0, 2).join(' ')}: no JSON on stdout:\n${stdout}\n${stderr}`));
+      }
+    });
+  });
+}
+
+export interface OursTarget extends Target { coldStartFreshPgMs: number; databaseUrl: string; dataDir: string }
+
+export async function startOurs(): Promise<OursTarget> {
+  const why = oursUnavailable();
+  if (why) throw new Error(why);
+  const databaseUrl = await freshDatabase('main');
+  const dataDir = tempDir('pg');
+  const s = await spawnOurs({ databaseUrl, dataDir });
+  try {
+    const platform = await cli(s.env, ['platform', 'create', '--name', 'Bench']);
+    const G = String(platform.platform_guid ?? '');
+    if (!G) throw new Error(`platform create: no platform_guid in ${JSON.stringify(platform)}`);
+    const client = await cli(s.env, ['client', 'create', '--platform', G, '--name', 'B', '--type', 'confidential', '--redirect-uri', REDIRECT_URI, '--scopes', SCOPES]);
+    const clientId = String(client.client_id ?? '');
+    const clientSecret = String(client.client_secret ?? '');
+    if (!clientId || !clientSecret) throw new Error(`client create: no client_id/client_secret in ${JSON.stringify(client)}`);
+    await cli(s.env, ['user', 'create', '--platform', G, '--email', USER.email, '--password', USER.password, '--given-name', USER.given, '--family-name', USER.family, '--birthdate', USER.birthdate]);
+
+    const driver = new OidcDriver({
+      base: s.base,
+      paths: { discovery: '/.well-known/openid-configuration', jwks: '/oauth/jwks', authorize: '/oauth/authorize', token: '/oauth/token', userinfo: '/oauth/userinfo', introspect: '/oauth/introspect' },
+      tenant: { platform_guid: G },
+      clientId,
+      clientSecret,
+      redirectUri: REDIRECT_URI,
+      scope: REQUEST_SCOPE,
+      creds: { email: USER.email, password: USER.password },
+      freshAuthorizeParams: { action: 'login' },
+      // With a session, login_hint pins the account and skips the chooser (spec).
+      sessionAuthorizeParams: { login_hint: USER.email },
+    });
+    const rows = await driver.rows();
+    return {
+      name: 'ours',
+      label: 'Latchkey',
+      base: s.base,
+      pid: s.child.pid,
+      rows,
+      stop: () => stopChild(s.child, 10_000),
+      coldStartFreshPgMs: s.readyMs,
+      databaseUrl,
+      dataDir,
+    };
+  } catch (err) {
+    await stopChild(s.child);
+    throw new Error(`${(err as Error).message}\n--- provider output (last lines) ---\n${s.child.output.slice(-25).join('\n')}`);
+  }
+}
+
+export interface ColdStart { label: string; ms: number[]; error?: string }
+
+/**
+ * Cold start to ready: spawn → first 200 on /readyz. Postgres on a fresh database (runs the
+ * migrations) and on an already-migrated one; embedded (PGlite, DATA_DIR) on a fresh and on
+ * an already-initialised directory. Each `runs` times; the provider is stopped after each.
+ */
+export async function measureColdStarts(runs: number, migratedDbUrl?: string): Promise<ColdStart[]> {
+  const out: ColdStart[] = [];
+  const one = async (label: string, prep: () => Promise<{ databaseUrl?: string; dataDir: string }>) => {
+    const cs: ColdStart = { label, ms: [] };
+    out.push(cs);
+    try {
+      for (let i = 0; i < runs; i++) {
+        const o = await prep();
+        const s = await spawnOurs({ ...o, name: `ours-cold-${label}` });
+        cs.ms.push(s.readyMs);
+        await stopChild(s.child, 10_000);
+      }
+    } catch (err) {
+      cs.error = (err as Error).message.split('\n').slice(0, 6).join(' | ');
+    }
+  };
+  await one('Postgres, fresh database (runs migrations)', async () => ({ databaseUrl: await freshDatabase('cold'), dataDir: tempDir('cold') }));
+  if (migratedDbUrl) {
+    const dir = tempDir('cold');
+    await one('Postgres, migrated database', async () => ({ databaseUrl: migratedDbUrl, dataDir: dir }));
+  }
+  await one('embedded (PGlite), fresh DATA_DIR', async () => ({ dataDir: tempDir('emb') }));
+  const embDir = tempDir('emb');
+  let first = true;
+  await one('embedded (PGlite), existing DATA_DIR', async () => {
+    if (first) {
+      // Initialise the directory once, untimed.
+      first = false;
+      const s = await spawnOurs({ dataDir: embDir, name: 'ours-emb-init' });
+      await stopChild(s.child, 10_000);
+    }
+    return { dataDir: embDir };
+  });
+  return out;
+}
