@@ -33,3 +33,25 @@ export async function buildUser(s: Services, platformId: string, input: Partial<
   if (!result.ok) throw new Error(JSON.stringify(result.errors));
   return result.user;
 }
+
+/** A code issued as a completed authorization would issue it (through the real service). */
+export async function buildCode(
+  s: Services,
+  input: { platformId: string; client: { id: string; name: string; redirectUris: string[] }; user: { id: string }; scopes?: string[]; nonce?: string; codeChallenge?: string; authTime?: number },
+) {
+  const user = (await s.users.findById(input.platformId, input.user.id))!;
+  const ar = {
+    id: 'test',
+    platformId: input.platformId,
+    clientId: input.client.id,
+    clientName: input.client.name,
+    redirectUri: input.client.redirectUris[0],
+    scopes: input.scopes ?? ['openid', 'profile', 'email', 'offline_access'],
+    nonce: input.nonce,
+    codeChallenge: input.codeChallenge,
+    prompts: [],
+    prefill: {},
+    createdAt: 0,
+  };
+  return s.authorize.issueCode(ar, user, input.authTime ?? Math.floor(Date.now() / 1000), 'test-browser');
+}

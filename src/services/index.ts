@@ -19,10 +19,10 @@ export function createServices(deps: Deps) {
   const users = createUsers(deps);
   const maintenance = createMaintenance(deps);
   const clientAuth = createClientAuth(deps, platforms);
-  const issueTokens = createTokenIssuer(deps, signingKeys, platforms);
+  const issueTokens = createTokenIssuer(deps, platforms);
   const grants = {
-    exchangeAuthorizationCode: createAuthorizationCodeGrant(deps, issueTokens),
-    rotateRefreshToken: createRefreshTokenGrant(deps, issueTokens),
+    exchangeAuthorizationCode: createAuthorizationCodeGrant(deps, signingKeys, issueTokens),
+    rotateRefreshToken: createRefreshTokenGrant(deps, signingKeys, issueTokens),
   };
   const tokens = createTokens(deps, signingKeys);
   const authorize = {

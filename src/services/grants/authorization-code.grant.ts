@@ -8,6 +8,7 @@ import type { Platform } from '../../repositories/platform.repository';
 import type { Deps } from '../deps';
 import { parseScope } from '../scopes';
 import type { TokenIssuer } from './issue-tokens';
+import type { SigningKeys } from '../signing-keys.service';
 import { verifyPkce } from './pkce';
 
 export interface CodeExchangeInput {
@@ -25,8 +26,9 @@ export interface ClientCtx {
  * Exchanges a code once; a replay revokes what the first exchange issued (RFC 6749 §4.1.2).
  * Throws invalid_grant.
  */
-export function createAuthorizationCodeGrant(deps: Deps, issueTokens: TokenIssuer) {
+export function createAuthorizationCodeGrant(deps: Deps, keys: SigningKeys, issueTokens: TokenIssuer) {
   return async function exchangeAuthorizationCode(ctx: ClientCtx, input: CodeExchangeInput) {
+    const signingKey = await keys.activeKey(ctx.platform.id);
     const outcome = await deps.db.transaction(async (trx) => {
       // FOR UPDATE: two concurrent exchanges of one code must not both succeed
       const code = await codes.findByHashForUpdate(trx, ctx.platform.id, digest(input.code));
@@ -44,6 +46,7 @@ export function createAuthorizationCodeGrant(deps: Deps, issueTokens: TokenIssue
       await codes.markConsumed(trx, code.id, now);
       const issued = await issueTokens(trx, {
         platformId: ctx.platform.id,
+        signingKey,
         client: ctx.client,
         user,
         scopes: parseScope(code.scope),

@@ -10,7 +10,7 @@ import { idTokenUserClaims } from '../../presenters/claims.presenter';
 import type { IssuedTokens } from '../../presenters/token.presenter';
 import type { Deps } from '../deps';
 import type { Platforms } from '../platforms.service';
-import type { SigningKeys } from '../signing-keys.service';
+import type { SigningKey } from '../signing-keys.service';
 import { formatScope } from '../scopes';
 
 export interface IssueInput {
@@ -24,6 +24,8 @@ export interface IssueInput {
   /** Continue an existing refresh family (rotation) instead of starting one. */
   familyId?: string;
   browserSessionId?: string | null;
+  /** The platform's active key, resolved BEFORE the transaction: a pool query inside it could starve the pool. */
+  signingKey: SigningKey;
 }
 
 const seconds = (d: Date) => Math.floor(d.getTime() / 1000);
@@ -31,7 +33,7 @@ const seconds = (d: Date) => Math.floor(d.getTime() / 1000);
 /** OIDC Core 3.1.3.6: left half of the hash matching the ID token's alg (SHA-512 for HS512). */
 const atHash = (accessToken: string) => createHash('sha512').update(accessToken).digest().subarray(0, 32).toString('base64url');
 
-export function createTokenIssuer(deps: Deps, keys: SigningKeys, platforms: Platforms) {
+export function createTokenIssuer(deps: Deps, platforms: Platforms) {
   /** Access token (+ record), ID token when openid, refresh token when offline_access. Pass the transaction. */
   return async function issueTokens(trx: Queryable, input: IssueInput): Promise<IssuedTokens> {
     const now = deps.now();
@@ -39,7 +41,7 @@ export function createTokenIssuer(deps: Deps, keys: SigningKeys, platforms: Plat
     const ttl = deps.config.accessTokenTtlSeconds;
     const scope = formatScope(input.scopes);
     const { baseUrl } = deps.config;
-    const key = await keys.activeKey(input.platformId);
+    const key = input.signingKey;
 
     let refreshToken: string | undefined;
     let familyId = input.familyId ?? null;

@@ -6,6 +6,7 @@ import type { Deps } from '../deps';
 import { parseScope } from '../scopes';
 import type { ClientCtx } from './authorization-code.grant';
 import type { TokenIssuer } from './issue-tokens';
+import type { SigningKeys } from '../signing-keys.service';
 
 export interface RefreshInput {
   refresh_token: string;
@@ -17,8 +18,9 @@ export interface RefreshInput {
  * window it may be presented again and yields another valid pair; after the window a rotated
  * token revokes its whole family. Throws invalid_grant, invalid_scope.
  */
-export function createRefreshTokenGrant(deps: Deps, issueTokens: TokenIssuer) {
+export function createRefreshTokenGrant(deps: Deps, keys: SigningKeys, issueTokens: TokenIssuer) {
   return async function rotateRefreshToken(ctx: ClientCtx, input: RefreshInput) {
+    const signingKey = await keys.activeKey(ctx.platform.id);
     const outcome = await deps.db.transaction(async (trx) => {
       const token = await tokens.findRefreshTokenForUpdate(trx, ctx.platform.id, digest(input.refresh_token));
       if (!token || token.family.clientId !== ctx.client.id) return { error: 'The refresh token is invalid' };
@@ -47,6 +49,7 @@ export function createRefreshTokenGrant(deps: Deps, issueTokens: TokenIssuer) {
       await tokens.markRotated(trx, token.id, now);
       const issued = await issueTokens(trx, {
         platformId: ctx.platform.id,
+        signingKey,
         client: ctx.client,
         user,
         scopes,
