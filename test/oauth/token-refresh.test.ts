@@ -1,0 +1,108 @@
+import request from 'supertest';
+import { buildTestApp, expectOAuthError } from '../helpers';
+import { buildClient, buildCode, buildPlatform, buildUser } from '../factories';
+
+let t: Awaited<ReturnType<typeof buildTestApp>>;
+let later: Awaited<ReturnType<typeof buildTestApp>>;
+beforeAll(async () => {
+  t = await buildTestApp();
+  later = await buildTestApp({}, () => new Date(Date.now() + 11_000)); // past the 10 s reuse grace window
+});
+afterAll(async () => { await t.close(); await later.close(); });
+
+async function issued(app = t) {
+  const p = await buildPlatform(app.services);
+  const c = await buildClient(app.services, p.id);
+  const u = await buildUser(app.services, p.id);
+  const code = await buildCode(app.services, { platformId: p.id, client: c, user: u });
+  const res = await request(app.app).post('/oauth/token').auth(c.id, c.secret!).type('form')
+    .send({ grant_type: 'authorization_code', code, redirect_uri: c.redirectUris[0], platform_guid: p.id }).expect(200);
+  return { p, c, u, tokens: res.body };
+}
+
+const refresh = (app: typeof t, ctx: { p: { id: string }; c: { id: string; secret: string | null } }, refreshToken: string, extra: Record<string, string> = {}) =>
+  request(app.app).post('/oauth/token').auth(ctx.c.id, ctx.c.secret!).type('form').send({ grant_type: 'refresh_token', refresh_token: refreshToken, platform_guid: ctx.p.id, ...extra });
+
+const userinfo = (app: typeof t, platformId: string, accessToken: string) =>
+  request(app.app).get(`/oauth/userinfo?platform_guid=${platformId}`).set('Authorization', `Bearer ${accessToken}`);
+
+describe('POST /oauth/token — refresh_token', () => {
+  it('returns a new access token and rotates the refresh token', async () => {
+    const ctx = await issued();
+    const res = await refresh(t, ctx, ctx.tokens.refresh_token).expect(200);
+    expect(res.headers['cache-control']).toBe('no-store');
+    expect(res.body.access_token).not.toBe(ctx.tokens.access_token);
+    expect(res.body.refresh_token).toMatch(/^rt_/);
+    expect(res.body.refresh_token).not.toBe(ctx.tokens.refresh_token);
+    expect(res.body.scope).toBe('openid profile email offline_access');
+    expect(res.body.id_token).toEqual(expect.any(String));
+    await userinfo(t, ctx.p.id, res.body.access_token).expect(200);
+  });
+
+  it('within the grace window accepts the old token again, every resulting token staying valid', async () => {
+    const ctx = await issued();
+    const a = await refresh(t, ctx, ctx.tokens.refresh_token).expect(200);
+    const b = await refresh(t, ctx, ctx.tokens.refresh_token).expect(200);
+    expect(a.body.refresh_token).not.toBe(b.body.refresh_token);
+    await refresh(t, ctx, a.body.refresh_token).expect(200);
+    await refresh(t, ctx, b.body.refresh_token).expect(200);
+  });
+
+  it('after the grace window a rotated token revokes the whole family and its access tokens', async () => {
+    const ctx = await issued();
+    const rotated = await refresh(t, ctx, ctx.tokens.refresh_token).expect(200);
+    const reuse = await refresh(later, ctx, ctx.tokens.refresh_token);
+    expectOAuthError(reuse, 400, 'invalid_grant');
+    expectOAuthError(await refresh(t, ctx, rotated.body.refresh_token), 400, 'invalid_grant');
+    expectOAuthError(await userinfo(t, ctx.p.id, rotated.body.access_token), 401, 'invalid_token');
+    expectOAuthError(await userinfo(t, ctx.p.id, ctx.tokens.access_token), 401, 'invalid_token');
+  });
+
+  it('binds the refresh token to its client', async () => {
+    const ctx = await issued();
+    const other = await buildClient(t.services, ctx.p.id);
+    expectOAuthError(await refresh(t, { p: ctx.p, c: other }, ctx.tokens.refresh_token), 400, 'invalid_grant');
+    await refresh(t, ctx, ctx.tokens.refresh_token).expect(200); // not consumed by the failed attempt
+  });
+
+  it('refuses unknown, garbage and other-platform tokens', async () => {
+    const ctx = await issued();
+    expectOAuthError(await refresh(t, ctx, 'rt_nope'), 400, 'invalid_grant');
+    const other = await issued();
+    expectOAuthError(await refresh(t, ctx, other.tokens.refresh_token), 400, 'invalid_grant');
+  });
+
+  it('may narrow the scope but never widen it', async () => {
+    const ctx = await issued();
+    const narrowed = await refresh(t, ctx, ctx.tokens.refresh_token, { scope: 'openid email' }).expect(200);
+    expect(narrowed.body.scope).toBe('openid email offline_access');
+    const ui = await userinfo(t, ctx.p.id, narrowed.body.access_token).expect(200);
+    expect(ui.body.given_name).toBeUndefined();
+    expectOAuthError(await refresh(t, ctx, narrowed.body.refresh_token, { scope: 'openid phone' }), 400, 'invalid_scope');
+  });
+
+  it('refuses an expired refresh token', async () => {
+    const short = await buildTestApp({ REFRESH_TOKEN_TTL_SECONDS: '1' });
+    try {
+      const ctx = await issued(short);
+      const future = await buildTestApp({}, () => new Date(Date.now() + 5_000));
+      try {
+        expectOAuthError(await refresh(future, ctx, ctx.tokens.refresh_token), 400, 'invalid_grant');
+      } finally {
+        await future.close();
+      }
+    } finally {
+      await short.close();
+    }
+  });
+
+  it('50 concurrent refreshes of one token within the grace window all succeed in one family', async () => {
+    const ctx = await issued();
+    const results = await Promise.all(Array.from({ length: 50 }, () => refresh(t, ctx, ctx.tokens.refresh_token)));
+    expect(results.every((r) => r.status === 200)).toBe(true);
+    const families = await t.database.db('refresh_token_families').where({ client_id: ctx.c.id });
+    expect(families).toHaveLength(1);
+    const rows = await t.database.db('refresh_tokens').where({ family_id: families[0].id });
+    expect(rows).toHaveLength(51);
+  });
+});
