@@ -1,0 +1,172 @@
+import request from 'supertest';
+import { buildTestApp } from '../helpers';
+import { buildClient, buildPlatform, buildUser, TEST_PASSWORD } from '../factories';
+import { browser } from '../support/browser';
+
+let t: Awaited<ReturnType<typeof buildTestApp>>;
+beforeAll(async () => { t = await buildTestApp(); });
+afterAll(() => t.close());
+
+async function setup(clientInput = {}) {
+  const p = await buildPlatform(t.services);
+  const c = await buildClient(t.services, p.id, clientInput);
+  return { p, c };
+}
+
+const authorizeQuery = (p: { id: string }, c: { id: string; redirectUris: string[] }, extra: Record<string, string> = {}) =>
+  new URLSearchParams({ platform_guid: p.id, response_type: 'code', client_id: c.id, redirect_uri: c.redirectUris[0], scope: 'openid email', state: 's-1', ...extra });
+
+const redirectParams = (res: request.Response) => {
+  expect(res.status).toBe(302);
+  const url = new URL(res.headers.location);
+  return { base: `${url.origin}${url.pathname}`, params: Object.fromEntries(url.searchParams) };
+};
+
+describe('GET /oauth/authorize — errors before the client is trusted: a page, never a redirect', () => {
+  it.each([
+    ['an unknown client', (q: URLSearchParams) => q.set('client_id', '00000000-0000-4000-8000-000000000000')],
+    ['a malformed client id', (q: URLSearchParams) => q.set('client_id', "' OR 1=1 --")],
+    ['a missing client id', (q: URLSearchParams) => q.delete('client_id')],
+    ['an unregistered redirect_uri', (q: URLSearchParams) => q.set('redirect_uri', 'https://evil.example/cb')],
+    ['a redirect_uri differing by a trailing slash', (q: URLSearchParams) => q.set('redirect_uri', 'https://app.example/callback/')],
+    ['a missing redirect_uri', (q: URLSearchParams) => q.delete('redirect_uri')],
+    ['a repeated redirect_uri', (q: URLSearchParams) => q.append('redirect_uri', 'https://app.example/callback')],
+    ['an unknown platform', (q: URLSearchParams) => q.set('platform_guid', '00000000-0000-4000-8000-000000000000')],
+  ])('%s → 400 HTML error page', async (_label, mutate) => {
+    const { p, c } = await setup();
+    const q = authorizeQuery(p, c);
+    mutate(q);
+    const res = await request(t.app).get(`/oauth/authorize?${q}`);
+    expect(res.status).toBe(400);
+    expect(res.headers.location).toBeUndefined();
+    expect(res.type).toBe('text/html');
+    expect(res.text).not.toMatch(/at .*\.ts:\d+|stack|SELECT/i);
+  });
+});
+
+describe('GET /oauth/authorize — other errors redirect with error, error_description, state and iss', () => {
+  it.each([
+    ['response_type=token', { response_type: 'token' }, 'unsupported_response_type'],
+    ['no openid scope', { scope: 'email' }, 'invalid_scope'],
+    ['a plain PKCE method', { code_challenge: 'a'.repeat(43), code_challenge_method: 'plain' }, 'invalid_request'],
+    ['a malformed code_challenge', { code_challenge: 'short', code_challenge_method: 'S256' }, 'invalid_request'],
+    ['prompt=none with login', { prompt: 'none login' }, 'invalid_request'],
+    ['an unknown prompt', { prompt: 'sometimes' }, 'invalid_request'],
+    ['a negative max_age', { max_age: '-1' }, 'invalid_request'],
+    ['an unknown action', { action: 'delete' }, 'invalid_request'],
+    ['a request object', { request: 'eyJ' }, 'request_not_supported'],
+    ['a request_uri', { request_uri: 'https://x' }, 'request_uri_not_supported'],
+    ['a malformed id_token_hint', { id_token_hint: 'nope' }, 'invalid_request'],
+    ['prompt=none with no session', { prompt: 'none' }, 'login_required'],
+  ])('%s', async (_label, extra, code) => {
+    const { p, c } = await setup();
+    const res = await request(t.app).get(`/oauth/authorize?${authorizeQuery(p, c, extra)}`);
+    const { base, params } = redirectParams(res);
+    expect(base).toBe('https://app.example/callback');
+    expect(params).toEqual({ error: code, error_description: expect.any(String), state: 's-1', iss: 'http://issuer.test' });
+  });
+
+  it('a public client without code_challenge', async () => {
+    const { p, c } = await setup({ type: 'public' });
+    const { params } = redirectParams(await request(t.app).get(`/oauth/authorize?${authorizeQuery(p, c)}`));
+    expect(params.error).toBe('invalid_request');
+    expect(params.error_description).toMatch(/PKCE/);
+  });
+
+  it('a repeated parameter other than the redirect target', async () => {
+    const { p, c } = await setup();
+    const q = authorizeQuery(p, c);
+    q.append('scope', 'openid');
+    const { params } = redirectParams(await request(t.app).get(`/oauth/authorize?${q}`));
+    expect(params.error).toBe('invalid_request');
+  });
+
+  it('ignores unknown parameters and display/ui_locales/acr_values', async () => {
+    const { p, c } = await setup();
+    const res = await request(t.app).get(`/oauth/authorize?${authorizeQuery(p, c, { display: 'page', ui_locales: 'fr', acr_values: 'x', foo: 'bar' })}`);
+    expect(res.status).toBe(303);
+    expect(res.headers.location).toMatch(/^\/interaction\//);
+  });
+});
+
+describe('the hosted flow over HTTP', () => {
+  it('accepts POST /oauth/authorize (form) as well as GET', async () => {
+    const { p, c } = await setup();
+    const res = await request(t.app).post('/oauth/authorize').type('form').send(Object.fromEntries(authorizeQuery(p, c)));
+    expect(res.status).toBe(303);
+    expect(res.headers.location).toMatch(/^\/interaction\//);
+  });
+
+  it('drops scopes the client does not hold; the token reports the narrowed set', async () => {
+    const { p, c } = await setup({ scopes: 'openid email' });
+    const u = await buildUser(t.services, p.id);
+    const b = browser(t.app);
+    await b.get(`/oauth/authorize?${authorizeQuery(p, c, { scope: 'openid email phone address' })}`);
+    await b.submit('/signin', { email: u.email, password: TEST_PASSWORD });
+    expect(b.html).toMatch(/Your email address/);
+    expect(b.html).not.toMatch(/Your phone number/);
+    const done = await b.submit('/consent', { decision: 'allow' });
+    const code = new URL(done.location!).searchParams.get('code')!;
+    const tokens = await request(t.app).post('/oauth/token').auth(c.id, c.secret!).type('form')
+      .send({ grant_type: 'authorization_code', code, redirect_uri: c.redirectUris[0], platform_guid: p.id }).expect(200);
+    expect(tokens.body.scope).toBe('openid email');
+  });
+
+  it('shows the same message for an unknown email and a wrong password', async () => {
+    const { p, c } = await setup();
+    const u = await buildUser(t.services, p.id);
+    const b = browser(t.app);
+    await b.get(`/oauth/authorize?${authorizeQuery(p, c)}`);
+    const wrong = await b.submit('/signin', { email: u.email, password: 'not the password' });
+    expect(wrong.res.status).toBe(400);
+    const unknown = await b.submit('/signin', { email: 'nobody@example.com', password: 'whatever pass' });
+    const message = (html: string) => /role="alert"[^>]*>\s*<p>([^<]+)/.exec(html)?.[1];
+    expect(message(unknown.res.text)).toBe('Incorrect email or password.');
+    expect(message(wrong.res.text)).toBe(message(unknown.res.text));
+  });
+
+  it('refuses a form POST without the CSRF token', async () => {
+    const { p, c } = await setup();
+    const b = browser(t.app);
+    const page = await b.get(`/oauth/authorize?${authorizeQuery(p, c)}`);
+    const action = /action="([^"]+\/signin)"/.exec(b.html)![1];
+    const res = await b.agent.post(action).type('form').send({ email: 'a@b.co', password: 'x', _csrf: 'forged' });
+    expect(res.status).toBe(403);
+    expect(page.res.status).toBe(200);
+  });
+
+  it('delivers access_denied with state when the user denies', async () => {
+    const { p, c } = await setup();
+    const u = await buildUser(t.services, p.id);
+    const b = browser(t.app);
+    await b.get(`/oauth/authorize?${authorizeQuery(p, c)}`);
+    await b.submit('/signin', { email: u.email, password: TEST_PASSWORD });
+    const denied = await b.submit('/consent', { decision: 'deny' });
+    const params = Object.fromEntries(new URL(denied.location!).searchParams);
+    expect(params).toEqual({ error: 'access_denied', error_description: expect.any(String), state: 's-1', iss: 'http://issuer.test' });
+  });
+
+  it('signs up with the age rule, E.164 phone and a unique email', async () => {
+    const { p, c } = await setup();
+    const b = browser(t.app);
+    await b.get(`/oauth/authorize?${authorizeQuery(p, c, { action: 'register' })}`);
+    expect(b.pageTitle()).toBe('Create your account');
+    // 16th birthday tomorrow: still 15 today
+    const birthday = new Date();
+    birthday.setUTCFullYear(birthday.getUTCFullYear() - 16);
+    birthday.setUTCDate(birthday.getUTCDate() + 1);
+    const fifteen = birthday.toISOString().slice(0, 10);
+    const fields = { email: 'New@Example.com', given_name: 'Nia', family_name: 'Okafor', phone_number: '+1 (415) 555-0123', password: 'a long pass phrase' };
+    const young = await b.submit('/signup', { ...fields, birthdate: fifteen });
+    expect(young.res.status).toBe(400);
+    expect(young.res.text).toMatch(/at least 16 years old/);
+    expect(await t.database.db('users').where({ platform_id: p.id })).toHaveLength(0);
+    await b.submit('/signup', { ...fields, birthdate: '2000-01-31' });
+    const user = await t.database.db('users').where({ platform_id: p.id }).first();
+    expect(user).toMatchObject({ email: 'New@Example.com', phone_number: '+14155550123', birthdate: '2000-01-31' });
+    const again = browser(t.app);
+    await again.get(`/oauth/authorize?${authorizeQuery(p, c, { action: 'register' })}`);
+    const dup = await again.submit('/signup', { ...fields, email: 'new@EXAMPLE.com', birthdate: '2000-01-31' });
+    expect(dup.res.text).toMatch(/already exists/);
+  });
+});
