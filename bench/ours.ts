@@ -11,8 +11,10 @@ import { OidcDriver, type Target } from './lib/oidc';
 import { freePort, onCleanup, startChild, stopChild, waitForHttp200, type Child } from './lib/proc';
 
 export const ROOT = path.resolve(__dirname, '..');
-const MAIN = path.join(ROOT, 'dist', 'main.js');
-const CLI = path.join(ROOT, 'dist', 'cli', 'main.js');
+/** Where the built provider lives (its dist/, views/, migrations/): this checkout unless overridden. */
+export const APP_DIR = path.resolve(process.env.BENCH_LATCHKEY_DIR ?? ROOT);
+const MAIN = path.join(APP_DIR, 'dist', 'main.js');
+const CLI = path.join(APP_DIR, 'dist', 'cli', 'main.js');
 
 export const ADMIN_DB_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
@@ -85,14 +87,14 @@ export async function spawnOurs(o: { databaseUrl?: string; dataDir: string; name
   const env = oursEnv({ ...o, port });
   const base = `http://127.0.0.1:${port}`;
   const t0 = performance.now();
-  const child = startChild(o.name ?? 'ours', process.execPath, [MAIN], { env, cwd: ROOT });
+  const child = startChild(o.name ?? 'ours', process.execPath, [MAIN], { env, cwd: APP_DIR });
   const readyMs = await waitForHttp200(child, `${base}/readyz`, t0, 60_000, 5);
   return { child, readyMs, base, env };
 }
 
 function cli(env: NodeJS.ProcessEnv, args: string[]): Promise<Record<string, unknown>> {
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, [CLI, ...args], { env, cwd: ROOT, timeout: 60_000 }, (err, stdout, stderr) => {
+    execFile(process.execPath, [CLI, ...args], { env, cwd: APP_DIR, timeout: 60_000 }, (err, stdout, stderr) => {
       if (err) return reject(new Error(`admin CLI ${args.slice(0, 2).join(' ')} failed (${err.message.split('\n')[0]}):\n${stderr}${stdout}`));
       const s = stdout.indexOf('{');
       const e = stdout.lastIndexOf('}');
@@ -144,6 +146,8 @@ export async function startOurs(): Promise<OursTarget> {
       pid: s.child.pid,
       rows,
       stop: () => stopChild(s.child, 10_000),
+      notes: driver.notes,
+      driver,
       coldStartFreshPgMs: s.readyMs,
       databaseUrl,
       dataDir,

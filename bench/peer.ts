@@ -29,6 +29,8 @@ export async function startPeer(): Promise<Target> {
     pid: child.pid,
     rows: {},
     stop: () => stopChild(child),
+    notes: driver.notes,
+    driver,
   };
   try {
     target.rows = await driver.rows();

@@ -11,7 +11,7 @@ import { CEILING_GET, CEILING_POST, CEILING_SHAPE, startCeilings } from './ceili
 import { CONNECTIONS, measureRow, type RowResult, type RowSpec } from './lib/load';
 import { ROW_TITLES, ROWS, type RowName, type Target } from './lib/oidc';
 import { installSignalHandlers, rssMB, stopAll } from './lib/proc';
-import { measureColdStarts, oursUnavailable, ROOT, startOurs, type ColdStart, type OursTarget } from './ours';
+import { APP_DIR, measureColdStarts, oursUnavailable, ROOT, startOurs, type ColdStart, type OursTarget } from './ours';
 import { startPeer } from './peer';
 
 const num = (name: string, dflt: number) => {
@@ -40,6 +40,7 @@ const isRes = (c: Cell | undefined): c is RowResult => !!c && !('na' in c);
 async function main() {
   installSignalHandlers();
   const started = new Date();
+  const loadBefore = os.loadavg()[0];
   log(`Latchkey bench: ${CONNECTIONS} connections, warm-up ${WARMUP} s, ${RUNS} × ${DURATION} s per row, rows: ${SELECTED.join(', ')}`);
 
   const results: Record<string, Partial<Record<RowName, Cell>>> = { ours: {}, peer: {}, express: {}, node: {} };
@@ -72,8 +73,10 @@ async function main() {
     }
   }
 
+  const notes: string[] = [];
   for (const t of [ours, peer]) {
     if (!t) continue;
+    for (const n of t.notes ?? []) notes.push(`**${t.label}**: ${n}`);
     for (const row of SELECTED) {
       const spec = t.rows[row];
       if (spec?.kind === 'na') problems.push(`**${t.label} / ${ROW_TITLES[row]}**: ${spec.reason}`);
@@ -137,14 +140,15 @@ async function main() {
   }
   await stopAll();
 
-  const md = report({ started, results, problems, rss, cold, oursSkip });
+  const load = { before: loadBefore, after: os.loadavg()[0] };
+  const md = report({ started, results, problems, notes, rss, cold, oursSkip, load });
   console.log(md);
   const dir = path.join(__dirname, 'results');
   fs.mkdirSync(dir, { recursive: true });
   const stamp = started.toISOString().replace(/[:.]/g, '-');
   fs.writeFileSync(path.join(dir, `${stamp}.md`), md);
   fs.writeFileSync(path.join(dir, 'latest.md'), md);
-  fs.writeFileSync(path.join(dir, `${stamp}.json`), JSON.stringify({ started, settings: settings(), results, rss, cold, problems, oursSkip }, null, 2));
+  fs.writeFileSync(path.join(dir, `${stamp}.json`), JSON.stringify({ started, settings: settings(), results, rss, cold, problems, notes, oursSkip, load }, null, 2));
   log(`\nwritten: bench/results/${stamp}.md and bench/results/latest.md`);
 }
 
@@ -163,9 +167,11 @@ function report(o: {
   started: Date;
   results: Record<string, Partial<Record<RowName, Cell>>>;
   problems: string[];
+  notes: string[];
   rss: { label: string; mb: number | null }[];
   cold: ColdStart[];
   oursSkip: string | null;
+  load: { before: number; after: number };
 }): string {
   const { results: R } = o;
   const notes: string[] = [];
@@ -180,7 +186,10 @@ function report(o: {
   const lines: string[] = [];
   lines.push(`# Latchkey benchmark — ${o.started.toISOString()}`, '');
   lines.push(`${CONNECTIONS} connections, ${WARMUP} s warm-up, median of ${RUNS} × ${DURATION} s per row (p50/p99 in ms are medians of the runs' percentiles; non-2xx summed over the runs). Rate limiting off (\`RATE_LIMIT_SCALE=0\`).`, '');
-  lines.push(`Environment: ${envLine()}`, '');
+  lines.push(`Environment: ${envLine()}; 1-min load average ${o.load.before.toFixed(2)} at start, ${o.load.after.toFixed(2)} at the end.`, '');
+  if (o.load.before > os.cpus().length * 0.5) {
+    lines.push(`> **Warning:** the machine was already busy when the run started (load average ${o.load.before.toFixed(2)} on ${os.cpus().length} cores): other processes compete with the servers and the load generator, so absolute figures are low and noisy; ratios within this report remain comparable only roughly.`, '');
+  }
   if (o.oursSkip) lines.push(`> **Our rows were not measured:** ${o.oursSkip}`, '');
 
   lines.push('| row | ours req/s | p50 | p99 | non-2xx | peer req/s | ours/peer | express req/s | ours/express | node:http req/s | ours/node |');
@@ -258,6 +267,12 @@ function report(o: {
   }
   lines.push('');
 
+  if (o.notes.length) {
+    lines.push('## Notes', '');
+    for (const n of o.notes) lines.push(`- ${n}`);
+    lines.push('');
+  }
+
   if (o.problems.length) {
     lines.push('## Problems', '');
     for (const p of o.problems) lines.push(`- ${p.replace(/\n/g, '\n  ')}`);
@@ -282,8 +297,7 @@ function envLine(): string {
   try {
     commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
   } catch { /* no commits yet */ }
-  let pg = '';
-  return `Node ${process.version}, ${os.cpus().length} × ${cpu}, ${Math.round(os.totalmem() / 2 ** 30)} GiB RAM, ${os.platform()} ${os.release()}, commit ${commit}${pg}`;
+  return `Node ${process.version}, ${os.cpus().length} × ${cpu}, ${Math.round(os.totalmem() / 2 ** 30)} GiB RAM, ${os.platform()} ${os.release()}, commit ${commit}${APP_DIR !== ROOT ? `; Latchkey run from ${APP_DIR}` : ''}`;
 }
 
 main().catch(async (err) => {

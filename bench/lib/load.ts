@@ -181,9 +181,9 @@ export async function measureRow(base: string, spec: Exclude<RowSpec, NaRow>, o:
     for (let i = 0; i < o.runs; i++) runs.push(await flowRun(spec.run, o.duration));
     return summarise(runs);
   }
-  // Single-use pool row. The warm-up doubles as calibration: its pool is a guess, the
-  // warm-up stops early if it runs out, and its measured rate sizes the next pools
-  // (x1.6 headroom, adaptively raised if a run still ran short).
+  // Single-use pool row. A short calibration on a small pool (it stops as soon as the pool
+  // is used up) gives the rate that sizes the warm-up pool; the warm-up's rate sizes the
+  // pools of the measured runs (x1.6 headroom, raised if a run still ran short).
   const req: AcRequest = { method: spec.method, path: spec.path, headers: spec.headers };
   const poolSizes: number[] = [];
   const mint = async (n: number) => {
@@ -192,7 +192,8 @@ export async function measureRow(base: string, spec: Exclude<RowSpec, NaRow>, o:
     o.log(`    minted ${tokens.length} single-use tokens in ${((performance.now() - t) / 1000).toFixed(1)} s`);
     return tokens;
   };
-  let size = Math.min(o.poolMax, Math.max(CONNECTIONS * 8, Math.round(1500 * o.warmup)));
+  const calib = await autocannonRun(base, req, o.warmup, { tokens: await mint(CONNECTIONS * 8), body: spec.body });
+  let size = Math.min(o.poolMax, Math.ceil(calib.rps * o.warmup * 1.3) + CONNECTIONS * 4);
   const warm = await autocannonRun(base, req, o.warmup, { tokens: await mint(size), body: spec.body });
   let rate = warm.rps;
   let factor = 1.6;

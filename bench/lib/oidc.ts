@@ -22,6 +22,8 @@ export interface Target {
   pid: number;
   rows: Partial<Record<RowName, RowSpec>>;
   stop: () => Promise<void>;
+  notes?: string[];
+  driver?: OidcDriver;
 }
 
 export interface OidcConfig {
@@ -44,6 +46,8 @@ export interface TokenResponse { access_token: string; refresh_token?: string; i
 
 export class OidcDriver {
   private sessions = new Map<number, Promise<CookieJar>>();
+  /** Observations worth reporting (deviations worked around while building the rows). */
+  readonly notes: string[] = [];
   readonly basic: string;
   constructor(readonly c: OidcConfig) {
     this.basic = basicAuth(c.clientId, c.clientSecret);
@@ -78,9 +82,10 @@ export class OidcDriver {
   }
 
   /** One complete fresh-browser sign-in: authorize → sign-in form → (consent) → code → token. */
-  async fullSignIn(): Promise<TokenResponse> {
+  async fullSignIn(onSteps?: (steps: string[]) => void): Promise<TokenResponse> {
     const jar = new CookieJar();
-    const { code } = await authorizeFlow(jar, this.authorizeUrl(this.c.freshAuthorizeParams), this.c.redirectUri, this.c.creds);
+    const { code, steps } = await authorizeFlow(jar, this.authorizeUrl(this.c.freshAuthorizeParams), this.c.redirectUri, this.c.creds);
+    onSteps?.(steps);
     return this.exchange(code);
   }
 
@@ -142,9 +147,26 @@ export class OidcDriver {
     }
     rows.signin = { kind: 'flow', run: async () => { await this.fullSignIn(); } };
 
-    const ui = await request(this.c.base + this.c.paths.userinfo, { headers: { authorization: `Bearer ${tokens.access_token}` } });
+    // userinfo: the spec gives only the Bearer header; the discovery document may carry
+    // the tenant in the endpoint URL. Use the bare path when it works, else the
+    // discovery-advertised URL (as a standard relying party would), and say so.
+    const bearer = { authorization: `Bearer ${tokens.access_token}`, accept: 'application/json' };
+    let uiPath = this.c.paths.userinfo;
+    let ui = await request(this.c.base + uiPath, { headers: bearer });
+    if (ui.status !== 200) {
+      const bare = `HTTP ${ui.status} ${ui.body.slice(0, 160)}`;
+      try {
+        const disco = JSON.parse((await request(this.c.base + this.withQuery(this.c.paths.discovery))).body) as { userinfo_endpoint?: string };
+        const u = new URL(disco.userinfo_endpoint ?? '');
+        if (u.origin === new URL(this.c.base).origin && u.pathname + u.search !== uiPath) {
+          uiPath = u.pathname + u.search;
+          ui = await request(this.c.base + uiPath, { headers: bearer });
+          if (ui.status === 200) this.notes.push(`userinfo: \`GET ${this.c.paths.userinfo}\` with only the Bearer header answered ${bare}; measured the discovery-advertised \`${uiPath}\` instead`);
+        }
+      } catch { /* keep the first failure */ }
+    }
     rows.userinfo = ui.status === 200
-      ? { kind: 'static', method: 'GET', path: this.c.paths.userinfo, headers: { authorization: `Bearer ${tokens.access_token}`, accept: 'application/json' } }
+      ? { kind: 'static', method: 'GET', path: uiPath, headers: bearer }
       : { kind: 'na', reason: `sanity check failed: HTTP ${ui.status} ${ui.body.slice(0, 160)}` };
 
     const introBody = form({ token: tokens.access_token, ...this.c.tenant });
