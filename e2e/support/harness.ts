@@ -145,7 +145,8 @@ export async function expectPage(page: Page, kind: Awaited<ReturnType<typeof pag
 }
 
 export interface SignUpInput {
-  email: string;
+  /** undefined: leave the email field as it is (e.g. locked by a login_hint). */
+  email: string | undefined;
   givenName?: string;
   familyName?: string;
   birthdate?: string;
