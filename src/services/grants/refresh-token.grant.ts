@@ -1,5 +1,5 @@
 import { digest } from '../../crypto/digest';
-import { OAuthError, invalidGrant } from '../../errors';
+import { invalidGrant } from '../../errors';
 import * as tokens from '../../repositories/token.repository';
 import * as users from '../../repositories/user.repository';
 import type { Deps } from '../deps';
@@ -16,7 +16,7 @@ export interface RefreshInput {
 /**
  * Rotates a refresh token (DESIGN §5): the old one dies, except that within the reuse grace
  * window it may be presented again and yields another valid pair; after the window a rotated
- * token revokes its whole family. Throws invalid_grant, invalid_scope.
+ * token revokes its whole family. Throws invalid_grant.
  */
 export function createRefreshTokenGrant(deps: Deps, keys: SigningKeys, issueTokens: TokenIssuer) {
   return async function rotateRefreshToken(ctx: ClientCtx, input: RefreshInput) {
@@ -37,12 +37,8 @@ export function createRefreshTokenGrant(deps: Deps, keys: SigningKeys, issueToke
       const granted = parseScope(token.family.scope);
       let scopes = granted;
       if (input.scope !== undefined) {
-        scopes = parseScope(input.scope);
-        // RFC 6749 §6: a refresh may narrow, never widen, the grant
-        if (scopes.some((s) => !granted.includes(s))) {
-          return { fatal: new OAuthError('invalid_scope', 'The requested scope exceeds the original grant') };
-        }
-        if (!scopes.includes('offline_access')) scopes = [...scopes, 'offline_access'];
+        // RFC 6749 §6 narrowing; scopes beyond the grant are dropped silently, as the spec's scope rule 1 says
+        scopes = granted.filter((s) => parseScope(input.scope).includes(s) || s === 'offline_access');
       }
       const user = await users.findById(trx, ctx.platform.id, token.family.userId);
       if (!user) return { error: 'The user no longer exists' };
@@ -59,7 +55,6 @@ export function createRefreshTokenGrant(deps: Deps, keys: SigningKeys, issueToke
       });
       return { issued };
     });
-    if ('fatal' in outcome) throw outcome.fatal;
     if ('error' in outcome) throw invalidGrant(outcome.error!);
     return outcome.issued;
   };
