@@ -3,6 +3,7 @@ import type { CounterBackend } from './rate-limit-store';
 
 /** Redis answers within this, or the request goes through unlimited (fail open). */
 const COMMAND_TIMEOUT_MS = 1000;
+const RECONNECT_EVERY_MS = 2000;
 
 function within<T>(promise: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
@@ -16,31 +17,41 @@ function within<T>(promise: Promise<T>, ms: number): Promise<T> {
 /**
  * Counters as Redis keys `<prefix><key>:<windowStart>`, each living two windows. INCR, PEXPIRE
  * and the GET of the previous window run as one MULTI, so instances count jointly. Commands are
- * refused rather than queued while disconnected, so an outage fails open at once.
+ * refused rather than queued while disconnected, so an outage fails open at once; reconnection
+ * is attempted on demand, at most every few seconds, so no timer keeps the process alive.
  */
 export function createRedisCounters(url: string, onError: (err: unknown) => void, prefix = 'latchkey:rl:'): CounterBackend {
   const client = createClient({
     url,
     disableOfflineQueue: true,
-    socket: { connectTimeout: 2000, reconnectStrategy: (retries) => Math.min(100 * 2 ** retries, 5000) },
+    socket: { connectTimeout: COMMAND_TIMEOUT_MS, reconnectStrategy: false },
   });
   client.on('error', onError);
   // No close hook exists for the app: the connection must not keep the process alive.
   client.unref();
-  // The first requests wait (briefly) for the first connection instead of failing open.
-  let starting: Promise<unknown> | undefined = client.connect().catch(onError);
 
-  const keyOf = (key: string, windowStart: number) => `${prefix}${key}:${windowStart}`;
-  const connected = async () => {
-    if (starting) {
-      await within(starting, COMMAND_TIMEOUT_MS).catch(() => undefined);
-      starting = undefined;
-    }
+  let connecting: Promise<void> | undefined;
+  let lastAttempt = 0;
+  const connect = () => {
+    lastAttempt = Date.now();
+    connecting = client
+      .connect()
+      .then(() => undefined, onError)
+      .finally(() => {
+        connecting = undefined;
+      });
   };
+  connect(); // at start, so the first requests find it ready
+  const ready = async () => {
+    if (client.isReady) return;
+    if (!connecting && !client.isOpen && Date.now() - lastAttempt >= RECONNECT_EVERY_MS) connect();
+    if (connecting) await within(connecting, COMMAND_TIMEOUT_MS).catch(() => undefined);
+  };
+  const keyOf = (key: string, windowStart: number) => `${prefix}${key}:${windowStart}`;
 
   return {
     async hit(key, windowStart, windowMs) {
-      await connected();
+      await ready();
       const current = keyOf(key, windowStart);
       const replies = await within(
         client.multi().incr(current).pExpire(current, 2 * windowMs).get(keyOf(key, windowStart - windowMs)).exec(),
@@ -49,11 +60,11 @@ export function createRedisCounters(url: string, onError: (err: unknown) => void
       return { current: Number(replies[0]), previous: Number(replies[2] ?? 0) };
     },
     async unhit(key, windowStart) {
-      await connected();
+      await ready();
       await within(client.decr(keyOf(key, windowStart)), COMMAND_TIMEOUT_MS);
     },
     async forget(key, windowStart, windowMs) {
-      await connected();
+      await ready();
       await within(client.del([keyOf(key, windowStart), keyOf(key, windowStart - windowMs)]), COMMAND_TIMEOUT_MS);
     },
   };
