@@ -3,7 +3,7 @@ import express from 'express';
 import request from 'supertest';
 import { UnsecuredJWT } from 'jose';
 import { buildTestApp, expectOAuthError } from '../helpers';
-import { buildPlatform } from '../factories';
+import { buildClient, buildPlatform } from '../factories';
 import { createRateLimits, RATE_LIMITS } from '../../src/http/middleware/rate-limit';
 import type { Services } from '../../src/services';
 
@@ -69,6 +69,48 @@ describe('rate limits', () => {
     expect(res.headers['x-ratelimit-limit']).toBe(String(limit));
     expect(res.headers['x-ratelimit-remaining']).toBe(String(limit - 1));
     expect(res.headers['x-ratelimit-reset']).toMatch(/^\d+$/);
+  });
+
+  it.each([
+    ['authorize', 3, (t: TestApp, g: string) => request(t.app).get(`/oauth/authorize?platform_guid=${g}&client_id=nope`)],
+    ['token', 6, (t: TestApp, g: string) => request(t.app).post('/oauth/token').type('form').send(`platform_guid=${g}&grant_type=authorization_code&code=x&client_id=c`)],
+    ['userinfo', 6, (t: TestApp, g: string) => request(t.app).get(`/oauth/userinfo?platform_guid=${g}`).set('Authorization', 'Bearer abc')],
+    ['introspect', 6, (t: TestApp, g: string) => request(t.app).post('/oauth/introspect').type('form').send(`platform_guid=${g}&token=x`)],
+    ['revoke', 3, (t: TestApp, g: string) => request(t.app).post('/oauth/revoke').type('form').send(`platform_guid=${g}&token=x`)],
+  ] as const)('puts X-RateLimit-* on responses of %s in the app', async (_name, limit, send) => {
+    const t = await open();
+    const p = await buildPlatform(t.services);
+    const res = await send(t, p.id);
+    expect(res.status).not.toBe(404);
+    expect(res.headers['x-ratelimit-limit']).toBe(String(limit));
+    expect(res.headers['x-ratelimit-remaining']).toBe(String(limit - 1));
+    expect(res.headers['x-ratelimit-reset']).toMatch(/^\d+$/);
+  });
+
+  it('answers an exceeded /oauth/authorize with the spec JSON too, not the error page', async () => {
+    const t = await open();
+    const p = await buildPlatform(t.services);
+    const send = () => request(t.app).get(`/oauth/authorize?platform_guid=${p.id}&client_id=nope`).set('Accept', 'text/html');
+    expect(await statuses(4, send)).toEqual([400, 400, 400, 429]);
+    const res = await send();
+    expectOAuthError(res, 429, 'too_many_requests');
+    expect(res.body.error_description).toBe(`Rate limit exceeded; retry in ${res.headers['retry-after']} seconds`);
+  });
+
+  it('keys the real token and userinfo endpoints by client, not by IP', async () => {
+    const t = await open();
+    const p = await buildPlatform(t.services);
+    const { id: clientA, secret } = await buildClient(t.services, p.id);
+    const { id: clientB } = await buildClient(t.services, p.id);
+    const token = (auth: string) =>
+      request(t.app).post('/oauth/token').set('Authorization', auth).type('form').send(`platform_guid=${p.id}&grant_type=authorization_code&code=bogus&redirect_uri=https%3A%2F%2Fapp.example%2Fcallback`);
+    expect(await statuses(7, () => token(basic(clientA, secret!)))).toEqual([...Array(6).fill(400), 429]);
+    expect((await token(basic(clientB, 'wrong'))).status).toBe(401);
+
+    const claimed = (cid: string) => `Bearer ${new UnsecuredJWT({ client_id: cid }).encode()}`;
+    const userinfo = (cid: string) => request(t.app).get(`/oauth/userinfo?platform_guid=${p.id}`).set('Authorization', claimed(cid));
+    expect(await statuses(7, () => userinfo(clientA))).toEqual([...Array(6).fill(401), 429]);
+    expect((await userinfo(clientB)).status).toBe(401);
   });
 
   it('answers the request over the limit with the exact 429 and an honest Retry-After', async () => {

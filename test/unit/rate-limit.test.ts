@@ -20,7 +20,7 @@ describe('rateLimitSubject', () => {
   it('keys userinfo by the unverified client_id claim of the access token, else the IP', () => {
     const jwt = new UnsecuredJWT({ client_id: 'rp-1', sub: 'u' }).encode();
     expect(rateLimitSubject('userinfo', req({ authorization: `Bearer ${jwt}` }))).toBe('client:rp-1');
-    expect(rateLimitSubject('userinfo', req({ body: { access_token: jwt } }))).toBe('client:rp-1');
+    expect(rateLimitSubject('userinfo', req({ body: { access_token: jwt } }))).toBe('ip:192.0.2.1');
     expect(rateLimitSubject('userinfo', req({ authorization: 'Bearer not.a.jwt' }))).toBe('ip:192.0.2.1');
     expect(rateLimitSubject('userinfo', req({ authorization: `Bearer ${new UnsecuredJWT({ sub: 'u' }).encode()}` }))).toBe('ip:192.0.2.1');
   });

@@ -112,10 +112,9 @@ function clientIdFromBasic(header: string | undefined): string | undefined {
   }
 }
 
-/** RFC 6750 §2.1 header, or §2.2 form body. */
-function bearerToken(req: Pick<Request, 'headers' | 'body'>): string | undefined {
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
-  return match ? match[1] : nonEmpty(req.body?.access_token);
+/** RFC 6750 §2.1: userinfo takes the token from the Authorization header only. */
+function bearerToken(req: Pick<Request, 'headers'>): string | undefined {
+  return /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '')?.[1];
 }
 
 /**
@@ -179,6 +178,6 @@ function throttledWarning(s: Services) {
     if (now - last < 30_000) return;
     last = now;
     const e = err as { message?: string; code?: string } | undefined;
-    s.deps.logger.warn({ err: { message: e?.message, code: e?.code } }, message);
+    s.deps.logger.warn({ storeError: e?.message, storeErrorCode: e?.code }, message);
   };
 }
