@@ -11,6 +11,7 @@ import { createTokens } from './tokens.service';
 import { createRequestValidation } from './authorize/validate-request';
 import { createNextStep } from './authorize/next-step';
 import { createInteraction } from './authorize/interaction.service';
+import { createAttemptThrottle } from './attempt-throttle.service';
 
 /** The service layer as one plain object; the app, the CLI and the tests build the same one. */
 export function createServices(deps: Deps) {
@@ -30,7 +31,8 @@ export function createServices(deps: Deps) {
     nextStep: createNextStep(deps),
     ...createInteraction(deps),
   };
-  return { deps, signingKeys, platforms, users, maintenance, clientAuth, grants, tokens, authorize };
+  const throttle = createAttemptThrottle(deps, authorize.verifyCredentials);
+  return { deps, signingKeys, platforms, users, maintenance, clientAuth, grants, tokens, authorize, throttle };
 }
 
 export type Services = ReturnType<typeof createServices>;

@@ -10,6 +10,7 @@ import {
   accountsOf, browserId, endInteraction, findInteraction, forgetAccount, markSignedOut, regenerateKeepingData, rememberSignIn, saveInteraction,
 } from '../browser-session';
 import { createAdvance, redirectToClient } from './authorize.router';
+import { attemptSource, tooManyAttempts } from '../attempt-source';
 
 const field = (body: unknown, name: string): string => {
   const v = (body as Record<string, unknown> | undefined)?.[name];
@@ -126,8 +127,14 @@ export function interactionRouter(s: Services): Router {
       return render(req, res, step, { error: `This sign-in is for ${step.email}.` }, 400);
     }
     if (!email || !password) return render(req, res, { ...step, email }, { error: 'Enter your email and password.' }, 400);
-    const user = await s.authorize.verifyCredentials(a.platformId, email, password);
-    if (!user) return render(req, res, { ...step, email }, { error: 'Incorrect email or password.' }, 400);
+    // Throttled per account+source and per source; no password is checked while locked (issue 5 §2).
+    const attempt = await s.throttle.attemptSignIn(a.platformId, email, password, attemptSource(req));
+    if (!attempt.ok && attempt.lockedSeconds) {
+      res.set('Retry-After', String(attempt.lockedSeconds));
+      return render(req, res, { ...step, email }, { error: tooManyAttempts(attempt.lockedSeconds) }, 429);
+    }
+    if (!attempt.ok) return render(req, res, { ...step, email }, { error: 'Incorrect email or password.' }, 400);
+    const { user } = attempt;
     if (step.emailLocked && a.userId && a.userId !== user.id) return render(req, res, step, { error: `This sign-in is for ${step.email}.` }, 400);
     return completeSignIn(req, res, user);
   });
@@ -146,6 +153,11 @@ export function interactionRouter(s: Services): Router {
     const signupStep: Step = { kind: 'signup', email: step.email, emailLocked: step.emailLocked };
     if (step.emailLocked && normalizeEmail(values.email) !== normalizeEmail(step.email ?? '')) {
       return render(req, res, signupStep, { values: { ...values, email: step.email }, error: `This sign-up is for ${step.email}.` }, 400);
+    }
+    const wait = await s.throttle.admitSignUp(a.platformId, attemptSource(req));
+    if (wait) {
+      res.set('Retry-After', String(wait));
+      return render(req, res, signupStep, { values, error: tooManyAttempts(wait) }, 429);
     }
     const result = await s.users.createUser(a.platformId, {
       email: values.email,

@@ -1,0 +1,119 @@
+import { createHash } from 'node:crypto';
+import * as throttles from '../repositories/attempt-throttle.repository';
+import type { ThrottleRow } from '../repositories/attempt-throttle.repository';
+import { normalizeEmail, type UserRow } from '../repositories/user.repository';
+import type { Deps } from './deps';
+
+/**
+ * A throttle: `threshold` counted attempts within `windowSeconds` lock the key for
+ * `baseLockSeconds`, doubling with each consecutive lock up to `maxLockSeconds`; the lock count
+ * is forgotten `lockMemorySeconds` after the last lock ended.
+ */
+export interface ThrottlePolicy {
+  threshold: number;
+  windowSeconds: number;
+  baseLockSeconds: number;
+  maxLockSeconds: number;
+  lockMemorySeconds: number;
+}
+
+const MINUTE = 60;
+/** Failed sign-ins for one account from one source: an attacker elsewhere never locks the user out. */
+export const SIGN_IN_ACCOUNT_SOURCE: ThrottlePolicy = { threshold: 5, windowSeconds: 15 * MINUTE, baseLockSeconds: MINUTE, maxLockSeconds: 15 * MINUTE, lockMemorySeconds: 60 * MINUTE };
+/** Failed sign-ins from one source over every account of the platform (password spraying). */
+export const SIGN_IN_SOURCE: ThrottlePolicy = { threshold: 20, windowSeconds: 15 * MINUTE, baseLockSeconds: MINUTE, maxLockSeconds: 15 * MINUTE, lockMemorySeconds: 60 * MINUTE };
+/** Sign-up attempts from one source (account spam, email probing). */
+export const SIGN_UP_SOURCE: ThrottlePolicy = { threshold: 10, windowSeconds: 60 * MINUTE, baseLockSeconds: 10 * MINUTE, maxLockSeconds: 60 * MINUTE, lockMemorySeconds: 6 * 60 * MINUTE };
+
+const ms = (seconds: number) => seconds * 1000;
+
+/** Whole seconds the row stays locked at `now`; 0 when it is not locked. */
+export function lockedSeconds(row: Pick<ThrottleRow, 'lockedUntil'> | undefined, now: Date): number {
+  const left = (row?.lockedUntil?.getTime() ?? 0) - now.getTime();
+  return left > 0 ? Math.ceil(left / 1000) : 0;
+}
+
+/** The state after one more counted attempt (pure). Reaching the threshold locks and starts afresh. */
+export function afterAttempt(prev: ThrottleRow, now: Date, p: ThrottlePolicy): ThrottleRow {
+  const t = now.getTime();
+  const inWindow = prev.failures > 0 && t - prev.windowStartedAt.getTime() < ms(p.windowSeconds);
+  let failures = inWindow ? prev.failures + 1 : 1;
+  let windowStartedAt = inWindow ? prev.windowStartedAt : now;
+  const remembered = prev.lockedUntil !== null && t - prev.lockedUntil.getTime() < ms(p.lockMemorySeconds);
+  let locks = remembered ? prev.locks : 0;
+  let lockedUntil = remembered ? prev.lockedUntil : null;
+  if (failures >= p.threshold) {
+    locks += 1;
+    lockedUntil = new Date(t + ms(Math.min(p.baseLockSeconds * 2 ** (locks - 1), p.maxLockSeconds)));
+    failures = 0;
+    windowStartedAt = now;
+  }
+  const windowEnd = windowStartedAt.getTime() + ms(p.windowSeconds);
+  const lockEnd = lockedUntil ? lockedUntil.getTime() + ms(p.lockMemorySeconds) : 0;
+  return { key: prev.key, failures, windowStartedAt, locks, lockedUntil, expiresAt: new Date(Math.max(windowEnd, lockEnd)) };
+}
+
+export type SignInOutcome = { ok: true; user: UserRow } | { ok: false; lockedSeconds: number };
+
+const hash = (s: string) => createHash('sha256').update(s).digest('base64url');
+
+/**
+ * Password-guessing defence (issue 5 §2): failed sign-ins are counted per account and source and
+ * per source; while a key is locked no password is checked. `source` is the caller's address key.
+ */
+export function createAttemptThrottle(deps: Deps, verifyCredentials: (platformId: string, email: string, password: string) => Promise<UserRow | undefined>) {
+  const accountKey = (platformId: string, email: string, source: string) => `signin:account:${platformId}:${hash(normalizeEmail(email))}:${source}`;
+  const sourceKey = (platformId: string, source: string) => `signin:source:${platformId}:${source}`;
+  const signUpKey = (platformId: string, source: string) => `signup:source:${platformId}:${source}`;
+
+  /** Longest lock in force over the keys. */
+  async function lockedFor(keys: string[]): Promise<number> {
+    const now = deps.now();
+    return Math.max(0, ...(await throttles.findMany(deps.db, keys)).map((r) => lockedSeconds(r, now)));
+  }
+
+  /** Counts one attempt on each key (one transaction, rows locked) and returns the longest lock now in force. */
+  async function count(policies: Array<[string, ThrottlePolicy]>): Promise<number> {
+    return deps.db.transaction(async (trx) => {
+      const now = deps.now();
+      const rows = await throttles.findManyForUpdate(trx, policies.map(([key]) => key), now);
+      let locked = 0;
+      for (const [key, policy] of policies) {
+        const next = afterAttempt(rows.get(key)!, now, policy);
+        await throttles.update(trx, next);
+        locked = Math.max(locked, lockedSeconds(next, now));
+      }
+      return locked;
+    });
+  }
+
+  return {
+    /**
+     * Checks the password unless this account+source or this source is locked. A failure counts
+     * on both keys and may start a lock; a success clears the account+source key.
+     */
+    async attemptSignIn(platformId: string, email: string, password: string, source: string): Promise<SignInOutcome> {
+      const account = accountKey(platformId, email, source);
+      const bySource = sourceKey(platformId, source);
+      const locked = await lockedFor([account, bySource]);
+      if (locked) return { ok: false, lockedSeconds: locked };
+      const user = await verifyCredentials(platformId, email, password);
+      if (user) {
+        await throttles.deleteKey(deps.db, account);
+        return { ok: true, user };
+      }
+      return { ok: false, lockedSeconds: await count([[account, SIGN_IN_ACCOUNT_SOURCE], [bySource, SIGN_IN_SOURCE]]) };
+    },
+
+    /** Counts a sign-up attempt from `source`; returns the seconds to wait when it is refused (0: go ahead). */
+    async admitSignUp(platformId: string, source: string): Promise<number> {
+      const key = signUpKey(platformId, source);
+      const locked = await lockedFor([key]);
+      if (locked) return locked;
+      await count([[key, SIGN_UP_SOURCE]]);
+      return 0;
+    },
+  };
+}
+
+export type AttemptThrottle = ReturnType<typeof createAttemptThrottle>;

@@ -1,0 +1,173 @@
+import { buildTestApp } from '../helpers';
+import { buildClient, buildPlatform, buildUser, TEST_PASSWORD } from '../factories';
+import { browser } from '../support/browser';
+import { afterAttempt, lockedSeconds, SIGN_IN_ACCOUNT_SOURCE } from '../../src/services/attempt-throttle.service';
+
+// A movable clock: locks are minutes long, tests move time instead of waiting.
+let clock = Date.now();
+const now = () => new Date(clock);
+type TestApp = Awaited<ReturnType<typeof buildTestApp>>;
+let t: TestApp;
+let other: TestApp; // a second instance on the same database
+beforeAll(async () => {
+  t = await buildTestApp({ TRUST_PROXY: 'loopback' }, now);
+  other = await buildTestApp({ TRUST_PROXY: 'loopback' }, now);
+});
+afterAll(async () => {
+  await t.close();
+  await other.close();
+});
+
+async function setup() {
+  const p = await buildPlatform(t.services);
+  const c = await buildClient(t.services, p.id);
+  const u = await buildUser(t.services, p.id);
+  return { p, c, u };
+}
+
+const authorizeUrl = (p: { id: string }, c: { id: string; redirectUris: string[] }, extra: Record<string, string> = {}) =>
+  `/oauth/authorize?${new URLSearchParams({ platform_guid: p.id, response_type: 'code', client_id: c.id, redirect_uri: c.redirectUris[0], scope: 'openid email', state: 's', ...extra })}`;
+const message = (html: string) => /role="alert"[^>]*>\s*<p>([^<]+)/.exec(html)?.[1];
+
+/** A browser at the sign-in page, seen from `ip`. */
+async function signInPage(p: { id: string }, c: { id: string; redirectUris: string[] }, ip: string) {
+  const b = browser(t.app);
+  b.agent.set('X-Forwarded-For', ip);
+  await b.get(authorizeUrl(p, c));
+  expect(b.pageTitle()).toBe('Sign in');
+  return b;
+}
+
+describe('sign-in throttling', () => {
+  it('locks one account from one source after 5 failures, without checking the password, for minutes only', async () => {
+    const { p, c, u } = await setup();
+    const b = await signInPage(p, c, '198.51.100.7');
+    for (let i = 0; i < 4; i++) {
+      const res = await b.submit('/signin', { email: u.email, password: `wrong ${i}` });
+      expect([res.res.status, message(res.res.text)]).toEqual([400, 'Incorrect email or password.']);
+    }
+    const fifth = await b.submit('/signin', { email: u.email, password: 'wrong 4' });
+    expect(fifth.res.status).toBe(429);
+    expect(message(fifth.res.text)).toBe('Too many attempts. Try again in 1 minute.');
+    expect(fifth.res.headers['retry-after']).toBe('60');
+    expect(b.pageTitle()).toBe('Sign in'); // the form is shown again
+
+    // Locked: even the right password is refused, and it is not checked at all.
+    clock += 30_000;
+    const right = await b.submit('/signin', { email: u.email, password: TEST_PASSWORD });
+    expect([right.res.status, message(right.res.text)]).toEqual([429, 'Too many attempts. Try again in 1 minute.']);
+    expect(right.res.headers['retry-after']).toBe('30');
+
+    // The user elsewhere is not locked out by the attacker's guesses.
+    const elsewhere = await signInPage(p, c, '203.0.113.9');
+    const ok = await elsewhere.submit('/signin', { email: u.email, password: TEST_PASSWORD });
+    expect(elsewhere.pageTitle()).toMatch(/wants to access your account/);
+    expect(ok.res.status).toBe(200);
+
+    // A minute later the source may try again.
+    clock += 31_000;
+    const later = await b.submit('/signin', { email: u.email, password: TEST_PASSWORD });
+    expect(later.res.status).toBe(200);
+    expect(b.pageTitle()).toMatch(/wants to access your account/);
+  });
+
+  it('gives an unknown email the same message and the same lock as a wrong password', async () => {
+    const { p, c } = await setup();
+    const b = await signInPage(p, c, '198.51.100.8');
+    const statuses: number[] = [];
+    const messages = new Set<string | undefined>();
+    for (let i = 0; i < 5; i++) {
+      const res = await b.submit('/signin', { email: 'nobody@example.com', password: `guess ${i}` });
+      statuses.push(res.res.status);
+      messages.add(message(res.res.text));
+    }
+    expect(statuses).toEqual([400, 400, 400, 400, 429]);
+    expect([...messages]).toEqual(['Incorrect email or password.', 'Too many attempts. Try again in 1 minute.']);
+  });
+
+  it('grows the lock with each consecutive lock, up to 15 minutes', () => {
+    const p = SIGN_IN_ACCOUNT_SOURCE;
+    let row = { key: 'k', failures: 0, windowStartedAt: new Date(0), locks: 0, lockedUntil: null as Date | null, expiresAt: new Date(0) };
+    let at = Date.UTC(2030, 0, 1);
+    const locks: number[] = [];
+    for (let round = 0; round < 7; round++) {
+      for (let i = 0; i < p.threshold; i++) row = afterAttempt(row, new Date(at), p);
+      const seconds = lockedSeconds(row, new Date(at));
+      locks.push(seconds / 60);
+      at += seconds * 1000 + 1000; // try again just after the lock ends
+    }
+    expect(locks).toEqual([1, 2, 4, 8, 15, 15, 15]);
+    // An hour after the last lock, the escalation is forgotten.
+    at += 3_600_000;
+    for (let i = 0; i < p.threshold; i++) row = afterAttempt(row, new Date(at), p);
+    expect(lockedSeconds(row, new Date(at))).toBe(60);
+    // Failures older than the 15-minute window do not add up.
+    let fresh = { ...row, failures: 0, locks: 0, lockedUntil: null };
+    for (let i = 0; i < 10; i++) fresh = afterAttempt(fresh, new Date(at + i * 16 * 60_000), p);
+    expect(fresh.lockedUntil).toBeNull();
+  });
+
+  it('resets the count on a successful sign-in', async () => {
+    const { p, u } = await setup();
+    const attempt = (password: string) => t.services.throttle.attemptSignIn(p.id, u.email, password, '198.51.100.10');
+    for (let i = 0; i < 4; i++) expect(await attempt('wrong')).toEqual({ ok: false, lockedSeconds: 0 });
+    expect((await attempt(TEST_PASSWORD)).ok).toBe(true);
+    for (let i = 0; i < 4; i++) expect(await attempt('wrong')).toEqual({ ok: false, lockedSeconds: 0 });
+    expect(await attempt('wrong')).toEqual({ ok: false, lockedSeconds: 60 });
+  });
+
+  it('counts jointly across instances and under concurrency', async () => {
+    const { p, u } = await setup();
+    const source = '198.51.100.11';
+    // 10 failures at once, half through each instance: every one is counted, so two locks.
+    const results = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => (i % 2 ? other : t).services.throttle.attemptSignIn(p.id, u.email, `wrong ${i}`, source)),
+    );
+    expect(results.every((r) => !r.ok)).toBe(true);
+    const row = await t.database.db('attempt_throttles').where('key', 'like', `signin:account:${p.id}:%:${source}`).first();
+    expect({ locks: row.locks, failures: row.failures }).toEqual({ locks: 2, failures: 0 });
+    expect(await other.services.throttle.attemptSignIn(p.id, u.email, TEST_PASSWORD, source)).toEqual({ ok: false, lockedSeconds: 120 });
+  });
+
+  it('locks a source that guesses across many accounts after 20 failures, only that source', async () => {
+    const { p, u } = await setup();
+    const source = '198.51.100.12';
+    const outcomes = [];
+    for (let i = 0; i < 20; i++) outcomes.push(await t.services.throttle.attemptSignIn(p.id, `victim-${i}@example.com`, 'Summer2026!', source));
+    expect(outcomes.slice(0, 19).every((o) => !o.ok && o.lockedSeconds === 0)).toBe(true);
+    expect(outcomes[19]).toEqual({ ok: false, lockedSeconds: 60 });
+    expect(await t.services.throttle.attemptSignIn(p.id, u.email, TEST_PASSWORD, source)).toEqual({ ok: false, lockedSeconds: 60 });
+    expect((await t.services.throttle.attemptSignIn(p.id, u.email, TEST_PASSWORD, '198.51.100.13')).ok).toBe(true);
+    // Another platform's users are not affected by this platform's lock.
+    const q = await buildPlatform(t.services);
+    const v = await buildUser(t.services, q.id);
+    expect((await t.services.throttle.attemptSignIn(q.id, v.email, TEST_PASSWORD, source)).ok).toBe(true);
+  });
+});
+
+describe('sign-up throttling', () => {
+  it('refuses an 11th sign-up attempt from one source within the hour, with 429 and the form', async () => {
+    const p = await buildPlatform(t.services);
+    const c = await buildClient(t.services, p.id);
+    const b = browser(t.app);
+    b.agent.set('X-Forwarded-For', '198.51.100.20');
+    await b.get(authorizeUrl(p, c, { action: 'register' }));
+    const fields = { given_name: 'Nia', family_name: 'Okafor', birthdate: '2000-01-31', password: 'short' }; // refused: too short
+    for (let i = 0; i < 10; i++) {
+      const res = await b.submit('/signup', { ...fields, email: `n${i}@example.com` });
+      expect(res.res.status).toBe(400);
+    }
+    const refused = await b.submit('/signup', { ...fields, email: 'n10@example.com', password: 'a long pass phrase' });
+    expect(refused.res.status).toBe(429);
+    expect(message(refused.res.text)).toBe('Too many attempts. Try again in 10 minutes.');
+    expect(b.pageTitle()).toBe('Create your account');
+    expect(await t.database.db('users').where({ platform_id: p.id })).toHaveLength(0);
+
+    // Another source signs up normally.
+    const elsewhere = browser(t.app);
+    elsewhere.agent.set('X-Forwarded-For', '198.51.100.21');
+    await elsewhere.get(authorizeUrl(p, c, { action: 'register' }));
+    await elsewhere.submit('/signup', { ...fields, email: 'n11@example.com', password: 'a long pass phrase' });
+    expect(await t.database.db('users').where({ platform_id: p.id })).toHaveLength(1);
+  });
+});
