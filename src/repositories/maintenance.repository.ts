@@ -1,17 +1,39 @@
+import type { Knex } from 'knex';
 import type { Queryable } from '../db';
 
-/** Deletes rows whose lifetime is over; each statement is idempotent, so instances may race. */
+const BATCH = 5000;
+
+/**
+ * Deletes the rows `where` selects, in batches. FOR UPDATE SKIP LOCKED: an instance purging at the
+ * same time skips the rows another is deleting instead of waiting on them, so purges on every
+ * instance at once never block or deadlock each other, and each batch is a short transaction.
+ */
+async function deleteInBatches(db: Queryable, table: string, where: (q: Knex.QueryBuilder) => void): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const batch = db(table).select(db.raw('ctid')).where(where).limit(BATCH).forUpdate().skipLocked().toSQL();
+    const result = await db.raw(`DELETE FROM ?? WHERE ctid = ANY(ARRAY(${batch.sql}))`, [table, ...batch.bindings]);
+    const deleted = result.rowCount ?? 0;
+    total += deleted;
+    if (deleted < BATCH) return total;
+  }
+}
+
+/** Deletes rows whose lifetime is over; safe on every instance at once (see deleteInBatches). */
 export async function deleteExpired(db: Queryable, now: Date, keepRevokedFor: Date) {
-  const codes = await db('authorization_codes').where('expires_at', '<', keepRevokedFor).delete();
-  const accessTokens = await db('access_tokens').where('expires_at', '<', now).delete();
-  const refreshTokens = await db('refresh_tokens').where('expires_at', '<', now).delete();
+  const codes = await deleteInBatches(db, 'authorization_codes', (q) => q.where('expires_at', '<', keepRevokedFor));
+  const accessTokens = await deleteInBatches(db, 'access_tokens', (q) => q.where('expires_at', '<', now));
+  const refreshTokens = await deleteInBatches(db, 'refresh_tokens', (q) => q.where('expires_at', '<', now));
   // A family with no live token left is over; revoked ones are kept a while for reuse detection.
-  const families = await db('refresh_token_families')
-    .whereNotExists(db('refresh_tokens').whereRaw('refresh_tokens.family_id = refresh_token_families.id'))
-    .whereNotExists(db('access_tokens').whereRaw('access_tokens.family_id = refresh_token_families.id'))
-    .andWhere('created_at', '<', keepRevokedFor)
-    .delete();
-  const sessions = await db('session').where('expire', '<', now).delete();
-  const counters = await db('rate_limit_counters').where('expires_at', '<', now).delete();
-  return { codes, accessTokens, refreshTokens, families, sessions, counters };
+  const families = await deleteInBatches(db, 'refresh_token_families', (q) =>
+    q
+      .whereNotExists(db('refresh_tokens').whereRaw('refresh_tokens.family_id = refresh_token_families.id'))
+      .whereNotExists(db('access_tokens').whereRaw('access_tokens.family_id = refresh_token_families.id'))
+      .andWhere('created_at', '<', keepRevokedFor),
+  );
+  // connect-pg-simple writes `expire` (timestamp without time zone) with to_timestamp(); compare alike.
+  const sessions = await deleteInBatches(db, 'session', (q) => q.whereRaw('expire < to_timestamp(?)', [now.getTime() / 1000]));
+  const counters = await deleteInBatches(db, 'rate_limit_counters', (q) => q.where('expires_at', '<', now));
+  const throttles = await deleteInBatches(db, 'attempt_throttles', (q) => q.where('expires_at', '<', now));
+  return { codes, accessTokens, refreshTokens, families, sessions, counters, throttles };
 }

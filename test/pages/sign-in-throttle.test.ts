@@ -102,7 +102,7 @@ describe('sign-in throttling', () => {
     for (let i = 0; i < p.threshold; i++) row = afterAttempt(row, new Date(at), p);
     expect(lockedSeconds(row, new Date(at))).toBe(60);
     // Failures older than the 15-minute window do not add up.
-    let fresh = { ...row, failures: 0, locks: 0, lockedUntil: null };
+    let fresh: typeof row = { ...row, failures: 0, locks: 0, lockedUntil: null };
     for (let i = 0; i < 10; i++) fresh = afterAttempt(fresh, new Date(at + i * 16 * 60_000), p);
     expect(fresh.lockedUntil).toBeNull();
   });
