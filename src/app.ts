@@ -21,7 +21,7 @@ import { userinfoRouter } from './http/routers/userinfo.router';
 import { introspectRouter } from './http/routers/introspect.router';
 import { revokeRouter } from './http/routers/revoke.router';
 import { avatarRouter } from './http/routers/avatar.router';
-import { sessionMiddleware } from './http/middleware/session';
+import { saveSessionBeforeRedirect, sessionMiddleware } from './http/middleware/session';
 import './http/locals';
 
 export interface AppDeps {
@@ -83,7 +83,7 @@ export function createApp(deps: AppDeps): App {
   app.use(avatarRouter(services));
   // Browser routes only: API endpoints never touch the session store.
   const browserSession = sessionMiddleware(config, deps.sessionPool);
-  app.use(['/oauth/authorize', '/interaction'], browserSession);
+  app.use(['/oauth/authorize', '/interaction'], browserSession, saveSessionBeforeRedirect);
   app.use(authorizeRouter(services, rateLimit));
   app.use(interactionRouter(services));
 

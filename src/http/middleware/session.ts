@@ -1,3 +1,4 @@
+import type { RequestHandler } from 'express';
 import session from 'express-session';
 import connectPgSimple from 'connect-pg-simple';
 import type { Pool } from 'pg';
@@ -18,3 +19,16 @@ export function sessionMiddleware(config: Config, pool: Pool) {
     cookie: { httpOnly: true, sameSite: 'lax', secure, maxAge: config.sessionTtlSeconds * 1000, path: '/' },
   });
 }
+
+/**
+ * express-session writes the response headers before its store write finishes, and a browser
+ * follows a redirect as soon as it sees them: save the session first, then redirect.
+ */
+export const saveSessionBeforeRedirect: RequestHandler = (req, res, next) => {
+  const redirect = res.redirect.bind(res) as (...args: unknown[]) => void;
+  res.redirect = ((...args: unknown[]) => {
+    if (!req.session) return redirect(...args);
+    req.session.save((err) => (err ? next(err) : redirect(...args)));
+  }) as typeof res.redirect;
+  next();
+};

@@ -31,6 +31,9 @@ export function createNextStep(deps: Deps) {
     const now = Math.floor(deps.now().getTime() / 1000);
     let userId = req.userId;
 
+    // prompt=select_account forces the chooser, even over a login_hint (OIDC Core 3.1.2.1)
+    if (!userId && req.prompts.includes('select_account') && !req.screen && accounts.length > 0) return { kind: 'chooser' };
+
     if (!userId) {
       const pinned = await pinnedAccount(req, accounts);
       if (pinned) {
