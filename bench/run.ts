@@ -280,10 +280,10 @@ function report(o: {
   }
 
   lines.push('## Method', '');
-  lines.push('- Load: autocannon (programmatic), pipelining 1, 10 s timeout; req/s = completed requests ÷ actual run duration. Single-use rows (refresh_token grant, authorization_code exchange) take a fresh token per request from a pool pre-issued before each run (`requests[].setupRequest`); pools are sized from the warm-up rate ×1.6 (capped at BENCH_POOL_MAX) and a run stops early rather than reuse a token.');
+  lines.push('- Load: autocannon (programmatic), pipelining 1, 10 s timeout; req/s = completed requests ÷ actual run duration. Single-use rows (refresh_token grant, authorization_code exchange) take a fresh token per request from a pool pre-issued before each run (`requests[].setupRequest`); a short calibration on 256 tokens sizes the warm-up pool, the warm-up rate ×1.6 sizes each run’s pool (capped at BENCH_POOL_MAX), and a run whose pool runs out stops early (marked *) rather than reuse a token.');
   lines.push('- Full sign-in: a bounded pool of 32 async workers (keep-alive node:http), each running complete fresh-browser flows back to back; exact percentiles over all flow latencies.');
   lines.push('- Ceilings answer `{"ok":true}`; they are measured once per request shape (GET, and POST with a ~130-byte urlencoded form and a Basic header) and that figure is reused for each row of that shape.');
-  lines.push('- Peer: oidc-provider v9 in-memory adapter (its LRU enlarged so pools are not evicted), opaque access tokens, HS512 ID tokens, rotating refresh tokens, argon2id (m=19 MiB, t=2, p=1) password check in its sign-in interaction, consent remembered via `loadExistingGrant`. Its state lives in process memory while Latchkey’s is in Postgres.');
+  lines.push('- Peer: oidc-provider v9, its MemoryAdapter over an enlarged LRU (the default ~1000 entries evicts pre-issued pools), opaque access tokens, HS512 ID tokens, rotating refresh tokens, argon2id (m=19 MiB, t=2, p=1) password check in its sign-in interaction, consent remembered via `loadExistingGrant`. Its state lives in process memory while Latchkey’s is in Postgres.');
   lines.push('');
   if (notes.length) {
     lines.push(...notes.map((n, i) => `[^${i + 1}]: ${n.replace(/\n/g, ' ')}`), '');

@@ -195,7 +195,7 @@ export async function measureRow(base: string, spec: Exclude<RowSpec, NaRow>, o:
   const calib = await autocannonRun(base, req, o.warmup, { tokens: await mint(CONNECTIONS * 8), body: spec.body });
   let size = Math.min(o.poolMax, Math.ceil(calib.rps * o.warmup * 1.3) + CONNECTIONS * 4);
   const warm = await autocannonRun(base, req, o.warmup, { tokens: await mint(size), body: spec.body });
-  let rate = warm.rps;
+  let rate = Math.max(calib.rps, warm.rps);
   let factor = 1.6;
   const runs: RunResult[] = [];
   for (let i = 0; i < o.runs; i++) {
