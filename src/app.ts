@@ -22,6 +22,14 @@ import { introspectRouter } from './http/routers/introspect.router';
 import { revokeRouter } from './http/routers/revoke.router';
 import { avatarRouter } from './http/routers/avatar.router';
 import { saveSessionBeforeRedirect, sessionMiddleware } from './http/middleware/session';
+import { revalidateAccounts } from './http/middleware/revalidate-accounts';
+import { passwordResetRouter } from './http/routers/password-reset.router';
+import { emailVerificationRouter } from './http/routers/email-verification.router';
+import { accountRouter } from './http/routers/account.router';
+import { accountActionsRouter } from './http/routers/account-actions.router';
+import { accountPictureRouter } from './http/routers/account-picture.router';
+import { logoutRouter } from './http/routers/logout.router';
+import { devOutboxRouter } from './http/routers/dev-outbox.router';
 import './http/locals';
 
 export interface AppDeps {
@@ -84,8 +92,18 @@ export function createApp(deps: AppDeps): App {
   // Browser routes only: API endpoints never touch the session store.
   const browserSession = sessionMiddleware(config, deps.sessionPool);
   app.use(['/oauth/authorize', '/interaction'], browserSession, saveSessionBeforeRedirect);
+  // Account lifecycle pages share the browser session; every browser route drops accounts signed out elsewhere.
+  app.use(['/account', '/password', '/oauth/logout'], browserSession, saveSessionBeforeRedirect);
+  app.use(['/oauth/authorize', '/interaction', '/account', '/password', '/oauth/logout'], revalidateAccounts(services));
   app.use(authorizeRouter(services, rateLimit));
   app.use(interactionRouter(services));
+  app.use(passwordResetRouter(services));
+  app.use(emailVerificationRouter(services));
+  app.use(accountRouter(services));
+  app.use(accountActionsRouter(services));
+  app.use(accountPictureRouter(services));
+  app.use(logoutRouter(services));
+  if (!config.isProduction) app.use(devOutboxRouter(services)); // development only: 404 in production
 
   app.use('/oauth', (req) => {
     throw new OAuthError('not_found', `No endpoint ${req.method} ${req.baseUrl}${req.path}`);

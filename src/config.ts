@@ -43,12 +43,19 @@ export const configSchema = z
     ARGON2_TIME_COST: z.coerce.number().int().min(2).default(2).describe('argon2id iterations'),
     PURGE_INTERVAL_SECONDS: seconds(300, 'How often expired rows are purged'),
     DEMO_SEED: booleanish.default(true).describe('In development, create a demo platform and client on first start'),
+    SMTP_URL: z
+      .string()
+      .regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL')
+      .optional()
+      .describe('SMTP server for outgoing mail (required in production); unset writes mail to DATA_DIR/outbox'),
+    MAIL_FROM: z.email().optional().describe('Sender address of outgoing mail (default no-reply@ the host of BASE_URL)'),
   })
   .superRefine((env, ctx) => {
     if (env.NODE_ENV !== 'production') return;
     for (const key of ['MASTER_KEY', 'SESSION_SECRET'] as const) {
       if (!env[key]) ctx.addIssue({ code: 'custom', path: [key], message: 'is required when NODE_ENV=production' });
     }
+    if (!env.SMTP_URL) ctx.addIssue({ code: 'custom', path: ['SMTP_URL'], message: 'is required when NODE_ENV=production' });
     if (!env.BASE_URL?.startsWith('https://')) {
       ctx.addIssue({ code: 'custom', path: ['BASE_URL'], message: 'must be an https URL when NODE_ENV=production' });
     }
@@ -81,6 +88,8 @@ function toConfig(env: z.infer<typeof configSchema>) {
     argon2: { memoryCost: env.ARGON2_MEMORY_KIB, timeCost: env.ARGON2_TIME_COST },
     purgeIntervalSeconds: env.PURGE_INTERVAL_SECONDS,
     demoSeed: env.DEMO_SEED && env.NODE_ENV === 'development',
+    smtpUrl: env.SMTP_URL,
+    mailFrom: env.MAIL_FROM ?? `no-reply@${new URL(baseUrl).hostname}`,
   };
 }
 

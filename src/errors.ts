@@ -123,6 +123,6 @@ function logError(logger: Logger, req: Request, error: OAuthError) {
 
 /** Hosted pages (not /oauth/* or discovery) answer errors with the HTML error page. */
 function wantsHtml(req: Request): boolean {
-  if (req.path === '/oauth/authorize') return true;
+  if (req.path === '/oauth/authorize' || req.path.startsWith('/oauth/logout')) return true;
   return !req.path.startsWith('/oauth/') && !req.path.startsWith('/.well-known/') && req.accepts(['json', 'html']) === 'html';
 }

@@ -3,6 +3,8 @@ import { loadConfig, type Config } from '../src/config';
 import { openDatabase, type Database } from '../src/db';
 import { createApp } from '../src/app';
 import { createLogger } from '../src/logger';
+import os from 'node:os';
+import path from 'node:path';
 
 export const TEST_MASTER_KEY = 'dGVzdC1tYXN0ZXIta2V5LTMyLWJ5dGVzLWxvbmchISE';
 export const TEST_ENV = {
@@ -12,6 +14,8 @@ export const TEST_ENV = {
   SESSION_SECRET: 'test-session-secret-that-is-long-enough',
   RATE_LIMIT_SCALE: '0',
   LOG_LEVEL: 'silent',
+  // The run's own directory (global-setup): the mail outbox of the tests lands there, not in ./data.
+  DATA_DIR: process.env.TEST_DATA_DIR ?? path.join(os.tmpdir(), 'latchkey-test-data'),
 };
 
 export function testConfig(overrides: Record<string, string> = {}): Config {

@@ -11,6 +11,7 @@ export function presentDiscovery(baseUrl: string, platformId: string) {
     jwks_uri: at('/oauth/jwks'),
     introspection_endpoint: at('/oauth/introspect'),
     revocation_endpoint: at('/oauth/revoke'),
+    end_session_endpoint: at('/oauth/logout'),
     scopes_supported: [...SUPPORTED_SCOPES],
     response_types_supported: ['code'],
     response_modes_supported: ['query'],

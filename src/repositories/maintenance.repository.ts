@@ -35,5 +35,7 @@ export async function deleteExpired(db: Queryable, now: Date, keepRevokedFor: Da
   const sessions = await deleteInBatches(db, 'session', (q) => q.whereRaw('expire < to_timestamp(?)', [now.getTime() / 1000]));
   const counters = await deleteInBatches(db, 'rate_limit_counters', (q) => q.where('expires_at', '<', now));
   const throttles = await deleteInBatches(db, 'attempt_throttles', (q) => q.where('expires_at', '<', now));
-  return { codes, accessTokens, refreshTokens, families, sessions, counters, throttles };
+  // Mailed links are kept a day past expiry, so an expired link still says "expired" rather than "unknown".
+  const accountTokens = await deleteInBatches(db, 'account_tokens', (q) => q.where('expires_at', '<', keepRevokedFor));
+  return { codes, accessTokens, refreshTokens, families, sessions, counters, throttles, accountTokens };
 }

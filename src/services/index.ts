@@ -11,6 +11,8 @@ import { createTokens } from './tokens.service';
 import { createRequestValidation } from './authorize/validate-request';
 import { createNextStep } from './authorize/next-step';
 import { createInteraction } from './authorize/interaction.service';
+import { createAccountServices } from './account';
+import { createLogout } from './logout.service';
 import { createAttemptThrottle } from './attempt-throttle.service';
 
 /** The service layer as one plain object; the app, the CLI and the tests build the same one. */
@@ -32,7 +34,9 @@ export function createServices(deps: Deps) {
     ...createInteraction(deps),
   };
   const throttle = createAttemptThrottle(deps, authorize.verifyCredentials);
-  return { deps, signingKeys, platforms, users, maintenance, clientAuth, grants, tokens, authorize, throttle };
+  const account = createAccountServices(deps);
+  const logout = createLogout(deps, signingKeys, platforms);
+  return { deps, signingKeys, platforms, users, maintenance, clientAuth, grants, tokens, authorize, throttle, account, logout };
 }
 
 export type Services = ReturnType<typeof createServices>;

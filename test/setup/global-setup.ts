@@ -41,4 +41,12 @@ export default async function globalSetup() {
   await migrateLatest(db);
   await db.destroy();
   process.env.TEST_DATABASE_URL = url;
+  // DATA_DIR of the test apps (the mail outbox), removed by global-teardown.
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'latchkey-test-data-'));
+  process.env.TEST_DATA_DIR = dataDir;
+  const drop = (globalThis as any).__latchkeyDrop;
+  (globalThis as any).__latchkeyDrop = async () => {
+    await drop?.();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  };
 }

@@ -48,12 +48,14 @@ describe('configuration', () => {
     expect(message).toMatch(/MASTER_KEY: is required/);
     expect(message).toMatch(/SESSION_SECRET: is required/);
     expect(message).toMatch(/BASE_URL: must be an https URL/);
+    expect(message).toMatch(/SMTP_URL: is required/);
     expect(() =>
       loadConfig({
         NODE_ENV: 'production',
         BASE_URL: 'https://id.example.com',
         MASTER_KEY: 'a'.repeat(43),
         SESSION_SECRET: 's'.repeat(32),
+        SMTP_URL: 'smtps://mailer:secret@smtp.example.com:465',
       }),
     ).not.toThrow();
   });

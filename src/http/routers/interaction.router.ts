@@ -60,7 +60,7 @@ export function interactionRouter(s: Services): Router {
       case 'signin':
         return res.status(status).render('signin', {
           ...common, title: 'Sign in', action: page(a.id, '/signin'), email: step.email ?? '', emailLocked: step.emailLocked,
-          signupUrl: page(a.id, '/signup'), chooserUrl: hasAccounts && !step.emailLocked ? page(a.id, '/chooser') : null, error: null, ...extra,
+          signupUrl: page(a.id, '/signup'), forgotUrl: page(a.id, '/forgot'), chooserUrl: hasAccounts && !step.emailLocked ? page(a.id, '/chooser') : null, error: null, ...extra,
         });
       case 'signup':
         return res.status(status).render('signup', {
@@ -171,6 +171,7 @@ export function interactionRouter(s: Services): Router {
       const fieldErrors = Object.fromEntries(result.errors.map((e) => [e.field, e.message]));
       return render(req, res, signupStep, { values, fieldErrors, error: null }, 400);
     }
+    await s.account.emailVerification.sendAfterSignUp(res.locals.platform, result.user);
     return completeSignIn(req, res, result.user);
   });
 

@@ -1,0 +1,75 @@
+import { Router, type Response } from 'express';
+import type { Services } from '../../services';
+import type { ProfileInput } from '../../services/account/profile.service';
+import { issueCsrf, requireCsrf } from '../middleware/csrf';
+import { resolvePlatform } from '../middleware/resolve-platform';
+import { browserId, markSignedOut, regenerateKeepingData, rememberSignIn } from '../browser-session';
+import { field, redirectSaved, setFlash } from '../account-session';
+import { accountPageRenderer, accountUrl, errorsByField, requireAccount } from './account.router';
+
+const PROFILE_FIELDS: (keyof ProfileInput)[] = [
+  'given_name', 'middle_name', 'family_name', 'nickname', 'preferred_username', 'phone_number', 'street_address', 'locality', 'region', 'postal_code', 'country',
+];
+
+/** The forms of the account page; each answers with a redirect, or the page again with its errors (status 400). */
+export function accountActionsRouter(s: Services): Router {
+  const r = Router();
+  const render = accountPageRenderer(s);
+  const form = [resolvePlatform(s), issueCsrf, requireCsrf, requireAccount(s)];
+  const user = (res: Response) => res.locals.accountUser!;
+  const back = (res: Response) => accountUrl(res.locals.platform.id);
+
+  r.post('/account/profile', ...form, async (req, res) => {
+    const input = Object.fromEntries(PROFILE_FIELDS.map((f) => [f, field(req.body, f, 400)])) as unknown as ProfileInput;
+    const result = await s.account.profile.updateProfile(user(res), input);
+    if (!result.ok) return render(req, res, user(res), { values: { ...input }, fieldErrors: errorsByField(result.errors), formError: 'Please correct the highlighted fields.' }, 400);
+    setFlash(req, res.locals.platform.id, result.changed ? 'Your profile has been saved.' : 'Nothing to save: your profile is unchanged.');
+    await redirectSaved(req, res, back(res));
+  });
+
+  r.post('/account/password', ...form, async (req, res) => {
+    const p = res.locals.platform;
+    const result = await s.account.security.changePassword(p, user(res), field(req.body, 'current_password', 300), field(req.body, 'new_password', 300));
+    if (!result.ok) return render(req, res, user(res), { fieldErrors: errorsByField(result.errors), formError: 'Your password was not changed.' }, 400);
+    // Every session ended; this browser proved the password just now, so it stays signed in.
+    await regenerateKeepingData(req);
+    rememberSignIn(req, p.id, { userId: user(res).id, email: user(res).email }, Math.floor(s.deps.now().getTime() / 1000));
+    setFlash(req, p.id, 'Your password has been changed. Other devices were signed out.');
+    await redirectSaved(req, res, back(res));
+  });
+
+  r.post('/account/verify-email', ...form, async (req, res) => {
+    const result = await s.account.emailVerification.sendLink(res.locals.platform, user(res));
+    const message = result.sent
+      ? `We sent a verification link to ${user(res).email}. It expires in 24 hours.`
+      : result.retryAfterSeconds > 0
+        ? `A verification email was sent a moment ago. You can ask for another in ${Math.ceil(result.retryAfterSeconds / 60)} minute(s).`
+        : 'Your email address is already verified.';
+    setFlash(req, res.locals.platform.id, message);
+    await redirectSaved(req, res, back(res));
+  });
+
+  r.post('/account/apps/revoke', ...form, async (req, res) => {
+    const apps = await s.account.security.listApps(user(res).id);
+    const app = apps.find((a) => a.clientId === field(req.body, 'client_id'));
+    if (app) await s.account.security.revokeApp(user(res), app.clientId);
+    setFlash(req, res.locals.platform.id, app ? `${app.name} no longer has access to your account.` : 'That app had no access to your account.');
+    await redirectSaved(req, res, back(res));
+  });
+
+  r.post('/account/signout', ...form, async (req, res) => {
+    const p = res.locals.platform;
+    await s.authorize.signOut(p.id, user(res).id, browserId(req));
+    markSignedOut(req, p.id, user(res).id);
+    await redirectSaved(req, res, accountUrl(p.id, '/signed-out'));
+  });
+
+  r.post('/account/signout-everywhere', ...form, async (req, res) => {
+    const p = res.locals.platform;
+    await s.account.security.signOutEverywhere(user(res));
+    markSignedOut(req, p.id, user(res).id);
+    await redirectSaved(req, res, `${accountUrl(p.id, '/signed-out')}&everywhere=1`);
+  });
+
+  return r;
+}

@@ -1,0 +1,163 @@
+import { Router, type Request, type RequestHandler, type Response } from 'express';
+import type { Services } from '../../services';
+import type { UserRow } from '../../repositories/user.repository';
+import type { FieldError } from '../../services/user-rules';
+import { COUNTRY_OPTIONS } from '../../services/account/countries';
+import { presentAccountUser, presentApps, presentChooserRows, presentProfileValues } from '../../presenters/account.presenter';
+import { issueCsrf, requireCsrf } from '../middleware/csrf';
+import { resolvePlatform } from '../middleware/resolve-platform';
+import { accountsOf, regenerateKeepingData, rememberSignIn } from '../browser-session';
+import { attemptSource, tooManyAttempts } from '../attempt-source';
+import { chooseAccount, currentAccount, field, redirectSaved, signedInAccounts, takeFlash } from '../account-session';
+
+export const accountUrl = (platformId: string, suffix = '') => `/account${suffix}?platform_guid=${encodeURIComponent(platformId)}`;
+
+/**
+ * The account page of a signed-in user (`/account?platform_guid=G`): the browser session's
+ * signed-in account, or the one picked when several are. Forms post to ./account-actions.router.
+ */
+export function accountRouter(s: Services): Router {
+  const r = Router();
+  const { baseUrl } = s.deps.config;
+  const platformOf = (res: Response) => res.locals.platform;
+
+  const renderAccount = accountPageRenderer(s);
+
+  r.get('/account', resolvePlatform(s), issueCsrf, async (req, res) => {
+    const p = platformOf(res);
+    const account = currentAccount(req, p.id);
+    if (account === undefined) return redirectSaved(req, res, accountUrl(p.id, '/signin'));
+    if (account === 'choose') return redirectSaved(req, res, accountUrl(p.id, '/choose'));
+    const user = await s.account.security.findUser(p.id, account.userId);
+    if (!user) return redirectSaved(req, res, accountUrl(p.id, '/signin'));
+    await renderAccount(req, res, user);
+  });
+
+  r.get('/account/choose', resolvePlatform(s), issueCsrf, async (req, res) => {
+    const p = platformOf(res);
+    const signedIn = signedInAccounts(req, p.id);
+    if (signedIn.length === 0) return redirectSaved(req, res, accountUrl(p.id, '/signin'));
+    const users = await s.users.findManyByIds(p.id, signedIn.map((a) => a.userId));
+    res.set('Cache-Control', 'no-store').render('account-choose', {
+      title: 'Choose an account', platformName: p.name, csrfToken: res.locals.csrfToken, action: accountUrl(p.id, '/choose'),
+      accounts: presentChooserRows(users, baseUrl), signinUrl: accountUrl(p.id, '/signin'),
+    });
+  });
+
+  r.post('/account/choose', resolvePlatform(s), requireCsrf, async (req, res) => {
+    const p = platformOf(res);
+    const picked = signedInAccounts(req, p.id).find((a) => a.userId === field(req.body, 'account'));
+    if (picked) chooseAccount(req, p.id, picked.userId);
+    await redirectSaved(req, res, accountUrl(p.id));
+  });
+
+  const renderSignIn = (res: Response, values: { email: string; error: string | null }, status = 200) => {
+    const p = platformOf(res);
+    res.status(status).set('Cache-Control', 'no-store').render('signin', {
+      title: 'Sign in', platformName: p.name, csrfToken: res.locals.csrfToken, action: accountUrl(p.id, '/signin'), email: values.email, emailLocked: false,
+      signupUrl: null, chooserUrl: null, forgotUrl: `/password/forgot?platform_guid=${encodeURIComponent(p.id)}`, error: values.error,
+    });
+  };
+
+  r.get('/account/signin', resolvePlatform(s), issueCsrf, (req, res) => {
+    // A remembered, signed-out account of this browser pre-fills the email.
+    const remembered = accountsOf(req, platformOf(res).id).find((a) => a.authTime === null);
+    renderSignIn(res, { email: remembered?.email ?? '', error: null });
+  });
+
+  r.post('/account/signin', resolvePlatform(s), issueCsrf, requireCsrf, async (req, res) => {
+    const p = platformOf(res);
+    const email = field(req.body, 'email').trim();
+    const password = field(req.body, 'password');
+    if (!email || !password) return renderSignIn(res, { email, error: 'Enter your email and password.' }, 400);
+    // The same throttle as the authorization's sign-in page (per account+source and per source).
+    const attempt = await s.throttle.attemptSignIn(p.id, email, password, attemptSource(req));
+    if (!attempt.ok && attempt.lockedSeconds) {
+      res.set('Retry-After', String(attempt.lockedSeconds));
+      return renderSignIn(res, { email, error: tooManyAttempts(attempt.lockedSeconds) }, 429);
+    }
+    if (!attempt.ok) return renderSignIn(res, { email, error: 'Incorrect email or password.' }, 400);
+    const { user } = attempt;
+    await regenerateKeepingData(req);
+    rememberSignIn(req, p.id, { userId: user.id, email: user.email }, Math.floor(s.deps.now().getTime() / 1000));
+    chooseAccount(req, p.id, user.id);
+    await redirectSaved(req, res, accountUrl(p.id));
+  });
+
+  r.get('/account/signed-out', resolvePlatform(s), (req, res) => {
+    const p = platformOf(res);
+    const everywhere = req.query.everywhere === '1';
+    res.set('Cache-Control', 'no-store').render('signed-out', {
+      title: 'Signed out', platformName: p.name, heading: 'You are signed out',
+      message: everywhere ? 'You are signed out on every device, and apps will ask you to sign in again.' : 'You are signed out on this browser.',
+      continueUrl: accountUrl(p.id, '/signin'),
+    });
+  });
+
+  return r;
+}
+
+
+declare global {
+  namespace Express {
+    interface Locals {
+      /** The signed-in user an account form acts on (requireAccount). */
+      accountUser?: UserRow;
+    }
+  }
+}
+
+export interface AccountFormState {
+  values?: Record<string, string>;
+  fieldErrors?: Record<string, string>;
+  formError?: string;
+}
+
+/** Renders the account page; forms that come back with errors pass their values and messages. */
+export function accountPageRenderer(s: Services) {
+  const { baseUrl } = s.deps.config;
+  const platformOf = (res: Response) => res.locals.platform;
+  return async function renderAccount(req: Request, res: Response, user: UserRow, extra: AccountFormState = {}, status = 200) {
+    const p = platformOf(res);
+    const apps = await s.account.security.listApps(user.id);
+    res.status(status).set('Cache-Control', 'no-store').render('account', {
+      title: 'Your account',
+      platformName: p.name,
+      csrfToken: res.locals.csrfToken,
+      user: presentAccountUser(user, baseUrl),
+      values: { ...presentProfileValues(user), ...(extra.values ?? {}) },
+      fieldErrors: extra.fieldErrors ?? {},
+      formError: extra.formError ?? null,
+      flash: takeFlash(req, p.id),
+      apps: presentApps(apps),
+      countries: COUNTRY_OPTIONS,
+      passwordMinLength: s.deps.config.passwordMinLength,
+      switchUrl: signedInAccounts(req, p.id).length > 1 ? accountUrl(p.id, '/choose') : accountUrl(p.id, '/signin'),
+      actions: {
+        verify: accountUrl(p.id, '/verify-email'),
+        profile: accountUrl(p.id, '/profile'),
+        pictureUpload: accountUrl(p.id, '/picture'),
+        pictureUrl: accountUrl(p.id, '/picture-url'),
+        pictureRemove: accountUrl(p.id, '/picture/remove'),
+        password: accountUrl(p.id, '/password'),
+        revokeApp: accountUrl(p.id, '/apps/revoke'),
+        signout: accountUrl(p.id, '/signout'),
+        signoutEverywhere: accountUrl(p.id, '/signout-everywhere'),
+      },
+    });
+  };
+}
+
+/** Loads the account a form acts on: it must be signed in on this browser, else back to /account. */
+export function requireAccount(s: Services): RequestHandler {
+  return async (req, res, next) => {
+    const p = res.locals.platform;
+    const account = signedInAccounts(req, p.id).find((a) => a.userId === field(req.body, 'account'));
+    const user = account && (await s.account.security.findUser(p.id, account.userId));
+    if (!user) return redirectSaved(req, res, accountUrl(p.id));
+    res.locals.accountUser = user;
+    next();
+  };
+}
+
+export const errorsByField = (errors: FieldError[]) => Object.fromEntries(errors.map((e) => [e.field, e.message]));

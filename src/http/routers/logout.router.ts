@@ -1,0 +1,88 @@
+import { Router, type Request, type RequestHandler, type Response } from 'express';
+import type { Services } from '../../services';
+import type { LogoutParams, LogoutRequest } from '../../services/logout.service';
+import { invalidRequest } from '../../errors';
+import { issueCsrf, requireCsrf } from '../middleware/csrf';
+import { resolvePlatform } from '../middleware/resolve-platform';
+import { singleValued } from '../params';
+import { browserId, markSignedOut } from '../browser-session';
+import { field, signedInAccounts } from '../account-session';
+import { accountUrl } from './account.router';
+
+const PARAMS = ['id_token_hint', 'client_id', 'post_logout_redirect_uri', 'state'] as const;
+
+function logoutParams(input: unknown): LogoutParams {
+  const raw = singleValued(input); // a repeated parameter is invalid_request
+  const out: LogoutParams = {};
+  for (const k of PARAMS) {
+    const v = raw[k];
+    if (v === undefined || v === '') continue;
+    if (v.length > 8192) throw invalidRequest(`parameter "${k}" is too long`);
+    out[k] = v;
+  }
+  return out;
+}
+
+/**
+ * OpenID Connect RP-Initiated Logout 1.0 at /oauth/logout (GET and POST, §2). A valid
+ * id_token_hint signs its user out at once; any other request asks the user first (§6: the
+ * request may come from anyone). Signing out revokes the refresh tokens issued through this
+ * browser session, then the browser goes to the registered post_logout_redirect_uri with state.
+ */
+export function logoutRouter(s: Services): Router {
+  const r = Router();
+
+  async function signOut(req: Request, platformId: string, userIds: string[]) {
+    await s.logout.endBrowserSessions(platformId, userIds, browserId(req));
+    for (const id of userIds) markSignedOut(req, platformId, id);
+  }
+
+  async function finish(req: Request, res: Response, lr: LogoutRequest, signedOut: boolean) {
+    res.set('Cache-Control', 'no-store');
+    if (lr.redirectUri) {
+      const url = new URL(lr.redirectUri);
+      if (lr.state !== undefined) url.searchParams.set('state', lr.state);
+      return res.redirect(req.method === 'POST' ? 303 : 302, url.toString());
+    }
+    const p = res.locals.platform;
+    res.render('signed-out', {
+      title: signedOut ? 'Signed out' : 'Still signed in', platformName: p.name,
+      heading: signedOut ? 'You are signed out' : 'You are still signed in',
+      message: signedOut ? `You have signed out of ${p.name} on this browser.` : `You stay signed in to ${p.name}. You can close this page.`,
+      continueUrl: signedOut ? null : accountUrl(p.id),
+    });
+  }
+
+  const handle: RequestHandler = async (req, res) => {
+    const p = res.locals.platform;
+    const params = logoutParams(req.method === 'POST' ? req.body : req.query);
+    const lr = await s.logout.validateLogout(p, params);
+    const signedIn = signedInAccounts(req, p.id);
+    if (lr.hintSub) {
+      // Trusted: the app holds an ID token of this user; only that account is signed out.
+      await signOut(req, p.id, signedIn.filter((a) => a.userId === lr.hintSub).map((a) => a.userId));
+      return await finish(req, res, lr, true);
+    }
+    if (signedIn.length === 0) return await finish(req, res, lr, true);
+    res.set('Cache-Control', 'no-store').render('logout-confirm', {
+      title: 'Sign out', platformName: p.name, csrfToken: res.locals.csrfToken, clientName: lr.client?.name ?? null,
+      action: `/oauth/logout/confirm?platform_guid=${encodeURIComponent(p.id)}`,
+      accounts: signedIn.map((a) => ({ email: a.email })),
+      hidden: Object.fromEntries(Object.entries({ client_id: lr.client?.id, post_logout_redirect_uri: lr.redirectUri, state: lr.state }).filter(([, v]) => v !== undefined)),
+    });
+  };
+  r.get('/oauth/logout', resolvePlatform(s), issueCsrf, handle);
+  r.post('/oauth/logout', resolvePlatform(s), issueCsrf, handle);
+
+  r.post('/oauth/logout/confirm', resolvePlatform(s), requireCsrf, async (req, res) => {
+    const p = res.locals.platform;
+    const hidden = Object.fromEntries(PARAMS.map((k) => [k, field(req.body, k, 8192)]));
+    const lr = await s.logout.validateLogout(p, logoutParams(hidden)); // checked again: hidden fields are input too
+    if (field(req.body, 'decision') !== 'logout') return await finish(req, res, { ...lr, redirectUri: undefined }, false);
+    await signOut(req, p.id, signedInAccounts(req, p.id).map((a) => a.userId));
+    // Signed-out accounts stay listed (the chooser offers them with the email pre-filled).
+    await finish(req, res, lr, true);
+  });
+
+  return r;
+}

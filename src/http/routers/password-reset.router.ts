@@ -1,0 +1,105 @@
+import { Router, type Request, type Response } from 'express';
+import type { Services } from '../../services';
+import type { LinkStatus } from '../../services/account/account-tokens';
+import { checkEmail } from '../../services/user-rules';
+import { issueCsrf, requireCsrf } from '../middleware/csrf';
+import { resolvePlatform } from '../middleware/resolve-platform';
+import { findInteraction, markSignedOut } from '../browser-session';
+import { field, redirectSaved } from '../account-session';
+import { accountUrl } from './account.router';
+
+const q = (platformId: string) => `platform_guid=${encodeURIComponent(platformId)}`;
+
+/** What a used, expired or unknown link says: a clear page, never a bare error. */
+export function renderLinkProblem(res: Response, status: Exclude<LinkStatus, 'valid'> | 'changed', kind: 'reset' | 'verify', retry: { href: string; label: string }) {
+  const what = kind === 'reset' ? 'password reset link' : 'verification link';
+  const text = {
+    used: { heading: 'This link has already been used', message: `Each ${what} works only once.` },
+    expired: { heading: 'This link has expired', message: kind === 'reset' ? 'Password reset links work for 30 minutes.' : 'Verification links work for 24 hours.' },
+    invalid: { heading: 'This link is not valid', message: `The ${what} is incomplete or unknown. Check that you copied the whole address.` },
+    changed: { heading: 'This link is for another email address', message: 'The email address of the account changed after this link was sent.' },
+  }[status];
+  res.status(status === 'invalid' ? 400 : 410).set('Cache-Control', 'no-store').render('notice', {
+    title: text.heading, platformName: res.locals.platform.name, icon: 'error', ...text, details: kind === 'reset' ? 'You can ask for a new link.' : null, actions: [retry],
+  });
+}
+
+/** "Forgot password?" → email → single-use 30-minute link → new password (issue 6). */
+export function passwordResetRouter(s: Services): Router {
+  const r = Router();
+
+  /** Where "Back to sign in" and "Continue" go: the sign-in page this started from, else the account page. */
+  const signInUrl = (req: Request, platformId: string) => {
+    const iid = req.session.resume?.[platformId];
+    return iid && findInteraction(req, iid) ? `/interaction/${iid}` : accountUrl(platformId, '/signin');
+  };
+
+  // The sign-in page's link: remembers which sign-in to come back to.
+  r.get('/interaction/:iid/forgot', (req, res) => {
+    const a = findInteraction(req, String(req.params.iid));
+    if (!a) return res.redirect(303, `/interaction/${encodeURIComponent(String(req.params.iid))}`);
+    req.session.resume = { ...(req.session.resume ?? {}), [a.platformId]: a.id };
+    return redirectSaved(req, res, `/password/forgot?${q(a.platformId)}`);
+  });
+
+  const renderForgot = (req: Request, res: Response, values: { email: string; error: string | null }, status = 200) =>
+    res.status(status).set('Cache-Control', 'no-store').render('forgot-password', {
+      title: 'Reset your password', platformName: res.locals.platform.name, csrfToken: res.locals.csrfToken,
+      action: `/password/forgot?${q(res.locals.platform.id)}`, backUrl: signInUrl(req, res.locals.platform.id), ...values,
+    });
+
+  r.get('/password/forgot', resolvePlatform(s), issueCsrf, (req, res) => renderForgot(req, res, { email: '', error: null }));
+
+  r.post('/password/forgot', resolvePlatform(s), issueCsrf, requireCsrf, async (req, res) => {
+    const email = field(req.body, 'email', 320).trim();
+    if (checkEmail(email)) return renderForgot(req, res, { email, error: 'Enter a valid email address.' }, 400);
+    await s.account.passwordReset.requestReset(res.locals.platform, email);
+    await redirectSaved(req, res, `/password/forgot/sent?${q(res.locals.platform.id)}`);
+  });
+
+  r.get('/password/forgot/sent', resolvePlatform(s), (req, res) => {
+    res.set('Cache-Control', 'no-store').render('notice', {
+      title: 'Check your email', platformName: res.locals.platform.name, icon: 'mail', heading: 'Check your email',
+      // The same answer whether or not the address has an account.
+      message: 'If an account exists for that address, we have sent it a link to choose a new password.',
+      details: 'The link works once and expires in 30 minutes. Nothing arrived? Check your spam folder, or ask again in a minute.',
+      actions: [{ href: signInUrl(req, res.locals.platform.id), label: 'Back to sign in' }],
+    });
+  });
+
+  const renderReset = (res: Response, token: string, email: string, error: string | null, status = 200) =>
+    res.status(status).set('Cache-Control', 'no-store').render('reset-password', {
+      title: 'Choose a new password', platformName: res.locals.platform.name, csrfToken: res.locals.csrfToken, action: `/password/reset?${q(res.locals.platform.id)}`,
+      token, email, error, passwordMinLength: s.deps.config.passwordMinLength,
+    });
+  const askAgain = (res: Response) => ({ href: `/password/forgot?${q(res.locals.platform.id)}`, label: 'Get a new link' });
+
+  r.get('/password/reset', resolvePlatform(s), issueCsrf, async (req, res) => {
+    const token = typeof req.query.token === 'string' ? req.query.token : '';
+    const check = await s.account.passwordReset.checkLink(res.locals.platform.id, token);
+    if (check.status !== 'valid') return renderLinkProblem(res, check.status, 'reset', askAgain(res));
+    renderReset(res, token, check.email, null);
+  });
+
+  r.post('/password/reset', resolvePlatform(s), issueCsrf, requireCsrf, async (req, res) => {
+    const p = res.locals.platform;
+    const token = field(req.body, 'token', 100);
+    const result = await s.account.passwordReset.resetPassword(p, token, field(req.body, 'password', 300));
+    if (result.ok) {
+      markSignedOut(req, p.id, result.user.id);
+      return redirectSaved(req, res, `/password/reset/done?${q(p.id)}`);
+    }
+    if (result.status === 'valid') return renderReset(res, token, result.email, result.message, 400);
+    renderLinkProblem(res, result.status, 'reset', askAgain(res));
+  });
+
+  r.get('/password/reset/done', resolvePlatform(s), (req, res) => {
+    res.set('Cache-Control', 'no-store').render('notice', {
+      title: 'Password changed', platformName: res.locals.platform.name, heading: 'Your password has been changed',
+      message: 'Sign in with your new password. Every device that was signed in to your account has been signed out.',
+      actions: [{ href: signInUrl(req, res.locals.platform.id), label: 'Continue to sign in' }],
+    });
+  });
+
+  return r;
+}

@@ -1,0 +1,92 @@
+import { hashPassword, verifyPassword } from '../../crypto/passwords';
+import type { Queryable } from '../../db';
+import * as consents from '../../repositories/consent.repository';
+import * as tokens from '../../repositories/token.repository';
+import * as userAccount from '../../repositories/user-account.repository';
+import * as users from '../../repositories/user.repository';
+import type { Platform } from '../../repositories/platform.repository';
+import type { UserRow } from '../../repositories/user.repository';
+import type { KnownAccount } from '../authorize/next-step';
+import type { Deps } from '../deps';
+import { checkPassword, type FieldError } from '../user-rules';
+import type { AccountMail } from './account-mail';
+
+/** Whole seconds: auth_time has second precision, and a sign-in in the second of the cut stays valid. */
+export const cutOff = (now: Date) => new Date(Math.floor(now.getTime() / 1000) * 1000);
+
+/**
+ * Signs a user out of every browser and app: browser sessions that signed in before now stop
+ * counting (checked on each browser request, see revalidate-accounts), and every refresh token
+ * family of the user is revoked with its access tokens.
+ */
+export async function endAllSessions(trx: Queryable, user: Pick<UserRow, 'id' | 'platformId'>, now: Date): Promise<number> {
+  await userAccount.setSessionsValidAfter(trx, user.platformId, user.id, cutOff(now));
+  return tokens.revokeByUser(trx, user.id, now);
+}
+
+/** Passwords, sessions and connected apps of a signed-in user (the account page). */
+export function createAccountSecurity(deps: Deps, mail: AccountMail) {
+  return {
+    /**
+     * The browser's accounts with those signed out elsewhere ("sign out everywhere", a password
+     * reset) or deleted marked signed out. Unchanged list → same array.
+     */
+    async revalidate(accounts: KnownAccount[]): Promise<KnownAccount[]> {
+      const signedIn = accounts.filter((a) => a.authTime !== null);
+      if (signedIn.length === 0) return accounts;
+      const validAfter = await userAccount.findSessionsValidAfter(deps.db, signedIn.map((a) => a.userId));
+      const stale = (a: KnownAccount) => {
+        if (a.authTime === null) return false;
+        if (!validAfter.has(a.userId)) return true;
+        const after = validAfter.get(a.userId);
+        return after != null && a.authTime * 1000 < after.getTime();
+      };
+      return accounts.some(stale) ? accounts.map((a) => (stale(a) ? { ...a, authTime: null } : a)) : accounts;
+    },
+
+    /** The current password is required; the new one follows the sign-up policy. Other sessions end. */
+    async changePassword(platform: Platform, user: UserRow, current: string, next: string): Promise<{ ok: true } | { ok: false; errors: FieldError[] }> {
+      if (!current || !(await verifyPassword(user.passwordHash, current))) {
+        return { ok: false, errors: [{ field: 'current_password', message: 'Your current password is not correct' }] };
+      }
+      const policy = checkPassword(next, deps.config.passwordMinLength, user.email);
+      if (policy) return { ok: false, errors: [{ field: 'new_password', message: policy }] };
+      if (next === current) return { ok: false, errors: [{ field: 'new_password', message: 'Choose a password different from the current one' }] };
+      const hash = await hashPassword(next, deps.config.argon2);
+      const now = deps.now();
+      await deps.db.transaction(async (trx) => {
+        await userAccount.updatePasswordHash(trx, platform.id, user.id, hash);
+        await endAllSessions(trx, user, now);
+      });
+      void mail.passwordChanged(platform.name, user);
+      return { ok: true };
+    },
+
+    /** Every browser (this one too) and every app's refresh tokens. */
+    async signOutEverywhere(user: UserRow): Promise<void> {
+      await deps.db.transaction((trx) => endAllSessions(trx, user, deps.now()));
+    },
+
+    /** Apps holding consent, most recent first. */
+    async listApps(userId: string): Promise<{ clientId: string; name: string; scopes: string[]; updatedAt: Date }[]> {
+      const rows = await consents.listForUser(deps.db, userId);
+      return rows
+        .map((r: { client_id: string; name: string; scopes: string[]; updated_at: Date }) => ({ clientId: r.client_id, name: r.name, scopes: r.scopes, updatedAt: r.updated_at }))
+        .sort((a: { updatedAt: Date }, b: { updatedAt: Date }) => b.updatedAt.getTime() - a.updatedAt.getTime());
+    },
+
+    /** Withdraws consent; the app's refresh tokens (and their access tokens) die with it. */
+    async revokeApp(user: UserRow, clientId: string): Promise<boolean> {
+      if (!/^[0-9a-f-]{36}$/i.test(clientId)) return false;
+      return deps.db.transaction(async (trx) => {
+        const removed = await consents.remove(trx, user.id, clientId);
+        await tokens.revokeByUserAndClient(trx, user.id, clientId, deps.now());
+        return removed > 0;
+      });
+    },
+
+    findUser: (platformId: string, userId: string) => users.findById(deps.db, platformId, userId),
+  };
+}
+
+export type AccountSecurity = ReturnType<typeof createAccountSecurity>;

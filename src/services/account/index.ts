@@ -1,0 +1,19 @@
+import type { Deps } from '../deps';
+import { createAccountMail, type AccountMail } from './account-mail';
+import { createAccountSecurity } from './account-security.service';
+import { createEmailVerification } from './email-verification.service';
+import { createPasswordReset } from './password-reset.service';
+import { createProfile } from './profile.service';
+
+/** Account lifecycle (issue 6): mail, email verification, password reset, the account page. */
+export function createAccountServices(deps: Deps, mail: AccountMail = createAccountMail(deps)) {
+  return {
+    mail,
+    emailVerification: createEmailVerification(deps, mail),
+    passwordReset: createPasswordReset(deps, mail),
+    security: createAccountSecurity(deps, mail),
+    profile: createProfile(deps),
+  };
+}
+
+export type AccountServices = ReturnType<typeof createAccountServices>;

@@ -1,0 +1,79 @@
+import { hashPassword } from '../../crypto/passwords';
+import * as accountTokens from '../../repositories/account-token.repository';
+import * as userAccount from '../../repositories/user-account.repository';
+import * as users from '../../repositories/user.repository';
+import type { Platform } from '../../repositories/platform.repository';
+import type { UserRow } from '../../repositories/user.repository';
+import type { Deps } from '../deps';
+import { checkPassword } from '../user-rules';
+import type { AccountMail } from './account-mail';
+import { endAllSessions } from './account-security.service';
+import { inspectAccountToken, issueAccountToken, throttleWait, type LinkStatus } from './account-tokens';
+
+export const RESET_PASSWORD_TTL_SECONDS = 30 * 60;
+const THROTTLE = { intervalSeconds: 60, perHour: 5 };
+
+export type ResetResult =
+  | { ok: true; user: UserRow }
+  | { ok: false; status: Exclude<LinkStatus, 'valid'> }
+  | { ok: false; status: 'valid'; field: 'password'; message: string; email: string };
+
+/** Password reset (issue 3): a single-use, hashed, 30-minute link; the answer never tells whether the email exists. */
+export function createPasswordReset(deps: Deps, mail: AccountMail) {
+  const linkFor = (platformId: string, token: string) =>
+    `${deps.config.baseUrl}/password/reset?platform_guid=${encodeURIComponent(platformId)}&token=${encodeURIComponent(token)}`;
+
+  return {
+    /**
+     * Mails a reset link when the email has an account. Returns nothing either way; a request
+     * within a minute of the last one (or beyond five an hour) sends nothing, silently.
+     */
+    async requestReset(platform: Platform, email: string): Promise<void> {
+      const user = email.trim() ? await users.findByEmail(deps.db, platform.id, email) : undefined;
+      if (!user) return;
+      const now = deps.now();
+      if ((await throttleWait(deps.db, user.id, 'reset_password', THROTTLE, now)) > 0) return;
+      const token = await deps.db.transaction(async (trx) => {
+        // Only the newest link works.
+        await accountTokens.consumeAllForUser(trx, user.id, 'reset_password', now);
+        return issueAccountToken(trx, user, 'reset_password', RESET_PASSWORD_TTL_SECONDS, now);
+      });
+      void mail.resetPassword(platform.name, user, linkFor(platform.id, token), RESET_PASSWORD_TTL_SECONDS / 60);
+    },
+
+    /** Whether the link can still be used (the form is shown only then), and for which address. */
+    async checkLink(platformId: string, token: string): Promise<{ status: 'valid'; email: string } | { status: Exclude<LinkStatus, 'valid'> }> {
+      const found = await inspectAccountToken(deps.db, platformId, 'reset_password', token, deps.now());
+      return found.status === 'valid' && found.row ? { status: 'valid', email: found.row.email } : { status: found.status === 'valid' ? 'invalid' : found.status };
+    },
+
+    /**
+     * Sets the new password (sign-up policy) and uses the link; every refresh token of the user is
+     * revoked and every browser session signed out.
+     */
+    async resetPassword(platform: Platform, token: string, password: string): Promise<ResetResult> {
+      const now = deps.now();
+      const found = await inspectAccountToken(deps.db, platform.id, 'reset_password', token, now);
+      if (found.status !== 'valid' || !found.row) return { ok: false, status: found.status === 'valid' ? 'invalid' : found.status };
+      const user = await users.findById(deps.db, platform.id, found.row.userId);
+      if (!user) return { ok: false, status: 'invalid' };
+      const policy = checkPassword(password, deps.config.passwordMinLength, user.email);
+      if (policy) return { ok: false, status: 'valid', field: 'password', message: policy, email: user.email };
+      const hash = await hashPassword(password, deps.config.argon2);
+      const done = await deps.db.transaction(async (trx) => {
+        if (!(await accountTokens.markConsumed(trx, found.row!.id, now))) return false;
+        await userAccount.updatePasswordHash(trx, platform.id, user.id, hash);
+        await accountTokens.consumeAllForUser(trx, user.id, 'reset_password', now);
+        // The link reached the mailbox: that proves the address as well as a verification link does.
+        if (!user.emailVerified) await userAccount.markEmailVerified(trx, platform.id, user.id, users.normalizeEmail(found.row!.email), now);
+        await endAllSessions(trx, user, now);
+        return true;
+      });
+      if (!done) return { ok: false, status: 'used' };
+      void mail.passwordChanged(platform.name, user);
+      return { ok: true, user };
+    },
+  };
+}
+
+export type PasswordReset = ReturnType<typeof createPasswordReset>;

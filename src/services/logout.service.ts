@@ -1,0 +1,88 @@
+import { decodeJwt } from 'jose';
+import { peekKid, verifyHs512 } from '../crypto/jwt';
+import { invalidRequest } from '../errors';
+import * as clients from '../repositories/client.repository';
+import type { ClientRow } from '../repositories/client.repository';
+import type { Platform } from '../repositories/platform.repository';
+import * as tokens from '../repositories/token.repository';
+import type { Deps } from './deps';
+import type { Platforms } from './platforms.service';
+import type { SigningKeys } from './signing-keys.service';
+
+export interface LogoutParams {
+  id_token_hint?: string;
+  client_id?: string;
+  post_logout_redirect_uri?: string;
+  state?: string;
+}
+
+/** A checked RP-initiated logout request. */
+export interface LogoutRequest {
+  client?: ClientRow;
+  /** The subject of a valid id_token_hint: the request comes from an app this user signed in to. */
+  hintSub?: string;
+  /** Registered for the client, exact match; absent → the provider's own signed-out page. */
+  redirectUri?: string;
+  state?: string;
+}
+
+const UUID = /^[0-9a-f-]{36}$/i;
+
+/** OpenID Connect RP-Initiated Logout 1.0. */
+export function createLogout(deps: Deps, keys: SigningKeys, platforms: Platforms) {
+  /** Verifies an ID token we issued to the client (expired is fine, §2); else invalid_request. */
+  async function subjectOf(platform: Platform, client: ClientRow, hint: string): Promise<string> {
+    const secret = platforms.clientSecret(client);
+    const kid = peekKid(hint);
+    const key = secret ? new TextEncoder().encode(secret) : kid ? (await keys.keyById(platform.id, kid))?.secret : undefined;
+    const claims = key && (await verifyHs512(hint, key, deps.config.baseUrl, { allowExpired: true }));
+    const aud = claims && (Array.isArray(claims.aud) ? claims.aud : [claims.aud]);
+    if (!claims || typeof claims.sub !== 'string' || !aud?.includes(client.id)) throw invalidRequest('id_token_hint is not a valid ID token of this application');
+    return claims.sub;
+  }
+
+  /** The client named by client_id or, failing that, by the hint's audience (read before verification). */
+  async function clientOf(platform: Platform, p: LogoutParams): Promise<ClientRow | undefined> {
+    let clientId = p.client_id;
+    let hintAud: string[] = [];
+    if (p.id_token_hint) {
+      try {
+        const aud = decodeJwt(p.id_token_hint).aud;
+        hintAud = Array.isArray(aud) ? aud : aud ? [aud] : [];
+      } catch {
+        throw invalidRequest('id_token_hint is not a valid ID token');
+      }
+      // §2: when both are sent, client_id must be the hint's audience.
+      if (clientId && !hintAud.includes(clientId)) throw invalidRequest('client_id does not match the audience of id_token_hint');
+      clientId ??= hintAud[0];
+    }
+    if (!clientId) return undefined;
+    const client = UUID.test(clientId) ? await clients.findById(deps.db, platform.id, clientId) : undefined;
+    if (!client) throw invalidRequest('The application that sent you here is not registered with this sign-in service.');
+    return client;
+  }
+
+  return {
+    /** Checks the request; throws invalid_request (shown as a page, never redirected). */
+    async validateLogout(platform: Platform, p: LogoutParams): Promise<LogoutRequest> {
+      const client = await clientOf(platform, p);
+      const hintSub = p.id_token_hint && client ? await subjectOf(platform, client, p.id_token_hint) : undefined;
+      let redirectUri: string | undefined;
+      if (p.post_logout_redirect_uri !== undefined) {
+        if (!client) throw invalidRequest('post_logout_redirect_uri needs client_id or id_token_hint to name the application');
+        // Exact string match against the client's registered post-logout URIs.
+        redirectUri = client.postLogoutRedirectUris.find((u) => u === p.post_logout_redirect_uri);
+        if (!redirectUri) throw invalidRequest('post_logout_redirect_uri is not registered for this application');
+      }
+      return { client, hintSub, redirectUri, state: p.state };
+    },
+
+    /** Revokes the refresh tokens issued through this browser session to these users. */
+    async endBrowserSessions(platformId: string, userIds: string[], browserSessionId: string): Promise<void> {
+      const now = deps.now();
+      for (const userId of userIds) await tokens.revokeByBrowserSession(deps.db, platformId, userId, browserSessionId, now);
+    },
+  };
+}
+
+export type Logout = ReturnType<typeof createLogout>;

@@ -1,0 +1,26 @@
+import { listOutbox, type OutboxEntry } from '../../src/mail/transport';
+import path from 'node:path';
+
+/** Waits for a mail to `to` whose subject matches (mail is delivered after the response). */
+export async function waitForMail(dataDir: string, to: string, subject: RegExp, timeoutMs = 5000): Promise<OutboxEntry> {
+  const dir = path.resolve(dataDir, 'outbox');
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const found = (await listOutbox(dir, 10_000)).find((m) => m.to.toLowerCase() === to.toLowerCase() && subject.test(m.subject));
+    if (found) return found;
+    if (Date.now() > deadline) throw new Error(`no mail to ${to} matching ${subject} in ${dir}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** Every mail to `to` now in the outbox, newest first. */
+export async function mailsTo(dataDir: string, to: string): Promise<OutboxEntry[]> {
+  return (await listOutbox(path.resolve(dataDir, 'outbox'), 10_000)).filter((m) => m.to.toLowerCase() === to.toLowerCase());
+}
+
+/** The first link of the text part that starts with `prefix` (a path like /verify-email). */
+export function linkIn(mail: OutboxEntry, pathPrefix: string): string {
+  const url = mail.text.match(/https?:\/\/\S+/g)?.find((u) => new URL(u).pathname === pathPrefix);
+  if (!url) throw new Error(`no ${pathPrefix} link in:\n${mail.text}`);
+  return url;
+}
