@@ -38,3 +38,8 @@ export async function insertActive(db: Queryable, k: { kid: string; platformId: 
 export async function deleteRetiredBefore(db: Queryable, before: Date): Promise<number> {
   return db('signing_keys').where({ status: 'retired' }).andWhere('retired_at', '<', before).delete();
 }
+
+export async function findPlatformIdByKid(db: Queryable, kid: string): Promise<string | undefined> {
+  const row = await db('signing_keys').where({ kid }).first('platform_id');
+  return row?.platform_id;
+}

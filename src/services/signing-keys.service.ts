@@ -33,8 +33,20 @@ export function createSigningKeys(deps: Deps) {
     return load(platformId);
   }
 
+  const platformOfKid = new Map<string, string>(); // a kid never moves between platforms
+
   return {
     usableKeys,
+
+    /** The platform a kid belongs to (kids are globally unique), for tokens presented without platform_guid. */
+    async platformIdOfKid(kid: string): Promise<string | undefined> {
+      let platformId = platformOfKid.get(kid);
+      if (!platformId && /^[0-9a-f-]{36}$/i.test(kid)) {
+        platformId = await keys.findPlatformIdByKid(deps.db, kid);
+        if (platformId) platformOfKid.set(kid, platformId);
+      }
+      return platformId;
+    },
 
     /** The key new tokens are signed with. */
     async activeKey(platformId: string): Promise<SigningKey> {

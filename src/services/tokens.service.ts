@@ -13,9 +13,11 @@ import type { SigningKeys } from './signing-keys.service';
 /** Access and refresh tokens after issuance: userinfo, introspection (RFC 7662), revocation (RFC 7009). */
 export function createTokens(deps: Deps, keys: SigningKeys) {
   /** Verifies an access-token JWT of this platform and finds its live record with the user. */
-  async function findLiveAccessToken(platformId: string, token: string) {
+  async function findLiveAccessToken(givenPlatformId: string | undefined, token: string) {
     const kid = peekKid(token);
     if (!kid) return undefined;
+    const platformId = givenPlatformId ?? (await keys.platformIdOfKid(kid));
+    if (!platformId) return undefined;
     const key = await keys.keyById(platformId, kid);
     if (!key) return undefined;
     const claims = await verifyHs512(token, key.secret, deps.config.baseUrl);
@@ -35,8 +37,11 @@ export function createTokens(deps: Deps, keys: SigningKeys) {
   }
 
   return {
-    /** Claims of the granted scopes for a live access token. Throws invalid_token. */
-    async userinfo(platformId: string, accessToken: string) {
+    /**
+     * Claims of the granted scopes for a live access token. Without platform_guid (the spec lists
+     * only the header for userinfo) the platform is the one whose key signed the token. Throws invalid_token.
+     */
+    async userinfo(platformId: string | undefined, accessToken: string) {
       const found = await findLiveAccessToken(platformId, accessToken);
       if (!found) throw invalidToken('The access token is invalid, expired or revoked');
       return presentUserinfo(found.user, parseScope(found.token.scope), deps.config.baseUrl);

@@ -69,6 +69,13 @@ describe('GET /oauth/userinfo', () => {
     expectOAuthError(await userinfo(ctx.p.id, ctx.tokens.access_token), 401, 'invalid_token');
   });
 
+  it('works without platform_guid: the spec lists only the Authorization header', async () => {
+    const ctx = await issued(['openid', 'email']);
+    const res = await request(t.app).get('/oauth/userinfo').set('Authorization', `Bearer ${ctx.tokens.access_token}`).expect(200);
+    expect(res.body).toEqual({ sub: ctx.u.id, human_guid: ctx.u.id, email: ctx.u.email, email_verified: false });
+    expectOAuthError(await request(t.app).get('/oauth/userinfo').set('Authorization', 'Bearer garbage'), 401, 'invalid_token');
+  });
+
   it('refuses a token of another platform', async () => {
     const a = await issued();
     const b = await issued();

@@ -7,7 +7,7 @@ import type { Platform } from '../../repositories/platform.repository';
  * Finds the platform of the request: query for GET, body or query for POST; both present and
  * different → invalid_request (DESIGN §4). Known platforms are cached: they are never deleted.
  */
-export function resolvePlatform(s: Services): RequestHandler {
+export function resolvePlatform(s: Services, options: { optional?: boolean } = {}): RequestHandler {
   const known = new Map<string, Platform>();
   return async (req, res, next) => {
     const fromQuery = req.query?.platform_guid;
@@ -17,6 +17,7 @@ export function resolvePlatform(s: Services): RequestHandler {
       throw invalidRequest('platform_guid in the query and the body differ');
     }
     const guid = fromBody ?? fromQuery;
+    if (guid === undefined && options.optional) return next();
     if (typeof guid !== 'string' || guid === '') throw invalidRequest('missing required parameter "platform_guid"');
     let platform = known.get(guid);
     if (!platform) {

@@ -20,9 +20,11 @@ export function userinfoRouter(s: Services, rateLimit: (name: string) => Request
       throw invalidRequest('Send the access token in the Authorization header');
     }
     const token = bearerToken(req.headers.authorization);
-    res.json(await s.tokens.userinfo(res.locals.platform.id, token));
+    res.json(await s.tokens.userinfo(res.locals.platform?.id, token));
   };
-  r.get('/oauth/userinfo', noStore, rateLimit('userinfo'), resolvePlatform(s), handler);
-  r.post('/oauth/userinfo', noStore, rateLimit('userinfo'), resolvePlatform(s), handler);
+  // platform_guid is optional here: the spec lists only the Authorization header for userinfo.
+  const platform = resolvePlatform(s, { optional: true });
+  r.get('/oauth/userinfo', noStore, rateLimit('userinfo'), platform, handler);
+  r.post('/oauth/userinfo', noStore, rateLimit('userinfo'), platform, handler);
   return r;
 }
