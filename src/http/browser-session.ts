@@ -33,7 +33,7 @@ function setAccounts(req: Request, platformId: string, accounts: KnownAccount[])
 /** Signed in now: first in the list, with its auth_time. */
 export function rememberSignIn(req: Request, platformId: string, account: { userId: string; email: string }, authTime: number) {
   const others = accountsOf(req, platformId).filter((a) => a.userId !== account.userId);
-  setAccounts(req, platformId, [{ ...account, authTime }, ...others]);
+  setAccounts(req, platformId, [{ ...account, authTime, signedInAt: Date.now() }, ...others]);
 }
 
 /** Signed out but still listed, so the chooser can offer it with the email pre-filled. */

@@ -11,16 +11,13 @@ import type { Deps } from '../deps';
 import { checkPassword, type FieldError } from '../user-rules';
 import type { AccountMail } from './account-mail';
 
-/** Whole seconds: auth_time has second precision, and a sign-in in the second of the cut stays valid. */
-export const cutOff = (now: Date) => new Date(Math.floor(now.getTime() / 1000) * 1000);
-
 /**
  * Signs a user out of every browser and app: browser sessions that signed in before now stop
  * counting (checked on each browser request, see revalidate-accounts), and every refresh token
  * family of the user is revoked with its access tokens.
  */
 export async function endAllSessions(trx: Queryable, user: Pick<UserRow, 'id' | 'platformId'>, now: Date): Promise<number> {
-  await userAccount.setSessionsValidAfter(trx, user.platformId, user.id, cutOff(now));
+  await userAccount.setSessionsValidAfter(trx, user.platformId, user.id, now);
   return tokens.revokeByUser(trx, user.id, now);
 }
 
@@ -39,9 +36,10 @@ export function createAccountSecurity(deps: Deps, mail: AccountMail) {
         if (a.authTime === null) return false;
         if (!validAfter.has(a.userId)) return true;
         const after = validAfter.get(a.userId);
-        return after != null && a.authTime * 1000 < after.getTime();
+        // Sessions from before signedInAt existed fall back to auth_time (whole seconds).
+        return after != null && (a.signedInAt ?? a.authTime * 1000) < after.getTime();
       };
-      return accounts.some(stale) ? accounts.map((a) => (stale(a) ? { ...a, authTime: null } : a)) : accounts;
+      return accounts.some(stale) ? accounts.map((a) => (stale(a) ? { ...a, authTime: null, signedInAt: undefined } : a)) : accounts;
     },
 
     /** The current password is required; the new one follows the sign-up policy. Other sessions end. */

@@ -9,6 +9,8 @@ export interface KnownAccount {
   userId: string;
   email: string;
   authTime: number | null;
+  /** When this browser signed in, in milliseconds (auth_time has whole seconds): compared with the user's sessions_valid_after. */
+  signedInAt?: number;
 }
 
 export type Step =
