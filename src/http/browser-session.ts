@@ -55,7 +55,9 @@ export function saveInteraction(req: Request, interaction: AuthorizationRequest)
 }
 
 export function findInteraction(req: Request, id: string): AuthorizationRequest | undefined {
-  const found = req.session.interactions?.[id];
+  // Own keys only: "/interaction/constructor" must not find Object.prototype.constructor.
+  const interactions = req.session.interactions;
+  const found = interactions && Object.hasOwn(interactions, id) ? interactions[id] : undefined;
   if (!found || Math.floor(Date.now() / 1000) - found.createdAt >= INTERACTION_TTL_SECONDS) return undefined;
   return found;
 }

@@ -11,6 +11,7 @@ import {
 } from '../browser-session';
 import { createAdvance, redirectToClient } from './authorize.router';
 import { attemptSource, tooManyAttempts } from '../attempt-source';
+import { hostedFormBody } from '../hosted-forms';
 
 const field = (body: unknown, name: string): string => {
   const v = (body as Record<string, unknown> | undefined)?.[name];
@@ -98,6 +99,9 @@ export function interactionRouter(s: Services): Router {
     res.locals.csrfToken = req.session.csrf;
     return advance(req, res, a);
   }
+
+  // Every form POST below: a form body, each field once and bounded (zod), before anything else.
+  r.post('/interaction/:iid/:form', hostedFormBody);
 
   r.get('/interaction/:iid', loadInteraction, issueCsrf, async (req, res) => render(req, res, await current(req, res)));
 
