@@ -1,15 +1,15 @@
 import path from 'node:path';
 import express, { type Express } from 'express';
 import helmet from 'helmet';
-import pinoHttp from 'pino-http';
 import type { Logger } from 'pino';
 import type { Pool } from 'pg';
+import type { Notifications } from './db/notifications';
 import type { Config } from './config';
 import type { Db } from './db';
 import { createSealer } from './crypto/seal';
 import { errorHandler, OAuthError } from './errors';
 import { createServices, type Services } from './services';
-import { genRequestId } from './http/middleware/request-id';
+import { requestLogging } from './http/middleware/request-id';
 import { createRateLimits } from './http/middleware/rate-limit';
 import { discoveryRouter } from './http/routers/discovery.router';
 import { jwksRouter } from './http/routers/jwks.router';
@@ -37,6 +37,8 @@ export interface AppDeps {
   db: Db;
   /** pg pool for connect-pg-simple (browser sessions). */
   sessionPool: Pool;
+  /** LISTEN/NOTIFY for cross-instance cache invalidation; without it nothing is cached. */
+  notifications?: Notifications;
   logger: Logger;
   now?: () => Date;
 }
@@ -50,7 +52,7 @@ export interface App {
 export function createApp(deps: AppDeps): App {
   const { config, db, logger } = deps;
   if (!config.masterKey || !config.sessionSecret) throw new Error('createApp needs MASTER_KEY and SESSION_SECRET (see dev-secrets)');
-  const services = createServices({ config, db, logger, sealer: createSealer(config.masterKey), now: deps.now ?? (() => new Date()) });
+  const services = createServices({ config, db, logger, sealer: createSealer(config.masterKey), now: deps.now ?? (() => new Date()) }, deps.notifications);
   const rateLimit = createRateLimits(services);
 
   const app = express();
@@ -60,19 +62,7 @@ export function createApp(deps: AppDeps): App {
   app.set('views', path.resolve(__dirname, '..', 'views'));
   app.set('query parser', 'simple');
 
-  app.use(
-    pinoHttp({
-      logger,
-      genReqId: genRequestId,
-      // Only the path: query strings and headers may carry codes, hints or credentials.
-      serializers: {
-        req: (req) => ({ id: req.id, method: req.method, path: String(req.url).split('?')[0] }),
-        res: (res) => ({ statusCode: res.statusCode }),
-      },
-      customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
-      autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/readyz' },
-    }),
-  );
+  app.use(requestLogging(logger));
   app.use(
     helmet({
       contentSecurityPolicy: { directives: { 'form-action': null, 'script-src': ["'none'"], 'img-src': ["'self'", 'data:', 'https:'] } },

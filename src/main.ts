@@ -23,7 +23,7 @@ async function main() {
   const applied = await migrateLatest(database.db);
   if (applied.length) logger.info({ migrations: applied }, 'database migrated');
 
-  const { app, services } = createApp({ config, db: database.db, sessionPool: database.sessionPool, logger });
+  const { app, services } = createApp({ config, db: database.db, sessionPool: database.sessionPool, notifications: database.notifications, logger });
   if (config.demoSeed) await seedDemo(services, logger);
   const purge = startPurgeJob(services, config.purgeIntervalSeconds);
 

@@ -26,7 +26,9 @@ export function testConfig(overrides: Record<string, string> = {}): Config {
 export async function buildTestApp(overrides: Record<string, string> = {}, now?: () => Date) {
   const config = testConfig(overrides);
   const database: Database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: 5 });
-  const { app, services } = createApp({ config, db: database.db, sessionPool: database.sessionPool, logger: createLogger('silent'), now });
+  const { app, services } = createApp({ config, db: database.db, sessionPool: database.sessionPool, // the embedded database is reached by URL in tests, but cannot forward NOTIFY either
+    notifications: process.env.TEST_DATABASE_KIND === 'embedded' ? undefined : database.notifications,
+    logger: createLogger('silent'), now });
   return { app, services, config, database, close: () => database.close() };
 }
 

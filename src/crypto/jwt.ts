@@ -1,15 +1,21 @@
 import { SignJWT, jwtVerify, decodeProtectedHeader, errors, type JWTPayload } from 'jose';
 
 export type Claims = JWTPayload & Record<string, unknown>;
+export type HmacKey = CryptoKey | Uint8Array;
+
+/** Imports HS512 key bytes once; jose signs with a CryptoKey without re-importing it per call. */
+export function importHs512Key(bytes: Uint8Array): Promise<CryptoKey> {
+  return crypto.subtle.importKey('raw', new Uint8Array(bytes), { name: 'HMAC', hash: 'SHA-512' }, false, ['sign', 'verify']);
+}
 
 /** HS512 JWT; `kid` only when the key is a platform key (DESIGN §5). */
-export function signHs512(claims: Claims, key: Uint8Array, kid?: string): Promise<string> {
+export function signHs512(claims: Claims, key: HmacKey, kid?: string): Promise<string> {
   const header = kid ? { alg: 'HS512', typ: 'JWT', kid } : { alg: 'HS512', typ: 'JWT' };
   return new SignJWT(claims).setProtectedHeader(header).sign(key);
 }
 
 /** Verifies signature, alg and exp; returns undefined for anything invalid. */
-export async function verifyHs512(token: string, key: Uint8Array, issuer: string, options: { allowExpired?: boolean } = {}): Promise<Claims | undefined> {
+export async function verifyHs512(token: string, key: HmacKey, issuer: string, options: { allowExpired?: boolean } = {}): Promise<Claims | undefined> {
   try {
     // allowExpired: id_token_hint may be expired (OIDC Core 3.1.2.1); a century of tolerance ignores exp
     const { payload } = await jwtVerify(token, key, { algorithms: ['HS512'], issuer, clockTolerance: options.allowExpired ? 3_153_600_000 : 0 });

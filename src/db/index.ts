@@ -2,6 +2,7 @@ import path from 'node:path';
 import knex, { Knex } from 'knex';
 import pg from 'pg';
 import { isEmbeddedServerRunning, startEmbeddedServer, EmbeddedServer } from './embedded';
+import { createNotifications, type Notifications } from './notifications';
 
 export type Db = Knex;
 export type Trx = Knex.Transaction;
@@ -22,6 +23,11 @@ export interface Database {
   db: Db;
   /** A small pg pool of its own for connect-pg-simple (browser sessions). */
   sessionPool: pg.Pool;
+  /**
+   * LISTEN/NOTIFY on a dedicated connection, opened on first subscription. Absent for the
+   * embedded database: pglite-socket does not forward notifications between connections.
+   */
+  notifications?: Notifications;
   isEmbedded: boolean;
   close(): Promise<void>;
 }
@@ -53,11 +59,14 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   });
   const sessionPool = new pg.Pool({ ...connection, max: Math.max(2, Math.ceil(options.poolMax / 2)) });
   sessionPool.on('error', () => {}); // an idle client lost with the server; the pool replaces it
+  const notifications = options.databaseUrl ? createNotifications(connection) : undefined;
   return {
     db,
     sessionPool,
+    notifications,
     isEmbedded: !options.databaseUrl,
     async close() {
+      await notifications?.close();
       await sessionPool.end();
       await db.destroy();
       await embedded?.stop();

@@ -1,5 +1,6 @@
 import type { Queryable } from '../db';
 import { toUser } from './user.repository';
+import { invalidateUsers } from '../db/invalidation';
 
 export interface AccessTokenRecord {
   jtiHash: string;
@@ -47,7 +48,8 @@ export async function findAccessToken(db: Queryable, jtiHash: string): Promise<A
 }
 
 export async function revokeAccessToken(db: Queryable, jtiHash: string, at: Date): Promise<void> {
-  await db('access_tokens').where({ jti_hash: jtiHash }).whereNull('revoked_at').update({ revoked_at: at });
+  const rows = await db('access_tokens').where({ jti_hash: jtiHash }).whereNull('revoked_at').update({ revoked_at: at }).returning('user_id');
+  invalidateUsers(rows.map((r: { user_id: string }) => r.user_id));
 }
 
 export interface RefreshTokenRecord {
@@ -127,10 +129,10 @@ export async function markRotated(db: Queryable, id: string, at: Date): Promise<
 
 /** Revokes families and every access token issued from them. */
 async function revokeFamiliesWhere(db: Queryable, at: Date, where: (q: any) => void): Promise<number> {
-  const ids: string[] = (await db('refresh_token_families').where(where).whereNull('revoked_at').update({ revoked_at: at }).returning('id')).map(
-    (r: { id: string }) => r.id,
-  );
+  const rows: { id: string; user_id: string }[] = await db('refresh_token_families').where(where).whereNull('revoked_at').update({ revoked_at: at }).returning(['id', 'user_id']);
+  const ids = rows.map((r) => r.id);
   if (ids.length) await db('access_tokens').whereIn('family_id', ids).whereNull('revoked_at').update({ revoked_at: at });
+  invalidateUsers(rows.map((r) => r.user_id));
   return ids.length;
 }
 
@@ -139,7 +141,8 @@ export const revokeFamily = (db: Queryable, familyId: string, at: Date) => revok
 /** RFC 6749 §4.1.2: a replayed code revokes everything its first exchange issued. */
 export async function revokeByCode(db: Queryable, codeId: string, at: Date): Promise<void> {
   await revokeFamiliesWhere(db, at, (q) => q.where({ code_id: codeId }));
-  await db('access_tokens').where({ code_id: codeId }).whereNull('revoked_at').update({ revoked_at: at });
+  const rows = await db('access_tokens').where({ code_id: codeId }).whereNull('revoked_at').update({ revoked_at: at }).returning('user_id');
+  invalidateUsers(rows.map((r: { user_id: string }) => r.user_id));
 }
 
 /** Sign-out: refresh tokens issued through one browser session to one user. */

@@ -32,7 +32,23 @@ export function parseBasic(header: string): { id: string; secret: string } | und
   }
 }
 
+const CLIENT_CACHE_MS = 60_000;
+
 export function createClientAuth(deps: Deps, platforms: Platforms) {
+  // Clients and their secrets are immutable once registered; a short cache spares a query and an unseal per request.
+  const cache = new Map<string, { client: ClientRow; secret: string | null; at: number }>();
+  async function findClient(platformId: string, id: string) {
+    const key = `${platformId}:${id}`;
+    const hit = cache.get(key);
+    if (hit && Date.now() - hit.at < CLIENT_CACHE_MS) return hit;
+    const client = await clients.findById(deps.db, platformId, id);
+    if (!client) return undefined;
+    const entry = { client, secret: platforms.clientSecret(client), at: Date.now() };
+    if (cache.size > 10_000) cache.clear();
+    cache.set(key, entry);
+    return entry;
+  }
+
   /** Decides the client and its method from the request. Throws invalid_request / invalid_client. */
   async function authenticate(platform: Platform, creds: ClientCredentials, options: { allowPublic: boolean }): Promise<{ client: ClientRow; method: AuthMethod }> {
     const isBasic = typeof creds.authorization === 'string' && /^Basic /i.test(creds.authorization);
@@ -55,16 +71,16 @@ export function createClientAuth(deps: Deps, platforms: Platforms) {
       method = 'none';
     }
     if (!id) throw invalidClient(isBasic, 'Client authentication is required: send client_id');
-    const client = /^[0-9a-f-]{36}$/i.test(id) ? await clients.findById(deps.db, platform.id, id) : undefined;
-    if (!client) throw invalidClient(isBasic, 'Unknown client');
+    const found = /^[0-9a-f-]{36}$/i.test(id) ? await findClient(platform.id, id) : undefined;
+    if (!found) throw invalidClient(isBasic, 'Unknown client');
+    const { client } = found;
     if (client.type === 'public') {
       if (method !== 'none') throw invalidClient(isBasic, 'A public client has no secret; use PKCE');
       if (!options.allowPublic) throw invalidClient(false, 'This endpoint is for confidential clients');
       return { client, method };
     }
     if (method === 'none') throw invalidClient(false, 'A confidential client must authenticate with its secret');
-    const expected = platforms.clientSecret(client);
-    if (!expected || !safeEqual(expected, secret ?? '')) throw invalidClient(isBasic);
+    if (!found.secret || !safeEqual(found.secret, secret ?? '')) throw invalidClient(isBasic);
     return { client, method };
   }
 

@@ -1,4 +1,6 @@
 import type { Deps } from './deps';
+import type { Notifications } from '../db/notifications';
+import { createAccessTokenCache } from './access-token-cache';
 import { createPlatforms } from './platforms.service';
 import { createSigningKeys } from './signing-keys.service';
 import { createUsers } from './users.service';
@@ -16,7 +18,7 @@ import { createLogout } from './logout.service';
 import { createAttemptThrottle } from './attempt-throttle.service';
 
 /** The service layer as one plain object; the app, the CLI and the tests build the same one. */
-export function createServices(deps: Deps) {
+export function createServices(deps: Deps, notifications?: Notifications) {
   const signingKeys = createSigningKeys(deps);
   const platforms = createPlatforms(deps, signingKeys);
   const users = createUsers(deps);
@@ -27,7 +29,7 @@ export function createServices(deps: Deps) {
     exchangeAuthorizationCode: createAuthorizationCodeGrant(deps, signingKeys, issueTokens),
     rotateRefreshToken: createRefreshTokenGrant(deps, signingKeys, issueTokens),
   };
-  const tokens = createTokens(deps, signingKeys);
+  const tokens = createTokens(deps, signingKeys, createAccessTokenCache(notifications));
   const authorize = {
     ...createRequestValidation(deps, signingKeys, platforms),
     nextStep: createNextStep(deps),

@@ -1,4 +1,5 @@
 import { newClientSecret, newId } from '../crypto/random';
+import { importHs512Key } from '../crypto/jwt';
 import { invalidRequest } from '../errors';
 import * as platforms from '../repositories/platform.repository';
 import * as clients from '../repositories/client.repository';
@@ -33,6 +34,7 @@ export function checkRedirectUri(uri: string): void {
 
 /** Platforms, their clients and keys: the operator's side (admin CLI, demo seed, tests). */
 export function createPlatforms(deps: Deps, signingKeys: SigningKeys) {
+  const clientKeys = new Map<string, Promise<CryptoKey>>(); // a client's secret never changes
   return {
     /** A platform with its first active signing key. */
     async createPlatform(name: string) {
@@ -90,6 +92,18 @@ export function createPlatforms(deps: Deps, signingKeys: SigningKeys) {
       else overrides[endpoint] = perMinute;
       await platforms.updateRateLimitOverrides(deps.db, platformId, overrides);
       return overrides;
+    },
+
+    /** OIDC Core 10.1: the HS512 key of a confidential client's ID tokens is its secret's UTF-8 octets. */
+    clientIdTokenKey(client: ClientRow): Promise<CryptoKey> | undefined {
+      if (!client.sealedSecret) return undefined;
+      let key = clientKeys.get(client.id);
+      if (!key) {
+        key = importHs512Key(new TextEncoder().encode(this.clientSecret(client)!));
+        if (clientKeys.size > 10_000) clientKeys.clear();
+        clientKeys.set(client.id, key);
+      }
+      return key;
     },
 
     /** The client secret in clear, for HS512 ID tokens and authentication. */

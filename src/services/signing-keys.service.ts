@@ -2,11 +2,12 @@ import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../db';
 import * as keys from '../repositories/signing-key.repository';
 import { newSigningKeyBytes } from '../crypto/random';
+import { importHs512Key } from '../crypto/jwt';
 import type { Deps } from './deps';
 
 export interface SigningKey {
   kid: string;
-  secret: Uint8Array;
+  secret: CryptoKey;
   isActive: boolean;
 }
 
@@ -22,7 +23,9 @@ export function createSigningKeys(deps: Deps) {
   async function load(platformId: string): Promise<SigningKey[]> {
     const retiredAfter = new Date(deps.now().getTime() - deps.config.accessTokenTtlSeconds * 1000);
     const rows = await keys.listUsable(deps.db, platformId, retiredAfter);
-    const loaded = rows.map((r) => ({ kid: r.kid, secret: new Uint8Array(deps.sealer.unseal(r.sealedSecret)), isActive: r.status === 'active' }));
+    const loaded = await Promise.all(
+      rows.map(async (r) => ({ kid: r.kid, secret: await importHs512Key(deps.sealer.unseal(r.sealedSecret)), isActive: r.status === 'active' })),
+    );
     cache.set(platformId, { keys: loaded, loadedAt: Date.now() });
     return loaded;
   }

@@ -9,11 +9,18 @@ import type { ActiveToken } from '../presenters/introspection.presenter';
 import type { Deps } from './deps';
 import { parseScope } from './scopes';
 import type { SigningKeys } from './signing-keys.service';
+import type { AccessTokenCache } from './access-token-cache';
 
 /** Access and refresh tokens after issuance: userinfo, introspection (RFC 7662), revocation (RFC 7009). */
-export function createTokens(deps: Deps, keys: SigningKeys) {
+export function createTokens(deps: Deps, keys: SigningKeys, cache: AccessTokenCache) {
+  /** Verifies an access-token JWT of this platform and finds its live record with the user. */
   /** Verifies an access-token JWT of this platform and finds its live record with the user. */
   async function findLiveAccessToken(givenPlatformId: string | undefined, token: string) {
+    const now = deps.now();
+    const tokenDigest = digest(token);
+    const cached = cache.get(tokenDigest, now);
+    if (cached) return !givenPlatformId || cached.token.platformId === givenPlatformId ? cached : undefined;
+    const readAtEpoch = cache.epoch();
     const kid = peekKid(token);
     if (!kid) return undefined;
     const platformId = givenPlatformId ?? (await keys.platformIdOfKid(kid));
@@ -24,7 +31,8 @@ export function createTokens(deps: Deps, keys: SigningKeys) {
     if (!claims || typeof claims.jti !== 'string') return undefined;
     const found = await tokens.findAccessTokenWithUser(deps.db, digest(claims.jti));
     if (!found || found.token.platformId !== platformId) return undefined;
-    if (found.token.revokedAt || found.token.expiresAt <= deps.now()) return undefined;
+    if (found.token.revokedAt || found.token.expiresAt <= now) return undefined;
+    cache.put(tokenDigest, found, readAtEpoch);
     return found;
   }
 

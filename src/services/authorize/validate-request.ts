@@ -122,9 +122,9 @@ export function createRequestValidation(deps: Deps, keys: SigningKeys, platforms
 
   /** An ID token we issued to this client (expired is fine: OIDC Core 3.1.2.1); else invalid_request. */
   async function subjectOfIdTokenHint(platform: Platform, client: ClientRow, hint: string): Promise<string> {
-    const secret = platforms.clientSecret(client);
+    const clientKey = platforms.clientIdTokenKey(client);
     const kid = peekKid(hint);
-    const key = secret ? new TextEncoder().encode(secret) : kid ? (await keys.keyById(platform.id, kid))?.secret : undefined;
+    const key = clientKey ? await clientKey : kid ? (await keys.keyById(platform.id, kid))?.secret : undefined;
     const claims = key && (await verifyHs512(hint, key, deps.config.baseUrl, { allowExpired: true }));
     if (!claims || typeof claims.sub !== 'string' || (claims.aud !== client.id && !(Array.isArray(claims.aud) && claims.aud.includes(client.id)))) {
       throw invalidRequest('id_token_hint is not a valid ID token issued to this client');

@@ -100,8 +100,8 @@ export function createTokenIssuer(deps: Deps, platforms: Platforms) {
         ...(input.nonce ? { nonce: input.nonce } : {}),
       };
       // DESIGN §5: confidential clients get an ID token keyed with their secret and no kid.
-      const secret = platforms.clientSecret(input.client);
-      idToken = secret ? await signHs512(claims, new TextEncoder().encode(secret)) : await signHs512(claims, key.secret, key.kid);
+      const clientKey = platforms.clientIdTokenKey(input.client);
+      idToken = clientKey ? await signHs512(claims, await clientKey) : await signHs512(claims, key.secret, key.kid);
     }
     return { accessToken, expiresInSeconds: ttl, scope, idToken, refreshToken };
   };

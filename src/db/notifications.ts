@@ -1,0 +1,67 @@
+import pg from 'pg';
+
+export interface NotificationHandlers {
+  onMessage(payload: string): void;
+  /** Called with false whenever notifications may have been missed (connection lost), true once listening again. */
+  onListening(isListening: boolean): void;
+}
+
+export interface Notifications {
+  subscribe(channel: string, handlers: NotificationHandlers): void;
+  close(): Promise<void>;
+}
+
+/** One dedicated LISTEN connection per process, reconnecting with backoff. */
+export function createNotifications(connection: pg.ClientConfig): Notifications {
+  let client: pg.Client | undefined;
+  let closed = false;
+  let retryTimer: NodeJS.Timeout | undefined;
+  const subscriptions = new Map<string, NotificationHandlers[]>();
+
+  const setListening = (value: boolean) => {
+    for (const handlers of subscriptions.values()) handlers.forEach((h) => h.onListening(value));
+  };
+
+  async function connect(delayMs = 0): Promise<void> {
+    if (closed) return;
+    const c = new pg.Client(connection);
+    client = c;
+    c.on('notification', (msg) => {
+      subscriptions.get(msg.channel)?.forEach((h) => h.onMessage(msg.payload ?? ''));
+    });
+    const lost = () => {
+      if (client !== c) return;
+      client = undefined;
+      setListening(false);
+      c.end().catch(() => {});
+      if (!closed) retryTimer = setTimeout(() => void connect(Math.min(Math.max(delayMs * 2, 500), 10_000)), Math.max(delayMs, 500)).unref();
+    };
+    c.on('error', lost);
+    c.on('end', lost);
+    try {
+      await c.connect();
+      for (const channel of subscriptions.keys()) await c.query(`LISTEN ${channel}`);
+      if (client === c) setListening(true);
+    } catch {
+      lost();
+    }
+  }
+
+  return {
+    subscribe(channel, handlers) {
+      if (!/^[a-z_]+$/.test(channel)) throw new Error('bad channel name');
+      const first = subscriptions.size === 0;
+      subscriptions.set(channel, [...(subscriptions.get(channel) ?? []), handlers]);
+      if (first) void connect();
+      else if (client) client.query(`LISTEN ${channel}`).then(() => handlers.onListening(true), () => {});
+    },
+    async close() {
+      closed = true;
+      if (retryTimer) clearTimeout(retryTimer);
+      const c = client;
+      client = undefined;
+      setListening(false);
+      await c?.end().catch(() => {});
+    },
+  };
+}
