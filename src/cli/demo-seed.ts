@@ -13,6 +13,7 @@ export async function seedDemo(s: Services, logger: Logger): Promise<void> {
     name: 'Demo app',
     type: 'confidential',
     redirectUris: ['http://localhost:8080/callback'],
+    postLogoutRedirectUris: ['http://localhost:8080/'],
     scopes: 'openid profile email phone address offline_access',
   });
   // The secret never goes to the log: it is written to a 0600 file beside the embedded data.
@@ -24,10 +25,13 @@ export async function seedDemo(s: Services, logger: Logger): Promise<void> {
     client_secret: secret,
     redirect_uri: 'http://localhost:8080/callback',
     discovery: `${base}/.well-known/openid-configuration?platform_guid=${platform.id}`,
+    post_logout_redirect_uri: 'http://localhost:8080/',
+    account_page: `${base}/account?platform_guid=${platform.id}`,
+    outbox: `${base}/dev/outbox`,
   };
   fs.writeFileSync(file, JSON.stringify(demo, null, 2), { mode: 0o600 });
   logger.info(
-    { platform_guid: platform.id, client_id: client.id, discovery: demo.discovery, credentials_file: file },
+    { platform_guid: platform.id, client_id: client.id, discovery: demo.discovery, account_page: demo.account_page, outbox: demo.outbox, credentials_file: file },
     'created a demo platform and client (development only); its secret is in credentials_file',
   );
 }
