@@ -41,6 +41,7 @@ const PARAMS = [
   'code_verifier', 'code_challenge', 'code_challenge_method', 'refresh_token', 'token', 'token_type_hint', 'prompt', 'max_age',
   'login_hint', 'id_token_hint', 'action', 'request', 'request_uri', 'access_token', 'email', 'password', 'given_name',
   'family_name', 'birthdate', 'phone_number', '_csrf', 'restart', 'decision', 'account', 'signout', 'signout_all', 'another',
+  'post_logout_redirect_uri', 'current_password', 'new_password', 'picture_url', 'ui_locales', 'return_to',
 ];
 
 /** Anything outside printable ASCII (and space) is percent-encoded; the rest stays raw on purpose. */
@@ -75,7 +76,16 @@ const segment = () => fc.oneof(fc.constantFrom(...WIRE_NASTY, ...HOSTILE_HTML.ma
 const path = () =>
   fc.oneof(
     { weight: 8, arbitrary: fc.constantFrom('/.well-known/openid-configuration', '/oauth/authorize', '/oauth/token', '/oauth/userinfo', '/oauth/jwks', '/oauth/introspect', '/oauth/revoke') },
-    { weight: 4, arbitrary: fc.constantFrom('', '/signin', '/signup', '/consent', '/chooser').map((s) => `/interaction/live.iid${s}`) },
+    { weight: 4, arbitrary: fc.constantFrom('', '/signin', '/signup', '/consent', '/chooser', '/forgot').map((s) => `/interaction/live.iid${s}`) },
+    {
+      weight: 4,
+      arbitrary: fc.constantFrom(
+        '/account', '/account/choose', '/account/signed-out', '/account/signin', '/account/apps/revoke', '/account/password', '/account/picture',
+        '/account/picture-url', '/account/picture/remove', '/account/profile', '/account/signout', '/account/signout-everywhere',
+        '/account/verify-email', '/oauth/logout', '/oauth/logout/confirm', '/password/forgot', '/password/forgot/sent', '/password/reset',
+        '/password/reset/done', '/verify-email', '/pictures/live.platform/live.user/1', '/dev/outbox', '/dev/outbox/x/html',
+      ),
+    },
     { weight: 2, arbitrary: fc.tuple(fc.constantFrom('/interaction/', '/avatars/live.platform/', '/oauth/', '/static/', '/', '/.well-known/'), segment()).map(([a, b]) => a + b) },
     { weight: 1, arbitrary: fc.constantFrom('/healthz', '/readyz', '/avatars/live.platform/live.user.svg') },
   );
