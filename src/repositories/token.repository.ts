@@ -28,25 +28,6 @@ const toAccess = (r: any): AccessTokenRecord => ({
   createdAt: r.created_at,
 });
 
-export async function insertAccessToken(db: Queryable, t: Omit<AccessTokenRecord, 'revokedAt' | 'createdAt'> & { createdAt: Date }): Promise<void> {
-  await db('access_tokens').insert({
-    jti_hash: t.jtiHash,
-    platform_id: t.platformId,
-    client_id: t.clientId,
-    user_id: t.userId,
-    scope: t.scope,
-    family_id: t.familyId,
-    code_id: t.codeId,
-    expires_at: t.expiresAt,
-    created_at: t.createdAt,
-  });
-}
-
-export async function findAccessToken(db: Queryable, jtiHash: string): Promise<AccessTokenRecord | undefined> {
-  const row = await db('access_tokens').where({ jti_hash: jtiHash }).first();
-  return row && toAccess(row);
-}
-
 export async function revokeAccessToken(db: Queryable, jtiHash: string, at: Date): Promise<void> {
   const rows = await db('access_tokens').where({ jti_hash: jtiHash }).whereNull('revoked_at').update({ revoked_at: at }).returning('user_id');
   invalidateUsers(rows.map((r: { user_id: string }) => r.user_id));
@@ -97,35 +78,6 @@ export async function findRefreshToken(db: Queryable, platformId: string, tokenH
   return row ? toRefresh(row) : undefined;
 }
 
-/** Locks the token row so concurrent rotations of one token are serialised. */
-export async function findRefreshTokenForUpdate(db: Queryable, platformId: string, tokenHash: string) {
-  const row = await refreshWithFamily(db).where({ 't.token_hash': tokenHash, 'f.platform_id': platformId }).forUpdate('t').first();
-  return row ? toRefresh(row) : undefined;
-}
-
-export async function insertFamily(
-  db: Queryable,
-  f: { id: string; platformId: string; clientId: string; userId: string; codeId: string | null; scope: string; authTime: Date; browserSessionId: string | null },
-): Promise<void> {
-  await db('refresh_token_families').insert({
-    id: f.id,
-    platform_id: f.platformId,
-    client_id: f.clientId,
-    user_id: f.userId,
-    code_id: f.codeId,
-    scope: f.scope,
-    auth_time: f.authTime,
-    browser_session_id: f.browserSessionId,
-  });
-}
-
-export async function insertRefreshToken(db: Queryable, t: { id: string; familyId: string; tokenHash: string; expiresAt: Date }): Promise<void> {
-  await db('refresh_tokens').insert({ id: t.id, family_id: t.familyId, token_hash: t.tokenHash, expires_at: t.expiresAt });
-}
-
-export async function markRotated(db: Queryable, id: string, at: Date): Promise<void> {
-  await db('refresh_tokens').where({ id }).whereNull('rotated_at').update({ rotated_at: at });
-}
 
 /** Revokes families and every access token issued from them. */
 async function revokeFamiliesWhere(db: Queryable, at: Date, where: (q: any) => void): Promise<number> {

@@ -2,8 +2,6 @@ import { createHash } from 'node:crypto';
 import { digest } from '../../crypto/digest';
 import { newId, newRefreshToken, randomToken } from '../../crypto/random';
 import { signHs512 } from '../../crypto/jwt';
-import type { Queryable } from '../../db';
-import * as tokens from '../../repositories/token.repository';
 import type { ClientRow } from '../../repositories/client.repository';
 import type { UserRow } from '../../repositories/user.repository';
 import { idTokenUserClaims } from '../../presenters/claims.presenter';
@@ -11,20 +9,30 @@ import type { IssuedTokens } from '../../presenters/token.presenter';
 import type { Deps } from '../deps';
 import type { Platforms } from '../platforms.service';
 import type { SigningKey } from '../signing-keys.service';
-import { formatScope } from '../scopes';
 
-export interface IssueInput {
-  platformId: string;
+/**
+ * Everything the database stores of a token response, made before the grant's statement runs:
+ * only hashes are stored, so the JWTs are signed afterwards, outside any transaction.
+ */
+export interface PreparedTokens {
+  now: Date;
+  jti: string;
+  jtiHash: string;
+  accessExpiresAt: Date;
+  familyId: string;
+  refreshId: string;
+  refreshToken: string;
+  refreshHash: string;
+  refreshExpiresAt: Date;
+}
+
+export interface SignInput {
   client: ClientRow;
   user: UserRow;
-  scopes: string[];
+  scope: string;
   authTime: Date;
   nonce?: string | null;
-  codeId?: string | null;
-  /** Continue an existing refresh family (rotation) instead of starting one. */
-  familyId?: string;
-  browserSessionId?: string | null;
-  /** The platform's active key, resolved BEFORE the transaction: a pool query inside it could starve the pool. */
+  hasRefreshToken: boolean;
   signingKey: SigningKey;
 }
 
@@ -34,76 +42,61 @@ const seconds = (d: Date) => Math.floor(d.getTime() / 1000);
 const atHash = (accessToken: string) => createHash('sha512').update(accessToken).digest().subarray(0, 32).toString('base64url');
 
 export function createTokenIssuer(deps: Deps, platforms: Platforms) {
-  /** Access token (+ record), ID token when openid, refresh token when offline_access. Pass the transaction. */
-  return async function issueTokens(trx: Queryable, input: IssueInput): Promise<IssuedTokens> {
-    const now = deps.now();
-    const iat = seconds(now);
-    const ttl = deps.config.accessTokenTtlSeconds;
-    const scope = formatScope(input.scopes);
-    const { baseUrl } = deps.config;
-    const key = input.signingKey;
-
-    let refreshToken: string | undefined;
-    let familyId = input.familyId ?? null;
-    if (input.scopes.includes('offline_access')) {
-      if (!familyId) {
-        familyId = newId();
-        await tokens.insertFamily(trx, {
-          id: familyId,
-          platformId: input.platformId,
-          clientId: input.client.id,
-          userId: input.user.id,
-          codeId: input.codeId ?? null,
-          scope,
-          authTime: input.authTime,
-          browserSessionId: input.browserSessionId ?? null,
-        });
-      }
-      refreshToken = newRefreshToken();
-      await tokens.insertRefreshToken(trx, {
-        id: newId(),
-        familyId,
-        tokenHash: digest(refreshToken),
-        expiresAt: new Date(now.getTime() + deps.config.refreshTokenTtlSeconds * 1000),
-      });
-    }
-
-    const jti = randomToken(18);
-    const accessToken = await signHs512(
-      { iss: baseUrl, sub: input.user.id, human_guid: input.user.id, aud: input.client.id, client_id: input.client.id, scope, jti, iat, exp: iat + ttl, token_type: 'Bearer' },
-      key.secret,
-      key.kid,
-    );
-    await tokens.insertAccessToken(trx, {
-      jtiHash: digest(jti),
-      platformId: input.platformId,
-      clientId: input.client.id,
-      userId: input.user.id,
-      scope,
-      familyId,
-      codeId: input.codeId ?? null,
-      expiresAt: new Date((iat + ttl) * 1000),
-      createdAt: now,
-    });
-
-    let idToken: string | undefined;
-    if (input.scopes.includes('openid')) {
-      const claims = {
-        ...idTokenUserClaims(input.user, input.scopes, baseUrl),
-        iss: baseUrl,
-        aud: input.client.id,
-        azp: input.client.id,
-        iat,
-        exp: iat + ttl,
-        auth_time: seconds(input.authTime),
-        at_hash: atHash(accessToken),
-        ...(input.nonce ? { nonce: input.nonce } : {}),
+  return {
+    prepare(): PreparedTokens {
+      const now = deps.now();
+      const jti = randomToken(18);
+      const refreshToken = newRefreshToken();
+      return {
+        now,
+        jti,
+        jtiHash: digest(jti),
+        accessExpiresAt: new Date((seconds(now) + deps.config.accessTokenTtlSeconds) * 1000),
+        familyId: newId(),
+        refreshId: newId(),
+        refreshToken,
+        refreshHash: digest(refreshToken),
+        refreshExpiresAt: new Date(now.getTime() + deps.config.refreshTokenTtlSeconds * 1000),
       };
-      // DESIGN §5: confidential clients get an ID token keyed with their secret and no kid.
-      const clientKey = platforms.clientIdTokenKey(input.client);
-      idToken = clientKey ? await signHs512(claims, await clientKey) : await signHs512(claims, key.secret, key.kid);
-    }
-    return { accessToken, expiresInSeconds: ttl, scope, idToken, refreshToken };
+    },
+
+    /** The access token, the ID token when openid was granted, and the refresh token when stored. */
+    async sign(prepared: PreparedTokens, input: SignInput): Promise<IssuedTokens> {
+      const { baseUrl } = deps.config;
+      const iat = seconds(prepared.now);
+      const exp = seconds(prepared.accessExpiresAt);
+      const scopes = input.scope.split(' ');
+      const key = input.signingKey;
+      const accessToken = await signHs512(
+        { iss: baseUrl, sub: input.user.id, human_guid: input.user.id, aud: input.client.id, client_id: input.client.id, scope: input.scope, jti: prepared.jti, iat, exp, token_type: 'Bearer' },
+        key.secret,
+        key.kid,
+      );
+      let idToken: string | undefined;
+      if (scopes.includes('openid')) {
+        const claims = {
+          ...idTokenUserClaims(input.user, scopes, baseUrl),
+          iss: baseUrl,
+          aud: input.client.id,
+          azp: input.client.id,
+          iat,
+          exp,
+          auth_time: seconds(input.authTime),
+          at_hash: atHash(accessToken),
+          ...(input.nonce ? { nonce: input.nonce } : {}),
+        };
+        // DESIGN §5: confidential clients get an ID token keyed with their secret and no kid.
+        const clientKey = platforms.clientIdTokenKey(input.client);
+        idToken = clientKey ? await signHs512(claims, await clientKey) : await signHs512(claims, key.secret, key.kid);
+      }
+      return {
+        accessToken,
+        expiresInSeconds: exp - iat,
+        scope: input.scope,
+        idToken,
+        refreshToken: input.hasRefreshToken ? prepared.refreshToken : undefined,
+      };
+    },
   };
 }
 

@@ -1,12 +1,12 @@
 import { digest } from '../../crypto/digest';
 import { invalidGrant } from '../../errors';
+import * as statements from '../../repositories/grant-statements.repository';
 import * as tokens from '../../repositories/token.repository';
-import * as users from '../../repositories/user.repository';
 import type { Deps } from '../deps';
 import { parseScope } from '../scopes';
+import type { SigningKeys } from '../signing-keys.service';
 import type { ClientCtx } from './authorization-code.grant';
 import type { TokenIssuer } from './issue-tokens';
-import type { SigningKeys } from '../signing-keys.service';
 
 export interface RefreshInput {
   refresh_token: string;
@@ -14,48 +14,40 @@ export interface RefreshInput {
 }
 
 /**
- * Rotates a refresh token (DESIGN §5): the old one dies, except that within the reuse grace
- * window it may be presented again and yields another valid pair; after the window a rotated
- * token revokes its whole family. Throws invalid_grant.
+ * Rotates a refresh token (DESIGN §5) as one compare-and-swap statement: the old one dies,
+ * except that within the reuse grace window it may be presented again and yields another valid
+ * pair; after the window a rotated token revokes its whole family. A `scope` narrows the access
+ * token (RFC 6749 §6); scopes beyond the grant are dropped silently (spec scope rule 1).
+ * Throws invalid_grant.
  */
-export function createRefreshTokenGrant(deps: Deps, keys: SigningKeys, issueTokens: TokenIssuer) {
+export function createRefreshTokenGrant(deps: Deps, keys: SigningKeys, issuer: TokenIssuer) {
   return async function rotateRefreshToken(ctx: ClientCtx, input: RefreshInput) {
     const signingKey = await keys.activeKey(ctx.platform.id);
-    const outcome = await deps.db.transaction(async (trx) => {
-      const token = await tokens.findRefreshTokenForUpdate(trx, ctx.platform.id, digest(input.refresh_token));
-      if (!token || token.family.clientId !== ctx.client.id) return { error: 'The refresh token is invalid' };
-      const now = deps.now();
-      if (token.family.revokedAt) return { error: 'The refresh token has been revoked' };
-      if (token.expiresAt <= now) return { error: 'The refresh token has expired' };
-      if (token.rotatedAt) {
-        const sinceRotation = (now.getTime() - token.rotatedAt.getTime()) / 1000;
-        if (sinceRotation > deps.config.refreshReuseGraceSeconds) {
-          await tokens.revokeFamily(trx, token.familyId, now);
-          return { error: 'The refresh token was already used; its family has been revoked' };
-        }
-      }
-      const granted = parseScope(token.family.scope);
-      let scopes = granted;
-      if (input.scope !== undefined) {
-        // RFC 6749 §6 narrowing; scopes beyond the grant are dropped silently, as the spec's scope rule 1 says
-        scopes = granted.filter((s) => parseScope(input.scope).includes(s) || s === 'offline_access');
-      }
-      const user = await users.findById(trx, ctx.platform.id, token.family.userId);
-      if (!user) return { error: 'The user no longer exists' };
-      await tokens.markRotated(trx, token.id, now);
-      const issued = await issueTokens(trx, {
-        platformId: ctx.platform.id,
-        signingKey,
-        client: ctx.client,
-        user,
-        scopes,
-        authTime: token.family.authTime,
-        familyId: token.familyId,
-        browserSessionId: token.family.browserSessionId,
-      });
-      return { issued };
+    const prepared = issuer.prepare();
+    const row = await statements.rotateRefreshToken(deps.db, {
+      platformId: ctx.platform.id,
+      tokenHash: digest(input.refresh_token),
+      clientId: ctx.client.id,
+      graceStart: new Date(prepared.now.getTime() - deps.config.refreshReuseGraceSeconds * 1000),
+      requestedScopes: input.scope === undefined ? null : parseScope(input.scope),
+      tokens: prepared,
     });
-    if ('error' in outcome) throw invalidGrant(outcome.error!);
-    return outcome.issued;
+    if (!row || row.clientId !== ctx.client.id) throw invalidGrant('The refresh token is invalid');
+    if (!row.rotated) {
+      if (row.familyRevokedAt) throw invalidGrant('The refresh token has been revoked');
+      if (row.expiresAt <= prepared.now) throw invalidGrant('The refresh token has expired');
+      // Only a rotation older than the grace window is left: reuse of a stolen or replayed token.
+      await tokens.revokeFamily(deps.db, row.familyId, prepared.now);
+      throw invalidGrant('The refresh token was already used; its family has been revoked');
+    }
+    if (!row.user) throw invalidGrant('The user no longer exists');
+    return issuer.sign(prepared, {
+      client: ctx.client,
+      user: row.user,
+      scope: row.accessScope!,
+      authTime: row.authTime,
+      hasRefreshToken: true,
+      signingKey,
+    });
   };
 }

@@ -1,0 +1,146 @@
+import type { Queryable } from '../db';
+import { toUser, type UserRow } from './user.repository';
+import type { PreparedTokens } from '../services/grants/issue-tokens';
+
+// Each grant is ONE statement: lock, compare-and-swap and inserts in data-modifying CTEs, so a
+// grant costs one round trip and one durable commit. The statement only performs the swap when
+// every condition holds; the service re-reads the returned row to say which one failed.
+
+const parseDates = (r: any, keys: string[]) => {
+  for (const k of keys) if (r[k]) r[k] = new Date(r[k]);
+  return r;
+};
+
+export interface CodeExchangeRow {
+  id: string;
+  clientId: string;
+  redirectUri: string;
+  scope: string;
+  nonce: string | null;
+  codeChallenge: string | null;
+  authTime: Date;
+  expiresAt: Date;
+  consumedAt: Date | null;
+  exchanged: boolean;
+  hasRefreshToken: boolean;
+  user: UserRow | null;
+}
+
+export async function exchangeCode(
+  db: Queryable,
+  p: { platformId: string; codeHash: string; clientId: string; redirectUri: string; challenge: string | null; tokens: PreparedTokens },
+): Promise<CodeExchangeRow | undefined> {
+  const t = p.tokens;
+  const { rows } = await db.raw(
+    `WITH code AS (
+       SELECT * FROM authorization_codes WHERE platform_id = :platformId AND code_hash = :codeHash FOR UPDATE
+     ), ok AS (
+       SELECT * FROM code
+       WHERE client_id = :clientId AND consumed_at IS NULL AND expires_at > :now AND redirect_uri = :redirectUri
+         AND code_challenge IS NOT DISTINCT FROM :challenge
+     ), consumed AS (
+       UPDATE authorization_codes SET consumed_at = :now WHERE id IN (SELECT id FROM ok) RETURNING id
+     ), fam AS (
+       INSERT INTO refresh_token_families (id, platform_id, client_id, user_id, code_id, scope, auth_time, browser_session_id)
+       SELECT :familyId, platform_id, client_id, user_id, id, scope, auth_time, browser_session_id FROM ok
+       WHERE 'offline_access' = ANY (string_to_array(scope, ' '))
+       RETURNING id
+     ), rt AS (
+       INSERT INTO refresh_tokens (id, family_id, token_hash, expires_at) SELECT :refreshId, id, :refreshHash, :refreshExpiresAt FROM fam
+     ), at AS (
+       INSERT INTO access_tokens (jti_hash, platform_id, client_id, user_id, scope, family_id, code_id, expires_at, created_at)
+       SELECT :jtiHash, platform_id, client_id, user_id, scope, (SELECT id FROM fam), id, :accessExpiresAt, :now FROM ok
+     )
+     SELECT code.id, code.client_id, code.redirect_uri, code.scope, code.nonce, code.code_challenge, code.auth_time,
+            code.expires_at, code.consumed_at, EXISTS (SELECT 1 FROM ok) AS exchanged,
+            EXISTS (SELECT 1 FROM ok WHERE 'offline_access' = ANY (string_to_array(ok.scope, ' '))) AS has_refresh_token,
+            (SELECT row_to_json(u.*) FROM users u WHERE u.id = code.user_id) AS user_json
+     FROM code`,
+    {
+      platformId: p.platformId, codeHash: p.codeHash, clientId: p.clientId, redirectUri: p.redirectUri, challenge: p.challenge,
+      now: t.now, familyId: t.familyId, refreshId: t.refreshId, refreshHash: t.refreshHash, refreshExpiresAt: t.refreshExpiresAt,
+      jtiHash: t.jtiHash, accessExpiresAt: t.accessExpiresAt,
+    },
+  );
+  const r = rows[0];
+  if (!r) return undefined;
+  return {
+    id: r.id,
+    clientId: r.client_id,
+    redirectUri: r.redirect_uri,
+    scope: r.scope,
+    nonce: r.nonce,
+    codeChallenge: r.code_challenge,
+    authTime: r.auth_time,
+    expiresAt: r.expires_at,
+    consumedAt: r.consumed_at,
+    exchanged: r.exchanged,
+    hasRefreshToken: r.has_refresh_token,
+    user: r.user_json ? toUser(parseDates(r.user_json, ['created_at', 'updated_at'])) : null,
+  };
+}
+
+export interface RefreshRotationRow {
+  familyId: string;
+  clientId: string;
+  rotatedAt: Date | null;
+  expiresAt: Date;
+  familyRevokedAt: Date | null;
+  authTime: Date;
+  rotated: boolean;
+  accessScope: string | null;
+  user: UserRow | null;
+}
+
+/** `requestedScopes` null keeps the family's scope; otherwise narrows to it (offline_access kept). */
+export async function rotateRefreshToken(
+  db: Queryable,
+  p: { platformId: string; tokenHash: string; clientId: string; graceStart: Date; requestedScopes: string[] | null; tokens: PreparedTokens },
+): Promise<RefreshRotationRow | undefined> {
+  const t = p.tokens;
+  const { rows } = await db.raw(
+    `WITH cur AS (
+       SELECT t.id, t.family_id, t.rotated_at, t.expires_at, f.client_id, f.user_id, f.scope, f.auth_time, f.revoked_at AS family_revoked_at
+       FROM refresh_tokens t JOIN refresh_token_families f ON f.id = t.family_id
+       WHERE t.token_hash = :tokenHash AND f.platform_id = :platformId
+       FOR UPDATE OF t
+     ), ok AS (
+       SELECT cur.*,
+         CASE WHEN CAST(:requested AS text) IS NULL THEN cur.scope
+              ELSE (SELECT string_agg(s, ' ' ORDER BY n) FROM unnest(string_to_array(cur.scope, ' ')) WITH ORDINALITY AS x(s, n)
+                    WHERE s = ANY (string_to_array(CAST(:requested AS text), ' ')) OR s = 'offline_access') END AS access_scope
+       FROM cur
+       WHERE client_id = :clientId AND family_revoked_at IS NULL AND expires_at > :now
+         AND (rotated_at IS NULL OR rotated_at >= :graceStart)
+     ), swap AS (
+       UPDATE refresh_tokens SET rotated_at = :now WHERE id IN (SELECT id FROM ok) AND rotated_at IS NULL
+     ), rt AS (
+       INSERT INTO refresh_tokens (id, family_id, token_hash, expires_at) SELECT :refreshId, family_id, :refreshHash, :refreshExpiresAt FROM ok
+     ), at AS (
+       INSERT INTO access_tokens (jti_hash, platform_id, client_id, user_id, scope, family_id, code_id, expires_at, created_at)
+       SELECT :jtiHash, :platformId, client_id, user_id, access_scope, family_id, NULL, :accessExpiresAt, :now FROM ok
+     )
+     SELECT cur.family_id, cur.client_id, cur.rotated_at, cur.expires_at, cur.family_revoked_at, cur.auth_time,
+            EXISTS (SELECT 1 FROM ok) AS rotated, (SELECT access_scope FROM ok) AS access_scope,
+            (SELECT row_to_json(u.*) FROM users u WHERE u.id = cur.user_id) AS user_json
+     FROM cur`,
+    {
+      platformId: p.platformId, tokenHash: p.tokenHash, clientId: p.clientId, graceStart: p.graceStart, requested: p.requestedScopes ? p.requestedScopes.join(' ') : null,
+      now: t.now, refreshId: t.refreshId, refreshHash: t.refreshHash, refreshExpiresAt: t.refreshExpiresAt,
+      jtiHash: t.jtiHash, accessExpiresAt: t.accessExpiresAt,
+    },
+  );
+  const r = rows[0];
+  if (!r) return undefined;
+  return {
+    familyId: r.family_id,
+    clientId: r.client_id,
+    rotatedAt: r.rotated_at,
+    expiresAt: r.expires_at,
+    familyRevokedAt: r.family_revoked_at,
+    authTime: r.auth_time,
+    rotated: r.rotated,
+    accessScope: r.access_scope,
+    user: r.user_json ? toUser(parseDates(r.user_json, ['created_at', 'updated_at'])) : null,
+  };
+}
