@@ -72,17 +72,23 @@ export function createMailTransport(options: { smtpUrl?: string; dataDir: string
   };
 }
 
-/** The outbox, newest first. */
-export async function listOutbox(outboxDir: string, limit = 200): Promise<OutboxEntry[]> {
+/** The outbox, newest first; `to` keeps only mail to that address. */
+export async function listOutbox(outboxDir: string, options: { limit?: number; to?: string } = {}): Promise<OutboxEntry[]> {
   let files: string[];
   try {
     files = await fs.readdir(outboxDir);
   } catch {
     return [];
   }
-  const ids = files.filter((f) => f.endsWith('.json')).map((f) => f.slice(0, -5)).filter((id) => OUTBOX_ID.test(id)).sort().reverse().slice(0, limit);
-  const entries = await Promise.all(ids.map((id) => readOutboxEntry(outboxDir, id)));
-  return entries.filter((e): e is OutboxEntry => e !== undefined);
+  const ids = files.filter((f) => f.endsWith('.json')).map((f) => f.slice(0, -5)).filter((id) => OUTBOX_ID.test(id)).sort().reverse();
+  const limit = options.limit ?? 200;
+  const to = options.to?.toLowerCase();
+  const out: OutboxEntry[] = [];
+  for (let i = 0; i < ids.length && out.length < limit; i += 50) {
+    const batch = await Promise.all(ids.slice(i, i + 50).map((id) => readOutboxEntry(outboxDir, id)));
+    for (const e of batch) if (e && (!to || e.to.toLowerCase() === to) && out.length < limit) out.push(e);
+  }
+  return out;
 }
 
 export async function readOutboxEntry(outboxDir: string, id: string): Promise<OutboxEntry | undefined> {

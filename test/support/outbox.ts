@@ -6,7 +6,7 @@ export async function waitForMail(dataDir: string, to: string, subject: RegExp, 
   const dir = path.resolve(dataDir, 'outbox');
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const found = (await listOutbox(dir, 10_000)).find((m) => m.to.toLowerCase() === to.toLowerCase() && subject.test(m.subject));
+    const found = (await listOutbox(dir, { to, limit: 10_000 })).find((m) => subject.test(m.subject));
     if (found) return found;
     if (Date.now() > deadline) throw new Error(`no mail to ${to} matching ${subject} in ${dir}`);
     await new Promise((r) => setTimeout(r, 50));
@@ -15,7 +15,7 @@ export async function waitForMail(dataDir: string, to: string, subject: RegExp, 
 
 /** Every mail to `to` now in the outbox, newest first. */
 export async function mailsTo(dataDir: string, to: string): Promise<OutboxEntry[]> {
-  return (await listOutbox(path.resolve(dataDir, 'outbox'), 10_000)).filter((m) => m.to.toLowerCase() === to.toLowerCase());
+  return listOutbox(path.resolve(dataDir, 'outbox'), { to, limit: 10_000 });
 }
 
 /** The first link of the text part that starts with `prefix` (a path like /verify-email). */

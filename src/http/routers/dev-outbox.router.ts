@@ -20,7 +20,7 @@ export function devOutboxRouter(s: Services): Router {
 
   r.get('/dev/outbox', async (req, res) => {
     const to = typeof req.query.to === 'string' ? req.query.to.toLowerCase() : '';
-    const mails = dir ? (await listOutbox(dir)).filter((m) => !to || m.to.toLowerCase() === to) : [];
+    const mails = dir ? await listOutbox(dir, { to: to || undefined }) : [];
     res.render('dev-outbox', { title: 'Outbox', platformName: 'Development outbox', mails, dir: dir ?? null, to });
   });
 
