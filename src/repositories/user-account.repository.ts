@@ -1,6 +1,7 @@
 import type { Queryable } from '../db';
 import type { Address, UserRow } from './user.repository';
 import { toUser } from './user.repository';
+import { invalidateUsers } from '../db/invalidation';
 
 /** The self-service changes of a user row (the account page, verification, reset). */
 
@@ -29,11 +30,13 @@ export async function updateProfile(db: Queryable, platformId: string, userId: s
       updated_at: at,
     })
     .returning('*');
+  invalidateUsers([userId]); // cached userinfo claims of this process (other instances: NOTIFY)
   return row && toUser(row);
 }
 
 export async function updatePictureUrl(db: Queryable, platformId: string, userId: string, pictureUrl: string | null, at: Date): Promise<void> {
   await db('users').where({ platform_id: platformId, id: userId }).update({ picture_url: pictureUrl, updated_at: at });
+  invalidateUsers([userId]);
 }
 
 /** Sets email_verified only while the address is still the one the link was sent to. */
@@ -41,6 +44,7 @@ export async function markEmailVerified(db: Queryable, platformId: string, userI
   const n = await db('users')
     .where({ platform_id: platformId, id: userId, email_normalized: emailNormalized })
     .update({ email_verified: true, updated_at: at });
+  invalidateUsers([userId]);
   return n > 0;
 }
 
