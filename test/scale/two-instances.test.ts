@@ -1,0 +1,153 @@
+import os from 'node:os';
+import fs from 'node:fs';
+import path from 'node:path';
+import { buildTestApp, TEST_ENV } from '../helpers';
+import { buildClient, buildCode, buildPlatform, buildUser, TEST_PASSWORD } from '../factories';
+import { startProvider, type ProviderProcess } from '../support/provider-process';
+
+// Two provider PROCESSES on one Postgres database, as behind a load balancer (issue 5 §4;
+// DESIGN §3). The embedded database is single-process by design, so there is nothing to show there.
+const embedded = process.env.TEST_DATABASE_KIND === 'embedded';
+if (embedded) console.warn('two-instances: skipped on the embedded database (PGlite serves one process; run with DATABASE_URL for this test)');
+const describeOnPostgres = embedded ? describe.skip : describe;
+
+const GRACE_SECONDS = 2; // REFRESH_REUSE_GRACE_SECONDS of both instances
+const SCALE = 0.05; // discovery 5/min, authorize 3/min, token 6/min …
+
+type TestApp = Awaited<ReturnType<typeof buildTestApp>>;
+let setup: TestApp; // fixtures through the real services, on the same database
+let a: ProviderProcess;
+let b: ProviderProcess;
+let dataDir: string;
+
+describeOnPostgres('two instances, one database', () => {
+  beforeAll(async () => {
+    setup = await buildTestApp();
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'latchkey-two-'));
+    const env = {
+      NODE_ENV: 'test', DEMO_SEED: 'false', LOG_LEVEL: 'warn', DATABASE_URL: process.env.TEST_DATABASE_URL!, DATA_DIR: dataDir,
+      BASE_URL: 'http://lb.test', MASTER_KEY: TEST_ENV.MASTER_KEY, SESSION_SECRET: TEST_ENV.SESSION_SECRET,
+      RATE_LIMIT_SCALE: String(SCALE), REFRESH_REUSE_GRACE_SECONDS: String(GRACE_SECONDS),
+    };
+    [a, b] = await Promise.all([startProvider(env), startProvider(env)]);
+  }, 90_000);
+  afterAll(async () => {
+    await Promise.all([a?.stop(), b?.stop()]);
+    await setup?.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }, 30_000);
+
+  const form = (body: Record<string, string>, headers: Record<string, string> = {}) => ({
+    method: 'POST', redirect: 'manual' as const, headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams(body).toString(),
+  });
+  const basic = (c: { id: string; secret: string | null }) => ({ authorization: `Basic ${Buffer.from(`${c.id}:${encodeURIComponent(c.secret!)}`).toString('base64')}` });
+
+  it('counts rate limits jointly', async () => {
+    const p = await buildPlatform(setup.services);
+    const path = `/.well-known/openid-configuration?platform_guid=${p.id}`;
+    const seen: Array<[string, number, string | null]> = [];
+    for (const [name, inst] of [['A', a], ['B', b], ['A', a], ['B', b], ['A', a], ['B', b], ['A', a]] as const) {
+      const res = await fetch(inst.url + path);
+      seen.push([name, res.status, res.headers.get('x-ratelimit-remaining')]);
+    }
+    expect(seen).toEqual([['A', 200, '4'], ['B', 200, '3'], ['A', 200, '2'], ['B', 200, '1'], ['A', 200, '0'], ['B', 429, '0'], ['A', 429, '0']]);
+    const refused = await fetch(b.url + path);
+    expect(await refused.json()).toEqual({ error: 'too_many_requests', error_description: expect.stringMatching(/^Rate limit exceeded; retry in \d+ seconds$/) });
+  });
+
+  it('continues a browser session started on one instance on the other, and refuses a rotated refresh token on both after the grace window', async () => {
+    const p = await buildPlatform(setup.services);
+    const c = await buildClient(setup.services, p.id);
+    const u = await buildUser(setup.services, p.id);
+    let cookie = '';
+    /** A browser that alternates between the instances, keeping the session cookie. */
+    const go = async (inst: ProviderProcess, pathOrUrl: string, init: RequestInit = {}) => {
+      const res = await fetch(inst.url + pathOrUrl, { redirect: 'manual', ...init, headers: { ...(init.headers as object), cookie } });
+      const set = res.headers.get('set-cookie');
+      if (set) cookie = set.split(';')[0];
+      return { res, html: await res.text(), location: res.headers.get('location') ?? '' };
+    };
+    const csrf = (html: string) => /name="_csrf" value="([^"]+)"/.exec(html)![1];
+    const query = new URLSearchParams({ platform_guid: p.id, client_id: c.id, redirect_uri: c.redirectUris[0], response_type: 'code', scope: 'openid email offline_access', state: 'xyz' });
+
+    const start = await go(a, `/oauth/authorize?${query}`); // A starts the flow
+    expect(start.location).toMatch(/^\/interaction\//);
+    const signin = await go(b, start.location); // B shows the sign-in page of A's interaction
+    expect(signin.html).toMatch(/<h1[^>]*>\s*Sign in/);
+    const signedIn = await go(a, `${start.location}/signin`, form({ _csrf: csrf(signin.html), email: u.email, password: TEST_PASSWORD }));
+    expect(signedIn.res.status).toBe(303);
+    const consent = await go(b, signedIn.location); // the regenerated session is known to B
+    expect(consent.html).toMatch(/wants to access your account/);
+    const allowed = await go(a, `${start.location}/consent`, form({ _csrf: csrf(consent.html), decision: 'allow' }));
+    const callback = new URL(allowed.location);
+    expect(callback.searchParams.get('state')).toBe('xyz');
+    expect(callback.searchParams.get('iss')).toBe('http://lb.test');
+
+    const exchanged = await fetch(`${b.url}/oauth/token`, form({ platform_guid: p.id, grant_type: 'authorization_code', code: callback.searchParams.get('code')!, redirect_uri: c.redirectUris[0] }, basic(c)));
+    expect(exchanged.status).toBe(200);
+    const first = await exchanged.json();
+    // B also knows the signed-in account: a new authorization shows the chooser with it.
+    const again = await go(b, `/oauth/authorize?${query}`);
+    expect((await go(a, again.location)).html).toContain(u.email);
+
+    // Rotated on A; within the window B may still accept it once more; after it, B refuses it and revokes the family.
+    const refresh = (inst: ProviderProcess, token: string) => fetch(`${inst.url}/oauth/token`, form({ platform_guid: p.id, grant_type: 'refresh_token', refresh_token: token }, basic(c)));
+    const rotated = await refresh(a, first.refresh_token);
+    expect(rotated.status).toBe(200);
+    const second = await rotated.json();
+    await new Promise((resolve) => setTimeout(resolve, GRACE_SECONDS * 1000 + 500));
+    const reuse = await refresh(b, first.refresh_token);
+    expect([reuse.status, (await reuse.json()).error]).toEqual([400, 'invalid_grant']);
+    const successor = await refresh(a, second.refresh_token); // the revocation reached A too
+    expect([successor.status, (await successor.json()).error]).toEqual([400, 'invalid_grant']);
+  }, 30_000);
+
+  it('lets 50 concurrent refreshes of one token across both instances all succeed within the window: one family, 51 tokens; a later reuse revokes it everywhere', async () => {
+    const p = await buildPlatform(setup.services);
+    await setup.services.platforms.setRateLimit(p.id, 'token', 100_000); // "higher limits by platform": 5 000/min at this scale
+    const c = await buildClient(setup.services, p.id);
+    const u = await buildUser(setup.services, p.id);
+    const code = await buildCode(setup.services, { platformId: p.id, client: c, user: u, scopes: ['openid', 'offline_access'] });
+    const tokenAt = (inst: ProviderProcess, body: Record<string, string>) => fetch(`${inst.url}/oauth/token`, form({ platform_guid: p.id, ...body }, basic(c)));
+    const issued = await (await tokenAt(a, { grant_type: 'authorization_code', code, redirect_uri: c.redirectUris[0] })).json();
+
+    const started = Date.now();
+    const results = await Promise.all(
+      Array.from({ length: 50 }, async (_, i) => {
+        const res = await tokenAt(i % 2 ? b : a, { grant_type: 'refresh_token', refresh_token: issued.refresh_token });
+        return { status: res.status, body: await res.json() };
+      }),
+    );
+    const took = Date.now() - started;
+    expect(took).toBeLessThan(GRACE_SECONDS * 1000); // otherwise the window, not the code, decides
+    expect(results.map((r) => r.status)).toEqual(Array(50).fill(200));
+    expect(new Set(results.map((r) => r.body.refresh_token)).size).toBe(50);
+
+    const db = setup.database.db;
+    const families = await db('refresh_token_families').where({ client_id: c.id });
+    expect(families).toHaveLength(1);
+    expect(families[0].revoked_at).toBeNull();
+    expect(await db('refresh_tokens').where({ family_id: families[0].id }).count({ n: '*' }).first()).toEqual({ n: 51 });
+    expect(await db('refresh_tokens').where({ family_id: families[0].id }).whereNotNull('rotated_at').count({ n: '*' }).first()).toEqual({ n: 1 });
+    expect(await db('access_tokens').where({ family_id: families[0].id }).whereNull('revoked_at').count({ n: '*' }).first()).toEqual({ n: 51 });
+    const survivor = results[7].body;
+    const userinfo = (inst: ProviderProcess, at: string) => fetch(`${inst.url}/oauth/userinfo?platform_guid=${p.id}`, { headers: { authorization: `Bearer ${at}` } });
+    expect((await userinfo(a, survivor.access_token)).status).toBe(200); // A now knows this access token
+
+    // After the window, presenting the original again revokes the whole family, on both instances.
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, GRACE_SECONDS * 1000 + 500 - (Date.now() - started))));
+    const reuse = await tokenAt(b, { grant_type: 'refresh_token', refresh_token: issued.refresh_token });
+    expect([reuse.status, (await reuse.json()).error]).toEqual([400, 'invalid_grant']);
+    expect((await db('refresh_token_families').where({ id: families[0].id }).first()).revoked_at).not.toBeNull();
+    expect(await db('access_tokens').where({ family_id: families[0].id }).whereNull('revoked_at').count({ n: '*' }).first()).toEqual({ n: 0 });
+    const refused = await tokenAt(a, { grant_type: 'refresh_token', refresh_token: results[12].body.refresh_token });
+    expect([refused.status, (await refused.json()).error]).toEqual([400, 'invalid_grant']);
+    // A revoked access token is dead at once on the instance that had just accepted it.
+    let status = 0;
+    for (let i = 0; i < 20 && status !== 401; i++) {
+      status = (await userinfo(a, survivor.access_token)).status;
+      if (status !== 401) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(status).toBe(401);
+  }, 30_000);
+});
