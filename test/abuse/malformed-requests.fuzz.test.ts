@@ -7,11 +7,15 @@ import { buildClient, buildCode, buildPlatform, buildUser } from '../factories';
 // answers without a 5xx, errors keep the spec's shape, and hostile input is never echoed raw
 // into HTML. FUZZ_RUNS raises the number of requests (default keeps the suite fast).
 const RUNS = Number(process.env.FUZZ_RUNS ?? 300);
+/** This run's source address (RFC 2544 benchmarking range), so its rate-limit counts touch no other suite's. */
+const FUZZ_IP = `198.18.${Math.floor(Math.random() * 256)}.${1 + Math.floor(Math.random() * 254)}`;
 
 let t: Awaited<ReturnType<typeof buildTestApp>>;
 let live: { platform: string; client: string; secret: string; redirect: string; user: string; code: string; cookie: string; iid: string; csrf: string };
 beforeAll(async () => {
-  t = await buildTestApp({ RATE_LIMIT_SCALE: '1000' }); // the limiters run (and parse credentials) but never refuse
+  // The limiters run (and parse credentials) but never refuse. Their counters are shared with the
+  // other suites, so every request comes from this run's own address (see send()).
+  t = await buildTestApp({ RATE_LIMIT_SCALE: '1000', TRUST_PROXY: 'loopback' });
   const p = await buildPlatform(t.services);
   const c = await buildClient(t.services, p.id);
   const u = await buildUser(t.services, p.id);
@@ -148,10 +152,14 @@ function materialise(s: string): string {
 async function send(r: FuzzRequest) {
   const url = materialise(r.path) + (r.query !== undefined ? `?${materialise(r.query)}` : '');
   let req = request(t.app)[r.method](url);
-  for (const [name, raw] of Object.entries(r.headers)) {
+  for (const [name, raw] of Object.entries({ ...r.headers, 'x-forwarded-for': undefined })) {
+    if (raw === undefined) continue;
     const v = raw === 'live.cookie' ? live.cookie : raw === 'live.basic' ? `Basic ${Buffer.from(`${live.client}:${encodeURIComponent(live.secret)}`).toString('base64')}` : materialise(raw);
     req = req.set(name, v);
   }
+  // Garbage to the left, this run's address last: the address the trusted loopback proxy saw.
+  const forwarded = r.headers['x-forwarded-for'];
+  req = req.set('X-Forwarded-For', forwarded === undefined ? FUZZ_IP : `${materialise(forwarded)}, ${FUZZ_IP}`);
   if (r.contentType !== undefined) req = req.set('Content-Type', r.contentType);
   if (r.body !== undefined && r.method !== 'get' && r.method !== 'head') req = req.send(typeof r.body === 'string' ? materialise(r.body) : r.body);
   return req.ok(() => true);
