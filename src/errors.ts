@@ -62,12 +62,19 @@ export const invalidToken = (d: string) =>
     headers: { 'WWW-Authenticate': `Bearer error="invalid_token", error_description="${d.replace(/"/g, "'")}"` },
   });
 
+// Socket errors, and SQLSTATE classes 08 (connection exception), 57P (shutdown, cannot connect now), 53300 (too many connections).
+const DATABASE_UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN',
+  '57P01', '57P02', '57P03', '53300', '08000', '08001', '08003', '08004', '08006',
+]);
+
 /** pg error codes that mean "the database is not there right now". */
 function isDatabaseUnavailable(err: unknown): boolean {
   const e = err as { code?: string; message?: string } | undefined;
   if (!e) return false;
-  if (e.code && ['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'ETIMEDOUT', '57P01', '57P03', '08006', '08001', '08003'].includes(e.code)) return true;
-  return /Knex: Timeout acquiring a connection|Connection terminated|connect ECONNREFUSED/.test(e.message ?? '');
+  if (e.code && DATABASE_UNAVAILABLE_CODES.has(e.code)) return true;
+  // pg and knex: a dead or closed connection, a connect timeout ("timeout expired"), a full pool
+  return /Knex: Timeout acquiring a connection|Connection terminated|connect ECONNREFUSED|not queryable|^timeout expired$/.test(e.message ?? '');
 }
 
 /** Maps anything thrown into an OAuthError; non-OAuth errors are bugs or outages. */

@@ -48,6 +48,9 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     }
     connection = { host: socketDir, port: 5432, user: 'postgres', database: 'postgres' };
   }
+  // A database host that is gone without refusing (no RST) would hang each connect for the OS's
+  // TCP timeout, minutes; fail it well within the knex acquire timeout instead (→ 503).
+  connection = { ...connection, connectionTimeoutMillis: 5_000 };
   const db = knex({
     client: 'pg',
     connection: connection as Knex.PgConnectionConfig,

@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
+import request from 'supertest';
 import { buildTestApp } from '../helpers';
 import { buildClient, buildCode, buildPlatform, buildUser } from '../factories';
 import { proxyPlan, startTcpProxy } from '../support/tcp-proxy';
@@ -168,4 +169,32 @@ describe('database outage', () => {
         .toEqual({ family: f.id, revoked: null, access: rts.length, heads: true });
     }
   }, 60_000);
+
+  it('answers 503 within the connect timeout when the database host accepts connections but never answers', async () => {
+    const sockets: net.Socket[] = [];
+    const silent = net.createServer((socket) => void sockets.push(socket)); // a host that is gone without refusing
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const hung = await buildTestApp({ DATABASE_URL: `postgres://postgres@127.0.0.1:${(silent.address() as AddressInfo).port}/none` });
+    // A real browser session (made while the database answered), so the hung app must read the store.
+    const p = await buildPlatform(direct.services);
+    const c = await buildClient(direct.services, p.id);
+    const start = await request(direct.app).get(`/oauth/authorize?${new URLSearchParams({ platform_guid: p.id, client_id: c.id, redirect_uri: c.redirectUris[0], response_type: 'code', scope: 'openid' })}`);
+    const cookie = String(start.headers['set-cookie']?.[0]).split(';')[0];
+    try {
+      const started = Date.now();
+      const [ready, token, page] = await Promise.all([
+        request(hung.app).get('/readyz'),
+        request(hung.app).post('/oauth/token').type('form').send({ platform_guid: '00000000-0000-4000-8000-000000000000', grant_type: 'refresh_token', refresh_token: 'rt_x' }),
+        request(hung.app).get(start.headers.location).set('Cookie', cookie).set('Accept', 'text/html'), // reads the session store
+      ]);
+      expect([ready.status, token.status, page.status]).toEqual([503, 503, 503]);
+      expect(token.body.error).toBe('temporarily_unavailable');
+      expect(page.type).toBe('text/html');
+      expect(Date.now() - started).toBeLessThan(9_000); // the 5 s connect timeout, not the OS's minutes
+    } finally {
+      await hung.close().catch(() => {});
+      sockets.forEach((s) => s.destroy());
+      silent.close();
+    }
+  }, 30_000);
 });
