@@ -1,7 +1,7 @@
 import { buildTestApp } from '../helpers';
 import { buildClient, buildPlatform, buildUser, TEST_PASSWORD } from '../factories';
 import { browser } from '../support/browser';
-import { afterAttempt, lockedSeconds, SIGN_IN_ACCOUNT_SOURCE } from '../../src/services/attempt-throttle.service';
+import { afterAttempt, createAttemptThrottle, lockedSeconds, SIGN_IN_ACCOUNT_SOURCE } from '../../src/services/attempt-throttle.service';
 
 // A movable clock: locks are minutes long, tests move time instead of waiting.
 let clock = Date.now();
@@ -105,6 +105,17 @@ describe('sign-in throttling', () => {
     let fresh: typeof row = { ...row, failures: 0, locks: 0, lockedUntil: null };
     for (let i = 0; i < 10; i++) fresh = afterAttempt(fresh, new Date(at + i * 16 * 60_000), p);
     expect(fresh.lockedUntil).toBeNull();
+  });
+
+  it('checks no password at all while locked', async () => {
+    const { p, u } = await setup();
+    const verify = jest.fn(async () => undefined);
+    const throttle = createAttemptThrottle(t.services.deps, verify);
+    for (let i = 0; i < 5; i++) await throttle.attemptSignIn(p.id, u.email, 'wrong', '198.51.100.14');
+    expect(verify).toHaveBeenCalledTimes(5);
+    expect(await throttle.attemptSignIn(p.id, u.email, TEST_PASSWORD, '198.51.100.14')).toEqual({ ok: false, lockedSeconds: 60 });
+    expect(await throttle.attemptSignIn(p.id, u.email.toUpperCase(), TEST_PASSWORD, '198.51.100.14')).toEqual({ ok: false, lockedSeconds: 60 });
+    expect(verify).toHaveBeenCalledTimes(5);
   });
 
   it('resets the count on a successful sign-in', async () => {
