@@ -28,7 +28,7 @@ export async function buildTestApp(overrides: Record<string, string> = {}, now?:
   const database: Database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: 5 });
   const { app, services } = createApp({ config, db: database.db, sessionPool: database.sessionPool, // the embedded database is reached by URL in tests, but cannot forward NOTIFY either
     notifications: process.env.TEST_DATABASE_KIND === 'embedded' ? undefined : database.notifications,
-    logger: createLogger('silent'), now });
+    logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'), now });
   return { app, services, config, database, close: () => database.close() };
 }
 

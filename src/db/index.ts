@@ -60,6 +60,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     log: { warn() {}, error() {}, deprecate() {}, debug() {} },
     migrations: { directory: migrationsDirectory(), loadExtensions: ['.js', '.ts'], extension: 'ts' },
   });
+  if (usesTcp(connection)) namedStatementsFor.add(db);
   const sessionPool = new pg.Pool({ ...connection, max: Math.max(2, Math.ceil(options.poolMax / 2)) });
   sessionPool.on('error', () => {}); // an idle client lost with the server; the pool replaces it
   const notifications = options.databaseUrl ? createNotifications(connection) : undefined;
@@ -86,4 +87,29 @@ export function migrationsDirectory(): string {
 export async function migrateLatest(db: Db): Promise<string[]> {
   const [, applied] = await db.migrate.latest({ directory: migrationsDirectory(), loadExtensions: __filename.endsWith('.ts') ? ['.ts'] : ['.js'] });
   return applied as string[];
+}
+
+/**
+ * A named prepared statement on a pooled connection, bypassing knex's query formatting: for
+ * the hot grant statements, Postgres parses and plans them once per connection.
+ */
+// Named statements only over TCP: behind pglite-socket (a unix socket) every connection shares
+// one session, where names prepared by different connections collide.
+const namedStatementsFor = new WeakSet<Db>();
+
+export async function preparedQuery<T = any>(db: Db, name: string, text: string, values: unknown[]): Promise<T[]> {
+  const connection = (await db.client.acquireConnection()) as pg.PoolClient;
+  try {
+    const result = await connection.query(namedStatementsFor.has(db) ? { name, text, values } : { text, values });
+    return result.rows as T[];
+  } finally {
+    await db.client.releaseConnection(connection);
+  }
+}
+
+function usesTcp(connection: pg.PoolConfig): boolean {
+  if (!connection.connectionString) return false;
+  const url = new URL(connection.connectionString);
+  const host = url.searchParams.get('host') ?? url.hostname;
+  return Boolean(host) && !host.startsWith('/');
 }

@@ -1,4 +1,4 @@
-import type { Queryable } from '../db';
+import { preparedQuery, type Db } from '../db';
 import { toUser, type UserRow } from './user.repository';
 import type { PreparedTokens } from '../services/grants/issue-tokens';
 
@@ -27,40 +27,38 @@ export interface CodeExchangeRow {
 }
 
 export async function exchangeCode(
-  db: Queryable,
+  db: Db,
   p: { platformId: string; codeHash: string; clientId: string; redirectUri: string; challenge: string | null; tokens: PreparedTokens },
 ): Promise<CodeExchangeRow | undefined> {
   const t = p.tokens;
-  const { rows } = await db.raw(
+  const rows = await preparedQuery(
+    db,
+    'latchkey_exchange_code',
     `WITH code AS (
-       SELECT * FROM authorization_codes WHERE platform_id = :platformId AND code_hash = :codeHash FOR UPDATE
+       SELECT * FROM authorization_codes WHERE platform_id = $1 AND code_hash = $2 FOR UPDATE
      ), ok AS (
        SELECT * FROM code
-       WHERE client_id = :clientId AND consumed_at IS NULL AND expires_at > :now AND redirect_uri = :redirectUri
-         AND code_challenge IS NOT DISTINCT FROM :challenge
+       WHERE client_id = $3 AND consumed_at IS NULL AND expires_at > $4 AND redirect_uri = $5
+         AND code_challenge IS NOT DISTINCT FROM $6
      ), consumed AS (
-       UPDATE authorization_codes SET consumed_at = :now WHERE id IN (SELECT id FROM ok) RETURNING id
+       UPDATE authorization_codes SET consumed_at = $4 WHERE id IN (SELECT id FROM ok) RETURNING id
      ), fam AS (
        INSERT INTO refresh_token_families (id, platform_id, client_id, user_id, code_id, scope, auth_time, browser_session_id)
-       SELECT :familyId, platform_id, client_id, user_id, id, scope, auth_time, browser_session_id FROM ok
+       SELECT $7, platform_id, client_id, user_id, id, scope, auth_time, browser_session_id FROM ok
        WHERE 'offline_access' = ANY (string_to_array(scope, ' '))
        RETURNING id
      ), rt AS (
-       INSERT INTO refresh_tokens (id, family_id, token_hash, expires_at) SELECT :refreshId, id, :refreshHash, :refreshExpiresAt FROM fam
+       INSERT INTO refresh_tokens (id, family_id, token_hash, expires_at) SELECT $8, id, $9, $10 FROM fam
      ), at AS (
        INSERT INTO access_tokens (jti_hash, platform_id, client_id, user_id, scope, family_id, code_id, expires_at, created_at)
-       SELECT :jtiHash, platform_id, client_id, user_id, scope, (SELECT id FROM fam), id, :accessExpiresAt, :now FROM ok
+       SELECT $11, platform_id, client_id, user_id, scope, (SELECT id FROM fam), id, $12, $4 FROM ok
      )
      SELECT code.id, code.client_id, code.redirect_uri, code.scope, code.nonce, code.code_challenge, code.auth_time,
             code.expires_at, code.consumed_at, EXISTS (SELECT 1 FROM ok) AS exchanged,
             EXISTS (SELECT 1 FROM ok WHERE 'offline_access' = ANY (string_to_array(ok.scope, ' '))) AS has_refresh_token,
             (SELECT row_to_json(u.*) FROM users u WHERE u.id = code.user_id) AS user_json
      FROM code`,
-    {
-      platformId: p.platformId, codeHash: p.codeHash, clientId: p.clientId, redirectUri: p.redirectUri, challenge: p.challenge,
-      now: t.now, familyId: t.familyId, refreshId: t.refreshId, refreshHash: t.refreshHash, refreshExpiresAt: t.refreshExpiresAt,
-      jtiHash: t.jtiHash, accessExpiresAt: t.accessExpiresAt,
-    },
+    [p.platformId, p.codeHash, p.clientId, t.now, p.redirectUri, p.challenge, t.familyId, t.refreshId, t.refreshHash, t.refreshExpiresAt, t.jtiHash, t.accessExpiresAt],
   );
   const r = rows[0];
   if (!r) return undefined;
@@ -94,41 +92,39 @@ export interface RefreshRotationRow {
 
 /** `requestedScopes` null keeps the family's scope; otherwise narrows to it (offline_access kept). */
 export async function rotateRefreshToken(
-  db: Queryable,
+  db: Db,
   p: { platformId: string; tokenHash: string; clientId: string; graceStart: Date; requestedScopes: string[] | null; tokens: PreparedTokens },
 ): Promise<RefreshRotationRow | undefined> {
   const t = p.tokens;
-  const { rows } = await db.raw(
+  const rows = await preparedQuery(
+    db,
+    'latchkey_rotate_refresh_token',
     `WITH cur AS (
        SELECT t.id, t.family_id, t.rotated_at, t.expires_at, f.client_id, f.user_id, f.scope, f.auth_time, f.revoked_at AS family_revoked_at
        FROM refresh_tokens t JOIN refresh_token_families f ON f.id = t.family_id
-       WHERE t.token_hash = :tokenHash AND f.platform_id = :platformId
+       WHERE t.token_hash = $1 AND f.platform_id = $2
        FOR UPDATE OF t
      ), ok AS (
        SELECT cur.*,
-         CASE WHEN CAST(:requested AS text) IS NULL THEN cur.scope
+         CASE WHEN CAST($3 AS text) IS NULL THEN cur.scope
               ELSE (SELECT string_agg(s, ' ' ORDER BY n) FROM unnest(string_to_array(cur.scope, ' ')) WITH ORDINALITY AS x(s, n)
-                    WHERE s = ANY (string_to_array(CAST(:requested AS text), ' ')) OR s = 'offline_access') END AS access_scope
+                    WHERE s = ANY (string_to_array(CAST($3 AS text), ' ')) OR s = 'offline_access') END AS access_scope
        FROM cur
-       WHERE client_id = :clientId AND family_revoked_at IS NULL AND expires_at > :now
-         AND (rotated_at IS NULL OR rotated_at >= :graceStart)
+       WHERE client_id = $4 AND family_revoked_at IS NULL AND expires_at > $5
+         AND (rotated_at IS NULL OR rotated_at >= $6)
      ), swap AS (
-       UPDATE refresh_tokens SET rotated_at = :now WHERE id IN (SELECT id FROM ok) AND rotated_at IS NULL
+       UPDATE refresh_tokens SET rotated_at = $5 WHERE id IN (SELECT id FROM ok) AND rotated_at IS NULL
      ), rt AS (
-       INSERT INTO refresh_tokens (id, family_id, token_hash, expires_at) SELECT :refreshId, family_id, :refreshHash, :refreshExpiresAt FROM ok
+       INSERT INTO refresh_tokens (id, family_id, token_hash, expires_at) SELECT $7, family_id, $8, $9 FROM ok
      ), at AS (
        INSERT INTO access_tokens (jti_hash, platform_id, client_id, user_id, scope, family_id, code_id, expires_at, created_at)
-       SELECT :jtiHash, :platformId, client_id, user_id, access_scope, family_id, NULL, :accessExpiresAt, :now FROM ok
+       SELECT $10, $2, client_id, user_id, access_scope, family_id, NULL, $11, $5 FROM ok
      )
      SELECT cur.family_id, cur.client_id, cur.rotated_at, cur.expires_at, cur.family_revoked_at, cur.auth_time,
             EXISTS (SELECT 1 FROM ok) AS rotated, (SELECT access_scope FROM ok) AS access_scope,
             (SELECT row_to_json(u.*) FROM users u WHERE u.id = cur.user_id) AS user_json
      FROM cur`,
-    {
-      platformId: p.platformId, tokenHash: p.tokenHash, clientId: p.clientId, graceStart: p.graceStart, requested: p.requestedScopes ? p.requestedScopes.join(' ') : null,
-      now: t.now, refreshId: t.refreshId, refreshHash: t.refreshHash, refreshExpiresAt: t.refreshExpiresAt,
-      jtiHash: t.jtiHash, accessExpiresAt: t.accessExpiresAt,
-    },
+    [p.tokenHash, p.platformId, p.requestedScopes ? p.requestedScopes.join(' ') : null, p.clientId, t.now, p.graceStart, t.refreshId, t.refreshHash, t.refreshExpiresAt, t.jtiHash, t.accessExpiresAt],
   );
   const r = rows[0];
   if (!r) return undefined;
