@@ -60,7 +60,6 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     log: { warn() {}, error() {}, deprecate() {}, debug() {} },
     migrations: { directory: migrationsDirectory(), loadExtensions: ['.js', '.ts'], extension: 'ts' },
   });
-  if (usesTcp(connection)) namedStatementsFor.add(db);
   const sessionPool = new pg.Pool({ ...connection, max: Math.max(2, Math.ceil(options.poolMax / 2)) });
   sessionPool.on('error', () => {}); // an idle client lost with the server; the pool replaces it
   const notifications = options.databaseUrl ? createNotifications(connection) : undefined;
@@ -89,27 +88,28 @@ export async function migrateLatest(db: Db): Promise<string[]> {
   return applied as string[];
 }
 
+// Not on PGlite: behind pglite-socket every connection shares one session, where names prepared
+// by different connections collide. Known once per pool from the server's version string.
+const namedStatements = new WeakMap<Db, Promise<boolean>>();
+
 /**
  * A named prepared statement on a pooled connection, bypassing knex's query formatting: for
  * the hot grant statements, Postgres parses and plans them once per connection.
  */
-// Named statements only over TCP: behind pglite-socket (a unix socket) every connection shares
-// one session, where names prepared by different connections collide.
-const namedStatementsFor = new WeakSet<Db>();
-
 export async function preparedQuery<T = any>(db: Db, name: string, text: string, values: unknown[]): Promise<T[]> {
+  let named = namedStatements.get(db);
+  if (!named) {
+    named = db.raw('select version() as v').then((r) => !String(r.rows[0]?.v).includes('PGlite'));
+    named.catch(() => namedStatements.delete(db));
+    namedStatements.set(db, named);
+  }
+  const useName = await named;
   const connection = (await db.client.acquireConnection()) as pg.PoolClient;
   try {
-    const result = await connection.query(namedStatementsFor.has(db) ? { name, text, values } : { text, values });
+    const result = await connection.query(useName ? { name, text, values } : { text, values });
     return result.rows as T[];
   } finally {
     await db.client.releaseConnection(connection);
   }
 }
 
-function usesTcp(connection: pg.PoolConfig): boolean {
-  if (!connection.connectionString) return false;
-  const url = new URL(connection.connectionString);
-  const host = url.searchParams.get('host') ?? url.hostname;
-  return Boolean(host) && !host.startsWith('/');
-}
