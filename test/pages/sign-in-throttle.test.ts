@@ -130,14 +130,17 @@ describe('sign-in throttling', () => {
   it('counts jointly across instances and under concurrency', async () => {
     const { p, u } = await setup();
     const source = '198.51.100.11';
-    // 10 failures at once, half through each instance: every one is counted, so two locks.
+    // 4 failures at once, split over both instances: below the threshold, so every one must be
+    // counted (no lost update) whatever the interleaving.
     const results = await Promise.all(
-      Array.from({ length: 10 }, (_, i) => (i % 2 ? other : t).services.throttle.attemptSignIn(p.id, u.email, `wrong ${i}`, source)),
+      Array.from({ length: 4 }, (_, i) => (i % 2 ? other : t).services.throttle.attemptSignIn(p.id, u.email, `wrong ${i}`, source)),
     );
     expect(results.every((r) => !r.ok)).toBe(true);
-    const row = await t.database.db('attempt_throttles').where('key', 'like', `signin:account:${p.id}:%:${source}`).first();
-    expect({ locks: row.locks, failures: row.failures }).toEqual({ locks: 2, failures: 0 });
-    expect(await other.services.throttle.attemptSignIn(p.id, u.email, TEST_PASSWORD, source)).toEqual({ ok: false, lockedSeconds: 120 });
+    const key = () => t.database.db('attempt_throttles').where('key', 'like', `signin:account:${p.id}:%:${source}`).first();
+    expect({ locks: (await key()).locks, failures: (await key()).failures }).toEqual({ locks: 0, failures: 4 });
+    // the fifth, on the other instance, reaches the threshold and locks the pair
+    expect(await other.services.throttle.attemptSignIn(p.id, u.email, 'wrong 5', source)).toEqual({ ok: false, lockedSeconds: 60 });
+    expect(await t.services.throttle.attemptSignIn(p.id, u.email, TEST_PASSWORD, source)).toEqual({ ok: false, lockedSeconds: 60 });
   });
 
   it('locks a source that guesses across many accounts after 20 failures, only that source', async () => {
