@@ -1,6 +1,5 @@
 import path from 'node:path';
 import express, { type Express } from 'express';
-import helmet from 'helmet';
 import type { Logger } from 'pino';
 import type { Pool } from 'pg';
 import type { Notifications } from './db/notifications';
@@ -10,6 +9,7 @@ import { createSealer } from './crypto/seal';
 import { errorHandler, OAuthError } from './errors';
 import { createServices, type Services } from './services';
 import { requestLogging } from './http/middleware/request-id';
+import { securityHeaders } from './http/middleware/security-headers';
 import { createRateLimits } from './http/middleware/rate-limit';
 import { discoveryRouter } from './http/routers/discovery.router';
 import { jwksRouter } from './http/routers/jwks.router';
@@ -61,19 +61,17 @@ export function createApp(deps: AppDeps): App {
   app.set('view engine', 'ejs');
   app.set('views', path.resolve(__dirname, '..', 'views'));
   app.set('query parser', 'simple');
+  app.set('etag', false); // JSON answers are no-store; discovery and JWKS carry their own strong ETag
 
   app.use(requestLogging(logger));
-  app.use(
-    helmet({
-      contentSecurityPolicy: { directives: { 'form-action': null, 'script-src': ["'none'"], 'img-src': ["'self'", 'data:', 'https:'] } },
-    }),
-  );
+  app.use(securityHeaders(config.baseUrl.startsWith('https://')));
+  // The hottest GET endpoints first: no body to parse, no static files to look for.
+  app.use(discoveryRouter(services, rateLimit));
+  app.use(jwksRouter(services, rateLimit));
+  app.use(healthRouter(db));
   app.use('/static', express.static(path.resolve(__dirname, '..', 'public'), { maxAge: '1h' }));
   app.use(express.urlencoded({ extended: false, limit: '32kb', parameterLimit: 100 }));
 
-  app.use(healthRouter(db));
-  app.use(discoveryRouter(services, rateLimit));
-  app.use(jwksRouter(services, rateLimit));
   app.use(tokenRouter(services, rateLimit));
   app.use(userinfoRouter(services, rateLimit));
   app.use(introspectRouter(services, rateLimit));
