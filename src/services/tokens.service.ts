@@ -4,12 +4,11 @@ import { invalidToken } from '../errors';
 import * as tokens from '../repositories/token.repository';
 import type { ClientRow } from '../repositories/client.repository';
 import type { Platform } from '../repositories/platform.repository';
-import { presentUserinfo } from '../presenters/claims.presenter';
 import type { ActiveToken } from '../presenters/introspection.presenter';
 import type { Deps } from './deps';
 import { parseScope } from './scopes';
 import type { SigningKeys } from './signing-keys.service';
-import type { AccessTokenCache } from './access-token-cache';
+import type { AccessTokenCache, LiveAccessToken } from './access-token-cache';
 
 /** Access and refresh tokens after issuance: userinfo, introspection (RFC 7662), revocation (RFC 7009). */
 export function createTokens(deps: Deps, keys: SigningKeys, cache: AccessTokenCache) {
@@ -46,13 +45,14 @@ export function createTokens(deps: Deps, keys: SigningKeys, cache: AccessTokenCa
 
   return {
     /**
-     * Claims of the granted scopes for a live access token. Without platform_guid (the spec lists
-     * only the header for userinfo) the platform is the one whose key signed the token. Throws invalid_token.
+     * The live access token and its user, for userinfo. Without platform_guid (the spec lists
+     * only the header for userinfo) the platform is the one whose key signed the token. The same
+     * object comes back while the token stays cached. Throws invalid_token.
      */
-    async userinfo(platformId: string | undefined, accessToken: string) {
+    async authenticateAccessToken(platformId: string | undefined, accessToken: string): Promise<LiveAccessToken> {
       const found = await findLiveAccessToken(platformId, accessToken);
       if (!found) throw invalidToken('The access token is invalid, expired or revoked');
-      return presentUserinfo(found.user, parseScope(found.token.scope), deps.config.baseUrl);
+      return found;
     },
 
     /** The active-token facts, or undefined for anything not active on this platform. */

@@ -1,6 +1,9 @@
 import { Router, type RequestHandler } from 'express';
 import { invalidRequest, invalidToken } from '../../errors';
 import type { Services } from '../../services';
+import type { LiveAccessToken } from '../../services/access-token-cache';
+import { presentUserinfo } from '../../presenters/claims.presenter';
+import { parseScope } from '../../services/scopes';
 import { noStore } from '../middleware/no-store';
 import { resolvePlatform } from '../middleware/resolve-platform';
 
@@ -15,12 +18,19 @@ function bearerToken(header: string | undefined): string {
 /** GET and POST /oauth/userinfo: sub, human_guid and the claims of every granted scope. */
 export function userinfoRouter(s: Services, rateLimit: (name: string) => RequestHandler): Router {
   const r = Router();
+  // The body of a cached live token is serialised once: the cache drops the object on any change.
+  const bodies = new WeakMap<LiveAccessToken, string>();
   const handler: RequestHandler = async (req, res) => {
     if (req.method === 'POST' && (req.body as Record<string, unknown> | undefined)?.access_token !== undefined) {
       throw invalidRequest('Send the access token in the Authorization header');
     }
-    const token = bearerToken(req.headers.authorization);
-    res.json(await s.tokens.userinfo(res.locals.platform?.id, token));
+    const live = await s.tokens.authenticateAccessToken(res.locals.platform?.id, bearerToken(req.headers.authorization));
+    let body = bodies.get(live);
+    if (body === undefined) {
+      body = JSON.stringify(presentUserinfo(live.user, parseScope(live.token.scope), s.deps.config.baseUrl));
+      bodies.set(live, body);
+    }
+    res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body) }).end(body);
   };
   // platform_guid is optional here: the spec lists only the Authorization header for userinfo.
   const platform = resolvePlatform(s, { optional: true });
