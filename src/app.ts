@@ -77,12 +77,10 @@ export function createApp(deps: AppDeps): App {
   app.use(introspectRouter(services, rateLimit));
   app.use(revokeRouter(services, rateLimit));
   app.use(avatarRouter(services));
-  // Browser routes only: API endpoints never touch the session store.
-  const browserSession = sessionMiddleware(config, deps.sessionPool);
-  app.use(['/oauth/authorize', '/interaction'], browserSession, saveSessionBeforeRedirect);
-  // Account lifecycle pages share the browser session; every browser route drops accounts signed out elsewhere.
-  app.use(['/account', '/password', '/oauth/logout'], browserSession, saveSessionBeforeRedirect);
-  app.use(['/oauth/authorize', '/interaction', '/account', '/password', '/oauth/logout'], revalidateAccounts(services));
+  // Browser routes only: API endpoints never touch the session store. Every browser route also
+  // drops accounts signed out elsewhere (password reset, sign out everywhere).
+  const browserPaths = ['/oauth/authorize', '/interaction', '/account', '/password', '/oauth/logout'];
+  app.use(browserPaths, sessionMiddleware(config, deps.sessionPool), saveSessionBeforeRedirect, revalidateAccounts(services));
   app.use(authorizeRouter(services, rateLimit));
   app.use(interactionRouter(services));
   app.use(passwordResetRouter(services));

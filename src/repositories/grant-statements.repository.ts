@@ -1,15 +1,10 @@
 import { preparedQuery, type Db } from '../db';
-import { toUser, type UserRow } from './user.repository';
+import { userFromJson, type UserRow } from './user.repository';
 import type { PreparedTokens } from '../services/grants/issue-tokens';
 
 // Each grant is ONE statement: lock, compare-and-swap and inserts in data-modifying CTEs, so a
 // grant costs one round trip and one durable commit. The statement only performs the swap when
 // every condition holds; the service re-reads the returned row to say which one failed.
-
-const parseDates = (r: any, keys: string[]) => {
-  for (const k of keys) if (r[k]) r[k] = new Date(r[k]);
-  return r;
-};
 
 export interface CodeExchangeRow {
   id: string;
@@ -74,7 +69,7 @@ export async function exchangeCode(
     consumedAt: r.consumed_at,
     exchanged: r.exchanged,
     hasRefreshToken: r.has_refresh_token,
-    user: r.user_json ? toUser(parseDates(r.user_json, ['created_at', 'updated_at'])) : null,
+    user: r.user_json ? userFromJson(r.user_json) : null,
   };
 }
 
@@ -137,6 +132,6 @@ export async function rotateRefreshToken(
     authTime: r.auth_time,
     rotated: r.rotated,
     accessScope: r.access_scope,
-    user: r.user_json ? toUser(parseDates(r.user_json, ['created_at', 'updated_at'])) : null,
+    user: r.user_json ? userFromJson(r.user_json) : null,
   };
 }

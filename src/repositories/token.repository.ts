@@ -1,5 +1,6 @@
 import type { Queryable } from '../db';
 import { toUser } from './user.repository';
+import { reviveTimestamps } from './json-row';
 import { invalidateUsers } from '../db/invalidation';
 
 export interface AccessTokenRecord {
@@ -115,11 +116,5 @@ export async function findAccessTokenWithUser(db: Queryable, jtiHash: string) {
     .first();
   if (!row) return undefined;
   const { access, ...user } = row;
-  return { token: toAccess(parseDates(access)), user: toUser(user) };
-}
-
-// row_to_json yields ISO strings for timestamps
-function parseDates(r: any) {
-  for (const k of ['expires_at', 'revoked_at', 'created_at']) if (r[k]) r[k] = new Date(r[k]);
-  return r;
+  return { token: toAccess(reviveTimestamps(access, ['expires_at', 'revoked_at', 'created_at'])), user: toUser(user) };
 }

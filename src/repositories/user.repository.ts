@@ -1,4 +1,5 @@
 import type { Queryable } from '../db';
+import { reviveTimestamps } from './json-row';
 
 export interface Address {
   formatted?: string;
@@ -46,6 +47,9 @@ export const toUser = (r: any): UserRow => ({
   createdAt: r.created_at,
   updatedAt: r.updated_at,
 });
+
+/** A user row selected as row_to_json(users.*). */
+export const userFromJson = (json: Record<string, unknown>): UserRow => toUser(reviveTimestamps(json, ['created_at', 'updated_at']));
 
 export const normalizeEmail = (email: string): string => email.trim().toLowerCase();
 
