@@ -1,6 +1,7 @@
 import { invalidRequest } from '../errors';
 import type { Services } from '../services';
 import type { ClientType } from '../repositories/client.repository';
+import type { ThrottleEntry } from '../services/attempt-throttle.service';
 import { parseFlags } from './args';
 
 type Flags = ReturnType<typeof parseFlags>['flags'];
@@ -25,6 +26,26 @@ function many(flags: Flags, name: string): string[] {
   });
 }
 
+/** A flag without a value, e.g. `--locked`. */
+function switchFlag(flags: Flags, name: string): boolean {
+  const values = flags.get(name);
+  if (!values) return false;
+  if (values.length > 1 || values[0] !== true) throw invalidRequest(`--${name} takes no value`);
+  return true;
+}
+
+/** Sign-in and sign-up throttle keys as operators read them (snake_case, seconds). */
+const presentThrottle = (e: ThrottleEntry) => ({
+  kind: e.kind,
+  platform_guid: e.platformId,
+  email_sha256: e.emailSha256,
+  source: e.source,
+  failures: e.failures,
+  locks: e.locks,
+  locked_until: e.lockedUntil?.toISOString() ?? null,
+  locked_seconds: e.lockedSeconds,
+});
+
 function checkKnown(flags: Flags, allowed: string[]) {
   for (const name of flags.keys()) if (!allowed.includes(name)) throw invalidRequest(`unknown option --${name}`);
 }
@@ -36,7 +57,9 @@ export const USAGE = `Usage:
                       --scopes "openid profile email phone address offline_access" [--post-logout-redirect-uri URI ...]
   admin user create --platform G --email E --password P --given-name A --family-name B --birthdate YYYY-MM-DD
                     [--phone +E164] [--email-verified]
-  admin key rotate --platform G`;
+  admin key rotate --platform G
+  admin throttle list [--platform G] [--email E] [--source IP] [--locked]
+  admin throttle clear --platform G (--email E | --source IP | --all)`;
 
 /** Runs one admin command over the service layer; returns the JSON object to print. */
 export async function runCommand(s: Services, argv: string[]): Promise<Record<string, unknown>> {
@@ -94,6 +117,18 @@ export async function runCommand(s: Services, argv: string[]): Promise<Record<st
       });
       if (!result.ok) throw invalidRequest(result.errors.map((e) => `${e.field}: ${e.message}`).join('; '));
       return { sub: result.user.id, email: result.user.email };
+    }
+    case 'throttle list':
+    case 'throttle clear': {
+      checkKnown(flags, ['platform', 'email', 'source', 'locked', 'all']);
+      const filter = { platformId: command === 'throttle clear' ? one(flags, 'platform', true) : one(flags, 'platform'), email: one(flags, 'email'), source: one(flags, 'source') };
+      if (filter.platformId !== undefined) await s.platforms.requirePlatform(filter.platformId);
+      if (command === 'throttle list') {
+        const entries = await s.throttle.listThrottles({ ...filter, lockedOnly: switchFlag(flags, 'locked') });
+        return { throttles: entries.map(presentThrottle) };
+      }
+      if (!filter.email && !filter.source && !switchFlag(flags, 'all')) throw invalidRequest('throttle clear needs --email, --source or --all');
+      return { platform_guid: filter.platformId, cleared: await s.throttle.clearThrottles({ ...filter, platformId: filter.platformId! }) };
     }
     case 'key rotate': {
       checkKnown(flags, ['platform']);

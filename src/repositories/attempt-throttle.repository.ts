@@ -47,3 +47,20 @@ export async function update(db: Queryable, row: ThrottleRow): Promise<void> {
 export async function deleteKey(db: Queryable, key: string): Promise<void> {
   await db('attempt_throttles').where({ key }).delete();
 }
+
+/** Rows whose key starts with one of the prefixes and that have not yet expired, newest lock first. */
+export async function findLiveByPrefixes(db: Queryable, prefixes: string[], now: Date): Promise<ThrottleRow[]> {
+  const rows = await db('attempt_throttles')
+    .where('expires_at', '>', now)
+    .andWhere((q) => {
+      // A prefix match: LIKE's own wildcards in the prefix are escaped.
+      for (const prefix of prefixes) q.orWhere('key', 'like', `${prefix.replace(/[\\%_]/g, '\\$&')}%`);
+    })
+    .orderBy([{ column: 'locked_until', order: 'desc', nulls: 'last' }, { column: 'key' }])
+    .limit(10_000);
+  return rows.map(toRow);
+}
+
+export async function deleteKeys(db: Queryable, keys: string[]): Promise<void> {
+  if (keys.length) await db('attempt_throttles').whereIn('key', keys).delete();
+}

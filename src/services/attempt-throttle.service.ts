@@ -3,6 +3,7 @@ import * as throttles from '../repositories/attempt-throttle.repository';
 import type { ThrottleRow } from '../repositories/attempt-throttle.repository';
 import { normalizeEmail, type UserRow } from '../repositories/user.repository';
 import type { Deps } from './deps';
+import type { CreateUserResult } from './users.service';
 
 /**
  * A throttle: `threshold` counted attempts within `windowSeconds` lock the key for
@@ -54,8 +55,50 @@ export function afterAttempt(prev: ThrottleRow, now: Date, p: ThrottlePolicy): T
 }
 
 export type SignInOutcome = { ok: true; user: UserRow } | { ok: false; lockedSeconds: number };
+export type SignUpOutcome = CreateUserResult | { ok: false; errors: []; lockedSeconds: number };
 
 const hash = (s: string) => createHash('sha256').update(s).digest('base64url');
+
+/** Key kinds, each `KIND:platformId:…`; the source (an IPv6 prefix may hold colons) comes last. */
+const KINDS = ['signin:account', 'signin:source', 'signup:source'] as const;
+
+export interface ThrottleFilter {
+  platformId?: string;
+  email?: string;
+  source?: string;
+  lockedOnly?: boolean;
+}
+
+export interface ThrottleEntry {
+  key: string;
+  kind: 'sign_in_account' | 'sign_in_source' | 'sign_up_source';
+  platformId: string;
+  /** SHA-256 (base64url) of the normalised email, for sign-in keys of one account. */
+  emailSha256: string | null;
+  source: string;
+  failures: number;
+  locks: number;
+  lockedUntil: Date | null;
+  lockedSeconds: number;
+}
+
+function matches(e: ThrottleEntry, f: ThrottleFilter): boolean {
+  if (f.email !== undefined && e.emailSha256 !== hash(normalizeEmail(f.email))) return false;
+  if (f.source !== undefined && e.source !== f.source) return false;
+  return true;
+}
+
+/** Reads a key back into its parts; undefined for a key of another shape. */
+function describe(row: ThrottleRow, now: Date): ThrottleEntry | undefined {
+  const kind = KINDS.find((k) => row.key.startsWith(`${k}:`));
+  if (!kind) return undefined;
+  const parts = row.key.slice(kind.length + 1).split(':');
+  const platformId = parts.shift()!;
+  const emailSha256 = kind === 'signin:account' ? parts.shift() ?? null : null;
+  const common = { key: row.key, platformId, emailSha256, source: parts.join(':'), failures: row.failures, locks: row.locks, lockedUntil: row.lockedUntil, lockedSeconds: lockedSeconds(row, now) };
+  const names = { 'signin:account': 'sign_in_account', 'signin:source': 'sign_in_source', 'signup:source': 'sign_up_source' } as const;
+  return { ...common, kind: names[kind] };
+}
 
 /**
  * Password-guessing defence (issue 5 §2): failed sign-ins are counted per account and source and
@@ -87,7 +130,19 @@ export function createAttemptThrottle(deps: Deps, verifyCredentials: (platformId
     });
   }
 
+  /** Throttle keys in force, for operators (`admin throttle list`); emails only as their SHA-256. */
+  async function listThrottles(filter: ThrottleFilter = {}): Promise<ThrottleEntry[]> {
+    const now = deps.now();
+    const prefixes = filter.platformId ? KINDS.map((k) => `${k}:${filter.platformId}:`) : KINDS.map((k) => `${k}:`);
+    const rows = await throttles.findLiveByPrefixes(deps.db, prefixes, now);
+    return rows
+      .map((row) => describe(row, now))
+      .filter((e): e is ThrottleEntry => e !== undefined && matches(e, filter) && (!filter.lockedOnly || e.lockedSeconds > 0));
+  }
+
   return {
+    listThrottles,
+
     /**
      * Checks the password unless this account+source or this source is locked. A failure counts
      * on both keys and may start a lock; a success clears the account+source key.
@@ -105,13 +160,25 @@ export function createAttemptThrottle(deps: Deps, verifyCredentials: (platformId
       return { ok: false, lockedSeconds: await count([[account, SIGN_IN_ACCOUNT_SOURCE], [bySource, SIGN_IN_SOURCE]]) };
     },
 
-    /** Counts a sign-up attempt from `source`; returns the seconds to wait when it is refused (0: go ahead). */
-    async admitSignUp(platformId: string, source: string): Promise<number> {
+    /**
+     * Runs `signUp` unless this source is locked. A sign-up that created an account or hit an
+     * existing email counts (account spam, email probing); a form with mistakes to correct does
+     * not (issue 10 §8).
+     */
+    async attemptSignUp(platformId: string, source: string, signUp: () => Promise<CreateUserResult>): Promise<SignUpOutcome> {
       const key = signUpKey(platformId, source);
       const locked = await lockedFor([key]);
-      if (locked) return locked;
-      await count([[key, SIGN_UP_SOURCE]]);
-      return 0;
+      if (locked) return { ok: false, errors: [], lockedSeconds: locked };
+      const result = await signUp();
+      if (result.ok || result.emailTaken) await count([[key, SIGN_UP_SOURCE]]);
+      return result;
+    },
+
+    /** Deletes the matching keys (a cleared lock also forgets its failures and lock history). Returns how many. */
+    async clearThrottles(filter: ThrottleFilter & { platformId: string }): Promise<number> {
+      const entries = await listThrottles(filter);
+      await throttles.deleteKeys(deps.db, entries.map((e) => e.key));
+      return entries.length;
     },
   };
 }

@@ -15,7 +15,10 @@ export interface NewUserInput {
   emailVerified?: boolean;
 }
 
-export type CreateUserResult = { ok: true; user: UserRow } | { ok: false; errors: FieldError[] };
+/** `emailTaken`: the address already has an account (sign-up throttling counts it as probing). */
+export type CreateUserResult = { ok: true; user: UserRow } | { ok: false; errors: FieldError[]; emailTaken?: true };
+
+const emailTaken = (): CreateUserResult => ({ ok: false, errors: [{ field: 'email', message: 'An account with this email already exists' }], emailTaken: true });
 
 /** Validates and stores a new user; expected mistakes come back as field errors, not exceptions. */
 export function createUsers(deps: Deps) {
@@ -41,7 +44,7 @@ export function createUsers(deps: Deps) {
       const { errors, phone } = validate(input);
       if (errors.length) return { ok: false, errors };
       if (await users.findByEmail(deps.db, platformId, input.email)) {
-        return { ok: false, errors: [{ field: 'email', message: 'An account with this email already exists' }] };
+        return emailTaken();
       }
       const passwordHash = await hashPassword(input.password, deps.config.argon2);
       const user = await users.insertUnlessEmailTaken(deps.db, {
@@ -56,7 +59,7 @@ export function createUsers(deps: Deps) {
         phoneNumber: phone,
       });
       // A concurrent sign-up with the same email won the race.
-      if (!user) return { ok: false, errors: [{ field: 'email', message: 'An account with this email already exists' }] };
+      if (!user) return emailTaken();
       return { ok: true, user };
     },
 

@@ -1,6 +1,7 @@
 import { buildTestApp } from '../helpers';
 import { buildClient, buildPlatform, buildUser, TEST_PASSWORD } from '../factories';
 import { browser } from '../support/browser';
+import { runCommand } from '../../src/cli/commands';
 import { afterAttempt, createAttemptThrottle, lockedSeconds, SIGN_IN_ACCOUNT_SOURCE } from '../../src/services/attempt-throttle.service';
 
 // A movable clock: locks are minutes long, tests move time instead of waiting.
@@ -160,28 +161,84 @@ describe('sign-in throttling', () => {
 });
 
 describe('sign-up throttling', () => {
-  it('refuses an 11th sign-up attempt from one source within the hour, with 429 and the form', async () => {
+  const fields = { given_name: 'Nia', family_name: 'Okafor', birthdate: '2000-01-31', password: 'a long pass phrase' };
+
+  async function signUpPage(ip: string) {
     const p = await buildPlatform(t.services);
     const c = await buildClient(t.services, p.id);
     const b = browser(t.app);
-    b.agent.set('X-Forwarded-For', '198.51.100.20');
+    b.agent.set('X-Forwarded-For', ip);
     await b.get(authorizeUrl(p, c, { action: 'register' }));
-    const fields = { given_name: 'Nia', family_name: 'Okafor', birthdate: '2000-01-31', password: 'short' }; // refused: too short
-    for (let i = 0; i < 10; i++) {
-      const res = await b.submit('/signup', { ...fields, email: `n${i}@example.com` });
+    return { p, c, b };
+  }
+
+  it('never locks out a person correcting form mistakes: validation errors are not counted', async () => {
+    const { p, b } = await signUpPage('198.51.100.22');
+    const mistakes: Array<Record<string, string>> = [{ password: 'short' }, { birthdate: '2020-01-01' }, { phone_number: '12' }, { given_name: '' }, { email: 'not-an-email' }];
+    for (let i = 0; i < 15; i++) {
+      const res = await b.submit('/signup', { ...fields, email: 'nia@example.com', ...mistakes[i % mistakes.length] });
       expect(res.res.status).toBe(400);
     }
-    const refused = await b.submit('/signup', { ...fields, email: 'n10@example.com', password: 'a long pass phrase' });
+    const done = await b.submit('/signup', { ...fields, email: 'nia@example.com' });
+    expect(done.res.status).not.toBe(429);
+    expect(await t.database.db('users').where({ platform_id: p.id })).toHaveLength(1);
+  });
+
+  it('counts probes of existing emails: the 11th from one source within the hour gets 429 and the form', async () => {
+    const { p, c, b } = await signUpPage('198.51.100.20');
+    const taken = await Promise.all(Array.from({ length: 11 }, () => buildUser(t.services, p.id)));
+    for (let i = 0; i < 10; i++) {
+      const res = await b.submit('/signup', { ...fields, email: taken[i].email });
+      expect([res.res.status, b.pageTitle()]).toEqual([400, 'Create your account']);
+      expect(res.res.text).toContain('An account with this email already exists');
+    }
+    const refused = await b.submit('/signup', { ...fields, email: 'n10@example.com' });
     expect(refused.res.status).toBe(429);
     expect(message(refused.res.text)).toBe('Too many attempts. Try again in 10 minutes.');
     expect(b.pageTitle()).toBe('Create your account');
-    expect(await t.database.db('users').where({ platform_id: p.id })).toHaveLength(0);
+    expect(await t.database.db('users').where({ platform_id: p.id })).toHaveLength(11);
 
     // Another source signs up normally.
     const elsewhere = browser(t.app);
     elsewhere.agent.set('X-Forwarded-For', '198.51.100.21');
     await elsewhere.get(authorizeUrl(p, c, { action: 'register' }));
-    await elsewhere.submit('/signup', { ...fields, email: 'n11@example.com', password: 'a long pass phrase' });
-    expect(await t.database.db('users').where({ platform_id: p.id })).toHaveLength(1);
+    await elsewhere.submit('/signup', { ...fields, email: 'n11@example.com' });
+    expect(await t.database.db('users').where({ platform_id: p.id })).toHaveLength(12);
+  });
+
+  it('counts created accounts: ten from one source lock the eleventh', async () => {
+    const p = await buildPlatform(t.services);
+    const source = '198.51.100.23';
+    const signUp = (i: number) => t.services.throttle.attemptSignUp(p.id, source, () =>
+      t.services.users.createUser(p.id, { email: `c${i}@example.com`, password: fields.password, givenName: 'C', familyName: 'D', birthdate: fields.birthdate }));
+    for (let i = 0; i < 10; i++) expect((await signUp(i)).ok).toBe(true);
+    expect(await signUp(10)).toEqual({ ok: false, errors: [], lockedSeconds: 600 });
+  });
+});
+
+describe('operators: admin throttle list and clear', () => {
+  it('lists locks per kind with the email only hashed, and clears them by email or source', async () => {
+    const { p, u } = await setup();
+    const source = '203.0.113.77';
+    for (let i = 0; i < 5; i++) await t.services.throttle.attemptSignIn(p.id, u.email, `wrong ${i}`, source);
+    const locked = await runCommand(t.services, ['throttle', 'list', '--platform', p.id, '--locked']);
+    expect(locked.throttles).toEqual([
+      expect.objectContaining({ kind: 'sign_in_account', platform_guid: p.id, source, locked_seconds: 60, locks: 1, email_sha256: expect.any(String) }),
+    ]);
+    expect(JSON.stringify(locked)).not.toContain(u.email);
+    const all = await runCommand(t.services, ['throttle', 'list', '--platform', p.id]);
+    expect((all.throttles as Array<{ kind: string }>).map((x) => x.kind).sort()).toEqual(['sign_in_account', 'sign_in_source']);
+    expect((await runCommand(t.services, ['throttle', 'list', '--platform', p.id, '--email', 'someone-else@example.com'])).throttles).toEqual([]);
+
+    expect(await runCommand(t.services, ['throttle', 'clear', '--platform', p.id, '--email', u.email.toUpperCase()])).toEqual({ platform_guid: p.id, cleared: 1 });
+    expect((await t.services.throttle.attemptSignIn(p.id, u.email, TEST_PASSWORD, source)).ok).toBe(true);
+    expect(await runCommand(t.services, ['throttle', 'clear', '--platform', p.id, '--source', source])).toEqual({ platform_guid: p.id, cleared: 1 });
+    expect((await runCommand(t.services, ['throttle', 'list', '--platform', p.id])).throttles).toEqual([]);
+  });
+
+  it('refuses a clear without a filter and unknown options', async () => {
+    const p = await buildPlatform(t.services);
+    await expect(runCommand(t.services, ['throttle', 'clear', '--platform', p.id])).rejects.toThrow(/--email, --source or --all/);
+    await expect(runCommand(t.services, ['throttle', 'list', '--nope'])).rejects.toThrow(/unknown option --nope/);
   });
 });

@@ -158,19 +158,18 @@ export function interactionRouter(s: Services): Router {
     if (step.emailLocked && normalizeEmail(values.email) !== normalizeEmail(step.email ?? '')) {
       return render(req, res, signupStep, { values: { ...values, email: step.email }, error: `This sign-up is for ${step.email}.` }, 400);
     }
-    const wait = await s.throttle.admitSignUp(a.platformId, attemptSource(req));
-    if (wait) {
-      res.set('Retry-After', String(wait));
-      return render(req, res, signupStep, { values, error: tooManyAttempts(wait) }, 429);
-    }
-    const result = await s.users.createUser(a.platformId, {
+    const result = await s.throttle.attemptSignUp(a.platformId, attemptSource(req), () => s.users.createUser(a.platformId, {
       email: values.email,
       password: field(req.body, 'password'),
       givenName: values.given_name,
       familyName: values.family_name,
       birthdate: values.birthdate,
       phoneNumber: values.phone_number,
-    });
+    }));
+    if (!result.ok && 'lockedSeconds' in result) {
+      res.set('Retry-After', String(result.lockedSeconds));
+      return render(req, res, signupStep, { values, error: tooManyAttempts(result.lockedSeconds) }, 429);
+    }
     if (!result.ok) {
       const fieldErrors = Object.fromEntries(result.errors.map((e) => [e.field, e.message]));
       return render(req, res, signupStep, { values, fieldErrors, error: null }, 400);
