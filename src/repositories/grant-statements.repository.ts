@@ -80,17 +80,28 @@ export interface RefreshRotationRow {
   expiresAt: Date;
   familyRevokedAt: Date | null;
   authTime: Date;
+  /** Every condition held and the successor is live: a token response is due. */
   rotated: boolean;
+  /** The presented token was valid or inside its grace window, but its successor had already been rotated. */
+  successorUsed: boolean;
   accessScope: string | null;
   user: UserRow | null;
 }
 
-/** `requestedScopes` null keeps the family's scope; otherwise narrows to it (offline_access kept). */
+/**
+ * `requestedScopes` null keeps the family's scope; otherwise narrows to it (offline_access kept).
+ * `tokens.refreshHash` must be derived from the presented token, so that a replay inside the grace
+ * window names the same successor row: it is inserted once, and a replay only re-reads it.
+ */
 export async function rotateRefreshToken(
   db: Db,
   p: { platformId: string; tokenHash: string; clientId: string; graceStart: Date; requestedScopes: string[] | null; tokens: PreparedTokens },
 ): Promise<RefreshRotationRow | undefined> {
   const t = p.tokens;
+  // The successor upsert: ON CONFLICT DO UPDATE (a no-op SET) locks the existing successor and
+  // returns its newest version even when a concurrent rotation committed it after this statement's
+  // snapshot, which a plain SELECT would not see. Lock order is always presented token, then
+  // successor, so concurrent replays and a rotation of the successor cannot deadlock.
   const rows = await preparedQuery(
     db,
     'latchkey_rotate_refresh_token',
@@ -110,13 +121,19 @@ export async function rotateRefreshToken(
      ), swap AS (
        UPDATE refresh_tokens SET rotated_at = $5 WHERE id IN (SELECT id FROM ok) AND rotated_at IS NULL
      ), rt AS (
-       INSERT INTO refresh_tokens (id, family_id, token_hash, expires_at) SELECT $7, family_id, $8, $9 FROM ok
+       INSERT INTO refresh_tokens AS r (id, family_id, token_hash, expires_at) SELECT $7, family_id, $8, $9 FROM ok
+       ON CONFLICT (token_hash) DO UPDATE SET rotated_at = r.rotated_at WHERE r.family_id = EXCLUDED.family_id
+       RETURNING r.family_id, r.rotated_at
+     ), live AS (
+       SELECT ok.* FROM ok JOIN rt ON rt.family_id = ok.family_id WHERE rt.rotated_at IS NULL
      ), at AS (
        INSERT INTO access_tokens (jti_hash, platform_id, client_id, user_id, scope, family_id, code_id, expires_at, created_at)
-       SELECT $10, $2, client_id, user_id, access_scope, family_id, NULL, $11, $5 FROM ok
+       SELECT $10, $2, client_id, user_id, access_scope, family_id, NULL, $11, $5 FROM live
      )
      SELECT cur.family_id, cur.client_id, cur.rotated_at, cur.expires_at, cur.family_revoked_at, cur.auth_time,
-            EXISTS (SELECT 1 FROM ok) AS rotated, (SELECT access_scope FROM ok) AS access_scope,
+            EXISTS (SELECT 1 FROM live) AS rotated,
+            EXISTS (SELECT 1 FROM ok) AND NOT EXISTS (SELECT 1 FROM live) AS successor_used,
+            (SELECT access_scope FROM live) AS access_scope,
             (SELECT row_to_json(u.*) FROM users u WHERE u.id = cur.user_id) AS user_json
      FROM cur`,
     [p.tokenHash, p.platformId, p.requestedScopes ? p.requestedScopes.join(' ') : null, p.clientId, t.now, p.graceStart, t.refreshId, t.refreshHash, t.refreshExpiresAt, t.jtiHash, t.accessExpiresAt],
@@ -131,6 +148,7 @@ export async function rotateRefreshToken(
     familyRevokedAt: r.family_revoked_at,
     authTime: r.auth_time,
     rotated: r.rotated,
+    successorUsed: r.successor_used,
     accessScope: r.access_scope,
     user: r.user_json ? userFromJson(r.user_json) : null,
   };

@@ -23,6 +23,9 @@ async function issued(app = t) {
 const refresh = (app: typeof t, ctx: { p: { id: string }; c: { id: string; secret: string | null } }, refreshToken: string, extra: Record<string, string> = {}) =>
   request(app.app).post('/oauth/token').auth(ctx.c.id, ctx.c.secret!).type('form').send({ grant_type: 'refresh_token', refresh_token: refreshToken, platform_guid: ctx.p.id, ...extra });
 
+const introspect = (ctx: { p: { id: string }; c: { id: string; secret: string | null } }, token: string) =>
+  request(t.app).post('/oauth/introspect').auth(ctx.c.id, ctx.c.secret!).type('form').send({ token, platform_guid: ctx.p.id }).expect(200);
+
 const userinfo = (app: typeof t, platformId: string, accessToken: string) =>
   request(app.app).get(`/oauth/userinfo?platform_guid=${platformId}`).set('Authorization', `Bearer ${accessToken}`);
 
@@ -39,13 +42,43 @@ describe('POST /oauth/token — refresh_token', () => {
     await userinfo(t, ctx.p.id, res.body.access_token).expect(200);
   });
 
-  it('within the grace window accepts the old token again, every resulting token staying valid', async () => {
+  it('within the grace window a replay returns the same successor and a fresh access token', async () => {
     const ctx = await issued();
     const a = await refresh(t, ctx, ctx.tokens.refresh_token).expect(200);
     const b = await refresh(t, ctx, ctx.tokens.refresh_token).expect(200);
-    expect(a.body.refresh_token).not.toBe(b.body.refresh_token);
-    await refresh(t, ctx, a.body.refresh_token).expect(200);
-    await refresh(t, ctx, b.body.refresh_token).expect(200);
+    expect(b.body.refresh_token).toBe(a.body.refresh_token);
+    expect(b.body.access_token).not.toBe(a.body.access_token);
+    await userinfo(t, ctx.p.id, a.body.access_token).expect(200);
+    await userinfo(t, ctx.p.id, b.body.access_token).expect(200);
+    expect((await introspect(ctx, ctx.tokens.refresh_token)).body).toEqual({ active: false });
+    const next = await refresh(t, ctx, a.body.refresh_token).expect(200);
+    expect(next.body.refresh_token).not.toBe(a.body.refresh_token);
+  });
+
+  it('8 concurrent replays of a rotated token get one successor; the family keeps exactly one live refresh token', async () => {
+    const ctx = await issued();
+    const first = await refresh(t, ctx, ctx.tokens.refresh_token).expect(200);
+    const replays = await Promise.all(Array.from({ length: 8 }, () => refresh(t, ctx, ctx.tokens.refresh_token)));
+    expect(replays.map((r) => r.status)).toEqual(Array(8).fill(200));
+    expect(new Set(replays.map((r) => r.body.refresh_token))).toEqual(new Set([first.body.refresh_token]));
+    expect(new Set(replays.map((r) => r.body.access_token)).size).toBe(8);
+    const families = await t.database.db('refresh_token_families').where({ client_id: ctx.c.id });
+    expect(families).toHaveLength(1);
+    const rows = await t.database.db('refresh_tokens').where({ family_id: families[0].id });
+    expect(rows).toHaveLength(2);
+    expect(rows.filter((r) => r.rotated_at === null)).toHaveLength(1);
+    expect((await introspect(ctx, first.body.refresh_token)).body).toMatchObject({ active: true });
+    expect((await introspect(ctx, ctx.tokens.refresh_token)).body).toEqual({ active: false });
+  });
+
+  it('a replay after the successor was itself rotated is invalid_grant inside the window and revokes nothing', async () => {
+    const ctx = await issued();
+    const a = await refresh(t, ctx, ctx.tokens.refresh_token).expect(200);
+    const moved = await refresh(t, ctx, a.body.refresh_token).expect(200);
+    expectOAuthError(await refresh(t, ctx, ctx.tokens.refresh_token), 400, 'invalid_grant');
+    await userinfo(t, ctx.p.id, moved.body.access_token).expect(200);
+    expect((await introspect(ctx, moved.body.refresh_token)).body).toMatchObject({ active: true });
+    await refresh(t, ctx, moved.body.refresh_token).expect(200);
   });
 
   it('after the grace window a rotated token revokes the whole family and its access tokens', async () => {
@@ -97,13 +130,15 @@ describe('POST /oauth/token — refresh_token', () => {
     }
   });
 
-  it('50 concurrent refreshes of one token within the grace window all succeed in one family', async () => {
+  it('50 concurrent refreshes of one token within the grace window all succeed with one successor in one family', async () => {
     const ctx = await issued();
     const results = await Promise.all(Array.from({ length: 50 }, () => refresh(t, ctx, ctx.tokens.refresh_token)));
     expect(results.every((r) => r.status === 200)).toBe(true);
+    expect(new Set(results.map((r) => r.body.refresh_token)).size).toBe(1);
     const families = await t.database.db('refresh_token_families').where({ client_id: ctx.c.id });
     expect(families).toHaveLength(1);
     const rows = await t.database.db('refresh_tokens').where({ family_id: families[0].id });
-    expect(rows).toHaveLength(51);
+    expect(rows).toHaveLength(2);
+    expect(rows.filter((r) => r.rotated_at === null)).toHaveLength(1);
   });
 });

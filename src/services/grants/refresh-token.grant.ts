@@ -1,4 +1,5 @@
 import { digest } from '../../crypto/digest';
+import { createKeyedDigest } from '../../crypto/keyed-digest';
 import { invalidGrant } from '../../errors';
 import * as statements from '../../repositories/grant-statements.repository';
 import * as tokens from '../../repositories/token.repository';
@@ -14,16 +15,26 @@ export interface RefreshInput {
 }
 
 /**
- * Rotates a refresh token (DESIGN §5) as one compare-and-swap statement: the old one dies,
- * except that within the reuse grace window it may be presented again and yields another valid
- * pair; after the window a rotated token revokes its whole family. A `scope` narrows the access
- * token (RFC 6749 §6); scopes beyond the grant are dropped silently (spec scope rule 1).
+ * Rotates a refresh token (DESIGN §5, as amended by issue 10) as one compare-and-swap statement.
+ * The successor is derived from the presented token (HMAC under a key derived from MASTER_KEY), so
+ * a replay within REFRESH_REUSE_GRACE_SECONDS of the rotation recomputes the SAME successor and gets
+ * it again with a fresh access token: a lost response or several tabs never log the user out, and
+ * a thief racing the client never gets a branch of their own (RFC 9700 §4.14.2). Once the successor
+ * has itself been rotated, a replay inside the window is refused without revoking anything; after
+ * the window, a rotated token revokes its whole family. A `scope` narrows the access token
+ * (RFC 6749 §6); scopes beyond the grant are dropped silently (spec scope rule 1).
  * Throws invalid_grant.
  */
 export function createRefreshTokenGrant(deps: Deps, keys: SigningKeys, issuer: TokenIssuer) {
+  if (!deps.config.masterKey) throw new Error('the refresh token grant needs MASTER_KEY');
+  const successorMac = createKeyedDigest(deps.config.masterKey, 'refresh-token-successor/v1');
+  // Keyed, not a plain hash: whoever saw a rotated token must not be able to compute its successor.
+  const successorOf = (presented: string) => `rt_${successorMac(presented)}`;
+
   return async function rotateRefreshToken(ctx: ClientCtx, input: RefreshInput) {
     const signingKey = await keys.activeKey(ctx.platform.id);
-    const prepared = issuer.prepare();
+    const refreshToken = successorOf(input.refresh_token);
+    const prepared = { ...issuer.prepare(), refreshToken, refreshHash: digest(refreshToken) };
     const row = await statements.rotateRefreshToken(deps.db, {
       platformId: ctx.platform.id,
       tokenHash: digest(input.refresh_token),
@@ -36,6 +47,9 @@ export function createRefreshTokenGrant(deps: Deps, keys: SigningKeys, issuer: T
     if (!row.rotated) {
       if (row.familyRevokedAt) throw invalidGrant('The refresh token has been revoked');
       if (row.expiresAt <= prepared.now) throw invalidGrant('The refresh token has expired');
+      // Inside the window, but the client already moved on: answering with the successor would
+      // hand out a token its holder has spent, and a new one would fork the family. Refuse only.
+      if (row.successorUsed) throw invalidGrant('The refresh token was already rotated and its successor used');
       // Only a rotation older than the grace window is left: reuse of a stolen or replayed token.
       await tokens.revokeFamily(deps.db, row.familyId, prepared.now);
       throw invalidGrant('The refresh token was already used; its family has been revoked');
