@@ -13,7 +13,7 @@ afterAll(() => t.close());
 
 async function mailSomeone() {
   const p = await buildPlatform(t.services, 'Globex Bank');
-  const u = await buildUser(t.services, p.id, { email: `outbox-${Math.random().toString(36).slice(2, 10)}@example.com` });
+  const u = await buildUser(t.services, p.id, { email: `outbox-${Math.random().toString(36).slice(2, 10)}@example.com`, emailVerified: true });
   await t.services.account.passwordReset.requestReset(p, u.email);
   return { p, u, mail: await waitForMail(t.config.dataDir, u.email, /Reset your Globex Bank password/) };
 }
@@ -30,6 +30,18 @@ describe('mail outbox (development)', () => {
     expect(mail.text).toContain('Hello Ada,');
     expect(mail.text).toContain('— Globex Bank');
     expect(mail.html).toContain('Globex Bank');
+  });
+
+  it('puts nothing a sender typed into a mail to an address not yet verified (no name in greeting or To)', async () => {
+    const p = await buildPlatform(t.services, 'Globex Bank');
+    const email = `unverified-${Math.random().toString(36).slice(2, 10)}@example.com`;
+    await buildUser(t.services, p.id, { email, givenName: 'Call 555-0100 now', familyName: 'Urgent' });
+    await t.services.account.passwordReset.requestReset(p, email);
+    const mail = await waitForMail(t.config.dataDir, email, /Reset your Globex Bank password/);
+    const eml = fs.readFileSync(path.join(t.config.dataDir, 'outbox', `${mail.id}.eml`), 'utf8');
+    expect(eml).toMatch(new RegExp(`^To: ${email}$`, 'm'));
+    expect(mail.text).toMatch(/^Hello,$/m);
+    for (const text of [eml, mail.text, mail.html]) expect(text).not.toMatch(/555-0100|Urgent/);
   });
 
   it('lists the outbox at /dev/outbox and shows each mail with clickable links', async () => {

@@ -53,7 +53,9 @@ export function passwordResetRouter(s: Services): Router {
   r.post('/password/forgot', resolvePlatform(s), issueCsrf, requireCsrf, async (req, res) => {
     const email = field(req.body, 'email', 320).trim();
     if (checkEmail(email)) return renderForgot(req, res, { email, error: 'Enter a valid email address.' }, 400);
-    await s.account.passwordReset.requestReset(res.locals.platform, email);
+    // Looked up and mailed only once the answer has gone: the same answer, as fast, either way (issue 10 §7).
+    const platform = res.locals.platform;
+    res.once('close', () => void s.account.passwordReset.requestReset(platform, email));
     await redirectSaved(req, res, `/password/forgot/sent?${q(res.locals.platform.id)}`);
   });
 

@@ -20,13 +20,16 @@ interface Content {
  * a failure is logged.
  */
 export function createAccountMail(deps: Deps, transport: MailTransport = createMailTransport({ smtpUrl: deps.config.smtpUrl, dataDir: deps.config.dataDir, from: deps.config.mailFrom })) {
-  async function compose(platformName: string, user: Pick<UserRow, 'email' | 'givenName' | 'familyName'>, c: Content): Promise<MailMessage> {
-    const data = { ...c, platformName, greeting: `Hello ${user.givenName},` };
+  async function compose(platformName: string, user: Pick<UserRow, 'email' | 'emailVerified' | 'givenName' | 'familyName'>, c: Content): Promise<MailMessage> {
+    // Names are what whoever signed up typed: until the address is verified, the mailbox's owner may
+    // not be that person, so a mail carries none of it (no greeting by name, no display name).
+    const named = user.emailVerified;
+    const data = { ...c, platformName, greeting: named ? `Hello ${user.givenName},` : 'Hello,' };
     const [text, html] = await Promise.all([ejs.renderFile(path.join(VIEWS, 'message.text.ejs'), data), ejs.renderFile(path.join(VIEWS, 'message.html.ejs'), data)]);
-    return { to: { name: `${user.givenName} ${user.familyName}`.trim(), address: user.email }, fromName: platformName, subject: c.subject, text, html };
+    return { to: { name: named ? `${user.givenName} ${user.familyName}`.trim() : '', address: user.email }, fromName: platformName, subject: c.subject, text, html };
   }
 
-  function deliver(platformName: string, user: Pick<UserRow, 'id' | 'email' | 'givenName' | 'familyName'>, c: Content): Promise<void> {
+  function deliver(platformName: string, user: Pick<UserRow, 'id' | 'email' | 'emailVerified' | 'givenName' | 'familyName'>, c: Content): Promise<void> {
     const sent = compose(platformName, user, c)
       .then((m) => transport.send(m))
       .catch((err: Error) => deps.logger.error({ userId: user.id, subject: c.subject, err: err.message }, 'mail could not be sent'));

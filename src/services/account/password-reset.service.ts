@@ -23,22 +23,32 @@ export function createPasswordReset(deps: Deps, mail: AccountMail) {
   const linkFor = (platformId: string, token: string) =>
     `${deps.config.baseUrl}/password/reset?platform_guid=${encodeURIComponent(platformId)}&token=${encodeURIComponent(token)}`;
 
+  async function sendResetLink(platform: Platform, email: string): Promise<void> {
+    const user = email.trim() ? await users.findByEmail(deps.db, platform.id, email) : undefined;
+    if (!user) return;
+    const now = deps.now();
+    if ((await throttleWait(deps.db, user.id, 'reset_password', THROTTLE, now)) > 0) return;
+    const token = await deps.db.transaction(async (trx) => {
+      // Only the newest link works.
+      await accountTokens.consumeAllForUser(trx, user.id, 'reset_password', now);
+      return issueAccountToken(trx, user, 'reset_password', RESET_PASSWORD_TTL_SECONDS, now);
+    });
+    await mail.resetPassword(platform.name, user, linkFor(platform.id, token), RESET_PASSWORD_TTL_SECONDS / 60);
+  }
+
   return {
     /**
-     * Mails a reset link when the email has an account. Returns nothing either way; a request
-     * within a minute of the last one (or beyond five an hour) sends nothing, silently.
+     * Mails a reset link when the email has an account. Returns nothing either way and never
+     * throws (a failure is logged): callers run it after answering, so that the answer cannot tell
+     * by its timing whether the address has an account (issue 10 §7). A request within a minute of
+     * the last one (or beyond five an hour) sends nothing, silently.
      */
     async requestReset(platform: Platform, email: string): Promise<void> {
-      const user = email.trim() ? await users.findByEmail(deps.db, platform.id, email) : undefined;
-      if (!user) return;
-      const now = deps.now();
-      if ((await throttleWait(deps.db, user.id, 'reset_password', THROTTLE, now)) > 0) return;
-      const token = await deps.db.transaction(async (trx) => {
-        // Only the newest link works.
-        await accountTokens.consumeAllForUser(trx, user.id, 'reset_password', now);
-        return issueAccountToken(trx, user, 'reset_password', RESET_PASSWORD_TTL_SECONDS, now);
-      });
-      void mail.resetPassword(platform.name, user, linkFor(platform.id, token), RESET_PASSWORD_TTL_SECONDS / 60);
+      try {
+        await sendResetLink(platform, email);
+      } catch (err) {
+        deps.logger.error({ platformId: platform.id, err: (err as Error).message }, 'password reset request failed');
+      }
     },
 
     /** Whether the link can still be used (the form is shown only then), and for which address. */
