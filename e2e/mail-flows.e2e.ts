@@ -33,7 +33,7 @@ it('verifies the email through the link in the outbox; the next tokens and useri
   // Read it as a developer would: the outbox page, the mail, its link.
   await page.goto(`${h.base}/dev/outbox?to=${encodeURIComponent(email)}`);
   await clickAndLoad(page, page.getByRole('link', { name: /Verify your email address for/ }));
-  await expect(page.locator('pre.mail-text').innerText()).resolves.toMatch(/^Hello,$/m) // unverified address: no name the sender typed;
+  await expect(page.locator('pre.mail-text').innerText()).resolves.toMatch(/^Hello,$/m); // unverified address: no name the sender typed
   await clickAndLoad(page, page.locator('pre.mail-text a', { hasText: '/verify-email?' }));
   await expect(page.locator('h1').innerText()).resolves.toBe('Your email address is verified');
 
