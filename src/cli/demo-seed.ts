@@ -12,8 +12,8 @@ export async function seedDemo(s: Services, logger: Logger): Promise<void> {
   const { client, secret } = await s.platforms.createClient(platform.id, {
     name: 'Demo app',
     type: 'confidential',
-    redirectUris: ['http://localhost:8080/callback'],
-    postLogoutRedirectUris: ['http://localhost:8080/'],
+    redirectUris: ['http://127.0.0.1:8080/callback'],
+    postLogoutRedirectUris: ['http://127.0.0.1:8080/'],
     scopes: 'openid profile email phone address offline_access',
   });
   // The secret never goes to the log: it is written to a 0600 file beside the embedded data.
@@ -23,9 +23,9 @@ export async function seedDemo(s: Services, logger: Logger): Promise<void> {
     platform_guid: platform.id,
     client_id: client.id,
     client_secret: secret,
-    redirect_uri: 'http://localhost:8080/callback',
+    redirect_uri: 'http://127.0.0.1:8080/callback',
     discovery: `${base}/.well-known/openid-configuration?platform_guid=${platform.id}`,
-    post_logout_redirect_uri: 'http://localhost:8080/',
+    post_logout_redirect_uri: 'http://127.0.0.1:8080/',
     account_page: `${base}/account?platform_guid=${platform.id}`,
     outbox: `${base}/dev/outbox`,
   };

@@ -7,6 +7,7 @@ import type { Platform } from '../repositories/platform.repository';
 import * as tokens from '../repositories/token.repository';
 import type { Deps } from './deps';
 import type { Platforms } from './platforms.service';
+import { matchRedirectUri } from './redirect-uris';
 import type { SigningKeys } from './signing-keys.service';
 
 export interface LogoutParams {
@@ -21,7 +22,7 @@ export interface LogoutRequest {
   client?: ClientRow;
   /** The subject of a valid id_token_hint: the request comes from an app this user signed in to. */
   hintSub?: string;
-  /** Registered for the client, exact match; absent → the provider's own signed-out page. */
+  /** Registered for the client (matchRedirectUri); absent → the provider's own signed-out page. */
   redirectUri?: string;
   state?: string;
 }
@@ -70,8 +71,9 @@ export function createLogout(deps: Deps, keys: SigningKeys, platforms: Platforms
       let redirectUri: string | undefined;
       if (p.post_logout_redirect_uri !== undefined) {
         if (!client) throw invalidRequest('post_logout_redirect_uri needs client_id or id_token_hint to name the application');
-        // Exact string match against the client's registered post-logout URIs.
-        redirectUri = client.postLogoutRedirectUris.find((u) => u === p.post_logout_redirect_uri);
+        // Matched like an authorization's redirect_uri: exact, except any port on a loopback IP
+        // literal (RFC 8252 §7.3), since a native app's listener gets whatever port is free.
+        redirectUri = matchRedirectUri(client.postLogoutRedirectUris, p.post_logout_redirect_uri);
         if (!redirectUri) throw invalidRequest('post_logout_redirect_uri is not registered for this application');
       }
       return { client, hintSub, redirectUri, state: p.state };

@@ -6,6 +6,7 @@ import * as clients from '../repositories/client.repository';
 import type { ClientRow, ClientType } from '../repositories/client.repository';
 import type { Deps } from './deps';
 import { isSupportedScope, parseScope, SUPPORTED_SCOPES } from './scopes';
+import { checkRedirectUri } from './redirect-uris';
 import type { SigningKeys } from './signing-keys.service';
 
 export interface NewClientInput {
@@ -14,22 +15,6 @@ export interface NewClientInput {
   redirectUris: string[];
   postLogoutRedirectUris?: string[];
   scopes: string;
-}
-
-const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
-
-/** https, or http on a loopback host (RFC 8252 §7.3); absolute, no fragment. Throws invalid_request. */
-export function checkRedirectUri(uri: string): void {
-  let url: URL;
-  try {
-    url = new URL(uri);
-  } catch {
-    throw invalidRequest(`redirect URI "${uri}" is not an absolute URL`);
-  }
-  if (url.hash || uri.includes('#')) throw invalidRequest(`redirect URI "${uri}" must not contain a fragment`);
-  if (url.protocol === 'https:') return;
-  if (url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname)) return;
-  throw invalidRequest(`redirect URI "${uri}" must use https (http is allowed only for localhost, 127.0.0.1 and [::1])`);
 }
 
 /** Platforms, their clients and keys: the operator's side (admin CLI, demo seed, tests). */

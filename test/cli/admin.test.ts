@@ -33,7 +33,7 @@ describe('admin CLI commands', () => {
   it('creates a public client without a secret', async () => {
     const p = await buildPlatform(t.services);
     const out = await run('client', 'create', '--platform', p.id, '--name', 'SPA', '--type', 'public',
-      '--redirect-uri', 'http://localhost:5173/cb', '--scopes', 'openid');
+      '--redirect-uri', 'http://[::1]:5173/cb', '--scopes', 'openid');
     expect(out.client_secret).toBeNull();
     expect(out.type).toBe('public');
   });
@@ -63,6 +63,8 @@ describe('admin CLI commands', () => {
       ['an unknown platform', () => ['client', 'create', '--platform', '00000000-0000-4000-8000-000000000000', '--name', 'X', '--type', 'public', '--redirect-uri', 'https://a.example/cb', '--scopes', 'openid'], /unknown platform/, 'clients'],
       ['a malformed redirect URI', (p) => ['client', 'create', '--platform', p, '--name', 'X', '--type', 'public', '--redirect-uri', 'not a uri', '--scopes', 'openid'], /not an absolute URL/, 'clients'],
       ['a non-https redirect URI', (p) => ['client', 'create', '--platform', p, '--name', 'X', '--type', 'public', '--redirect-uri', 'http://app.example/cb', '--scopes', 'openid'], /must use https/, 'clients'],
+      ['a localhost redirect URI (RFC 8252 §8.3)', (p) => ['client', 'create', '--platform', p, '--name', 'X', '--type', 'public', '--redirect-uri', 'http://localhost/cb', '--scopes', 'openid'], /uses localhost.*http:\/\/127\.0\.0\.1.*RFC 8252/, 'clients'],
+      ['a localhost post-logout redirect URI', (p) => ['client', 'create', '--platform', p, '--name', 'X', '--type', 'public', '--redirect-uri', 'http://127.0.0.1/cb', '--post-logout-redirect-uri', 'http://localhost:3000/', '--scopes', 'openid'], /uses localhost/, 'clients'],
       ['a redirect URI with a fragment', (p) => ['client', 'create', '--platform', p, '--name', 'X', '--type', 'public', '--redirect-uri', 'https://app.example/cb#x', '--scopes', 'openid'], /fragment/, 'clients'],
       ['an unknown scope', (p) => ['client', 'create', '--platform', p, '--name', 'X', '--type', 'public', '--redirect-uri', 'https://a.example/cb', '--scopes', 'openid admin'], /unknown scope "admin"/, 'clients'],
       ['an unknown client type', (p) => ['client', 'create', '--platform', p, '--name', 'X', '--type', 'spa', '--redirect-uri', 'https://a.example/cb', '--scopes', 'openid'], /client type/, 'clients'],
@@ -103,6 +105,15 @@ describe('admin CLI process', () => {
     expect(JSON.parse(stdout)).toMatchObject({ platform_guid: expect.any(String), name: 'From the shell' });
     expect(stdout.trim().split('\n')).toHaveLength(1);
     expect(stderr).toBe('');
+  });
+
+  it('refuses a localhost redirect URI with a line naming the rule, and exits non-zero', async () => {
+    const p = await buildPlatform(t.services);
+    const err = await cli(['client', 'create', '--platform', p.id, '--name', 'Native', '--type', 'public', '--redirect-uri', 'http://localhost/cb', '--scopes', 'openid']).catch((e) => e);
+    expect(err.code).toBe(1);
+    expect(err.stdout).toBe('');
+    expect(err.stderr).toMatch(/^error: redirect URI "http:\/\/localhost\/cb" uses localhost, which is not allowed: register the loopback IP literal http:\/\/127\.0\.0\.1\/… or http:\/\/\[::1\]\/… instead; any port is then accepted at sign-in \(RFC 8252 §7\.3, §8\.3\)\n$/);
+    expect(Number((await t.database.db('clients').where({ platform_id: p.id }).count('* as n').first())?.n)).toBe(0);
   });
 
   it('prints errors on stderr and exits non-zero', async () => {

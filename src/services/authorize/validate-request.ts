@@ -10,6 +10,7 @@ import type { Deps } from '../deps';
 import { narrowScopes, parseScope } from '../scopes';
 import type { SigningKeys } from '../signing-keys.service';
 import type { Platforms } from '../platforms.service';
+import { matchRedirectUri } from '../redirect-uris';
 import type { AuthorizationRequest } from './authorization-request';
 
 const str = (max: number) => z.string().max(max, `must be at most ${max} characters`).optional();
@@ -48,8 +49,8 @@ export function createRequestValidation(deps: Deps, keys: SigningKeys, platforms
     const client = /^[0-9a-f-]{36}$/i.test(clientId) ? await clients.findById(deps.db, platform.id, clientId) : undefined;
     if (!client) throw invalidRequest('The application that sent you here is not registered with this sign-in service.');
     if (!raw.redirect_uri) throw invalidRequest('The request has no redirect_uri.');
-    // Exact string match against a registered URI (RFC 9700 §4.1.3)
-    if (!client.redirectUris.includes(raw.redirect_uri)) {
+    // Exact match, except any port on a loopback IP literal (RFC 9700 §4.1.3, RFC 8252 §7.3)
+    if (!matchRedirectUri(client.redirectUris, raw.redirect_uri)) {
       throw invalidRequest('The redirect_uri is not registered for this application.');
     }
     return client;
@@ -105,7 +106,7 @@ export function createRequestValidation(deps: Deps, keys: SigningKeys, platforms
       platformId: platform.id,
       clientId: client.id,
       clientName: client.name,
-      redirectUri: client.redirectUris.find((u) => u === raw.redirect_uri)!,
+      redirectUri: matchRedirectUri(client.redirectUris, raw.redirect_uri)!, // the requested URI: the code is bound to it
       state: p.state,
       nonce: p.nonce,
       scopes,
