@@ -35,3 +35,23 @@ export function peekKid(token: string): string | undefined {
     return undefined;
   }
 }
+
+const ACCESS_TOKEN_TYP = /^(application\/)?at\+jwt$/i;
+
+/**
+ * Whether a verified JWT is an access token rather than an ID token. For a public client both are
+ * HS512 under the platform key, so the signature cannot tell them apart (RFC 8725 §2.8, §3.11).
+ * Every access token we have issued carries `client_id`, `scope` and `token_type`, which an ID
+ * token never does (OIDC Core §2 names the client `azp`); `typ: at+jwt` (RFC 9068 §2.1) is
+ * refused too, should a profile ever set it. The seed profile keeps `typ: JWT` on access tokens:
+ * common resource-server libraries (Nimbus, hence Spring) refuse any other `typ` by default.
+ */
+export function isAccessTokenJwt(token: string, claims: Claims): boolean {
+  let typ: unknown;
+  try {
+    typ = decodeProtectedHeader(token).typ;
+  } catch {
+    return false;
+  }
+  return (typeof typ === 'string' && ACCESS_TOKEN_TYP.test(typ)) || 'client_id' in claims || 'scope' in claims || 'token_type' in claims;
+}

@@ -1,5 +1,5 @@
 import { decodeJwt } from 'jose';
-import { peekKid, verifyHs512 } from '../crypto/jwt';
+import { isAccessTokenJwt, peekKid, verifyHs512 } from '../crypto/jwt';
 import { invalidRequest } from '../errors';
 import * as clients from '../repositories/client.repository';
 import type { ClientRow } from '../repositories/client.repository';
@@ -39,6 +39,8 @@ export function createLogout(deps: Deps, keys: SigningKeys, platforms: Platforms
     const claims = key && (await verifyHs512(hint, key, deps.config.baseUrl, { allowExpired: true }));
     const aud = claims && (Array.isArray(claims.aud) ? claims.aud : [claims.aud]);
     if (!claims || typeof claims.sub !== 'string' || !aud?.includes(client.id)) throw invalidRequest('id_token_hint is not a valid ID token of this application');
+    // A public client's access token is signed with the same platform key: refuse it by its kind.
+    if (isAccessTokenJwt(hint, claims)) throw invalidRequest('id_token_hint is not an ID token');
     return claims.sub;
   }
 

@@ -2,6 +2,8 @@ import request from 'supertest';
 import { buildTestApp } from '../helpers';
 import { buildClient, buildPlatform, buildUser, TEST_PASSWORD } from '../factories';
 import { browser } from '../support/browser';
+import { authorizeQuery as flowQuery, signInThrough } from '../support/account-flows';
+import { createHash } from 'node:crypto';
 
 let t: Awaited<ReturnType<typeof buildTestApp>>;
 beforeAll(async () => { t = await buildTestApp(); });
@@ -168,5 +170,25 @@ describe('the hosted flow over HTTP', () => {
     await again.get(`/oauth/authorize?${authorizeQuery(p, c, { action: 'register' })}`);
     const dup = await again.submit('/signup', { ...fields, email: 'new@EXAMPLE.com', birthdate: '2000-01-31' });
     expect(dup.res.text).toMatch(/already exists/);
+  });
+});
+
+describe('GET /oauth/authorize — id_token_hint takes ID tokens only', () => {
+  it('refuses an access token, though a public client\'s is signed with the same platform key; the ID token works', async () => {
+    const p = await buildPlatform(t.services);
+    const c = await buildClient(t.services, p.id, { type: 'public' });
+    const u = await buildUser(t.services, p.id);
+    const b = browser(t.app);
+    const verifier = 'v'.repeat(50);
+    const pkce = { code_challenge: createHash('sha256').update(verifier).digest('base64url'), code_challenge_method: 'S256' };
+    const callback = await signInThrough(b, p, c, u.email, undefined, pkce);
+    const tokens = await request(t.app).post('/oauth/token').type('form')
+      .send({ grant_type: 'authorization_code', code: new URL(callback).searchParams.get('code'), redirect_uri: c.redirectUris[0], client_id: c.id, code_verifier: verifier, platform_guid: p.id }).expect(200);
+    const withHint = (hint: string) => b.get(`/oauth/authorize?${flowQuery(p, c, { ...pkce, prompt: 'none', id_token_hint: hint })}`);
+
+    const refused = new URL((await withHint(tokens.body.access_token)).location!).searchParams;
+    expect(Object.fromEntries(refused)).toEqual({ error: 'invalid_request', error_description: 'id_token_hint is not an ID token', state: 's-1', iss: 'http://issuer.test' });
+    const accepted = new URL((await withHint(tokens.body.id_token)).location!).searchParams;
+    expect(accepted.get('code')).toEqual(expect.any(String));
   });
 });

@@ -64,6 +64,22 @@ describe('RP-initiated logout', () => {
     }
   });
 
+  it('refuses an access token as id_token_hint (a public client\'s is signed with the platform key too): the 400 page, no sign-out', async () => {
+    const { p, u } = await tenant();
+    const pub = await buildClient(t.services, p.id, { type: 'public', postLogoutRedirectUris: [AFTER] });
+    const b = browser(t.app);
+    const verifier = 'v'.repeat(50);
+    const challenge = require('node:crypto').createHash('sha256').update(verifier).digest('base64url');
+    const cb = await signInThrough(b, p, pub, u.email, undefined, { code_challenge: challenge, code_challenge_method: 'S256' });
+    const tok = await request(t.app).post('/oauth/token').type('form').send({ grant_type: 'authorization_code', code: new URL(cb).searchParams.get('code'), redirect_uri: pub.redirectUris[0], client_id: pub.id, code_verifier: verifier, platform_guid: p.id });
+    const res = await b.get(logout(p, { id_token_hint: tok.body.access_token, post_logout_redirect_uri: AFTER }));
+    expect(res.res.status).toBe(400);
+    expect(res.location).toBeUndefined();
+    expect(res.res.text).toContain('id_token_hint is not an ID token');
+    const again = await request(t.app).post('/oauth/token').type('form').send({ grant_type: 'refresh_token', refresh_token: tok.body.refresh_token, client_id: pub.id, platform_guid: p.id });
+    expect(again.status).toBe(200); // nothing was revoked
+  });
+
   it('without an id_token_hint asks first; "Sign out" then returns to the registered URI with state', async () => {
     const { p, c, u } = await tenant();
     const b = browser(t.app);

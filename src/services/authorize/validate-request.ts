@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { OAuthError, invalidRequest } from '../../errors';
-import { peekKid, verifyHs512 } from '../../crypto/jwt';
+import { isAccessTokenJwt, peekKid, verifyHs512 } from '../../crypto/jwt';
 import { newId } from '../../crypto/random';
 import * as clients from '../../repositories/client.repository';
 import type { ClientRow } from '../../repositories/client.repository';
@@ -130,6 +130,8 @@ export function createRequestValidation(deps: Deps, keys: SigningKeys, platforms
     if (!claims || typeof claims.sub !== 'string' || (claims.aud !== client.id && !(Array.isArray(claims.aud) && claims.aud.includes(client.id)))) {
       throw invalidRequest('id_token_hint is not a valid ID token issued to this client');
     }
+    // A public client's access token is signed with the same platform key: refuse it by its kind.
+    if (isAccessTokenJwt(hint, claims)) throw invalidRequest('id_token_hint is not an ID token');
     return claims.sub;
   }
 
