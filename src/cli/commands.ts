@@ -55,6 +55,7 @@ export const USAGE = `Usage:
   admin platform rate-limit --platform G --endpoint NAME --per-minute N|default
   admin client create --platform G --name NAME --type confidential|public --redirect-uri URI [--redirect-uri URI ...]
                       --scopes "openid profile email phone address offline_access" [--post-logout-redirect-uri URI ...]
+                      [--resource-server]   (confidential only: may introspect other clients' tokens)
   admin user create --platform G --email E --password P --given-name A --family-name B --birthdate YYYY-MM-DD
                     [--phone +E164] [--email-verified]
   admin key rotate --platform G
@@ -81,13 +82,16 @@ export async function runCommand(s: Services, argv: string[]): Promise<Record<st
       return { platform_guid: one(flags, 'platform', true), rate_limits: overrides };
     }
     case 'client create': {
-      checkKnown(flags, ['platform', 'name', 'type', 'redirect-uri', 'scopes', 'post-logout-redirect-uri']);
+      checkKnown(flags, ['platform', 'name', 'type', 'redirect-uri', 'scopes', 'post-logout-redirect-uri', 'resource-server']);
+      const resourceServer = flags.get('resource-server');
+      if (resourceServer && (resourceServer.length > 1 || resourceServer[0] !== true)) throw invalidRequest('--resource-server takes no value');
       const { client, secret } = await s.platforms.createClient(one(flags, 'platform', true), {
         name: one(flags, 'name', true),
         type: one(flags, 'type', true) as ClientType,
         redirectUris: many(flags, 'redirect-uri'),
         postLogoutRedirectUris: many(flags, 'post-logout-redirect-uri'),
         scopes: one(flags, 'scopes', true),
+        isResourceServer: Boolean(resourceServer),
       });
       return {
         client_id: client.id,
@@ -98,6 +102,7 @@ export async function runCommand(s: Services, argv: string[]): Promise<Record<st
         redirect_uris: client.redirectUris,
         post_logout_redirect_uris: client.postLogoutRedirectUris,
         scopes: client.allowedScopes.join(' '),
+        is_resource_server: client.isResourceServer,
       };
     }
     case 'user create': {

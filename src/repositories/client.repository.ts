@@ -11,6 +11,8 @@ export interface ClientRow {
   postLogoutRedirectUris: string[];
   allowedScopes: string[];
   sealedSecret: string | null;
+  /** May introspect tokens issued to the platform's other clients (RFC 7662 §4). */
+  isResourceServer: boolean;
   createdAt: Date;
 }
 
@@ -23,6 +25,7 @@ const toClient = (r: any): ClientRow => ({
   postLogoutRedirectUris: r.post_logout_redirect_uris,
   allowedScopes: r.allowed_scopes,
   sealedSecret: r.sealed_secret,
+  isResourceServer: r.is_resource_server,
   createdAt: r.created_at,
 });
 
@@ -37,6 +40,7 @@ export async function insert(db: Queryable, c: Omit<ClientRow, 'createdAt'>): Pr
       post_logout_redirect_uris: c.postLogoutRedirectUris,
       allowed_scopes: c.allowedScopes,
       sealed_secret: c.sealedSecret,
+      is_resource_server: c.isResourceServer,
     })
     .returning('*');
   return toClient(row);

@@ -15,6 +15,8 @@ export interface NewClientInput {
   redirectUris: string[];
   postLogoutRedirectUris?: string[];
   scopes: string;
+  /** Introspects the tokens of the platform's other clients too; confidential clients only. */
+  isResourceServer?: boolean;
 }
 
 /** Platforms, their clients and keys: the operator's side (admin CLI, demo seed, tests). */
@@ -51,6 +53,7 @@ export function createPlatforms(deps: Deps, signingKeys: SigningKeys) {
       const unknown = scopes.filter((s) => !isSupportedScope(s));
       if (unknown.length) throw invalidRequest(`unknown scope "${unknown[0]}" (supported: ${SUPPORTED_SCOPES.join(' ')})`);
       if (!scopes.includes('openid')) throw invalidRequest('scopes must include openid');
+      if (input.isResourceServer && input.type !== 'confidential') throw invalidRequest('a resource server must be a confidential client (introspection needs a secret)');
       const secret = input.type === 'confidential' ? newClientSecret() : null;
       const client = await clients.insert(deps.db, {
         id: newId(),
@@ -61,6 +64,7 @@ export function createPlatforms(deps: Deps, signingKeys: SigningKeys) {
         postLogoutRedirectUris: [...new Set(input.postLogoutRedirectUris ?? [])],
         allowedScopes: SUPPORTED_SCOPES.filter((s) => scopes.includes(s)),
         sealedSecret: secret ? deps.sealer.seal(secret) : null,
+        isResourceServer: input.isResourceServer ?? false,
       });
       return { client, secret };
     },

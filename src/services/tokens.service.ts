@@ -13,7 +13,6 @@ import type { AccessTokenCache, LiveAccessToken } from './access-token-cache';
 /** Access and refresh tokens after issuance: userinfo, introspection (RFC 7662), revocation (RFC 7009). */
 export function createTokens(deps: Deps, keys: SigningKeys, cache: AccessTokenCache) {
   /** Verifies an access-token JWT of this platform and finds its live record with the user. */
-  /** Verifies an access-token JWT of this platform and finds its live record with the user. */
   async function findLiveAccessToken(givenPlatformId: string | undefined, token: string) {
     const now = deps.now();
     const tokenDigest = digest(token);
@@ -43,6 +42,17 @@ export function createTokens(deps: Deps, keys: SigningKeys, cache: AccessTokenCa
     return found;
   }
 
+  async function activeToken(platform: Platform, token: string): Promise<ActiveToken | undefined> {
+    if (token.startsWith('rt_')) {
+      const rt = await findLiveRefreshToken(platform.id, token);
+      if (!rt) return undefined;
+      return { sub: rt.family.userId, clientId: rt.family.clientId, scope: rt.family.scope, expiresAt: rt.expiresAt, issuedAt: rt.createdAt };
+    }
+    const at = await findLiveAccessToken(platform.id, token);
+    if (!at) return undefined;
+    return { sub: at.token.userId, clientId: at.token.clientId, scope: at.token.scope, expiresAt: at.token.expiresAt, issuedAt: at.token.createdAt };
+  }
+
   return {
     /**
      * The live access token and its user, for userinfo. Without platform_guid (the spec lists
@@ -55,16 +65,15 @@ export function createTokens(deps: Deps, keys: SigningKeys, cache: AccessTokenCa
       return found;
     },
 
-    /** The active-token facts, or undefined for anything not active on this platform. */
-    async introspect(platform: Platform, token: string): Promise<ActiveToken | undefined> {
-      if (token.startsWith('rt_')) {
-        const rt = await findLiveRefreshToken(platform.id, token);
-        if (!rt) return undefined;
-        return { sub: rt.family.userId, clientId: rt.family.clientId, scope: rt.family.scope, expiresAt: rt.expiresAt, issuedAt: rt.createdAt };
-      }
-      const at = await findLiveAccessToken(platform.id, token);
-      if (!at) return undefined;
-      return { sub: at.token.userId, clientId: at.token.clientId, scope: at.token.scope, expiresAt: at.token.expiresAt, issuedAt: at.token.createdAt };
+    /**
+     * The active-token facts, or undefined for anything not active on this platform. RFC 7662 §4:
+     * a token issued to another client is reported inactive unless the caller is registered as a
+     * resource server, so one client cannot read another's grants (or learn which tokens live).
+     */
+    async introspect(platform: Platform, token: string, caller: ClientRow | undefined): Promise<ActiveToken | undefined> {
+      const found = await activeToken(platform, token);
+      if (!found || !caller || (found.clientId !== caller.id && !caller.isResourceServer)) return undefined;
+      return found;
     },
 
     /**

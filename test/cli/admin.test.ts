@@ -38,6 +38,17 @@ describe('admin CLI commands', () => {
     expect(out.type).toBe('public');
   });
 
+  it('--resource-server registers a confidential client that may introspect the platform\'s other clients\' tokens', async () => {
+    const p = await buildPlatform(t.services);
+    const base = ['client', 'create', '--platform', p.id, '--type', 'confidential', '--redirect-uri', 'https://api.example/cb', '--scopes', 'openid'];
+    const api = await run(...base, '--name', 'API', '--resource-server');
+    expect(api.is_resource_server).toBe(true);
+    expect((await t.database.db('clients').where({ id: api.client_id }).first()).is_resource_server).toBe(true);
+    const web = await run(...base, '--name', 'Web');
+    expect(web.is_resource_server).toBe(false);
+    expect((await t.database.db('clients').where({ id: web.client_id }).first()).is_resource_server).toBe(false);
+  });
+
   it('creates a user with an argon2id hash and a normalised phone', async () => {
     const p = await buildPlatform(t.services);
     const out = await run('user', 'create', '--platform', p.id, '--email', 'Grace@Example.com', '--password', 'a long pass phrase',
@@ -68,6 +79,8 @@ describe('admin CLI commands', () => {
       ['a redirect URI with a fragment', (p) => ['client', 'create', '--platform', p, '--name', 'X', '--type', 'public', '--redirect-uri', 'https://app.example/cb#x', '--scopes', 'openid'], /fragment/, 'clients'],
       ['an unknown scope', (p) => ['client', 'create', '--platform', p, '--name', 'X', '--type', 'public', '--redirect-uri', 'https://a.example/cb', '--scopes', 'openid admin'], /unknown scope "admin"/, 'clients'],
       ['an unknown client type', (p) => ['client', 'create', '--platform', p, '--name', 'X', '--type', 'spa', '--redirect-uri', 'https://a.example/cb', '--scopes', 'openid'], /client type/, 'clients'],
+      ['--resource-server on a public client', (p) => ['client', 'create', '--platform', p, '--name', 'X', '--type', 'public', '--redirect-uri', 'https://a.example/cb', '--scopes', 'openid', '--resource-server'], /resource server must be a confidential client/, 'clients'],
+      ['--resource-server with a value', (p) => ['client', 'create', '--platform', p, '--name', 'X', '--type', 'confidential', '--redirect-uri', 'https://a.example/cb', '--scopes', 'openid', '--resource-server', 'yes'], /--resource-server takes no value/, 'clients'],
       ['a weak password', (p) => ['user', 'create', '--platform', p, '--email', 'w@example.com', '--password', 'password', '--given-name', 'A', '--family-name', 'B', '--birthdate', '1990-01-01'], /password: /, 'users'],
       ['an invalid birthdate', (p) => ['user', 'create', '--platform', p, '--email', 'w@example.com', '--password', 'a long pass phrase', '--given-name', 'A', '--family-name', 'B', '--birthdate', '1990-02-30'], /birthdate: /, 'users'],
       ['an invalid phone', (p) => ['user', 'create', '--platform', p, '--email', 'w@example.com', '--password', 'a long pass phrase', '--given-name', 'A', '--family-name', 'B', '--birthdate', '1990-01-01', '--phone', '12'], /phone_number: /, 'users'],

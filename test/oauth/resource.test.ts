@@ -32,7 +32,7 @@ describe('GET /oauth/userinfo', () => {
     const res = await userinfo(ctx.p.id, ctx.tokens.access_token).expect(200);
     expect(res.headers['cache-control']).toBe('no-store');
     expect(res.body).toEqual({
-      sub: ctx.u.id, human_guid: ctx.u.id, name: 'Ada Lovelace', given_name: 'Ada', family_name: 'Lovelace', birthdate: '1990-12-10',
+      sub: ctx.u.id, human_guid: ctx.u.id, name: 'Ada Lovelace', given_name: 'Ada', family_name: 'Lovelace', preferred_username: 'ada.lovelace', birthdate: '1990-12-10',
       picture: `http://issuer.test/avatars/${ctx.p.id}/${ctx.u.id}.svg`, updated_at: expect.any(Number),
       email: ctx.u.email, email_verified: false, phone_number: '+442079460958', phone_number_verified: true,
     });
@@ -110,6 +110,25 @@ describe('POST /oauth/introspect', () => {
     await revoke(ctx.p.id, ctx.tokens.refresh_token).expect(200);
     expect((await introspect(ctx, ctx.tokens.refresh_token)).body).toEqual({ active: false });
     expect((await introspect(ctx, ctx.tokens.access_token)).body).toEqual({ active: false });
+  });
+
+  it('answers {"active": false} for another client\'s tokens, unless the caller is registered as a resource server', async () => {
+    const ctx = await issued();
+    const neighbour = await buildClient(t.services, ctx.p.id);
+    const api = await buildClient(t.services, ctx.p.id, { isResourceServer: true });
+    expect(neighbour.isResourceServer).toBe(false);
+    for (const token of [ctx.tokens.access_token, ctx.tokens.refresh_token]) {
+      expect((await introspect({ p: ctx.p, c: neighbour }, token).expect(200)).body).toEqual({ active: false });
+      expect((await introspect({ p: ctx.p, c: api }, token).expect(200)).body).toMatchObject({ active: true, sub: ctx.u.id, client_id: ctx.c.id });
+      expect((await introspect(ctx, token).expect(200)).body).toMatchObject({ active: true, client_id: ctx.c.id });
+    }
+    // The access token is now in the verified-token cache: the neighbour still learns nothing.
+    expect((await introspect({ p: ctx.p, c: neighbour }, ctx.tokens.access_token)).body).toEqual({ active: false });
+  });
+
+  it('a resource server must be a confidential client', async () => {
+    const p = await buildPlatform(t.services);
+    await expect(buildClient(t.services, p.id, { type: 'public', isResourceServer: true })).rejects.toMatchObject({ code: 'invalid_request' });
   });
 
   it('requires confidential client credentials', async () => {

@@ -15,7 +15,7 @@ export function introspectRouter(s: Services, rateLimit: (name: string) => Reque
   const r = Router();
   r.post('/oauth/introspect', noStore, rateLimit('introspect'), requireFormBody, resolvePlatform(s), clientAuth(s, { allowPublic: false }), async (req, res) => {
     const { token } = parseOAuth(IntrospectBody, req.body);
-    res.json(presentIntrospection(await s.tokens.introspect(res.locals.platform, token)));
+    res.json(presentIntrospection(await s.tokens.introspect(res.locals.platform, token, res.locals.client)));
   });
   return r;
 }
