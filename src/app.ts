@@ -52,7 +52,7 @@ export interface App {
 export function createApp(deps: AppDeps): App {
   const { config, db, logger } = deps;
   if (!config.masterKey || !config.sessionSecret) throw new Error('createApp needs MASTER_KEY and SESSION_SECRET (see dev-secrets)');
-  const services = createServices({ config, db, logger, sealer: createSealer(config.masterKey), now: deps.now ?? (() => new Date()) }, deps.notifications);
+  const services = createServices({ config, db, logger, sealer: createSealer(config.masterKey, config.masterKeyPrevious), now: deps.now ?? (() => new Date()) }, deps.notifications);
   const rateLimit = createRateLimits(services);
 
   const app = express();

@@ -29,6 +29,11 @@ export const configSchema = z
       .regex(/^[A-Za-z0-9_-]{43}$/, 'must be 32 random bytes, base64url (43 characters)')
       .optional()
       .describe('AES-256-GCM key sealing client secrets and signing keys (required in production)'),
+    MASTER_KEY_PREVIOUS: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{43}$/, 'must be 32 random bytes, base64url (43 characters)')
+      .optional()
+      .describe('The MASTER_KEY being rotated out: rows sealed under it are resealed under MASTER_KEY at start'),
     SESSION_SECRET: z.string().min(32, 'must be at least 32 characters').optional().describe('Secret signing session cookies (required in production)'),
     CODE_TTL_SECONDS: seconds(60, 'Authorization code lifetime'),
     ACCESS_TOKEN_TTL_SECONDS: seconds(3600, 'Access token lifetime'),
@@ -75,6 +80,7 @@ function toConfig(env: z.infer<typeof configSchema>) {
     dbPoolMax: env.DB_POOL_MAX,
     logLevel: env.LOG_LEVEL,
     masterKey: env.MASTER_KEY,
+    masterKeyPrevious: env.MASTER_KEY_PREVIOUS,
     sessionSecret: env.SESSION_SECRET,
     codeTtlSeconds: env.CODE_TTL_SECONDS,
     accessTokenTtlSeconds: env.ACCESS_TOKEN_TTL_SECONDS,

@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import { loadConfig, ConfigError } from './config';
 import { withDevSecrets } from './dev-secrets';
 import { createLogger } from './logger';
@@ -24,13 +24,15 @@ async function main() {
   if (applied.length) logger.info({ migrations: applied }, 'database migrated');
 
   const { app, services } = createApp({ config, db: database.db, sessionPool: database.sessionPool, notifications: database.notifications, logger });
+  const { resealed } = await services.masterKey.verifyAtStart();
+  if (resealed) logger.info({ resealed }, 'every sealed secret was resealed under the new MASTER_KEY; MASTER_KEY_PREVIOUS may now be removed');
   if (config.demoSeed) await seedDemo(services, logger);
-  const purge = startPurgeJob(services, config.purgeIntervalSeconds);
 
-  const server: Server = app.listen(config.port, () => {
-    logger.info({ port: config.port, issuer: config.baseUrl, database: database.isEmbedded ? 'embedded' : 'postgres' }, 'Latchkey is ready');
-  });
+  const server: Server = createServer(app);
   server.keepAliveTimeout = 65_000;
+  await listen(server, config.port);
+  const purge = startPurgeJob(services, config.purgeIntervalSeconds);
+  logger.info({ port: config.port, issuer: config.baseUrl, database: database.isEmbedded ? 'embedded' : 'postgres' }, 'Latchkey is ready');
 
   let stopping = false;
   const shutdown = (signal: string) => {
@@ -49,6 +51,16 @@ async function main() {
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
+}
+
+/** Resolves once listening; a taken port (or any listen error) rejects, naming the port. */
+function listen(server: Server, port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', (err: NodeJS.ErrnoException) => {
+      reject(new Error(err.code === 'EADDRINUSE' ? `port ${port} is already in use (EADDRINUSE)` : `cannot listen on port ${port}: ${err.message}`));
+    });
+    server.listen(port, () => resolve());
+  });
 }
 
 main().catch((err) => {

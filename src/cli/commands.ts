@@ -59,6 +59,7 @@ export const USAGE = `Usage:
   admin user create --platform G --email E --password P --given-name A --family-name B --birthdate YYYY-MM-DD
                     [--phone +E164] [--email-verified]
   admin key rotate --platform G
+  admin master-key reseal          (reseal every secret under MASTER_KEY; MASTER_KEY_PREVIOUS opens the old ones)
   admin throttle list [--platform G] [--email E] [--source IP] [--locked]
   admin throttle clear --platform G (--email E | --source IP | --all)`;
 
@@ -136,6 +137,10 @@ export async function runCommand(s: Services, argv: string[]): Promise<Record<st
       return { platform_guid: filter.platformId, cleared: await s.throttle.clearThrottles({ ...filter, platformId: filter.platformId! }) };
     }
     case 'key rotate': {
+    case 'master-key reseal': {
+      checkKnown(flags, []);
+      return { resealed: await s.masterKey.resealAll() };
+    }
       checkKnown(flags, ['platform']);
       return { kid: await s.platforms.rotateKey(one(flags, 'platform', true)) };
     }

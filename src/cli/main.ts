@@ -18,9 +18,11 @@ async function main() {
       config,
       db: database.db,
       logger: createLogger('silent'),
-      sealer: createSealer(config.masterKey!),
+      sealer: createSealer(config.masterKey!, config.masterKeyPrevious),
       now: () => new Date(),
     });
+    // A wrong MASTER_KEY would seal new secrets under a key the provider cannot open.
+    await services.masterKey.verifyAtStart();
     const output = await runCommand(services, process.argv.slice(2));
     process.stdout.write(`${JSON.stringify(output)}\n`);
     process.exitCode = 0;

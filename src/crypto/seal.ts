@@ -8,7 +8,27 @@ export interface Sealer {
   unseal(sealed: string): Buffer;
 }
 
-export function createSealer(masterKey: string): Sealer {
+/**
+ * Seals under `masterKey`; unseals under it or, while a rotation is under way, under
+ * `previousKey` (GCM's tag tells which key a value was sealed with).
+ */
+export function createSealer(masterKey: string, previousKey?: string): Sealer {
+  const current = singleKeySealer(masterKey);
+  if (!previousKey) return current;
+  const previous = singleKeySealer(previousKey);
+  return {
+    seal: current.seal,
+    unseal(sealed) {
+      try {
+        return current.unseal(sealed);
+      } catch {
+        return previous.unseal(sealed);
+      }
+    },
+  };
+}
+
+function singleKeySealer(masterKey: string): Sealer {
   const key = Buffer.from(masterKey, 'base64url');
   if (key.length !== 32) throw new Error('MASTER_KEY must decode to 32 bytes');
   return {

@@ -16,6 +16,7 @@ import { createInteraction } from './authorize/interaction.service';
 import { createAccountServices } from './account';
 import { createLogout } from './logout.service';
 import { createAttemptThrottle } from './attempt-throttle.service';
+import { createMasterKey } from './master-key.service';
 
 /** The service layer as one plain object; the app, the CLI and the tests build the same one. */
 export function createServices(deps: Deps, notifications?: Notifications) {
@@ -38,7 +39,8 @@ export function createServices(deps: Deps, notifications?: Notifications) {
   const throttle = createAttemptThrottle(deps, authorize.verifyCredentials);
   const account = createAccountServices(deps);
   const logout = createLogout(deps, signingKeys, platforms);
-  return { deps, signingKeys, platforms, users, maintenance, clientAuth, grants, tokens, authorize, throttle, account, logout };
+  const masterKey = createMasterKey(deps);
+  return { deps, masterKey, signingKeys, platforms, users, maintenance, clientAuth, grants, tokens, authorize, throttle, account, logout };
 }
 
 export type Services = ReturnType<typeof createServices>;
