@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import { loadConfig, ConfigError } from './config';
 import { withDevSecrets } from './dev-secrets';
 import { createLogger } from './logger';
+import { riskySettings } from './config-warnings';
 import { openDatabase, migrateLatest } from './db';
 import { createApp } from './app';
 import { seedDemo } from './cli/demo-seed';
@@ -19,6 +20,7 @@ async function main() {
     throw err;
   }
   const logger = createLogger(config.logLevel);
+  for (const warning of riskySettings(config)) logger.warn(warning);
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: config.dbPoolMax });
   const applied = await migrateLatest(database.db);
   if (applied.length) logger.info({ migrations: applied }, 'database migrated');

@@ -1,0 +1,24 @@
+import type { Config } from './config';
+
+const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/**
+ * The settings that are fine on a laptop but risky anywhere else, each as one line for the
+ * start-up log (issue 11 §10). Pure: main.ts logs them.
+ */
+export function riskySettings(config: Config): string[] {
+  const warnings: string[] = [];
+  const base = new URL(config.baseUrl);
+  const isLocal = LOCAL_HOSTS.has(base.hostname);
+  if (base.protocol === 'http:' && !isLocal) {
+    warnings.push(`BASE_URL ${config.baseUrl} is plain http on a non-local host: cookies are not Secure and tokens cross the network in clear; serve it over https`);
+  }
+  if (!config.isProduction && !isLocal) {
+    warnings.push(`NODE_ENV=${config.nodeEnv} on ${base.host}: development mode (generated secrets, demo data, /dev/outbox); set NODE_ENV=production for real use`);
+  }
+  if (!(config.rateLimitScale > 0)) warnings.push('RATE_LIMIT_SCALE=0: rate limiting is off');
+  if (config.trustProxy === true) {
+    warnings.push('TRUST_PROXY=true trusts every X-Forwarded-For hop, so clients can choose their own source address; name the proxy hops or subnets instead');
+  }
+  return warnings;
+}

@@ -1,0 +1,20 @@
+import { loadConfig } from '../../src/config';
+import { riskySettings } from '../../src/config-warnings';
+
+const warningsFor = (env: Record<string, string>) => riskySettings(loadConfig({ NODE_ENV: 'development', ...env }));
+
+describe('start-up warnings for risky settings', () => {
+  it('says nothing for a local development start or a sound production one', () => {
+    expect(warningsFor({})).toEqual([]);
+    expect(warningsFor({ NODE_ENV: 'production', BASE_URL: 'https://id.example.com', MASTER_KEY: 'a'.repeat(43), SESSION_SECRET: 's'.repeat(32), SMTP_URL: 'smtp://mail:25', TRUST_PROXY: '1' })).toEqual([]);
+  });
+
+  it('warns once for each risky setting', () => {
+    const all = warningsFor({ BASE_URL: 'http://192.0.2.2:3000', RATE_LIMIT_SCALE: '0', TRUST_PROXY: 'true' });
+    expect(all).toHaveLength(4);
+    expect(all[0]).toMatch(/^BASE_URL http:\/\/192\.0\.2\.2:3000 is plain http/);
+    expect(all[1]).toMatch(/^NODE_ENV=development on 192\.0\.2\.2:3000/);
+    expect(all[2]).toBe('RATE_LIMIT_SCALE=0: rate limiting is off');
+    expect(all[3]).toMatch(/^TRUST_PROXY=true trusts every X-Forwarded-For hop/);
+  });
+});
