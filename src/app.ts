@@ -31,6 +31,7 @@ import { accountPictureRouter } from './http/routers/account-picture.router';
 import { logoutRouter } from './http/routers/logout.router';
 import { devOutboxRouter } from './http/routers/dev-outbox.router';
 import './http/locals';
+import { homeRouter } from './http/routers/home.router';
 
 export interface AppDeps {
   config: Config;
@@ -94,6 +95,7 @@ export function createApp(deps: AppDeps): App {
   app.use('/oauth', (req) => {
     throw new OAuthError('not_found', `No endpoint ${req.method} ${req.baseUrl}${req.path}`);
   });
+  app.use(homeRouter(config));
   app.use((req, res) => {
     res.status(404).set('Cache-Control', 'no-store');
     if (req.accepts(['json', 'html']) === 'html') {

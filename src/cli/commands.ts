@@ -57,7 +57,7 @@ export const USAGE = `Usage:
                       --scopes "openid profile email phone address offline_access" [--post-logout-redirect-uri URI ...]
                       [--resource-server]   (confidential only: may introspect other clients' tokens)
   admin user create --platform G --email E --password P --given-name A --family-name B --birthdate YYYY-MM-DD
-                    [--phone +E164] [--email-verified]
+                    [--phone +E164] [--email-verified] [--preferred-username NAME]
   admin key rotate --platform G
   admin master-key reseal          (reseal every secret under MASTER_KEY; MASTER_KEY_PREVIOUS opens the old ones)
   admin throttle list [--platform G] [--email E] [--source IP] [--locked]
@@ -107,7 +107,7 @@ export async function runCommand(s: Services, argv: string[]): Promise<Record<st
       };
     }
     case 'user create': {
-      checkKnown(flags, ['platform', 'email', 'password', 'given-name', 'family-name', 'birthdate', 'phone', 'email-verified']);
+      checkKnown(flags, ['platform', 'email', 'password', 'given-name', 'family-name', 'birthdate', 'phone', 'email-verified', 'preferred-username']);
       const platformId = one(flags, 'platform', true);
       await s.platforms.requirePlatform(platformId);
       const verified = flags.get('email-verified');
@@ -119,10 +119,11 @@ export async function runCommand(s: Services, argv: string[]): Promise<Record<st
         familyName: one(flags, 'family-name', true),
         birthdate: one(flags, 'birthdate', true),
         phoneNumber: one(flags, 'phone'),
+        preferredUsername: one(flags, 'preferred-username'), // absent: derived from the name
         emailVerified: Boolean(verified),
       });
       if (!result.ok) throw invalidRequest(result.errors.map((e) => `${e.field}: ${e.message}`).join('; '));
-      return { sub: result.user.id, email: result.user.email };
+      return { sub: result.user.id, email: result.user.email, preferred_username: result.user.preferredUsername };
     }
     case 'throttle list':
     case 'throttle clear': {

@@ -6,14 +6,23 @@ import * as platforms from '../repositories/platform.repository';
 
 /** Development only: on an empty database, create a demo platform and client and say how to use them. */
 export async function seedDemo(s: Services, logger: Logger): Promise<void> {
-  if ((await platforms.count(s.deps.db)) > 0) return;
+  if ((await platforms.count(s.deps.db)) === 0) await createDemo(s, logger);
+}
+
+/** Creates the demo platform and client; their secret goes to DATA_DIR/demo-client.json. */
+export async function createDemo(s: Services, logger: Logger): Promise<void> {
   const base = s.deps.config.baseUrl;
+  // The provider's own development page plays the app (GET /dev/callback), so the first sign-in
+  // ends on a page that shows the code. Plain http redirect URIs must name a loopback IP
+  // (RFC 8252 §7.3, §8.3): an http provider is reached there on its own port.
+  const appUrl = base.startsWith('http://') ? `http://127.0.0.1:${s.deps.config.port}` : base;
+  const redirectUri = `${appUrl}/dev/callback`;
   const { platform } = await s.platforms.createPlatform('Demo');
   const { client, secret } = await s.platforms.createClient(platform.id, {
     name: 'Demo app',
     type: 'confidential',
-    redirectUris: ['http://127.0.0.1:8080/callback'],
-    postLogoutRedirectUris: ['http://127.0.0.1:8080/'],
+    redirectUris: [redirectUri],
+    postLogoutRedirectUris: [`${appUrl}/`],
     scopes: 'openid profile email phone address offline_access',
   });
   // The secret never goes to the log: it is written to a 0600 file beside the embedded data.
@@ -23,9 +32,9 @@ export async function seedDemo(s: Services, logger: Logger): Promise<void> {
     platform_guid: platform.id,
     client_id: client.id,
     client_secret: secret,
-    redirect_uri: 'http://127.0.0.1:8080/callback',
+    redirect_uri: redirectUri,
     discovery: `${base}/.well-known/openid-configuration?platform_guid=${platform.id}`,
-    post_logout_redirect_uri: 'http://127.0.0.1:8080/',
+    post_logout_redirect_uri: `${appUrl}/`,
     account_page: `${base}/account?platform_guid=${platform.id}`,
     outbox: `${base}/dev/outbox`,
   };

@@ -11,7 +11,11 @@ type Claims = Record<string, unknown>;
 const omitUnset = (claims: Claims): Claims =>
   Object.fromEntries(Object.entries(claims).filter(([, v]) => v !== null && v !== undefined && v !== ''));
 
-/** Claims per scope (spec "Scopes and the claims they release"); unset claims are absent. */
+/**
+ * Claims per scope (spec "Scopes and the claims they release"); unset claims are absent. With
+ * `profile`, only middle_name and nickname may be unset (spec): every user has a
+ * preferred_username from creation on (a default from the name).
+ */
 export function scopeClaims(user: UserRow, scopes: readonly string[], baseUrl: string): Claims {
   const claims: Claims = { sub: user.id, human_guid: user.id };
   if (scopes.includes('profile')) {

@@ -10,7 +10,7 @@ export interface ProfileChanges {
   middleName: string | null;
   familyName: string;
   nickname: string | null;
-  preferredUsername: string | null;
+  preferredUsername: string;
   phoneNumber: string | null;
   address: Address | null;
 }

@@ -20,7 +20,8 @@ export interface UserRow {
   familyName: string;
   middleName: string | null;
   nickname: string | null;
-  preferredUsername: string | null;
+  /** Always set (a default from the name at creation); not unique. */
+  preferredUsername: string;
   birthdate: string | null;
   phoneNumber: string | null;
   address: Address | null;
@@ -53,8 +54,8 @@ export const userFromJson = (json: Record<string, unknown>): UserRow => toUser(r
 
 export const normalizeEmail = (email: string): string => email.trim().toLowerCase();
 
-export type NewUser = Omit<UserRow, 'createdAt' | 'updatedAt' | 'middleName' | 'nickname' | 'preferredUsername' | 'address' | 'pictureUrl'> &
-  Partial<Pick<UserRow, 'middleName' | 'nickname' | 'preferredUsername' | 'address' | 'pictureUrl'>>;
+export type NewUser = Omit<UserRow, 'createdAt' | 'updatedAt' | 'middleName' | 'nickname' | 'address' | 'pictureUrl'> &
+  Partial<Pick<UserRow, 'middleName' | 'nickname' | 'address' | 'pictureUrl'>>;
 
 /** Inserts unless the email is taken on the platform; undefined when it is. */
 export async function insertUnlessEmailTaken(db: Queryable, u: NewUser): Promise<UserRow | undefined> {
@@ -70,7 +71,7 @@ export async function insertUnlessEmailTaken(db: Queryable, u: NewUser): Promise
       family_name: u.familyName,
       middle_name: u.middleName ?? null,
       nickname: u.nickname ?? null,
-      preferred_username: u.preferredUsername ?? null,
+      preferred_username: u.preferredUsername,
       birthdate: u.birthdate,
       phone_number: u.phoneNumber,
       address: u.address ? JSON.stringify(u.address) : null,

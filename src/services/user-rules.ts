@@ -58,3 +58,38 @@ export function checkName(value: string, label: string): string | undefined {
   if (v.length > 100) return `Your ${label} is too long`;
   return undefined;
 }
+
+/*
+ * preferred_username (OIDC Core 5.1) is a display name, not an identifier: not unique (RPs must
+ * not rely on it, OIDC Core 5.7), free to change. Letters, marks and digits of any script plus
+ * `.`, `_`, `-`: no spaces, no `@` (it must not pass for an email address), no symbols, no
+ * invisible or direction-changing characters.
+ */
+export const PREFERRED_USERNAME_MAX = 64;
+const USERNAME_CHARS = /^[\p{L}\p{M}\p{N}._-]+$/u;
+const HAS_LETTER_OR_DIGIT = /[\p{L}\p{N}]/u;
+
+/** As stored: trimmed, NFC (one form per visible string, so lengths and comparisons hold). */
+export const normalizePreferredUsername = (value: string) => value.trim().normalize('NFC');
+
+export function checkPreferredUsername(value: string): string | undefined {
+  const v = normalizePreferredUsername(value);
+  if (!v) return 'Enter a username';
+  if (/\s/u.test(v)) return 'A username cannot contain spaces';
+  if (!USERNAME_CHARS.test(v)) return 'Use only letters, digits, dots (.), hyphens (-) and underscores (_)';
+  if ([...v].length > PREFERRED_USERNAME_MAX) return `Use at most ${PREFERRED_USERNAME_MAX} characters`;
+  if (!HAS_LETTER_OR_DIGIT.test(v)) return 'Include at least one letter or digit';
+  return undefined;
+}
+
+/**
+ * The username a new user starts with: "given.family", lower case, other characters folded to
+ * `-` ("Mary Ann O'Brien" → "mary-ann.o-brien"). From the name, never the email: `profile`
+ * already releases the name, while the address is for apps granted `email` only.
+ */
+export function defaultPreferredUsername(givenName: string, familyName: string): string {
+  const part = (s: string) => s.normalize('NFKC').toLowerCase().replace(/[^\p{L}\p{M}\p{N}]+/gu, '-').replace(/^-+|-+$/g, '');
+  const joined = [part(givenName), part(familyName)].filter(Boolean).join('.');
+  const cut = [...joined].slice(0, PREFERRED_USERNAME_MAX).join('').replace(/[.-]+$/, '').normalize('NFC');
+  return HAS_LETTER_OR_DIGIT.test(cut) ? cut : 'user';
+}

@@ -3,7 +3,9 @@ import { hashPassword } from '../crypto/passwords';
 import * as users from '../repositories/user.repository';
 import type { UserRow } from '../repositories/user.repository';
 import type { Deps } from './deps';
-import { checkBirthdate, checkEmail, checkName, checkPassword, normalizePhone, type FieldError } from './user-rules';
+import {
+  checkBirthdate, checkEmail, checkName, checkPassword, checkPreferredUsername, defaultPreferredUsername, normalizePhone, normalizePreferredUsername, type FieldError,
+} from './user-rules';
 
 export interface NewUserInput {
   email: string;
@@ -12,6 +14,8 @@ export interface NewUserInput {
   familyName: string;
   birthdate: string;
   phoneNumber?: string;
+  /** Absent: derived from the name (defaultPreferredUsername); the claim is always released with `profile`. */
+  preferredUsername?: string;
   emailVerified?: boolean;
 }
 
@@ -30,6 +34,7 @@ export function createUsers(deps: Deps) {
     push('family_name', checkName(input.familyName, 'last name'));
     push('birthdate', input.birthdate ? checkBirthdate(input.birthdate, deps.now()) : 'Enter your date of birth');
     push('password', checkPassword(input.password, deps.config.passwordMinLength, input.email));
+    if (input.preferredUsername !== undefined) push('preferred_username', checkPreferredUsername(input.preferredUsername));
     let phone: string | null = null;
     if (input.phoneNumber?.trim()) {
       const parsed = normalizePhone(input.phoneNumber);
@@ -57,6 +62,9 @@ export function createUsers(deps: Deps) {
         familyName: input.familyName.trim(),
         birthdate: input.birthdate,
         phoneNumber: phone,
+        preferredUsername: input.preferredUsername === undefined
+          ? defaultPreferredUsername(input.givenName, input.familyName)
+          : normalizePreferredUsername(input.preferredUsername),
       });
       // A concurrent sign-up with the same email won the race.
       if (!user) return emailTaken();

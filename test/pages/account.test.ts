@@ -19,7 +19,7 @@ async function tenant() {
 }
 
 const profile = (over: Record<string, string> = {}) => ({
-  given_name: 'Ada', middle_name: '', family_name: 'Lovelace', nickname: '', preferred_username: '', phone_number: '',
+  given_name: 'Ada', middle_name: '', family_name: 'Lovelace', nickname: '', preferred_username: 'ada.lovelace', phone_number: '',
   street_address: '', locality: '', region: '', postal_code: '', country: '', ...over,
 });
 
@@ -83,6 +83,42 @@ describe('account page', () => {
     await b.submit(`/account/profile?platform_guid=${p.id}`, { account: u.id, ...profile({ middle_name: 'King', nickname: 'Countess', preferred_username: 'ada', phone_number: '+442079460958', street_address: '12 St James Square', locality: 'London', postal_code: 'SW1Y 4JH', country: 'GB' }) });
     expect(b.html).toContain('your profile is unchanged');
     expect((await userinfo(t.app, p, tokens.access_token)).body.updated_at).toBe(after.updated_at);
+  });
+
+  it('shows the username (a default from the name), saves a new one that apps receive, and refuses bad ones with a field error', async () => {
+    const { p, c, u } = await tenant();
+    const b = browser(t.app);
+    const tokens = await exchange(t.app, p, c, await signInThrough(b, p, c, u.email));
+    expect((await userinfo(t.app, p, tokens.access_token)).body.preferred_username).toBe('ada.lovelace');
+    await b.get(`/account?platform_guid=${p.id}`);
+    expect(b.html).toMatch(/<label for="preferred_username">Username<\/label>/);
+    expect(b.html).toMatch(/id="preferred_username" name="preferred_username"[^>]* required[^>]* value="ada.lovelace"/);
+
+    for (const [value, message] of [['', /Enter a username/], ['ada@example.com', /letters, digits/], ['x'.repeat(65), /at most 64/], ['  ', /Enter a username/]] as const) {
+      const bad = await b.submit(`/account/profile?platform_guid=${p.id}`, { account: u.id, ...profile({ preferred_username: value }) });
+      expect(bad.res.status).toBe(400);
+      expect(/<p class="field-error" id="preferred_username-error">([^<]*)<\/p>/.exec(b.html)?.[1]).toMatch(message);
+      expect(b.html).toMatch(/id="preferred_username"[^>]* aria-invalid="true" aria-describedby="preferred_username-error"/);
+    }
+    expect((await t.services.users.findById(p.id, u.id))!.preferredUsername).toBe('ada.lovelace');
+
+    await b.submit(`/account/profile?platform_guid=${p.id}`, { account: u.id, ...profile({ preferred_username: '  Countess_Ada ' }) });
+    expect(b.html).toContain('Your profile has been saved.');
+    expect((await userinfo(t.app, p, tokens.access_token)).body.preferred_username).toBe('Countess_Ada');
+    const fresh = await exchange(t.app, p, c, await signInThrough(b, p, c, u.email));
+    expect(jwtPayload(fresh.id_token).preferred_username).toBe('Countess_Ada');
+  });
+
+  it('keeps a username stored before the character rules while it is unchanged', async () => {
+    const { p, u } = await tenant();
+    await t.database.db('users').where({ id: u.id }).update({ preferred_username: 'ada@home' });
+    const b = browser(t.app);
+    await accountSignIn(b, p, u.email);
+    await b.submit(`/account/profile?platform_guid=${p.id}`, { account: u.id, ...profile({ preferred_username: 'ada@home', nickname: 'Countess' }) });
+    expect(b.html).toContain('Your profile has been saved.');
+    expect((await t.services.users.findById(p.id, u.id))!).toMatchObject({ preferredUsername: 'ada@home', nickname: 'Countess' });
+    const changed = await b.submit(`/account/profile?platform_guid=${p.id}`, { account: u.id, ...profile({ preferred_username: 'ada@work' }) });
+    expect(changed.res.status).toBe(400);
   });
 
   it('uploads a picture (type and size limited) served by the provider, or takes an https URL', async () => {

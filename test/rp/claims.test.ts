@@ -26,7 +26,7 @@ async function setupFullUser(clientScopes?: string): Promise<Setup> {
 const idTokenClaims = async (s: Setup, idToken: string) =>
   (await jwtVerify(idToken, new TextEncoder().encode(s.secret!), { algorithms: ['HS512'], issuer: p.base, audience: s.clientId })).payload;
 
-const PROFILE = ['name', 'given_name', 'family_name', 'birthdate', 'picture', 'updated_at']; // middle_name, nickname, preferred_username unset
+const PROFILE = ['name', 'given_name', 'family_name', 'preferred_username', 'birthdate', 'picture', 'updated_at']; // middle_name, nickname unset
 const EMAIL = ['email', 'email_verified'];
 const PHONE_CLAIMS = ['phone_number', 'phone_number_verified'];
 const sorted = (keys: string[]) => [...keys].sort();
@@ -57,6 +57,7 @@ it('all claim scopes: userinfo has exactly their claims; ID token has birthdate,
     name: 'Ada Lovelace',
     given_name: 'Ada',
     family_name: 'Lovelace',
+    preferred_username: 'ada.lovelace',
     birthdate: '1990-12-10',
     email: s.user.email,
     email_verified: false,
@@ -79,7 +80,7 @@ it('scope=openid profile: email stays in the ID token (rule 3) but not in userin
   expect(sorted(Object.keys(info))).toEqual(sorted(['sub', 'human_guid', ...PROFILE]));
 
   const c = await idTokenClaims(s, tokens.id_token!);
-  expect(c).toMatchObject({ email: s.user.email, birthdate: '1990-12-10' });
+  expect(c).toMatchObject({ email: s.user.email, birthdate: '1990-12-10', preferred_username: 'ada.lovelace' });
   expect(c).not.toHaveProperty('phone_number');
   expect(c).not.toHaveProperty('address');
 });

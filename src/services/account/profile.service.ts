@@ -3,7 +3,7 @@ import * as pictures from '../../repositories/user-picture.repository';
 import * as userAccount from '../../repositories/user-account.repository';
 import type { Address, UserRow } from '../../repositories/user.repository';
 import type { Deps } from '../deps';
-import { checkName, normalizePhone, type FieldError } from '../user-rules';
+import { checkName, checkPreferredUsername, normalizePhone, normalizePreferredUsername, type FieldError } from '../user-rules';
 import { countryName, isCountryCode } from './countries';
 
 /** The profile form, as typed. */
@@ -49,13 +49,13 @@ export function formatAddress(a: Address): string {
 
 /** The profile claims a user edits on the account page (name parts, nickname, username, phone, address, picture). */
 export function createProfile(deps: Deps) {
-  function check(input: ProfileInput): { errors: FieldError[]; phone: string | null; address: Address | null } {
+  function check(input: ProfileInput, user: UserRow): { errors: FieldError[]; phone: string | null; address: Address | null } {
     const errors: FieldError[] = [];
     const push = (field: string, message: string | undefined) => message && errors.push({ field, message });
     push('given_name', checkName(input.given_name, 'first name'));
     push('family_name', checkName(input.family_name, 'last name'));
     const limits: [keyof ProfileInput, number, string][] = [
-      ['middle_name', 100, 'Middle name'], ['nickname', 100, 'Nickname'], ['preferred_username', 64, 'Username'],
+      ['middle_name', 100, 'Middle name'], ['nickname', 100, 'Nickname'],
       ['street_address', 300, 'Street address'], ['locality', 100, 'City'], ['region', 100, 'State or region'], ['postal_code', 20, 'Postal code'],
     ];
     for (const [field, max, label] of limits) {
@@ -63,7 +63,9 @@ export function createProfile(deps: Deps) {
       if (v.length > max) push(field, `${label} must be at most ${max} characters`);
       else if (field !== 'street_address' && CONTROL.test(v)) push(field, `${label} contains characters that are not allowed`);
     }
-    if (/\s/.test(input.preferred_username.trim())) push('preferred_username', 'A username cannot contain spaces');
+    // Required: the claim is always released with `profile`. A value stored before these rules
+    // existed (any string without spaces) stays acceptable while the user leaves it unchanged.
+    if (normalizePreferredUsername(input.preferred_username) !== user.preferredUsername) push('preferred_username', checkPreferredUsername(input.preferred_username));
     let phone: string | null = null;
     if (input.phone_number.trim()) {
       const parsed = normalizePhone(input.phone_number);
@@ -87,14 +89,14 @@ export function createProfile(deps: Deps) {
   return {
     /** Validates and saves the profile; updated_at moves only when a claim changed. */
     async updateProfile(user: UserRow, input: ProfileInput): Promise<ProfileResult> {
-      const { errors, phone, address } = check(input);
+      const { errors, phone, address } = check(input, user);
       if (errors.length) return { ok: false, errors };
       const next = {
         givenName: input.given_name.trim(),
         middleName: optional(input.middle_name),
         familyName: input.family_name.trim(),
         nickname: optional(input.nickname),
-        preferredUsername: optional(input.preferred_username),
+        preferredUsername: normalizePreferredUsername(input.preferred_username),
         phoneNumber: phone,
         address,
       };
