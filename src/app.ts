@@ -11,6 +11,7 @@ import { createServices, type Services } from './services';
 import { requestLogging } from './http/middleware/request-id';
 import { securityHeaders } from './http/middleware/security-headers';
 import { createRateLimits } from './http/middleware/rate-limit';
+import { untrustedProxyWarning } from './http/middleware/untrusted-proxy-warning';
 import { discoveryRouter } from './http/routers/discovery.router';
 import { jwksRouter } from './http/routers/jwks.router';
 import { healthRouter } from './http/routers/health.router';
@@ -65,6 +66,7 @@ export function createApp(deps: AppDeps): App {
   app.set('etag', false); // JSON answers are no-store; discovery and JWKS carry their own strong ETag
 
   app.use(requestLogging(logger));
+  app.use(untrustedProxyWarning(config.trustProxy, logger));
   app.use(securityHeaders(config.baseUrl.startsWith('https://')));
   // The hottest GET endpoints first: no body to parse, no static files to look for.
   app.use(discoveryRouter(services, rateLimit));
@@ -80,6 +82,7 @@ export function createApp(deps: AppDeps): App {
   app.use(avatarRouter(services));
   // Browser routes only: API endpoints never touch the session store. Every browser route also
   // drops accounts signed out elsewhere (password reset, sign out everywhere).
+  app.use(['/interaction', '/account', '/password', '/oauth/logout', '/verify-email'], rateLimit.hostedPages); // per source, before any session work
   const browserPaths = ['/oauth/authorize', '/interaction', '/account', '/password', '/oauth/logout'];
   app.use(browserPaths, sessionMiddleware(config, deps.sessionPool), saveSessionBeforeRedirect, revalidateAccounts(services));
   app.use(authorizeRouter(services, rateLimit));

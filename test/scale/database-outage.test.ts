@@ -86,10 +86,13 @@ describe('database outage', () => {
         }
       },
       async () => {
-        const i = Math.floor(Math.random() * refreshTokens.length);
         if (!refreshTokens.length) return;
-        const res = await call('refresh', '/oauth/token', tokenRequest({ grant_type: 'refresh_token', refresh_token: refreshTokens[i] }));
-        if (res.status === 200) refreshTokens[i] = res.body.refresh_token;
+        // One holder per token at a time, as one client: a replay after the successor was itself
+        // rotated is invalid_grant (issue 10), which concurrent holders of one token could cause.
+        // A 503 puts the token back; if its rotation did commit, the retry is a grace-window replay.
+        const [token] = refreshTokens.splice(Math.floor(Math.random() * refreshTokens.length), 1);
+        const res = await call('refresh', '/oauth/token', tokenRequest({ grant_type: 'refresh_token', refresh_token: token }));
+        refreshTokens.push(res.status === 200 ? res.body.refresh_token : token);
       },
       async () => {
         if (!accessTokens.length) return;
@@ -148,8 +151,9 @@ describe('database outage', () => {
     expect(summary(back).every((s) => / (200|303)$/.test(s))).toBe(true);
     expect(recoveredIn).toBeLessThan(15_000);
 
-    // Nothing half-written: a code is consumed exactly when its tokens exist, and every family
-    // has as many access tokens as refresh tokens, with one unrotated head.
+    // Nothing half-written: a code is consumed exactly when its tokens exist, and every family has
+    // exactly one unrotated head and an access token per refresh token (a rotation writes both in
+    // one statement; a replay inside the grace window adds an access token and no refresh token).
     const db = direct.database.db;
     const codes = await db('authorization_codes').where({ client_id: c.id }).select('id', 'consumed_at');
     expect(codes).toHaveLength(usedCodes.length);
@@ -165,8 +169,8 @@ describe('database outage', () => {
     for (const f of families) {
       const rts = await db('refresh_tokens').where({ family_id: f.id }).select('rotated_at');
       const ats = await db('access_tokens').where({ family_id: f.id }).count({ n: '*' }).first();
-      expect({ family: f.id, revoked: f.revoked_at, access: Number(ats!.n), heads: rts.filter((r) => r.rotated_at === null).length >= 1 })
-        .toEqual({ family: f.id, revoked: null, access: rts.length, heads: true });
+      expect({ family: f.id, revoked: f.revoked_at, enoughAccess: Number(ats!.n) >= rts.length, heads: rts.filter((r) => r.rotated_at === null).length })
+        .toEqual({ family: f.id, revoked: null, enoughAccess: true, heads: 1 });
     }
   }, 60_000);
 

@@ -1,38 +1,19 @@
-import { UnsecuredJWT } from 'jose';
-import { rateLimitSubject } from '../../src/http/middleware/rate-limit';
+import { clientSubject, sourceSubject } from '../../src/http/middleware/rate-limit';
 import { msUntilAllowed, slidingEstimate } from '../../src/http/middleware/rate-limit-store';
 
-const req = (r: { authorization?: string; body?: Record<string, unknown>; ip?: string }) =>
-  ({ headers: { authorization: r.authorization }, body: r.body ?? {}, ip: r.ip ?? '192.0.2.1' }) as never;
-const basic = (raw: string) => `Basic ${Buffer.from(raw).toString('base64')}`;
-
-describe('rateLimitSubject', () => {
-  it.each(['token', 'introspect', 'revoke'])('keys %s by the client: Basic first, then body client_id, then IP', (endpoint) => {
-    expect(rateLimitSubject(endpoint, req({ authorization: basic('my%3Aapp+1:pa:ss'), body: { client_id: 'other' } }))).toBe('client:my:app 1');
-    expect(rateLimitSubject(endpoint, req({ authorization: basic('app:'), body: {} }))).toBe('client:app');
-    expect(rateLimitSubject(endpoint, req({ body: { client_id: 'from-body' } }))).toBe('client:from-body');
-    expect(rateLimitSubject(endpoint, req({ authorization: basic('no-colon'), body: { client_id: 'b' } }))).toBe('client:b');
-    expect(rateLimitSubject(endpoint, req({ authorization: basic('%E0%A4%A:x') }))).toBe('ip:192.0.2.1');
-    expect(rateLimitSubject(endpoint, req({ authorization: 'Bearer abc' }))).toBe('ip:192.0.2.1');
-    expect(rateLimitSubject(endpoint, req({ body: { client_id: ['a', 'b'] } }))).toBe('ip:192.0.2.1');
+describe('rate-limit subjects', () => {
+  it('spells one client one way', () => {
+    const id = '6f1c1b2e-8a4d-4c3e-9b1a-2f3e4d5c6b7a';
+    expect(clientSubject(id)).toBe(`client:${id}`);
+    expect(clientSubject(id.toUpperCase())).toBe(`client:${id}`);
   });
 
-  it('keys userinfo by the unverified client_id claim of the access token, else the IP', () => {
-    const jwt = new UnsecuredJWT({ client_id: 'rp-1', sub: 'u' }).encode();
-    expect(rateLimitSubject('userinfo', req({ authorization: `Bearer ${jwt}` }))).toBe('client:rp-1');
-    expect(rateLimitSubject('userinfo', req({ body: { access_token: jwt } }))).toBe('ip:192.0.2.1');
-    expect(rateLimitSubject('userinfo', req({ authorization: 'Bearer not.a.jwt' }))).toBe('ip:192.0.2.1');
-    expect(rateLimitSubject('userinfo', req({ authorization: `Bearer ${new UnsecuredJWT({ sub: 'u' }).encode()}` }))).toBe('ip:192.0.2.1');
-  });
-
-  it.each(['authorize', 'discovery', 'jwks'])('keys %s by source IP only, IPv6 by /56', (endpoint) => {
-    expect(rateLimitSubject(endpoint, req({ authorization: basic('app:x'), body: { client_id: 'app' } }))).toBe('ip:192.0.2.1');
-    expect(rateLimitSubject(endpoint, req({ ip: '::ffff:203.0.113.9' }))).toBe('ip:203.0.113.9');
-    expect(rateLimitSubject(endpoint, req({ ip: '2001:db8:0:1::5' }))).toBe(rateLimitSubject(endpoint, req({ ip: '2001:db8:0:ff::6' })));
-  });
-
-  it('hashes very long client ids', () => {
-    expect(rateLimitSubject('token', req({ body: { client_id: 'x'.repeat(500) } }))).toMatch(/^client:[0-9a-f]{64}$/);
+  it('keys sources by req.ip, IPv4-mapped as IPv4 and IPv6 by /56', () => {
+    expect(sourceSubject({ ip: '192.0.2.1' })).toBe('ip:192.0.2.1');
+    expect(sourceSubject({ ip: '::ffff:203.0.113.9' })).toBe('ip:203.0.113.9');
+    expect(sourceSubject({ ip: '2001:db8:0:1::5' })).toBe(sourceSubject({ ip: '2001:db8:0:ff::6' }));
+    expect(sourceSubject({ ip: '2001:db8:0:1::5' })).not.toBe(sourceSubject({ ip: '2001:db8:0:100::5' }));
+    expect(sourceSubject({ ip: undefined })).toBe('ip:unknown');
   });
 });
 

@@ -1,15 +1,11 @@
-import { createHash } from 'node:crypto';
-import type { Request, RequestHandler } from 'express';
-import { rateLimit, ipKeyGenerator, type AugmentedRequest } from 'express-rate-limit';
-import { decodeJwt } from 'jose';
-import { OAuthError } from '../../errors';
+import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Response } from 'express';
+import { rateLimit, ipKeyGenerator } from 'express-rate-limit';
 import type { Services } from '../../services';
 import type { Platform } from '../../repositories/platform.repository';
+import { pageTooManyRequests, retryAfterSeconds, tooManyRequests } from './rate-limit-answers';
 import { SlidingWindowStore, type CounterBackend } from './rate-limit-store';
 import { createPostgresCounters } from './rate-limit-store.postgres';
 import { createRedisCounters } from './rate-limit-store.redis';
-
-export type RateLimitFactory = (endpoint: string) => RequestHandler;
 
 /** Requests per minute, exactly the spec's table (spec Limits). */
 export const RATE_LIMITS: Readonly<Record<string, number>> = {
@@ -22,112 +18,170 @@ export const RATE_LIMITS: Readonly<Record<string, number>> = {
   revoke: 60,
 };
 
+/**
+ * Requests per minute from one source over all hosted pages together (sign-in, sign-up, consent,
+ * account, password reset, logout, email verification): far above what a person clicks, even a
+ * few dozen behind one NAT, and a wall for scripts. Scaled by RATE_LIMIT_SCALE like the spec's.
+ */
+export const HOSTED_PAGES_PER_MINUTE = 300;
+
+/** Whom an authenticated request is counted against. */
+export interface Caller {
+  platformId: string;
+  clientId: string;
+}
+export type CallerOf = (req: Request, res: Response) => Caller | undefined;
+
+/** The two halves of a client-keyed limit, placed around authentication in a route. */
+export interface ClientLimit {
+  /** Right after authentication: counts the request against its caller, or its source address when there is none. */
+  authenticated: RequestHandler;
+  /** Last in the route: counts a request that failed before `authenticated` against its source address. */
+  failed: ErrorRequestHandler;
+}
+
+export interface RateLimits {
+  /** Discovery, JWKS and authorize: per source address, counted before anything else. */
+  (endpoint: string): RequestHandler;
+  /** Token, introspect, revoke and userinfo: per client, but only once the client has proved who it is. */
+  perClient(endpoint: string, callerOf?: CallerOf): ClientLimit;
+  /** The hosted pages: per source address, over the limit a readable 429 page. */
+  hostedPages: RequestHandler;
+}
+
 const WINDOW_MS = 60_000;
 /** Overrides set with `platform rate-limit` reach every instance within this. */
 const PLATFORM_CACHE_MS = 30_000;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const isUuid = (v: unknown): v is string => typeof v === 'string' && /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(v);
 
-/** Per-endpoint limiter factory (spec Limits; DESIGN §8). Scale 0: no limiting, no headers. */
-export function createRateLimits(s: Services): RateLimitFactory {
-  const { config, logger } = s.deps;
-  const scale = config.rateLimitScale;
-  if (!(scale > 0)) return () => (_req, _res, next) => next();
+/**
+ * The client that authenticated with its secret. A public client proves nothing by naming
+ * itself (its id is in every authorize URL), so its requests count per source address.
+ */
+export const confidentialClient: CallerOf = (_req, res) => {
+  const client = res.locals.client;
+  return client?.type === 'confidential' ? { platformId: client.platformId, clientId: client.id } : undefined;
+};
+
+/**
+ * Limiters over the shared counters (spec Limits; DESIGN §8). Keys are `endpoint:platform:subject`;
+ * the subject is `client:<id>` only for a caller that authenticated, else `ip:<source>`, so nobody
+ * can spend another client's bucket or escape their own by naming ids. Scale 0: no limits, no headers.
+ */
+export function createRateLimits(s: Services): RateLimits {
+  const scale = s.deps.config.rateLimitScale;
+  if (!(scale > 0)) return unlimited();
 
   const warn = throttledWarning(s);
-  const backend: CounterBackend = config.redisUrl ? createRedisCounters(config.redisUrl, warn) : createPostgresCounters(s.deps.db);
+  const { config, db } = s.deps;
+  const backend: CounterBackend = config.redisUrl ? createRedisCounters(config.redisUrl, warn) : createPostgresCounters(db);
   const findPlatform = cachedPlatformLookup(s);
   const nowMs = () => s.deps.now().getTime();
   const keys = new WeakMap<Request, string>();
+  const counted = new WeakSet<Request>();
+  const limiters = new Map<string, RequestHandler>();
+  const scaled = (perMinute: number) => Math.max(1, Math.round(perMinute * scale));
 
-  return (endpoint) => {
-    const perMinute = RATE_LIMITS[endpoint];
-    if (perMinute === undefined) throw new Error(`no rate limit is defined for "${endpoint}"`);
-    // One express-rate-limit instance per limit in force (the spec's, or a platform's override);
-    // all of them count in the same shared keys, so an override changes the limit, not the count.
-    const limiters = new Map<number, RequestHandler>();
-    const limiterFor = (limit: number) => {
-      let limiter = limiters.get(limit);
-      if (!limiter) {
-        limiter = rateLimit({
-          windowMs: WINDOW_MS,
-          limit,
-          store: new SlidingWindowStore(backend, limit, WINDOW_MS, nowMs, `${endpoint}:`),
-          keyGenerator: (req) => keys.get(req) ?? '-',
-          legacyHeaders: true, // X-RateLimit-Limit/-Remaining/-Reset on every response
-          standardHeaders: false,
-          retryAfter: (req) => retryAfterSeconds(req, nowMs()),
-          handler: (req, res) => tooManyRequests(res, Number(res.getHeader('Retry-After')) || retryAfterSeconds(req, nowMs())),
-          passOnStoreError: true, // counter store down: fail open, the endpoint answers 503 itself
-          logger: { error: warn, warn },
-          // Limiters for overrides are built on their first request, by design.
-          validate: { creationStack: false },
+  // One express-rate-limit instance per endpoint and limit in force (the spec's, or a platform's
+  // override); all of them count in the same shared keys, so an override changes the limit, not the count.
+  const limiterFor = (endpoint: string, limit: number, answer: 'json' | 'page') => {
+    const name = `${endpoint}:${limit}`;
+    let limiter = limiters.get(name);
+    if (!limiter) {
+      limiter = rateLimit({
+        windowMs: WINDOW_MS,
+        limit,
+        store: new SlidingWindowStore(backend, limit, WINDOW_MS, nowMs, `${endpoint}:`),
+        keyGenerator: (req) => keys.get(req) ?? '-',
+        legacyHeaders: answer === 'json', // X-RateLimit-Limit/-Remaining/-Reset on every response of the spec's endpoints
+        standardHeaders: false,
+        retryAfter: (req) => retryAfterSeconds(req, nowMs(), WINDOW_MS),
+        handler: (req, res, next) => {
+          s.deps.metrics.rateLimitHits.inc({ limit: endpoint });
+          const seconds = retryAfterSeconds(req, nowMs(), WINDOW_MS);
+          if (answer === 'json') tooManyRequests(res, seconds);
+          else next(pageTooManyRequests(seconds));
+        },
+        passOnStoreError: true, // counter store down: fail open, the endpoint answers 503 itself
+        logger: { error: warn, warn },
+        // Limiters for overrides are built on their first request, by design.
+        validate: { creationStack: false },
+      });
+      limiters.set(name, limiter);
+    }
+    return limiter;
+  };
+
+  /** Counts `req` once, at the endpoint's limit or its platform's override; `next` unless it answered 429. */
+  async function count(endpoint: string, platformId: string | undefined, subject: string, req: Request, res: Response, next: NextFunction) {
+    counted.add(req);
+    let platform: Platform | undefined;
+    try {
+      platform = await findPlatform(platformId);
+    } catch (err) {
+      warn(err);
+      next();
+      return;
+    }
+    const override = platform?.rateLimitOverrides[endpoint];
+    const perMinute = typeof override === 'number' && override > 0 ? override : RATE_LIMITS[endpoint];
+    // Unknown platforms share one namespace: inventing platform_guids must not buy fresh buckets.
+    keys.set(req, `${endpoint}:${platform?.id ?? '-'}:${subject}`);
+    await limiterFor(endpoint, scaled(perMinute), 'json')(req, res, next);
+  }
+
+  const perSource = (endpoint: string): RequestHandler => {
+    requireLimit(endpoint);
+    return (req, res, next) => count(endpoint, platformGuidOf(req), sourceSubject(req), req, res, next);
+  };
+
+  const perClient = (endpoint: string, callerOf: CallerOf = confidentialClient): ClientLimit => {
+    requireLimit(endpoint);
+    return {
+      authenticated: (req, res, next) => {
+        const caller = callerOf(req, res);
+        if (caller) return count(endpoint, caller.platformId, clientSubject(caller.clientId), req, res, next);
+        return count(endpoint, res.locals.platform?.id, sourceSubject(req), req, res, next);
+      },
+      // Bad input, an unknown platform, failed authentication: the sender's source pays, and once
+      // it has spent its bucket it gets the 429 instead of the error.
+      failed: (err, req, res, next) => {
+        if (counted.has(req)) return next(err);
+        return count(endpoint, res.locals.platform?.id, sourceSubject(req), req, res, (limiterError?: unknown) => {
+          if (limiterError) warn(limiterError, 'rate limiter failed; the request went on unlimited');
+          next(err);
         });
-        limiters.set(limit, limiter);
-      }
-      return limiter;
-    };
-
-    return async (req, res, next) => {
-      let platform: Platform | undefined;
-      try {
-        platform = await findPlatform(platformGuidOf(req));
-      } catch (err) {
-        warn(err);
-        next();
-        return;
-      }
-      const override = platform?.rateLimitOverrides[endpoint];
-      const base = typeof override === 'number' && override > 0 ? override : perMinute;
-      // Unknown platforms share one namespace: inventing platform_guids must not buy fresh buckets.
-      keys.set(req, `${endpoint}:${platform?.id ?? '-'}:${rateLimitSubject(endpoint, req)}`);
-      await limiterFor(Math.max(1, Math.round(base * scale)))(req, res, next);
+      },
     };
   };
+
+  const hostedPages: RequestHandler = (req, res, next) => {
+    keys.set(req, `pages:-:${sourceSubject(req)}`);
+    return limiterFor('pages', scaled(HOSTED_PAGES_PER_MINUTE), 'page')(req, res, next);
+  };
+
+  return Object.assign(perSource, { perClient, hostedPages });
 }
 
-/** Whose bucket a request counts in: the client for authenticated endpoints, else the source IP. */
-export function rateLimitSubject(endpoint: string, req: Pick<Request, 'headers' | 'body' | 'ip'>): string {
-  let clientId: string | undefined;
-  if (endpoint === 'token' || endpoint === 'introspect' || endpoint === 'revoke') {
-    clientId = clientIdFromBasic(req.headers.authorization) ?? nonEmpty(req.body?.client_id);
-  } else if (endpoint === 'userinfo') {
-    clientId = clientIdFromAccessToken(bearerToken(req));
-  }
-  if (clientId !== undefined) return `client:${clientId.length > 128 ? createHash('sha256').update(clientId).digest('hex') : clientId}`;
-  // req.ip: X-Forwarded-For counts only as far as TRUST_PROXY says. IPv6 by /56, as one customer's prefix.
+/** Scale 0: every limiter passes, and sets no header. */
+function unlimited(): RateLimits {
+  const pass: RequestHandler = (_req, _res, next) => next();
+  const passError: ErrorRequestHandler = (err, _req, _res, next) => next(err);
+  return Object.assign(() => pass, { perClient: () => ({ authenticated: pass, failed: passError }), hostedPages: pass });
+}
+
+function requireLimit(endpoint: string) {
+  if (RATE_LIMITS[endpoint] === undefined) throw new Error(`no rate limit is defined for "${endpoint}"`);
+}
+
+/** Client ids are lower-case UUIDs; folding any other spelling keeps one bucket per client whatever reaches here. */
+export function clientSubject(clientId: string): string {
+  return `client:${clientId.toLowerCase()}`;
+}
+
+/** req.ip: X-Forwarded-For counts only as far as TRUST_PROXY says. IPv6 by /56, as one customer's prefix. */
+export function sourceSubject(req: Pick<Request, 'ip'>): string {
   return `ip:${req.ip ? ipKeyGenerator(req.ip) : 'unknown'}`;
-}
-
-/** RFC 6749 §2.3.1: base64 of form-urlencoded `client_id:client_secret`. */
-function clientIdFromBasic(header: string | undefined): string | undefined {
-  const match = /^Basic\s+([A-Za-z0-9+/=_-]+)\s*$/i.exec(header ?? '');
-  if (!match) return undefined;
-  const decoded = Buffer.from(match[1], 'base64').toString('utf8');
-  const colon = decoded.indexOf(':');
-  if (colon < 0) return undefined;
-  try {
-    return nonEmpty(decodeURIComponent(decoded.slice(0, colon).replace(/\+/g, ' ')));
-  } catch {
-    return undefined;
-  }
-}
-
-/** RFC 6750 §2.1: userinfo takes the token from the Authorization header only. */
-function bearerToken(req: Pick<Request, 'headers'>): string | undefined {
-  return /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '')?.[1];
-}
-
-/**
- * The access token's client_id, read WITHOUT verification: it only picks the bucket, so a forged
- * claim merely moves its sender into another client's bucket (the endpoint still rejects it).
- */
-function clientIdFromAccessToken(token: string | undefined): string | undefined {
-  if (!token) return undefined;
-  try {
-    return nonEmpty(decodeJwt(token).client_id);
-  } catch {
-    return undefined;
-  }
 }
 
 const nonEmpty = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
@@ -141,33 +195,15 @@ function platformGuidOf(req: Request): string | undefined {
 function cachedPlatformLookup(s: Services) {
   const cache = new Map<string, { platform: Platform | undefined; until: number }>();
   return async (guid: string | undefined): Promise<Platform | undefined> => {
-    if (!guid || !UUID.test(guid)) return undefined;
+    if (!isUuid(guid)) return undefined;
     const now = Date.now();
     const hit = cache.get(guid);
     if (hit && hit.until > now) return hit.platform;
-    const platform = await s.platforms.findPlatform(guid.toLowerCase());
+    const platform = await s.platforms.findPlatform(guid);
     if (cache.size >= 10_000) cache.clear();
     cache.set(guid, { platform, until: now + PLATFORM_CACHE_MS });
     return platform;
   };
-}
-
-/** Whole seconds until the next request is allowed; at least 1. */
-function retryAfterSeconds(req: Request, now: number): number {
-  const resetTime = (req as AugmentedRequest).rateLimit?.resetTime;
-  return Math.max(1, Math.ceil(((resetTime?.getTime() ?? now + WINDOW_MS) - now) / 1000));
-}
-
-/**
- * The 429 in the error middleware's exact JSON shape. Written here because the spec wants this
- * JSON body on every limited endpoint, /oauth/authorize included, where that middleware renders HTML.
- */
-function tooManyRequests(res: Parameters<RequestHandler>[1], seconds: number) {
-  const error = new OAuthError('too_many_requests', `Rate limit exceeded; retry in ${seconds} seconds`, {
-    headers: { 'Retry-After': String(seconds) },
-  });
-  res.status(error.status).set(error.headers).set('Cache-Control', 'no-store');
-  res.json({ error: error.code, error_description: error.description });
 }
 
 /** A store outage would log on every request: one warning per 30 s is enough. */

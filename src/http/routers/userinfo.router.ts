@@ -1,10 +1,11 @@
-import { Router, type RequestHandler } from 'express';
+import { Router, type Request, type RequestHandler } from 'express';
 import { invalidRequest, invalidToken } from '../../errors';
 import type { Services } from '../../services';
 import type { LiveAccessToken } from '../../services/access-token-cache';
 import { presentUserinfo } from '../../presenters/claims.presenter';
 import { parseScope } from '../../services/scopes';
 import { noStore } from '../middleware/no-store';
+import type { RateLimits } from '../middleware/rate-limit';
 import { resolvePlatform } from '../middleware/resolve-platform';
 
 /** RFC 6750 §2.1: the token comes in the Authorization header only. */
@@ -15,26 +16,36 @@ function bearerToken(header: string | undefined): string {
   return match[1];
 }
 
-/** GET and POST /oauth/userinfo: sub, human_guid and the claims of every granted scope. */
-export function userinfoRouter(s: Services, rateLimit: (name: string) => RequestHandler): Router {
+/**
+ * GET and POST /oauth/userinfo: sub, human_guid and the claims of every granted scope. Counted
+ * against the token's client only once the token has verified and is live; anything else (a
+ * forged or dead token naming any client) against the source address.
+ */
+export function userinfoRouter(s: Services, rateLimit: RateLimits): Router {
   const r = Router();
-  // The body of a cached live token is serialised once: the cache drops the object on any change.
-  const bodies = new WeakMap<LiveAccessToken, string>();
-  const handler: RequestHandler = async (req, res) => {
+  const live = new WeakMap<Request, LiveAccessToken>();
+  const limit = rateLimit.perClient('userinfo', (req) => live.get(req)?.token);
+  const authenticate: RequestHandler = async (req, res, next) => {
     if (req.method === 'POST' && (req.body as Record<string, unknown> | undefined)?.access_token !== undefined) {
       throw invalidRequest('Send the access token in the Authorization header');
     }
-    const live = await s.tokens.authenticateAccessToken(res.locals.platform?.id, bearerToken(req.headers.authorization));
-    let body = bodies.get(live);
+    live.set(req, await s.tokens.authenticateAccessToken(res.locals.platform?.id, bearerToken(req.headers.authorization)));
+    next();
+  };
+  // The body of a cached live token is serialised once: the cache drops the object on any change.
+  const bodies = new WeakMap<LiveAccessToken, string>();
+  const respond: RequestHandler = (req, res) => {
+    const found = live.get(req)!;
+    let body = bodies.get(found);
     if (body === undefined) {
-      body = JSON.stringify(presentUserinfo(live.user, parseScope(live.token.scope), s.deps.config.baseUrl));
-      bodies.set(live, body);
+      body = JSON.stringify(presentUserinfo(found.user, parseScope(found.token.scope), s.deps.config.baseUrl));
+      bodies.set(found, body);
     }
     res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body) }).end(body);
   };
   // platform_guid is optional here: the spec lists only the Authorization header for userinfo.
   const platform = resolvePlatform(s, { optional: true });
-  r.get('/oauth/userinfo', noStore, rateLimit('userinfo'), platform, handler);
-  r.post('/oauth/userinfo', noStore, rateLimit('userinfo'), platform, handler);
+  r.get('/oauth/userinfo', noStore, platform, authenticate, limit.authenticated, respond, limit.failed);
+  r.post('/oauth/userinfo', noStore, platform, authenticate, limit.authenticated, respond, limit.failed);
   return r;
 }
