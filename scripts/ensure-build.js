@@ -1,11 +1,15 @@
 #!/usr/bin/env node
-// Compiles to dist/ when it is missing or older than any source file (DESIGN §11).
+// Compiles to dist/ when it is missing or older than any source file (DESIGN §11, §13): run by
+// `prepare` (so `npm ci` builds and a fresh clone's first `npm start` never compiles) and before
+// `npm start`/`admin`/`migrate` as a safety net for edited sources. Without src/ (the Docker
+// image) there is nothing to compare and dist/ is used as it is.
 // Prints only to stderr, so `npm run --silent admin` keeps stdout to one JSON object.
 const fs = require('node:fs');
 const path = require('node:path');
-const { execFileSync } = require('node:child_process');
+const { build, hasTypeScript } = require('./build');
 
 const root = path.resolve(__dirname, '..');
+const asPrepare = process.argv.includes('--prepare');
 const newest = (dir) => {
   let max = 0;
   if (!fs.existsSync(dir)) return max;
@@ -16,12 +20,24 @@ const newest = (dir) => {
   return max;
 };
 
-const builtAt = fs.existsSync(path.join(root, 'dist', 'main.js')) ? fs.statSync(path.join(root, 'dist', 'main.js')).mtimeMs : 0;
+const mainJs = path.join(root, 'dist', 'main.js');
+const builtAt = fs.existsSync(mainJs) ? fs.statSync(mainJs).mtimeMs : 0;
 const sourceAt = Math.max(newest(path.join(root, 'src')), newest(path.join(root, 'migrations')));
 if (builtAt < sourceAt) {
+  if (!hasTypeScript()) {
+    if (asPrepare) {
+      // `npm ci --omit=dev` on a machine that runs a dist/ built elsewhere: nothing to do here.
+      process.stderr.write('prepare: TypeScript is not installed (production dependencies only); dist/ was not built\n');
+      process.exit(0);
+    }
+    process.stderr.write('error: dist/ is missing or older than src/ and TypeScript is not installed: run `npm ci` (with dev dependencies) to build it\n');
+    process.exit(1);
+  }
   process.stderr.write('Compiling TypeScript to dist/ …\n');
-  const tsc = require.resolve('typescript/bin/tsc');
-  execFileSync(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: root, stdio: ['ignore', 2, 2] });
-  execFileSync(process.execPath, [tsc, '-p', 'migrations/tsconfig.json'], { cwd: root, stdio: ['ignore', 2, 2] });
-  fs.utimesSync(path.join(root, 'dist', 'main.js'), new Date(), new Date());
+  try {
+    build();
+  } catch {
+    process.stderr.write('error: the TypeScript build failed (see above)\n');
+    process.exit(1);
+  }
 }
