@@ -97,6 +97,7 @@ export function createRateLimits(s: Services): RateLimits {
         standardHeaders: false,
         retryAfter: (req) => retryAfterSeconds(req, nowMs(), WINDOW_MS),
         handler: (req, res, next) => {
+          s.deps.metrics.rateLimitHits.inc({ limit: endpoint });
           const seconds = retryAfterSeconds(req, nowMs(), WINDOW_MS);
           if (answer === 'json') tooManyRequests(res, seconds);
           else next(pageTooManyRequests(seconds));
