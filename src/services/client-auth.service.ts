@@ -1,5 +1,6 @@
 import { OAuthError, invalidRequest } from '../errors';
 import { safeEqual } from '../crypto/digest';
+import { isUuid } from '../domain/ids';
 import * as clients from '../repositories/client.repository';
 import type { ClientRow } from '../repositories/client.repository';
 import type { Platform } from '../repositories/platform.repository';
@@ -71,7 +72,7 @@ export function createClientAuth(deps: Deps, platforms: Platforms) {
       method = 'none';
     }
     if (!id) throw invalidClient(isBasic, 'Client authentication is required: send client_id');
-    const found = /^[0-9a-f-]{36}$/i.test(id) ? await findClient(platform.id, id) : undefined;
+    const found = isUuid(id) ? await findClient(platform.id, id) : undefined;
     if (!found) throw invalidClient(isBasic, 'Unknown client');
     const { client } = found;
     if (client.type === 'public') {

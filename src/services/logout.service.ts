@@ -1,6 +1,7 @@
 import { decodeJwt } from 'jose';
 import { isAccessTokenJwt, peekKid, verifyHs512 } from '../crypto/jwt';
 import { invalidRequest } from '../errors';
+import { isUuid } from '../domain/ids';
 import * as clients from '../repositories/client.repository';
 import type { ClientRow } from '../repositories/client.repository';
 import type { Platform } from '../repositories/platform.repository';
@@ -27,8 +28,6 @@ export interface LogoutRequest {
   state?: string;
 }
 
-const UUID = /^[0-9a-f-]{36}$/i;
-
 /** OpenID Connect RP-Initiated Logout 1.0. */
 export function createLogout(deps: Deps, keys: SigningKeys, platforms: Platforms) {
   /** Verifies an ID token we issued to the client (expired is fine, §2); else invalid_request. */
@@ -38,7 +37,7 @@ export function createLogout(deps: Deps, keys: SigningKeys, platforms: Platforms
     const key = secret ? new TextEncoder().encode(secret) : kid ? (await keys.keyById(platform.id, kid))?.secret : undefined;
     const claims = key && (await verifyHs512(hint, key, deps.config.baseUrl, { allowExpired: true }));
     const aud = claims && (Array.isArray(claims.aud) ? claims.aud : [claims.aud]);
-    if (!claims || typeof claims.sub !== 'string' || !aud?.includes(client.id)) throw invalidRequest('id_token_hint is not a valid ID token of this application');
+    if (!claims || !isUuid(claims.sub) || !aud?.includes(client.id)) throw invalidRequest('id_token_hint is not a valid ID token of this application');
     // A public client's access token is signed with the same platform key: refuse it by its kind.
     if (isAccessTokenJwt(hint, claims)) throw invalidRequest('id_token_hint is not an ID token');
     return claims.sub;
@@ -60,7 +59,7 @@ export function createLogout(deps: Deps, keys: SigningKeys, platforms: Platforms
       clientId ??= hintAud[0];
     }
     if (!clientId) return undefined;
-    const client = UUID.test(clientId) ? await clients.findById(deps.db, platform.id, clientId) : undefined;
+    const client = isUuid(clientId) ? await clients.findById(deps.db, platform.id, clientId) : undefined;
     if (!client) throw invalidRequest('The application that sent you here is not registered with this sign-in service.');
     return client;
   }

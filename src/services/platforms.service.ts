@@ -1,6 +1,7 @@
 import { newClientSecret, newId } from '../crypto/random';
 import { importHs512Key } from '../crypto/jwt';
 import { invalidRequest } from '../errors';
+import { isUuid } from '../domain/ids';
 import * as platforms from '../repositories/platform.repository';
 import * as clients from '../repositories/client.repository';
 import type { ClientRow, ClientType } from '../repositories/client.repository';
@@ -33,10 +34,10 @@ export function createPlatforms(deps: Deps, signingKeys: SigningKeys) {
       });
     },
 
-    findPlatform: (id: string) => platforms.findById(deps.db, id),
+    findPlatform: async (id: string) => (isUuid(id) ? platforms.findById(deps.db, id) : undefined),
 
     async requirePlatform(id: string) {
-      const platform = /^[0-9a-f-]{36}$/i.test(id) ? await platforms.findById(deps.db, id) : undefined;
+      const platform = isUuid(id) ? await platforms.findById(deps.db, id) : undefined;
       if (!platform) throw invalidRequest(`unknown platform "${id}"`);
       return platform;
     },

@@ -4,6 +4,7 @@ import * as keys from '../repositories/signing-key.repository';
 import { newSigningKeyBytes } from '../crypto/random';
 import { importHs512Key } from '../crypto/jwt';
 import type { Deps } from './deps';
+import { isUuid } from '../domain/ids';
 
 export interface SigningKey {
   kid: string;
@@ -44,7 +45,7 @@ export function createSigningKeys(deps: Deps) {
     /** The platform a kid belongs to (kids are globally unique), for tokens presented without platform_guid. */
     async platformIdOfKid(kid: string): Promise<string | undefined> {
       let platformId = platformOfKid.get(kid);
-      if (!platformId && /^[0-9a-f-]{36}$/i.test(kid)) {
+      if (!platformId && isUuid(kid)) {
         platformId = await keys.findPlatformIdByKid(deps.db, kid);
         if (platformId) platformOfKid.set(kid, platformId);
       }

@@ -1,12 +1,11 @@
 import express, { Router, type RequestHandler, type Response } from 'express';
 import type { Services } from '../../services';
+import { isUuid } from '../../domain/ids';
 import { PICTURE_MAX_BYTES } from '../../services/account/profile.service';
 import { issueCsrf, requireCsrf } from '../middleware/csrf';
 import { resolvePlatform } from '../middleware/resolve-platform';
 import { field, redirectSaved, setFlash } from '../account-session';
 import { accountPageRenderer, accountUrl, errorsByField, requireAccount } from './account.router';
-
-const UUID = /^[0-9a-f-]{36}$/i;
 
 /**
  * multipart/form-data through the platform's own parser (the WHATWG Request of Node's fetch), so
@@ -62,7 +61,7 @@ export function accountPictureRouter(s: Services): Router {
 
   r.get('/pictures/:platformId/:userId/:version', async (req, res) => {
     const { platformId, userId, version } = req.params;
-    const picture = UUID.test(platformId) && UUID.test(userId) ? await s.account.profile.findPicture(platformId, userId, version) : undefined;
+    const picture = isUuid(platformId) && isUuid(userId) ? await s.account.profile.findPicture(platformId, userId, version) : undefined;
     if (!picture) {
       res.status(404).set('Cache-Control', 'no-store').json({ error: 'not_found', error_description: 'No such picture' });
       return;

@@ -1,8 +1,7 @@
 import { Router } from 'express';
 import type { Services } from '../../services';
+import { isUuid } from '../../domain/ids';
 import { initialsOf, renderAvatarSvg } from '../../presenters/avatar.presenter';
-
-const UUID = /^[0-9a-f-]{36}$/i;
 
 /** GET /avatars/:platform/:user.svg — the generated picture every user has until they set one. */
 export function avatarRouter(s: Services): Router {
@@ -10,7 +9,7 @@ export function avatarRouter(s: Services): Router {
   r.get('/avatars/:platformId/:file', async (req, res) => {
     const { platformId, file } = req.params;
     const userId = file.replace(/\.svg$/, '');
-    const user = UUID.test(platformId) && UUID.test(userId) ? await s.users.findById(platformId, userId) : undefined;
+    const user = isUuid(platformId) && isUuid(userId) ? await s.users.findById(platformId, userId) : undefined;
     if (!user) {
       res.status(404).set('Cache-Control', 'no-store').json({ error: 'not_found', error_description: 'No such avatar' });
       return;

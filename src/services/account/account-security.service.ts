@@ -1,5 +1,6 @@
 import { hashPassword, verifyPassword } from '../../crypto/passwords';
 import type { Queryable } from '../../db';
+import { isUuid } from '../../domain/ids';
 import * as consents from '../../repositories/consent.repository';
 import * as tokens from '../../repositories/token.repository';
 import * as userAccount from '../../repositories/user-account.repository';
@@ -75,7 +76,7 @@ export function createAccountSecurity(deps: Deps, mail: AccountMail) {
 
     /** Withdraws consent; the app's refresh tokens (and their access tokens) die with it. */
     async revokeApp(user: UserRow, clientId: string): Promise<boolean> {
-      if (!/^[0-9a-f-]{36}$/i.test(clientId)) return false;
+      if (!isUuid(clientId)) return false;
       return deps.db.transaction(async (trx) => {
         const removed = await consents.remove(trx, user.id, clientId);
         await tokens.revokeByUserAndClient(trx, user.id, clientId, deps.now());

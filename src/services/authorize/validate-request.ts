@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { OAuthError, invalidRequest } from '../../errors';
 import { isAccessTokenJwt, peekKid, verifyHs512 } from '../../crypto/jwt';
 import { newId } from '../../crypto/random';
+import { isUuid } from '../../domain/ids';
 import * as clients from '../../repositories/client.repository';
 import type { ClientRow } from '../../repositories/client.repository';
 import type { Platform } from '../../repositories/platform.repository';
@@ -46,7 +47,7 @@ export function createRequestValidation(deps: Deps, keys: SigningKeys, platforms
   async function resolveClient(platform: Platform, raw: Record<string, string>): Promise<ClientRow> {
     const clientId = raw.client_id;
     if (!clientId) throw invalidRequest('The request has no client_id.');
-    const client = /^[0-9a-f-]{36}$/i.test(clientId) ? await clients.findById(deps.db, platform.id, clientId) : undefined;
+    const client = isUuid(clientId) ? await clients.findById(deps.db, platform.id, clientId) : undefined;
     if (!client) throw invalidRequest('The application that sent you here is not registered with this sign-in service.');
     if (!raw.redirect_uri) throw invalidRequest('The request has no redirect_uri.');
     // Exact match, except any port on a loopback IP literal (RFC 9700 §4.1.3, RFC 8252 §7.3)
@@ -127,7 +128,7 @@ export function createRequestValidation(deps: Deps, keys: SigningKeys, platforms
     const kid = peekKid(hint);
     const key = clientKey ? await clientKey : kid ? (await keys.keyById(platform.id, kid))?.secret : undefined;
     const claims = key && (await verifyHs512(hint, key, deps.config.baseUrl, { allowExpired: true }));
-    if (!claims || typeof claims.sub !== 'string' || (claims.aud !== client.id && !(Array.isArray(claims.aud) && claims.aud.includes(client.id)))) {
+    if (!claims || !isUuid(claims.sub) || (claims.aud !== client.id && !(Array.isArray(claims.aud) && claims.aud.includes(client.id)))) {
       throw invalidRequest('id_token_hint is not a valid ID token issued to this client');
     }
     // A public client's access token is signed with the same platform key: refuse it by its kind.
