@@ -2,6 +2,7 @@ import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Respon
 import { rateLimit, ipKeyGenerator } from 'express-rate-limit';
 import type { Services } from '../../services';
 import type { Platform } from '../../repositories/platform.repository';
+import { isUuid } from '../../domain/ids';
 import { pageTooManyRequests, retryAfterSeconds, tooManyRequests } from './rate-limit-answers';
 import { SlidingWindowStore, type CounterBackend } from './rate-limit-store';
 import { createPostgresCounters } from './rate-limit-store.postgres';
@@ -52,7 +53,6 @@ export interface RateLimits {
 const WINDOW_MS = 60_000;
 /** Overrides set with `platform rate-limit` reach every instance within this. */
 const PLATFORM_CACHE_MS = 30_000;
-const isUuid = (v: unknown): v is string => typeof v === 'string' && /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(v);
 
 /**
  * The client that authenticated with its secret. A public client proves nothing by naming
