@@ -77,6 +77,17 @@ function isDatabaseUnavailable(err: unknown): boolean {
   return /Knex: Timeout acquiring a connection|Connection terminated|connect ECONNREFUSED|not queryable|^timeout expired$/.test(e.message ?? '');
 }
 
+/**
+ * SQLSTATE class 22 (data exception: 22P02 invalid text representation, 22007/22008 datetime,
+ * 22001 string too long, 22003 numeric out of range, 22021 bad encoding or NUL byte, …): Postgres
+ * refused a value the request supplied. Identifiers are checked before any query (src/domain/ids.ts);
+ * this is the net for a check that was missed, so bad input stays a 400, never a 500.
+ */
+function isInvalidInput(err: unknown): boolean {
+  const code = (err as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' && /^22[0-9A-Z]{3}$/.test(code);
+}
+
 /** Maps anything thrown into an OAuthError; non-OAuth errors are bugs or outages. */
 export function toOAuthError(err: unknown): OAuthError {
   if (err instanceof OAuthError) return err;
@@ -88,6 +99,7 @@ export function toOAuthError(err: unknown): OAuthError {
   if (e?.type === 'entity.too.large') return new OAuthError('invalid_request', 'The request body is too large', { status: 413, cause: err });
   if (e?.type === 'parameters.too.many') return new OAuthError('invalid_request', 'Too many parameters', { status: 413, cause: err });
   if (e && (e.status === 400 || e.statusCode === 400)) return new OAuthError('invalid_request', 'Malformed request', { cause: err });
+  if (isInvalidInput(err)) return new OAuthError('invalid_request', 'A parameter has a value this server cannot accept', { cause: err });
   if (isDatabaseUnavailable(err)) {
     return new OAuthError('temporarily_unavailable', 'The service is temporarily unavailable, try again shortly', {
       headers: { 'Retry-After': '5' },
@@ -120,9 +132,13 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
 
 function logError(logger: Logger, req: Request, error: OAuthError) {
   const base = { reqId: req.id, code: error.code, status: error.status, path: req.path };
+  const cause = error.cause as { message?: string; stack?: string; code?: string } | undefined;
   if (error.status >= 500) {
-    const cause = error.cause as { message?: string; stack?: string; code?: string } | undefined;
     logger.error({ ...base, cause: { message: cause?.message, code: cause?.code, stack: cause?.stack } }, error.description);
+  } else if (isInvalidInput(cause)) {
+    // A missed input check, not an outage: the SQLSTATE and route point at it. No stack, and no
+    // message either: Postgres quotes the refused value (it may be a password or a token).
+    logger.warn({ ...base, sqlState: cause!.code }, 'the database refused a value from the request');
   } else {
     logger.debug(base, error.description);
   }
