@@ -54,6 +54,7 @@ export const configSchema = z
       .optional()
       .describe('SMTP server for outgoing mail (required in production); unset writes mail to DATA_DIR/outbox'),
     MAIL_FROM: z.email().optional().describe('Sender address of outgoing mail (default no-reply@ the host of BASE_URL)'),
+    MAIL_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(10).describe('Tries before an outgoing mail is marked dead (backoff from 30 s, doubling up to 1 h)'),
   })
   .superRefine((env, ctx) => {
     if (env.NODE_ENV !== 'production') return;
@@ -96,6 +97,7 @@ function toConfig(env: z.infer<typeof configSchema>) {
     demoSeed: env.DEMO_SEED && env.NODE_ENV === 'development',
     smtpUrl: env.SMTP_URL,
     mailFrom: env.MAIL_FROM ?? `no-reply@${new URL(baseUrl).hostname}`,
+    mailMaxAttempts: env.MAIL_MAX_ATTEMPTS,
   };
 }
 

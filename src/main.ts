@@ -7,6 +7,7 @@ import { openDatabase, migrateLatest } from './db';
 import { createApp } from './app';
 import { seedDemo } from './cli/demo-seed';
 import { startPurgeJob } from './jobs/purge.job';
+import { startMailOutboxJob } from './jobs/mail-outbox.job';
 
 async function main() {
   let config;
@@ -34,6 +35,7 @@ async function main() {
   server.keepAliveTimeout = 65_000;
   await listen(server, config.port);
   const purge = startPurgeJob(services, config.purgeIntervalSeconds);
+  const mailOutbox = startMailOutboxJob(services); // durable mail: sends what the outbox holds, on every instance
   logger.info({ port: config.port, issuer: config.baseUrl, database: database.isEmbedded ? 'embedded' : 'postgres' }, 'Latchkey is ready');
 
   let stopping = false;
@@ -44,6 +46,7 @@ async function main() {
     purge.stop();
     const force = setTimeout(() => process.exit(1), 15_000).unref();
     server.close(async () => {
+      await mailOutbox.stop(); // mails being sent are recorded before the pool closes
       await database.close();
       clearTimeout(force);
       logger.info('stopped');

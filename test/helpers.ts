@@ -3,6 +3,7 @@ import { loadConfig, type Config } from '../src/config';
 import { openDatabase, type Database } from '../src/db';
 import { createApp } from '../src/app';
 import { createLogger } from '../src/logger';
+import { startMailOutboxJob } from '../src/jobs/mail-outbox.job';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -22,14 +23,20 @@ export function testConfig(overrides: Record<string, string> = {}): Config {
   return loadConfig({ ...TEST_ENV, DATABASE_URL: process.env.TEST_DATABASE_URL, ...overrides });
 }
 
-/** A real app on the run's database; call close() in afterAll. */
-export async function buildTestApp(overrides: Record<string, string> = {}, now?: () => Date) {
+/**
+ * A real app on the run's database; call close() in afterAll. Like the provider, it runs a mail
+ * outbox worker (mails land in DATA_DIR/outbox, see support/outbox.ts) — except for apps given
+ * their own SMTP_URL or DATABASE_URL (a worker of theirs must not take the run's mails), unless
+ * `options.mailWorker` says otherwise.
+ */
+export async function buildTestApp(overrides: Record<string, string> = {}, now?: () => Date, options: { mailWorker?: boolean } = {}) {
   const config = testConfig(overrides);
   const database: Database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: 5 });
   const { app, services } = createApp({ config, db: database.db, sessionPool: database.sessionPool, // the embedded database is reached by URL in tests, but cannot forward NOTIFY either
     notifications: process.env.TEST_DATABASE_KIND === 'embedded' ? undefined : database.notifications,
     logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'), now });
-  return { app, services, config, database, close: () => database.close() };
+  const mailWorker = (options.mailWorker ?? !(overrides.SMTP_URL || overrides.DATABASE_URL)) ? startMailOutboxJob(services) : undefined;
+  return { app, services, config, database, mailWorker, close: async () => { await mailWorker?.stop(); await database.close(); } };
 }
 
 /** The spec's error body, no caching, and the WWW-Authenticate a status calls for. */

@@ -2,6 +2,8 @@ import { invalidRequest } from '../errors';
 import type { Services } from '../services';
 import type { ClientType } from '../repositories/client.repository';
 import type { ThrottleEntry } from '../services/attempt-throttle.service';
+import { MAIL_STATUSES, type MailStatus } from '../repositories/mail-outbox.repository';
+import { presentMail } from '../presenters/mail.presenter';
 import { parseFlags } from './args';
 
 type Flags = ReturnType<typeof parseFlags>['flags'];
@@ -61,7 +63,9 @@ export const USAGE = `Usage:
   admin key rotate --platform G
   admin master-key reseal          (reseal every secret under MASTER_KEY; MASTER_KEY_PREVIOUS opens the old ones)
   admin throttle list [--platform G] [--email E] [--source IP] [--locked]
-  admin throttle clear --platform G (--email E | --source IP | --all)`;
+  admin throttle clear --platform G (--email E | --source IP | --all)
+  admin mail list [--status queued|sending|sent|dead] [--platform G] [--limit N]
+  admin mail retry (--id ID | --all-dead [--platform G])`;
 
 /** Runs one admin command over the service layer; returns the JSON object to print. */
 export async function runCommand(s: Services, argv: string[]): Promise<Record<string, unknown>> {
@@ -137,11 +141,32 @@ export async function runCommand(s: Services, argv: string[]): Promise<Record<st
       if (!filter.email && !filter.source && !switchFlag(flags, 'all')) throw invalidRequest('throttle clear needs --email, --source or --all');
       return { platform_guid: filter.platformId, cleared: await s.throttle.clearThrottles({ ...filter, platformId: filter.platformId! }) };
     }
-    case 'key rotate': {
+    case 'mail list': {
+      checkKnown(flags, ['status', 'platform', 'limit']);
+      const status = one(flags, 'status');
+      if (status !== undefined && !MAIL_STATUSES.includes(status as MailStatus)) throw invalidRequest(`--status must be one of ${MAIL_STATUSES.join(', ')}`);
+      const platformId = one(flags, 'platform');
+      if (platformId !== undefined) await s.platforms.requirePlatform(platformId);
+      const limit = Number(one(flags, 'limit') ?? 50);
+      if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw invalidRequest('--limit must be an integer from 1 to 1000');
+      const { mails, counts } = await s.mailOutbox.list({ status: status as MailStatus | undefined, platformId }, limit);
+      return { counts, mails: mails.map(presentMail) };
+    }
+    case 'mail retry': {
+      checkKnown(flags, ['id', 'all-dead', 'platform']);
+      const id = one(flags, 'id');
+      const allDead = switchFlag(flags, 'all-dead');
+      const platformId = one(flags, 'platform');
+      if (Boolean(id) === allDead) throw invalidRequest('mail retry needs --id ID or --all-dead');
+      if (platformId !== undefined) await s.platforms.requirePlatform(platformId);
+      const rows = await s.mailOutbox.retry(id ? { id } : { allDead: true, platformId });
+      return { requeued: rows.length, mails: rows.map(presentMail) };
+    }
     case 'master-key reseal': {
       checkKnown(flags, []);
       return { resealed: await s.masterKey.resealAll() };
     }
+    case 'key rotate': {
       checkKnown(flags, ['platform']);
       return { kid: await s.platforms.rotateKey(one(flags, 'platform', true)) };
     }

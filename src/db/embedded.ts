@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
-import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import { serveEmbedded } from './embedded-socket-server';
 
 /** Where the embedded database listens: pg connects to `${socketDir}/.s.PGSQL.5432`. */
 export function embeddedSocketDir(dataDir: string): string {
@@ -31,7 +31,8 @@ export function isEmbeddedServerRunning(dataDir: string): Promise<boolean> {
 /**
  * Opens the PGlite data directory and serves it over the Postgres wire protocol on a
  * local socket, so this process, the admin CLI and psql all use the same `pg` code path.
- * PGlite is single-process: a lock file keeps two processes from opening it at once.
+ * PGlite is single-process: a lock file keeps two processes from opening it at once. The
+ * socket server keeps the clients' session state apart (see embedded-socket-server.ts).
  */
 export async function startEmbeddedServer(dataDir: string, maxConnections: number): Promise<EmbeddedServer> {
   const dir = path.resolve(dataDir);
@@ -40,8 +41,10 @@ export async function startEmbeddedServer(dataDir: string, maxConnections: numbe
   try {
     fs.rmSync(socketFile(dataDir), { force: true }); // stale socket of a crashed process
     const db = await PGlite.create(path.join(dir, 'pglite'));
-    const server = new PGLiteSocketServer({ db, path: socketFile(dataDir), maxConnections });
-    await server.start();
+    const server = await serveEmbedded(db, socketFile(dataDir), { maxConnections }).catch(async (err) => {
+      await db.close();
+      throw err;
+    });
     return {
       socketDir: embeddedSocketDir(dataDir),
       async stop() {

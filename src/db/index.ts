@@ -2,6 +2,7 @@ import path from 'node:path';
 import knex, { Knex } from 'knex';
 import pg from 'pg';
 import { isEmbeddedServerRunning, startEmbeddedServer, EmbeddedServer } from './embedded';
+import { APP_NAME } from './embedded-socket-server';
 import { createNotifications, type Notifications } from './notifications';
 
 export type Db = Knex;
@@ -15,8 +16,16 @@ pg.types.setTypeParser(1082, (v) => v);
 
 export interface DatabaseOptions {
   databaseUrl?: string;
+  /**
+   * A direct server address for the LISTEN connection, when `databaseUrl` goes through a
+   * transaction pooler (PgBouncer): LISTEN needs one server session, and the pool then keeps
+   * no session state (no named prepared statements).
+   */
+  listenUrl?: string;
   dataDir: string;
   poolMax: number;
+  /** Longest a statement may run, in ms; 0 for no limit. */
+  statementTimeoutMs?: number;
 }
 
 export interface Database {
@@ -25,7 +34,7 @@ export interface Database {
   sessionPool: pg.Pool;
   /**
    * LISTEN/NOTIFY on a dedicated connection, opened on first subscription. Absent for the
-   * embedded database: pglite-socket does not forward notifications between connections.
+   * embedded database: its socket server does not forward notifications between connections.
    */
   notifications?: Notifications;
   isEmbedded: boolean;
@@ -38,19 +47,18 @@ export interface Database {
  */
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   let embedded: EmbeddedServer | undefined;
-  let connection: pg.PoolConfig;
+  let server: pg.ClientConfig;
   if (options.databaseUrl) {
-    connection = { connectionString: options.databaseUrl };
+    server = { connectionString: options.databaseUrl };
   } else {
     const socketDir = path.resolve(options.dataDir);
     if (!(await isEmbeddedServerRunning(options.dataDir))) {
       embedded = await startEmbeddedServer(options.dataDir, options.poolMax * 2 + 8);
     }
-    connection = { host: socketDir, port: 5432, user: 'postgres', database: 'postgres' };
+    server = { host: socketDir, port: 5432, user: 'postgres', database: 'postgres' };
   }
-  // A database host that is gone without refusing (no RST) would hang each connect for the OS's
-  // TCP timeout, minutes; fail it well within the knex acquire timeout instead (→ 503).
-  connection = { ...connection, connectionTimeoutMillis: 5_000 };
+  const pooled = Boolean(options.databaseUrl && options.listenUrl);
+  const connection = connectionSettings(server, { statementTimeoutMs: options.statementTimeoutMs ?? 15_000, serverSide: Boolean(options.databaseUrl) && !pooled });
   const db = knex({
     client: 'pg',
     connection: connection as Knex.PgConnectionConfig,
@@ -60,9 +68,13 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     log: { warn() {}, error() {}, deprecate() {}, debug() {} },
     migrations: { directory: migrationsDirectory(), loadExtensions: ['.js', '.ts'], extension: 'ts' },
   });
+  if (pooled || !options.databaseUrl) namedStatements.set(db, Promise.resolve(false));
   const sessionPool = new pg.Pool({ ...connection, max: Math.max(2, Math.ceil(options.poolMax / 2)) });
   sessionPool.on('error', () => {}); // an idle client lost with the server; the pool replaces it
-  const notifications = options.databaseUrl ? createNotifications(connection) : undefined;
+  const listenConnection = options.listenUrl
+    ? connectionSettings({ connectionString: options.listenUrl }, { statementTimeoutMs: options.statementTimeoutMs ?? 15_000, serverSide: true })
+    : connection;
+  const notifications = options.databaseUrl ? createNotifications(listenConnection) : undefined;
   return {
     db,
     sessionPool,
@@ -77,19 +89,66 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   };
 }
 
+/**
+ * What every connection gets (DESIGN §13), the pool's, the session pool's and LISTEN's alike:
+ * - a 5 s connect timeout: a host gone without refusing (no RST) would otherwise hang each
+ *   connect for the OS's TCP timeout, minutes; this fails well within knex's acquire timeout (→ 503);
+ * - TCP keepalive, so a connection whose server vanished is found dead instead of waited on;
+ * - a statement timeout: Postgres's own `statement_timeout` when the connection is a server
+ *   session; through PgBouncer (which refuses that startup parameter) and on PGlite (which has
+ *   no timer to cancel with) a client-side one: the query fails, the connection waits it out;
+ * - application_name 'latchkey': it shows in pg_stat_activity, and the embedded socket server
+ *   knows Latchkey's own connections by it (they share the baseline session settings).
+ */
+function connectionSettings(server: pg.ClientConfig, o: { statementTimeoutMs: number; serverSide: boolean }): pg.ClientConfig {
+  const timeout = o.statementTimeoutMs > 0 ? o.statementTimeoutMs : undefined;
+  return {
+    ...server,
+    application_name: APP_NAME,
+    connectionTimeoutMillis: 5_000,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
+    ...(timeout && o.serverSide ? { statement_timeout: timeout } : {}),
+    ...(timeout && !o.serverSide ? { query_timeout: timeout } : {}),
+  };
+}
+
 /** Compiled migrations live in dist/migrations; under ts-node/jest the TypeScript sources are used. */
 export function migrationsDirectory(): string {
   const compiled = path.resolve(__dirname, '..', 'migrations');
   return __filename.endsWith('.ts') ? path.resolve(__dirname, '..', '..', 'migrations') : compiled;
 }
 
+/** Where knex finds the migrations of this build (compiled .js, or the .ts sources under ts-node/jest). */
+export const migrationSource = () => ({ directory: migrationsDirectory(), loadExtensions: __filename.endsWith('.ts') ? ['.ts'] : ['.js'] });
+
+/** Applies pending migrations, without the statement timeout: an index build may take longer. */
 export async function migrateLatest(db: Db): Promise<string[]> {
-  const [, applied] = await db.migrate.latest({ directory: migrationsDirectory(), loadExtensions: __filename.endsWith('.ts') ? ['.ts'] : ['.js'] });
-  return applied as string[];
+  return withoutStatementTimeout(db, async (unlimited) => {
+    const [, applied] = await unlimited.migrate.latest(migrationSource());
+    return applied as string[];
+  });
 }
 
-// Not on PGlite: behind pglite-socket every connection shares one session, where names prepared
-// by different connections collide. Known once per pool from the server's version string.
+/**
+ * Runs `work` on a one-connection sibling of `db` without statement timeout, for the long jobs
+ * of operators (migrations, backup, restore) that the per-request limit must not cut short.
+ */
+export async function withoutStatementTimeout<T>(db: Db, work: (unlimited: Db) => Promise<T>): Promise<T> {
+  const config = db.client.config as Knex.Config;
+  const given = config.connection as string | pg.ClientConfig;
+  const connection = typeof given === 'string' ? { connectionString: given } : given;
+  const unlimited = knex({ ...config, connection: { ...connection, statement_timeout: 0, query_timeout: 0 } as Knex.PgConnectionConfig, pool: { min: 0, max: 1 } });
+  try {
+    return await work(unlimited);
+  } finally {
+    await unlimited.destroy();
+  }
+}
+
+// Not on PGlite: all connections share its one session, where names prepared by different
+// connections collide; not through a transaction pooler (PgBouncer before 1.21 does not track
+// them): both are set by openDatabase. Otherwise known once per pool from the server's version.
 const namedStatements = new WeakMap<Db, Promise<boolean>>();
 
 /**

@@ -42,7 +42,10 @@ export function createMailTransport(options: { smtpUrl?: string; dataDir: string
   const from = (m: MailMessage) => ({ name: m.fromName, address: options.from });
   const envelope = (m: MailMessage) => ({ from: from(m), to: m.to, subject: m.subject, text: m.text, html: m.html });
   if (options.smtpUrl) {
-    const smtp = nodemailer.createTransport(options.smtpUrl);
+    // Bounded, so a hung server fails the attempt well within the outbox worker's lease
+    // (nodemailer's defaults wait up to 2 minutes to connect and 10 minutes on a silent socket).
+    // Options written in the URL's query string still win.
+    const smtp = nodemailer.createTransport({ url: options.smtpUrl, connectionTimeout: 15_000, greetingTimeout: 15_000, socketTimeout: 60_000 });
     return { kind: 'smtp', send: async (m) => void (await smtp.sendMail(envelope(m))) };
   }
   const outboxDir = path.resolve(options.dataDir, 'outbox');

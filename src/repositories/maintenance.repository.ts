@@ -20,7 +20,7 @@ async function deleteInBatches(db: Queryable, table: string, where: (q: Knex.Que
 }
 
 /** Deletes rows whose lifetime is over; safe on every instance at once (see deleteInBatches). */
-export async function deleteExpired(db: Queryable, now: Date, keepRevokedFor: Date) {
+export async function deleteExpired(db: Queryable, now: Date, keepRevokedFor: Date, mail: { sentBefore: Date; deadBefore: Date }) {
   const codes = await deleteInBatches(db, 'authorization_codes', (q) => q.where('expires_at', '<', keepRevokedFor));
   const accessTokens = await deleteInBatches(db, 'access_tokens', (q) => q.where('expires_at', '<', now));
   const refreshTokens = await deleteInBatches(db, 'refresh_tokens', (q) => q.where('expires_at', '<', now));
@@ -37,5 +37,8 @@ export async function deleteExpired(db: Queryable, now: Date, keepRevokedFor: Da
   const throttles = await deleteInBatches(db, 'attempt_throttles', (q) => q.where('expires_at', '<', now));
   // Mailed links are kept a day past expiry, so an expired link still says "expired" rather than "unknown".
   const accountTokens = await deleteInBatches(db, 'account_tokens', (q) => q.where('expires_at', '<', keepRevokedFor));
-  return { codes, accessTokens, refreshTokens, families, sessions, counters, throttles, accountTokens };
+  const mailOutbox = await deleteInBatches(db, 'mail_outbox', (q) =>
+    q.where((w) => w.where('status', 'sent').andWhere('sent_at', '<', mail.sentBefore)).orWhere((w) => w.where('status', 'dead').andWhere('created_at', '<', mail.deadBefore)),
+  );
+  return { codes, accessTokens, refreshTokens, families, sessions, counters, throttles, accountTokens, mailOutbox };
 }

@@ -7,6 +7,7 @@ import type { Queryable } from '../db';
 export const SEALED_COLUMNS: ReadonlyArray<{ table: string; key: string; column: string }> = [
   { table: 'clients', key: 'id', column: 'sealed_secret' },
   { table: 'signing_keys', key: 'kid', column: 'sealed_secret' },
+  { table: 'mail_outbox', key: 'id', column: 'sealed_body' }, // null once sent
 ];
 
 const SENTINEL_ID = 1;

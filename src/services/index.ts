@@ -16,6 +16,7 @@ import { createInteraction } from './authorize/interaction.service';
 import { createAccountServices } from './account';
 import { createLogout } from './logout.service';
 import { createAttemptThrottle } from './attempt-throttle.service';
+import { createMailOutbox } from './mail-outbox.service';
 import { createMasterKey } from './master-key.service';
 
 /** The service layer as one plain object; the app, the CLI and the tests build the same one. */
@@ -37,10 +38,11 @@ export function createServices(deps: Deps, notifications?: Notifications) {
     ...createInteraction(deps),
   };
   const throttle = createAttemptThrottle(deps, authorize.verifyCredentials);
-  const account = createAccountServices(deps);
+  const mailOutbox = createMailOutbox(deps);
+  const account = createAccountServices(deps, mailOutbox);
   const logout = createLogout(deps, signingKeys, platforms);
   const masterKey = createMasterKey(deps);
-  return { deps, masterKey, signingKeys, platforms, users, maintenance, clientAuth, grants, tokens, authorize, throttle, account, logout };
+  return { deps, masterKey, signingKeys, platforms, users, maintenance, clientAuth, grants, tokens, authorize, throttle, account, mailOutbox, logout };
 }
 
 export type Services = ReturnType<typeof createServices>;

@@ -1,8 +1,11 @@
 import { listOutbox, type OutboxEntry } from '../../src/mail/transport';
 import path from 'node:path';
 
-/** Waits for a mail to `to` whose subject matches (mail is delivered after the response). */
-export async function waitForMail(dataDir: string, to: string, subject: RegExp, timeoutMs = 5000): Promise<OutboxEntry> {
+/**
+ * Waits for a mail to `to` whose subject matches: mail goes through the outbox table and is
+ * written here by a worker (buildTestApp runs one), after the response.
+ */
+export async function waitForMail(dataDir: string, to: string, subject: RegExp, timeoutMs = 10_000): Promise<OutboxEntry> {
   const dir = path.resolve(dataDir, 'outbox');
   const deadline = Date.now() + timeoutMs;
   for (;;) {

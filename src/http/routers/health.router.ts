@@ -1,7 +1,10 @@
 import { Router } from 'express';
 import type { Db } from '../../db';
 
-/** /healthz: the process answers. /readyz: the database answers too. */
+/**
+ * /healthz: the process answers. /readyz: the database answers a real query on a real table
+ * (DESIGN §13) — `select 1` alone passed while the app could not see its tables.
+ */
 export function healthRouter(db: Db): Router {
   const r = Router();
   r.get('/healthz', (_req, res) => {
@@ -10,7 +13,7 @@ export function healthRouter(db: Db): Router {
   r.get('/readyz', async (_req, res) => {
     res.set('Cache-Control', 'no-store');
     try {
-      await withTimeout(db.raw('select 1'), 2000);
+      await withTimeout(db.raw('select 1 from platforms limit 1'), 2000);
       res.json({ status: 'ready' });
     } catch {
       res.status(503).json({ error: 'temporarily_unavailable', error_description: 'The database is not reachable' });

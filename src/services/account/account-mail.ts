@@ -1,10 +1,15 @@
 import path from 'node:path';
 import ejs from 'ejs';
-import { createMailTransport, type MailMessage, type MailTransport } from '../../mail/transport';
+import type { Queryable } from '../../db';
+import type { MailMessage } from '../../mail/transport';
+import type { Platform } from '../../repositories/platform.repository';
 import type { UserRow } from '../../repositories/user.repository';
-import type { Deps } from '../deps';
+import type { MailOutbox } from '../mail-outbox.service';
 
 const VIEWS = path.resolve(__dirname, '..', '..', '..', 'views', 'mail');
+
+type MailPlatform = Pick<Platform, 'id' | 'name'>;
+type MailUser = Pick<UserRow, 'email' | 'emailVerified' | 'givenName' | 'familyName'>;
 
 interface Content {
   subject: string;
@@ -15,12 +20,13 @@ interface Content {
 }
 
 /**
- * The account mails: plain, branded with the platform's name, in text and HTML. Delivery does not
- * hold up the request (and so never tells by its timing whether an address has an account);
- * a failure is logged.
+ * The account mails: plain, branded with the platform's name, in text and HTML. Each is written
+ * to the durable outbox in the caller's transaction (`db`), together with the event that causes
+ * it (the link's token, the password change); the outbox worker sends it. So nothing here waits
+ * on SMTP, and the request's timing never tells whether an address has an account.
  */
-export function createAccountMail(deps: Deps, transport: MailTransport = createMailTransport({ smtpUrl: deps.config.smtpUrl, dataDir: deps.config.dataDir, from: deps.config.mailFrom })) {
-  async function compose(platformName: string, user: Pick<UserRow, 'email' | 'emailVerified' | 'givenName' | 'familyName'>, c: Content): Promise<MailMessage> {
+export function createAccountMail(outbox: MailOutbox) {
+  async function compose(platformName: string, user: MailUser, c: Content): Promise<MailMessage> {
     // Names are what whoever signed up typed: until the address is verified, the mailbox's owner may
     // not be that person, so a mail carries none of it (no greeting by name, no display name).
     const named = user.emailVerified;
@@ -29,35 +35,33 @@ export function createAccountMail(deps: Deps, transport: MailTransport = createM
     return { to: { name: named ? `${user.givenName} ${user.familyName}`.trim() : '', address: user.email }, fromName: platformName, subject: c.subject, text, html };
   }
 
-  function deliver(platformName: string, user: Pick<UserRow, 'id' | 'email' | 'emailVerified' | 'givenName' | 'familyName'>, c: Content): Promise<void> {
-    const sent = compose(platformName, user, c)
-      .then((m) => transport.send(m))
-      .catch((err: Error) => deps.logger.error({ userId: user.id, subject: c.subject, err: err.message }, 'mail could not be sent'));
-    return sent;
+  async function enqueue(db: Queryable, platform: MailPlatform, user: MailUser, kind: string, c: Content): Promise<void> {
+    const message = await compose(platform.name, user, c);
+    await outbox.enqueue(db, { ...message, platformId: platform.id, kind });
   }
 
   return {
-    transport,
-    verifyEmail: (platformName: string, user: UserRow, url: string, ttlHours: number) =>
-      deliver(platformName, user, {
-        subject: `Verify your email address for ${platformName}`,
-        intro: `Confirm that ${user.email} is your email address to finish setting up your ${platformName} account.`,
+    transport: outbox.transport,
+    verifyEmail: (db: Queryable, platform: MailPlatform, user: MailUser, url: string, ttlHours: number) =>
+      enqueue(db, platform, user, 'verify_email', {
+        subject: `Verify your email address for ${platform.name}`,
+        intro: `Confirm that ${user.email} is your email address to finish setting up your ${platform.name} account.`,
         actionLabel: 'Verify email address',
         actionUrl: url,
         outro: `This link works once and expires in ${ttlHours} hours. If you did not create an account, ignore this email.`,
       }),
-    resetPassword: (platformName: string, user: UserRow, url: string, ttlMinutes: number) =>
-      deliver(platformName, user, {
-        subject: `Reset your ${platformName} password`,
-        intro: `Someone asked to reset the password of the ${platformName} account for ${user.email}.`,
+    resetPassword: (db: Queryable, platform: MailPlatform, user: MailUser, url: string, ttlMinutes: number) =>
+      enqueue(db, platform, user, 'reset_password', {
+        subject: `Reset your ${platform.name} password`,
+        intro: `Someone asked to reset the password of the ${platform.name} account for ${user.email}.`,
         actionLabel: 'Choose a new password',
         actionUrl: url,
         outro: `This link works once and expires in ${ttlMinutes} minutes. If you did not ask for it, ignore this email: your password stays as it is.`,
       }),
-    passwordChanged: (platformName: string, user: UserRow) =>
-      deliver(platformName, user, {
-        subject: `Your ${platformName} password was changed`,
-        intro: `The password of your ${platformName} account (${user.email}) was just changed, and every other device was signed out.`,
+    passwordChanged: (db: Queryable, platform: MailPlatform, user: MailUser) =>
+      enqueue(db, platform, user, 'password_changed', {
+        subject: `Your ${platform.name} password was changed`,
+        intro: `The password of your ${platform.name} account (${user.email}) was just changed, and every other device was signed out.`,
         outro: 'If this was not you, reset your password at once from the sign-in page.',
       }),
   };

@@ -56,8 +56,8 @@ export function createAccountSecurity(deps: Deps, mail: AccountMail) {
       await deps.db.transaction(async (trx) => {
         await userAccount.updatePasswordHash(trx, platform.id, user.id, hash);
         await endAllSessions(trx, user, now);
+        await mail.passwordChanged(trx, platform, user);
       });
-      void mail.passwordChanged(platform.name, user);
       return { ok: true };
     },
 

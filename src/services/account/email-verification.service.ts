@@ -18,14 +18,17 @@ export function createEmailVerification(deps: Deps, mail: AccountMail) {
     `${deps.config.baseUrl}/verify-email?platform_guid=${encodeURIComponent(platformId)}&token=${encodeURIComponent(token)}`;
 
   return {
-    /** Mails a verification link unless one went out too recently; returns the seconds to wait (0: sent). */
+    /** Mails a verification link unless one went out too recently; returns the seconds to wait (0: queued for sending). */
     async sendLink(platform: Platform, user: UserRow): Promise<{ sent: true } | { sent: false; retryAfterSeconds: number }> {
       if (user.emailVerified) return { sent: false, retryAfterSeconds: 0 };
       const now = deps.now();
       const wait = await throttleWait(deps.db, user.id, 'verify_email', THROTTLE, now);
       if (wait > 0) return { sent: false, retryAfterSeconds: wait };
-      const token = await issueAccountToken(deps.db, user, 'verify_email', VERIFY_EMAIL_TTL_SECONDS, now);
-      void mail.verifyEmail(platform.name, user, linkFor(platform.id, token), VERIFY_EMAIL_TTL_SECONDS / 3600);
+      // The link's token and its mail commit together: the outbox sends it even after a crash.
+      await deps.db.transaction(async (trx) => {
+        const token = await issueAccountToken(trx, user, 'verify_email', VERIFY_EMAIL_TTL_SECONDS, now);
+        await mail.verifyEmail(trx, platform, user, linkFor(platform.id, token), VERIFY_EMAIL_TTL_SECONDS / 3600);
+      });
       return { sent: true };
     },
 

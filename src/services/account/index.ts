@@ -1,12 +1,14 @@
 import type { Deps } from '../deps';
-import { createAccountMail, type AccountMail } from './account-mail';
+import type { MailOutbox } from '../mail-outbox.service';
+import { createAccountMail } from './account-mail';
 import { createAccountSecurity } from './account-security.service';
 import { createEmailVerification } from './email-verification.service';
 import { createPasswordReset } from './password-reset.service';
 import { createProfile } from './profile.service';
 
 /** Account lifecycle (issue 6): mail, email verification, password reset, the account page. */
-export function createAccountServices(deps: Deps, mail: AccountMail = createAccountMail(deps)) {
+export function createAccountServices(deps: Deps, outbox: MailOutbox) {
+  const mail = createAccountMail(outbox);
   return {
     mail,
     emailVerification: createEmailVerification(deps, mail),

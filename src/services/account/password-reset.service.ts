@@ -28,12 +28,13 @@ export function createPasswordReset(deps: Deps, mail: AccountMail) {
     if (!user) return;
     const now = deps.now();
     if ((await throttleWait(deps.db, user.id, 'reset_password', THROTTLE, now)) > 0) return;
-    const token = await deps.db.transaction(async (trx) => {
+    await deps.db.transaction(async (trx) => {
       // Only the newest link works.
       await accountTokens.consumeAllForUser(trx, user.id, 'reset_password', now);
-      return issueAccountToken(trx, user, 'reset_password', RESET_PASSWORD_TTL_SECONDS, now);
+      const token = await issueAccountToken(trx, user, 'reset_password', RESET_PASSWORD_TTL_SECONDS, now);
+      // In the same transaction: the link exists exactly when its mail will be sent (the outbox).
+      await mail.resetPassword(trx, platform, user, linkFor(platform.id, token), RESET_PASSWORD_TTL_SECONDS / 60);
     });
-    await mail.resetPassword(platform.name, user, linkFor(platform.id, token), RESET_PASSWORD_TTL_SECONDS / 60);
   }
 
   return {
@@ -77,10 +78,10 @@ export function createPasswordReset(deps: Deps, mail: AccountMail) {
         // The link reached the mailbox: that proves the address as well as a verification link does.
         if (!user.emailVerified) await userAccount.markEmailVerified(trx, platform.id, user.id, users.normalizeEmail(found.row!.email), now);
         await endAllSessions(trx, user, now);
+        await mail.passwordChanged(trx, platform, user);
         return true;
       });
       if (!done) return { ok: false, status: 'used' };
-      void mail.passwordChanged(platform.name, user);
       return { ok: true, user };
     },
   };
