@@ -21,8 +21,14 @@ export const configSchema = z
       .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
       .optional()
       .describe('Postgres connection URL; unset uses the embedded database under DATA_DIR'),
+    DATABASE_LISTEN_URL: z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
+      .optional()
+      .describe('Direct Postgres URL for LISTEN/NOTIFY when DATABASE_URL goes through PgBouncer in transaction mode'),
     DATA_DIR: z.string().min(1).default('./data').describe('Directory for the embedded database and generated dev secrets'),
     DB_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10).describe('Database connection pool size'),
+    DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).default(15000).describe('Longest a database statement may run, in ms (0: no limit)'),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info').describe('pino log level'),
     MASTER_KEY: z
       .string()
@@ -57,6 +63,7 @@ export const configSchema = z
     MAIL_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(10).describe('Tries before an outgoing mail is marked dead (backoff from 30 s, doubling up to 1 h)'),
   })
   .superRefine((env, ctx) => {
+    if (env.DATABASE_LISTEN_URL && !env.DATABASE_URL) ctx.addIssue({ code: 'custom', path: ['DATABASE_LISTEN_URL'], message: 'needs DATABASE_URL' });
     if (env.NODE_ENV !== 'production') return;
     for (const key of ['MASTER_KEY', 'SESSION_SECRET'] as const) {
       if (!env[key]) ctx.addIssue({ code: 'custom', path: [key], message: 'is required when NODE_ENV=production' });
@@ -77,8 +84,10 @@ function toConfig(env: z.infer<typeof configSchema>) {
     port: env.PORT,
     baseUrl,
     databaseUrl: env.DATABASE_URL,
+    databaseListenUrl: env.DATABASE_LISTEN_URL,
     dataDir: env.DATA_DIR,
     dbPoolMax: env.DB_POOL_MAX,
+    dbStatementTimeoutMs: env.DB_STATEMENT_TIMEOUT_MS,
     logLevel: env.LOG_LEVEL,
     masterKey: env.MASTER_KEY,
     masterKeyPrevious: env.MASTER_KEY_PREVIOUS,

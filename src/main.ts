@@ -22,7 +22,7 @@ async function main() {
   }
   const logger = createLogger(config.logLevel);
   for (const warning of riskySettings(config)) logger.warn(warning);
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: config.dbPoolMax });
+  const database = await openDatabase({ databaseUrl: config.databaseUrl, listenUrl: config.databaseListenUrl, dataDir: config.dataDir, poolMax: config.dbPoolMax, statementTimeoutMs: config.dbStatementTimeoutMs });
   const applied = await migrateLatest(database.db);
   if (applied.length) logger.info({ migrations: applied }, 'database migrated');
 
