@@ -11,7 +11,9 @@ const embedded = process.env.TEST_DATABASE_KIND === 'embedded';
 if (embedded) console.warn('two-instances: skipped on the embedded database (PGlite serves one process; run with DATABASE_URL for this test)');
 const describeOnPostgres = embedded ? describe.skip : describe;
 
-const GRACE_SECONDS = 2; // REFRESH_REUSE_GRACE_SECONDS of both instances
+// REFRESH_REUSE_GRACE_SECONDS of both instances: long enough that 50 concurrent refreshes on a
+// loaded 2-core machine land inside it, short enough to wait out twice.
+const GRACE_SECONDS = 6;
 const SCALE = 0.05; // discovery 5/min, authorize 3/min, token 6/min …
 
 type TestApp = Awaited<ReturnType<typeof buildTestApp>>;
@@ -118,8 +120,8 @@ describeOnPostgres('two instances, one database', () => {
         return { status: res.status, body: await res.json() };
       }),
     );
-    const took = Date.now() - started;
-    expect(took).toBeLessThan(GRACE_SECONDS * 1000); // otherwise the window, not the code, decides
+    // Precondition, not a speed check: were the window over, it and not the code would decide.
+    if (Date.now() - started >= GRACE_SECONDS * 1000) throw new Error('the 50 refreshes outlasted the grace window: raise GRACE_SECONDS');
     expect(results.map((r) => r.status)).toEqual(Array(50).fill(200));
     expect(new Set(results.map((r) => r.body.refresh_token)).size).toBe(1); // the same successor for every replay (issue 10)
     expect(new Set(results.map((r) => r.body.access_token)).size).toBe(50);
