@@ -4,6 +4,7 @@ import { createLogger } from '../logger';
 import { openDatabase, migrateLatest } from '../db';
 import { createSealer } from '../crypto/seal';
 import { createServices } from '../services';
+import { createMetrics } from '../services/metrics';
 import { OAuthError } from '../errors';
 import { runCommand } from './commands';
 
@@ -20,6 +21,7 @@ async function main() {
       logger: createLogger('silent'),
       sealer: createSealer(config.masterKey!, config.masterKeyPrevious),
       now: () => new Date(),
+      metrics: createMetrics(), // counted, never scraped: the CLI serves no /metrics
     });
     // A wrong MASTER_KEY would seal new secrets under a key the provider cannot open.
     await services.masterKey.verifyAtStart();

@@ -150,14 +150,22 @@ export function createAttemptThrottle(deps: Deps, verifyCredentials: (platformId
     async attemptSignIn(platformId: string, email: string, password: string, source: string): Promise<SignInOutcome> {
       const account = accountKey(platformId, email, source);
       const bySource = sourceKey(platformId, source);
+      const { signIns, lockouts } = deps.metrics;
       const locked = await lockedFor([account, bySource]);
-      if (locked) return { ok: false, lockedSeconds: locked };
+      if (locked) {
+        signIns.inc({ result: 'locked' });
+        return { ok: false, lockedSeconds: locked };
+      }
       const user = await verifyCredentials(platformId, email, password);
       if (user) {
         await throttles.deleteKey(deps.db, account);
+        signIns.inc({ result: 'success' });
         return { ok: true, user };
       }
-      return { ok: false, lockedSeconds: await count([[account, SIGN_IN_ACCOUNT_SOURCE], [bySource, SIGN_IN_SOURCE]]) };
+      signIns.inc({ result: 'failure' });
+      const lockedNow = await count([[account, SIGN_IN_ACCOUNT_SOURCE], [bySource, SIGN_IN_SOURCE]]);
+      if (lockedNow) lockouts.inc({ throttle: 'sign_in' }); // unlocked a moment ago: this failure started the lock
+      return { ok: false, lockedSeconds: lockedNow };
     },
 
     /**
@@ -170,7 +178,9 @@ export function createAttemptThrottle(deps: Deps, verifyCredentials: (platformId
       const locked = await lockedFor([key]);
       if (locked) return { ok: false, errors: [], lockedSeconds: locked };
       const result = await signUp();
-      if (result.ok || result.emailTaken) await count([[key, SIGN_UP_SOURCE]]);
+      if (result.ok || result.emailTaken) {
+        if (await count([[key, SIGN_UP_SOURCE]])) deps.metrics.lockouts.inc({ throttle: 'sign_up' }); // this attempt started the lock
+      }
       return result;
     },
 

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config';
 import type { Db } from '../db';
 import type { Sealer } from '../crypto/seal';
+import type { Metrics } from './metrics';
 
 /** What every service function receives: plain arguments, no container. */
 export interface Deps {
@@ -10,4 +11,6 @@ export interface Deps {
   logger: Logger;
   sealer: Sealer;
   now: () => Date;
+  /** Counters of DESIGN §13 (sign-ins, tokens, reuse, rate-limit hits); the CLI's are never scraped. */
+  metrics: Metrics;
 }

@@ -52,6 +52,7 @@ export function createAuthorizationCodeGrant(deps: Deps, keys: SigningKeys, issu
       throw invalidGrant('The authorization code is invalid');
     }
     if (!row.user) throw invalidGrant('The user no longer exists');
+    deps.metrics.tokensIssued.inc({ grant: 'authorization_code' });
     return issuer.sign(prepared, {
       client: ctx.client,
       user: row.user,

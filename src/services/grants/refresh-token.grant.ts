@@ -52,9 +52,11 @@ export function createRefreshTokenGrant(deps: Deps, keys: SigningKeys, issuer: T
       if (row.successorUsed) throw invalidGrant('The refresh token was already rotated and its successor used');
       // Only a rotation older than the grace window is left: reuse of a stolen or replayed token.
       await tokens.revokeFamily(deps.db, row.familyId, prepared.now);
+      deps.metrics.refreshReuse.inc();
       throw invalidGrant('The refresh token was already used; its family has been revoked');
     }
     if (!row.user) throw invalidGrant('The user no longer exists');
+    deps.metrics.tokensIssued.inc({ grant: 'refresh_token' });
     return issuer.sign(prepared, {
       client: ctx.client,
       user: row.user,
