@@ -61,8 +61,11 @@ export const configSchema = z
       .describe('SMTP server for outgoing mail (required in production); unset writes mail to DATA_DIR/outbox'),
     MAIL_FROM: z.email().optional().describe('Sender address of outgoing mail (default no-reply@ the host of BASE_URL)'),
     MAIL_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(10).describe('Tries before an outgoing mail is marked dead (backoff from 30 s, doubling up to 1 h)'),
+    METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional().describe('Bearer token for GET /metrics (Prometheus) on PORT; unset: /metrics is 404 there'),
+    METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional().describe('Port of a second HTTP server serving only /metrics, without a token (keep it private)'),
   })
   .superRefine((env, ctx) => {
+    if (env.METRICS_PORT !== undefined && env.METRICS_PORT === env.PORT) ctx.addIssue({ code: 'custom', path: ['METRICS_PORT'], message: 'must differ from PORT' });
     if (env.DATABASE_LISTEN_URL && !env.DATABASE_URL) ctx.addIssue({ code: 'custom', path: ['DATABASE_LISTEN_URL'], message: 'needs DATABASE_URL' });
     if (env.NODE_ENV !== 'production') return;
     for (const key of ['MASTER_KEY', 'SESSION_SECRET'] as const) {
@@ -107,6 +110,8 @@ function toConfig(env: z.infer<typeof configSchema>) {
     smtpUrl: env.SMTP_URL,
     mailFrom: env.MAIL_FROM ?? `no-reply@${new URL(baseUrl).hostname}`,
     mailMaxAttempts: env.MAIL_MAX_ATTEMPTS,
+    metricsToken: env.METRICS_TOKEN,
+    metricsPort: env.METRICS_PORT,
   };
 }
 

@@ -5,6 +5,7 @@ import { createLogger } from './logger';
 import { riskySettings } from './config-warnings';
 import { openDatabase, migrateLatest } from './db';
 import { createApp } from './app';
+import { createMetricsServer } from './http/metrics-server';
 import { seedDemo } from './cli/demo-seed';
 import { startPurgeJob } from './jobs/purge.job';
 import { startMailOutboxJob } from './jobs/mail-outbox.job';
@@ -34,9 +35,11 @@ async function main() {
   const server: Server = createServer(app);
   server.keepAliveTimeout = 65_000;
   await listen(server, config.port);
+  const metricsServer = config.metricsPort ? createMetricsServer(services.deps.metrics.registry, logger) : undefined; // /metrics alone, no token
+  if (metricsServer) await listen(metricsServer, config.metricsPort!);
   const purge = startPurgeJob(services, config.purgeIntervalSeconds);
   const mailOutbox = startMailOutboxJob(services); // durable mail: sends what the outbox holds, on every instance
-  logger.info({ port: config.port, issuer: config.baseUrl, database: database.isEmbedded ? 'embedded' : 'postgres' }, 'Latchkey is ready');
+  logger.info({ port: config.port, metricsPort: config.metricsPort, issuer: config.baseUrl, database: database.isEmbedded ? 'embedded' : 'postgres' }, 'Latchkey is ready');
 
   let stopping = false;
   const shutdown = (signal: string) => {
@@ -44,6 +47,7 @@ async function main() {
     stopping = true;
     logger.info({ signal }, 'shutting down: finishing in-flight requests');
     purge.stop();
+    metricsServer?.close();
     const force = setTimeout(() => process.exit(1), 15_000).unref();
     server.close(async () => {
       await mailOutbox.stop(); // mails being sent are recorded before the pool closes
