@@ -25,9 +25,9 @@ export const SMTP_PASSWORD = 'smtp-s3cret-pass';
 /**
  * A real SMTP server (nodemailer's smtp-server) on a loopback port, requiring the test's
  * credentials; each accepted message is recorded. `delayMs` holds each DATA before accepting it,
- * so that the senders of several workers overlap.
+ * so that the senders of several workers overlap; `stall` never answers DATA (a send that hangs).
  */
-export async function startSmtpSink(options: { delayMs?: number } = {}): Promise<SmtpSink> {
+export async function startSmtpSink(options: { delayMs?: number; stall?: boolean } = {}): Promise<SmtpSink> {
   const received: ReceivedMail[] = [];
   const rejecting = new Set<string>();
   let server: SMTPServer | undefined;
@@ -55,6 +55,7 @@ export async function startSmtpSink(options: { delayMs?: number } = {}): Promise
         const chunks: Buffer[] = [];
         stream.on('data', (c: Buffer) => chunks.push(c));
         stream.on('end', () => {
+          if (options.stall) return;
           const raw = Buffer.concat(chunks).toString('utf8');
           const subject = /^Subject: (.*)$/m.exec(raw)?.[1] ?? '';
           setTimeout(() => {
