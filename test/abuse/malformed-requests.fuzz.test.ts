@@ -1,40 +1,25 @@
-import request from 'supertest';
 import fc from 'fast-check';
-import { buildTestApp } from '../helpers';
-import { buildClient, buildCode, buildPlatform, buildUser } from '../factories';
+import { checkAnswer, HOSTILE_HTML, HOSTILE_SQL, startFuzzApp, stats, type FuzzApp, type Live } from './fuzz-fixtures';
+import { idRequest, materialiseId, onTheWire, POSITIONS, type IdRequestCase } from './near-valid-ids';
 
-// Property: whatever arrives — method, path, query, body, content type, headers — the provider
-// answers without a 5xx, errors keep the spec's shape, and hostile input is never echoed raw
-// into HTML. FUZZ_RUNS raises the number of requests (default keeps the suite fast).
-const RUNS = Number(process.env.FUZZ_RUNS ?? 300);
-/** This run's source address (RFC 2544 benchmarking range), so its rate-limit counts touch no other suite's. */
-const FUZZ_IP = `198.18.${Math.floor(Math.random() * 256)}.${1 + Math.floor(Math.random() * 254)}`;
+// Property: whatever arrives — method, path, query, body, content type, headers, and near-valid
+// identifiers in every identifier position — the provider answers without a 5xx, errors keep the
+// spec's shape, and hostile input is never echoed raw into HTML. Issue 10 asks for at least 10,000
+// requests without a 5xx: the suite counts what it sent and asserts both. FUZZ_RUNS and
+// FUZZ_ID_RUNS change the two properties' runs (below 10,000 together, the floor is their sum).
+const RUNS = Number(process.env.FUZZ_RUNS ?? 5000);
+const ID_RUNS = Number(process.env.FUZZ_ID_RUNS ?? 5500);
+const MIN_REQUESTS = 10_000;
 
-let t: Awaited<ReturnType<typeof buildTestApp>>;
-let live: { platform: string; client: string; secret: string; redirect: string; user: string; code: string; cookie: string; iid: string; csrf: string };
+let app: FuzzApp;
+let live: Live;
 beforeAll(async () => {
-  // The limiters run (and parse credentials) but never refuse. Their counters are shared with the
-  // other suites, so every request comes from this run's own address (see send()).
-  t = await buildTestApp({ RATE_LIMIT_SCALE: '1000', TRUST_PROXY: 'loopback' });
-  const p = await buildPlatform(t.services);
-  const c = await buildClient(t.services, p.id);
-  const u = await buildUser(t.services, p.id);
-  const code = await buildCode(t.services, { platformId: p.id, client: c, user: u });
-  // A live browser interaction, so random form posts reach the hosted pages' handlers.
-  const start = await request(t.app).get(`/oauth/authorize?${new URLSearchParams({ platform_guid: p.id, response_type: 'code', client_id: c.id, redirect_uri: c.redirectUris[0], scope: 'openid' })}`);
-  const cookie = String(start.headers['set-cookie']?.[0] ?? '').split(';')[0];
-  const page = await request(t.app).get(start.headers.location).set('Cookie', cookie);
-  live = {
-    platform: p.id, client: c.id, secret: c.secret!, redirect: c.redirectUris[0], user: u.id, code, cookie,
-    iid: /\/interaction\/([^/"?]+)/.exec(start.headers.location)![1], csrf: /name="_csrf" value="([^"]+)"/.exec(page.text)![1],
-  };
-  expect(cookie).toMatch(/^latchkey\.sid=/);
-});
-afterAll(() => t.close());
+  app = await startFuzzApp();
+  live = app.live;
+}, 60_000);
+afterAll(() => app.close());
 
-/** Hostile values, written as they travel on the wire (some are deliberately broken escapes). */
-const HOSTILE_HTML = ['<script>alert(1)</script>', '"><img src=x onerror=alert(1)>'];
-const HOSTILE_SQL = ["' OR 1=1--", "'; DROP TABLE users; --"];
+/** Values written as they travel on the wire (some are deliberately broken escapes). */
 const WIRE_NASTY = [
   '%C3%28', '%FF', '%', '%zz', '%00', '%E0%80%AF', '%ED%A0%80', '%F0%28%8C%28', '..%2F..%2Fetc%2Fpasswd', '%2e%2e',
   '{{7*7}}', '${7*7}', '<%25= 7*7 %25>', '__proto__', 'constructor', 'toString', 'a[b][c]', '[]', 'x[', 'x]', '%5B%5D',
@@ -69,6 +54,7 @@ const REAL = [
   'grant_type=authorization_code', 'grant_type=refresh_token', 'code=live.code', 'refresh_token=rt_x', '_csrf=live.csrf', 'token=live.code',
   'client_secret=live.secret', 'email=ada%40example.com', 'password=correct+horse', 'decision=allow', 'state=s', 'code_verifier=v',
   'given_name=Ada', 'family_name=L', 'birthdate=2000-01-01', 'account=live.user', 'prompt=login', 'login_hint=ada%40example.com',
+  '_csrf=live.accountCsrf', 'client_id=live.publicClient',
 ];
 /** A query or form string: some real pieces, random pairs, sometimes a key repeated. */
 const formString = () =>
@@ -81,6 +67,7 @@ const path = () =>
   fc.oneof(
     { weight: 8, arbitrary: fc.constantFrom('/.well-known/openid-configuration', '/oauth/authorize', '/oauth/token', '/oauth/userinfo', '/oauth/jwks', '/oauth/introspect', '/oauth/revoke') },
     { weight: 4, arbitrary: fc.constantFrom('', '/signin', '/signup', '/consent', '/chooser', '/forgot').map((s) => `/interaction/live.iid${s}`) },
+    { weight: 1, arbitrary: fc.constantFrom('/interaction/live.chooserIid', '/interaction/live.chooserIid/chooser') },
     {
       weight: 4,
       arbitrary: fc.constantFrom(
@@ -121,7 +108,7 @@ const headers = () =>
     {
       authorization: authorization(),
       accept: fc.constantFrom('text/html', 'application/json', '*/*', 'garbage', 'text/html;q=0.1, application/json', ''),
-      cookie: fc.oneof({ weight: 4, arbitrary: fc.constant('live.cookie') }, { weight: 1, arbitrary: headerValue().map((s) => `latchkey.sid=${s}`) }, { weight: 1, arbitrary: fc.constant('latchkey.sid=s%3Aforged.sig') }),
+      cookie: fc.oneof({ weight: 4, arbitrary: fc.constant('live.cookie') }, { weight: 2, arbitrary: fc.constant('live.accountCookie') }, { weight: 1, arbitrary: headerValue().map((s) => `latchkey.sid=${s}`) }, { weight: 1, arbitrary: fc.constant('latchkey.sid=s%3Aforged.sig') }),
       'x-forwarded-for': fc.oneof(headerValue(), fc.constant('203.0.113.5, <script>')),
       origin: headerValue(),
       'accept-encoding': fc.constantFrom('gzip', 'identity', 'garbage', 'br;q=2'),
@@ -146,46 +133,33 @@ function materialise(s: string): string {
   return s
     .replace(/live\.platform/g, live.platform).replace(/live\.client/g, live.client).replace(/live\.secret/g, encodeURIComponent(live.secret))
     .replace(/live\.redirect/g, encodeURIComponent(live.redirect)).replace(/live\.user/g, live.user).replace(/live\.code/g, live.code)
-    .replace(/live\.csrf/g, encodeURIComponent(live.csrf)).replace(/live\.iid/g, live.iid);
+    .replace(/live\.csrf/g, encodeURIComponent(live.csrf)).replace(/live\.iid/g, live.iid)
+    .replace(/live\.chooserIid/g, live.chooserIid).replace(/live\.accountCsrf/g, encodeURIComponent(live.accountCsrf)).replace(/live\.publicClient/g, live.publicClient);
 }
 
 async function send(r: FuzzRequest) {
   const url = materialise(r.path) + (r.query !== undefined ? `?${materialise(r.query)}` : '');
-  let req = request(t.app)[r.method](url);
-  for (const [name, raw] of Object.entries({ ...r.headers, 'x-forwarded-for': undefined })) {
-    if (raw === undefined) continue;
-    const v = raw === 'live.cookie' ? live.cookie : raw === 'live.basic' ? `Basic ${Buffer.from(`${live.client}:${encodeURIComponent(live.secret)}`).toString('base64')}` : materialise(raw);
-    req = req.set(name, v);
-  }
   // Garbage to the left, this run's address last: the address the trusted loopback proxy saw.
   const forwarded = r.headers['x-forwarded-for'];
-  req = req.set('X-Forwarded-For', forwarded === undefined ? FUZZ_IP : `${materialise(forwarded)}, ${FUZZ_IP}`);
+  let req = app.send(r.method, url, forwarded === undefined ? undefined : materialise(forwarded));
+  for (const [name, raw] of Object.entries({ ...r.headers, 'x-forwarded-for': undefined })) {
+    if (raw === undefined) continue;
+    const v = raw === 'live.cookie' ? live.cookie : raw === 'live.accountCookie' ? live.accountCookie : raw === 'live.basic' ? `Basic ${Buffer.from(`${live.client}:${encodeURIComponent(live.secret)}`).toString('base64')}` : materialise(raw);
+    req = req.set(name, v);
+  }
   if (r.contentType !== undefined) req = req.set('Content-Type', r.contentType);
   if (r.body !== undefined && r.method !== 'get' && r.method !== 'head') req = req.send(typeof r.body === 'string' ? materialise(r.body) : r.body);
-  return req.ok(() => true);
+  return req;
 }
 
-const LEAKS = /\bat \S+ \(.*:\d+:\d+\)|node_modules|syntax error at or near|\bselect\b.+\bfrom\b|ECONNREFUSED|TypeError|ReferenceError/i;
-
-function check(r: FuzzRequest, res: request.Response) {
-  const where = `${r.method.toUpperCase()} ${r.path} → ${res.status}`;
-  if (res.status === 431) return; // Node's HTTP parser refuses an oversize request line or headers before the app runs
-  expect({ where, status: res.status < 500 }).toEqual({ where, status: true });
-  const type = String(res.headers['content-type'] ?? '');
-  if (res.status >= 400 && r.method !== 'head') {
-    expect({ where, type: /^(application\/json|text\/html)/.test(type) }).toEqual({ where, type: true });
-  }
-  if (type.startsWith('application/json') && res.status >= 400 && r.method !== 'head') {
-    expect({ where, keys: Object.keys(res.body).sort() }).toEqual({ where, keys: ['error', 'error_description'] });
-    expect(typeof res.body.error).toBe('string');
-    expect(typeof res.body.error_description).toBe('string');
-    expect(res.headers['x-content-type-options']).toBe('nosniff');
-  }
-  const text = res.text ?? '';
-  if (type.startsWith('text/html')) {
-    for (const hostile of [...HOSTILE_HTML, ...HOSTILE_SQL]) expect({ where, echoed: text.includes(hostile) ? hostile : null }).toEqual({ where, echoed: null });
-  }
-  expect({ where, leak: LEAKS.exec(text)?.[0] ?? null }).toEqual({ where, leak: null });
+/** A near-valid identifier in one identifier position, sent as a browser or a client would. */
+async function sendId(c: IdRequestCase) {
+  const raw = materialiseId(c.id, live);
+  const r = await POSITIONS[c.position](onTheWire(raw, c.id), raw, live, app.baseUrl);
+  let req = app.send(r.method, r.url);
+  for (const [name, v] of Object.entries(r.headers)) req = req.set(name, v);
+  if (r.form !== undefined) req = req.type('form').send(r.form);
+  return { r, res: await req };
 }
 
 /** A short account of a request for failure messages (values can be 40 kB long). */
@@ -194,12 +168,41 @@ const summary = (r: FuzzRequest) => {
   return JSON.stringify({ method: r.method, path: cut(r.path), query: cut(r.query), contentType: r.contentType, body: cut(r.body), headers: r.headers }, null, 1);
 };
 
+
+/** Requests in flight at once: the database works while the app parses the next one (2-core CI in mind). */
+const WIDTH = 8;
+
+/**
+ * Runs a property over `requests` generated values, WIDTH at a time; on failure, the seed and a
+ * short account of the value that failed.
+ */
+async function run<T>(arb: fc.Arbitrary<T>, requests: number, test: (v: T) => Promise<void>, show: (v: T) => string) {
+  const batch = fc.array(arb, { minLength: WIDTH, maxLength: WIDTH });
+  const property = fc.asyncProperty(batch, async (values) => {
+    await Promise.all(values.map((v) => test(v).catch((err: Error) => { throw new Error(`${show(v)}\n${String(err?.message ?? err).slice(0, 1500)}`); })));
+  });
+  const out = await fc.check(property, { numRuns: Math.ceil(requests / WIDTH), endOnFailure: true });
+  if (out.failed) throw new Error(`seed ${out.seed}, after ${out.numRuns} batches of ${WIDTH}:\n${String((out.errorInstance as Error)?.message ?? out.errorInstance)}`);
+}
+
 describe('malformed requests at every endpoint (property-based)', () => {
+  // First: the general property may sign the account browser out, which would hide the account pages.
+  it('near-valid identifiers in every identifier position: never a 5xx, never a query error', async () => {
+    const seen = new Set<string>();
+    await run(idRequest, ID_RUNS, async (c) => {
+      const { r, res } = await sendId(c);
+      seen.add(c.position);
+      checkAnswer(`${c.position}: ${r.method.toUpperCase()} ${r.url.slice(0, 200)} (${c.id.bend} of ${c.id.base})`, r.method, res);
+    }, (c) => JSON.stringify({ ...c, value: materialiseId(c.id, live) }));
+    if (ID_RUNS >= 1000) expect([...seen].sort()).toEqual(Object.keys(POSITIONS).sort());
+  }, 300_000);
+
   it('never answers 5xx, keeps the error format and echoes nothing hostile into HTML', async () => {
-    const out = await fc.check(fc.asyncProperty(requestArb, async (r) => check(r, await send(r))), { numRuns: RUNS, endOnFailure: true });
-    if (out.failed) {
-      const cause = String((out.errorInstance as Error)?.message ?? out.errorInstance).slice(0, 1500);
-      throw new Error(`seed ${out.seed}, after ${out.numRuns} runs:\n${summary(out.counterexample![0])}\n${cause}`);
-    }
-  }, 120_000);
+    await run(requestArb, RUNS, async (r) => checkAnswer(`${r.method.toUpperCase()} ${r.path}`, r.method, await send(r)), summary);
+  }, 300_000);
+
+  it(`sent at least ${MIN_REQUESTS.toLocaleString('en')} requests, none answered with a 5xx`, () => {
+    expect(stats.serverErrors).toBe(0);
+    expect(stats.sent).toBeGreaterThanOrEqual(Math.min(MIN_REQUESTS, RUNS + ID_RUNS));
+  });
 });
