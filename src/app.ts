@@ -8,13 +8,16 @@ import type { Db } from './db';
 import { createSealer } from './crypto/seal';
 import { errorHandler, OAuthError } from './errors';
 import { createServices, type Services } from './services';
+import { createMetrics } from './services/metrics';
 import { requestLogging } from './http/middleware/request-id';
+import { requestMetrics } from './http/middleware/request-metrics';
 import { securityHeaders } from './http/middleware/security-headers';
 import { createRateLimits } from './http/middleware/rate-limit';
 import { untrustedProxyWarning } from './http/middleware/untrusted-proxy-warning';
 import { discoveryRouter } from './http/routers/discovery.router';
 import { jwksRouter } from './http/routers/jwks.router';
 import { healthRouter } from './http/routers/health.router';
+import { metricsRouter } from './http/routers/metrics.router';
 import { authorizeRouter } from './http/routers/authorize.router';
 import { interactionRouter } from './http/routers/interaction.router';
 import { tokenRouter } from './http/routers/token.router';
@@ -31,8 +34,8 @@ import { accountActionsRouter } from './http/routers/account-actions.router';
 import { accountPictureRouter } from './http/routers/account-picture.router';
 import { logoutRouter } from './http/routers/logout.router';
 import { devOutboxRouter } from './http/routers/dev-outbox.router';
-import './http/locals';
 import { homeRouter } from './http/routers/home.router';
+import './http/locals';
 
 export interface AppDeps {
   config: Config;
@@ -54,7 +57,9 @@ export interface App {
 export function createApp(deps: AppDeps): App {
   const { config, db, logger } = deps;
   if (!config.masterKey || !config.sessionSecret) throw new Error('createApp needs MASTER_KEY and SESSION_SECRET (see dev-secrets)');
-  const services = createServices({ config, db, logger, sealer: createSealer(config.masterKey, config.masterKeyPrevious), now: deps.now ?? (() => new Date()) }, deps.notifications);
+  // Process metrics only where someone can scrape them (DESIGN §13).
+  const metrics = createMetrics({ db, sessionPool: deps.sessionPool, processMetrics: Boolean(config.metricsToken || config.metricsPort) });
+  const services = createServices({ config, db, logger, sealer: createSealer(config.masterKey, config.masterKeyPrevious), now: deps.now ?? (() => new Date()), metrics }, deps.notifications);
   const rateLimit = createRateLimits(services);
 
   const app = express();
@@ -65,6 +70,7 @@ export function createApp(deps: AppDeps): App {
   app.set('query parser', 'simple');
   app.set('etag', false); // JSON answers are no-store; discovery and JWKS carry their own strong ETag
 
+  app.use(requestMetrics(metrics));
   app.use(requestLogging(logger));
   app.use(untrustedProxyWarning(config.trustProxy, logger));
   app.use(securityHeaders(config.baseUrl.startsWith('https://')));
@@ -72,6 +78,7 @@ export function createApp(deps: AppDeps): App {
   app.use(discoveryRouter(services, rateLimit));
   app.use(jwksRouter(services, rateLimit));
   app.use(healthRouter(db));
+  if (config.metricsToken) app.use(metricsRouter(metrics.registry, config.metricsToken)); // else 404: METRICS_PORT serves it apart
   app.use('/static', express.static(path.resolve(__dirname, '..', 'public'), { maxAge: '1h' }));
   app.use(express.urlencoded({ extended: false, limit: '32kb', parameterLimit: 100 }));
 
@@ -94,11 +101,11 @@ export function createApp(deps: AppDeps): App {
   app.use(accountPictureRouter(services));
   app.use(logoutRouter(services));
   if (!config.isProduction) app.use(devOutboxRouter(services)); // development only: 404 in production
+  app.use(homeRouter(config));
 
   app.use('/oauth', (req) => {
     throw new OAuthError('not_found', `No endpoint ${req.method} ${req.baseUrl}${req.path}`);
   });
-  app.use(homeRouter(config));
   app.use((req, res) => {
     res.status(404).set('Cache-Control', 'no-store');
     if (req.accepts(['json', 'html']) === 'html') {
