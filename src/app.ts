@@ -18,7 +18,7 @@ import { discoveryRouter } from './http/routers/discovery.router';
 import { jwksRouter } from './http/routers/jwks.router';
 import { healthRouter } from './http/routers/health.router';
 import { metricsRouter } from './http/routers/metrics.router';
-import { authorizeRouter } from './http/routers/authorize.router';
+import { authorizeRouter, redirectAuthorizePost } from './http/routers/authorize.router';
 import { interactionRouter } from './http/routers/interaction.router';
 import { tokenRouter } from './http/routers/token.router';
 import { userinfoRouter } from './http/routers/userinfo.router';
@@ -90,6 +90,7 @@ export function createApp(deps: AppDeps): App {
   // Browser routes only: API endpoints never touch the session store. Every browser route also
   // drops accounts signed out elsewhere (password reset, sign out everywhere).
   app.use(['/interaction', '/account', '/password', '/oauth/logout', '/verify-email'], rateLimit.hostedPages); // per source, before any session work
+  app.post('/oauth/authorize', redirectAuthorizePost); // to the GET before any session work (issue 10 §4)
   const browserPaths = ['/oauth/authorize', '/interaction', '/account', '/password', '/oauth/logout'];
   app.use(browserPaths, sessionMiddleware(config, deps.sessionPool), saveSessionBeforeRedirect, revalidateAccounts(services));
   app.use(authorizeRouter(services, rateLimit));

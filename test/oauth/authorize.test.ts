@@ -92,11 +92,14 @@ describe('GET /oauth/authorize — other errors redirect with error, error_descr
 });
 
 describe('the hosted flow over HTTP', () => {
-  it('accepts POST /oauth/authorize (form) as well as GET', async () => {
+  it('accepts POST /oauth/authorize (form) as well as GET: a 303 to the same request as a GET (issue 10 §4)', async () => {
     const { p, c } = await setup();
     const res = await request(t.app).post('/oauth/authorize').type('form').send(Object.fromEntries(authorizeQuery(p, c)));
     expect(res.status).toBe(303);
-    expect(res.headers.location).toMatch(/^\/interaction\//);
+    expect(res.headers.location).toBe(`/oauth/authorize?${authorizeQuery(p, c)}`);
+    const followed = await request(t.app).get(res.headers.location);
+    expect(followed.status).toBe(303);
+    expect(followed.headers.location).toMatch(/^\/interaction\//);
   });
 
   it('drops scopes the client does not hold; the token reports the narrowed set', async () => {
