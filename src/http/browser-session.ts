@@ -14,8 +14,31 @@ declare module 'express-session' {
   }
 }
 
+declare global {
+  namespace Express {
+    interface Locals {
+      /** A signed-in browser's session lifetime, set where the session is mounted (middleware/session.ts). */
+      signedInSessionMs?: number;
+    }
+  }
+}
+
 const MAX_INTERACTIONS = 10;
-const INTERACTION_TTL_SECONDS = 3600;
+/** An interaction lives an hour; so does a session that holds nothing but interactions (issue 10 §2). */
+export const INTERACTION_TTL_SECONDS = 3600;
+
+/**
+ * Whether the session holds anything worth a stored row: a value other than its cookie that is not
+ * empty (`{ accounts: { P: [] } }` is empty). A new session that holds nothing is never stored.
+ */
+export function holdsState(session: object | null | undefined): boolean {
+  if (!session) return false;
+  return Object.entries(session).some(([key, value]) => key !== 'cookie' && !isEmpty(value));
+}
+
+const isEmpty = (value: unknown): boolean => value == null || (typeof value === 'object' && Object.values(value).every(isEmpty));
+
+const hasSignedInAccount = (req: Request) => Object.values(req.session.accounts ?? {}).some((list) => list.some((a) => a.authTime !== null));
 
 export function browserId(req: Request): string {
   req.session.browserId ??= randomToken(18);
@@ -30,19 +53,29 @@ function setAccounts(req: Request, platformId: string, accounts: KnownAccount[])
   req.session.accounts = { ...(req.session.accounts ?? {}), [platformId]: accounts };
 }
 
-/** Signed in now: first in the list, with its auth_time. */
+/**
+ * Signed in now: first in the list, with its auth_time. The session now lives SESSION_TTL_SECONDS
+ * (cookie and stored row alike, from this sign-in on) instead of an anonymous session's hour.
+ */
 export function rememberSignIn(req: Request, platformId: string, account: { userId: string; email: string }, authTime: number) {
   const others = accountsOf(req, platformId).filter((a) => a.userId !== account.userId);
   setAccounts(req, platformId, [{ ...account, authTime, signedInAt: Date.now() }, ...others]);
+  const signedInMs = req.res?.locals.signedInSessionMs;
+  if (signedInMs) req.session.cookie.maxAge = signedInMs;
 }
 
 /** Signed out but still listed, so the chooser can offer it with the email pre-filled. */
 export function markSignedOut(req: Request, platformId: string, userId: string) {
-  setAccounts(req, platformId, accountsOf(req, platformId).map((a) => (a.userId === userId ? { ...a, authTime: null } : a)));
+  const accounts = accountsOf(req, platformId);
+  // An account this browser does not know (a password reset from a fresh browser): nothing to write.
+  if (!accounts.some((a) => a.userId === userId)) return;
+  setAccounts(req, platformId, accounts.map((a) => (a.userId === userId ? { ...a, authTime: null } : a)));
 }
 
 export function forgetAccount(req: Request, platformId: string, userId: string) {
-  setAccounts(req, platformId, accountsOf(req, platformId).filter((a) => a.userId !== userId));
+  const accounts = accountsOf(req, platformId);
+  if (!accounts.some((a) => a.userId === userId)) return;
+  setAccounts(req, platformId, accounts.filter((a) => a.userId !== userId));
 }
 
 export function saveInteraction(req: Request, interaction: AuthorizationRequest) {
@@ -52,6 +85,11 @@ export function saveInteraction(req: Request, interaction: AuthorizationRequest)
     .sort((a, b) => b.createdAt - a.createdAt)
     .slice(0, MAX_INTERACTIONS - 1);
   req.session.interactions = Object.fromEntries([interaction, ...live].map((i) => [i.id, i]));
+  // Nobody signed in: the session lives an hour from its latest interaction, never SESSION_TTL_SECONDS.
+  const { cookie } = req.session;
+  if (!hasSignedInAccount(req) && cookie.originalMaxAge !== null && cookie.originalMaxAge <= INTERACTION_TTL_SECONDS * 1000) {
+    cookie.maxAge = cookie.originalMaxAge;
+  }
 }
 
 export function findInteraction(req: Request, id: string): AuthorizationRequest | undefined {

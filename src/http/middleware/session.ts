@@ -1,14 +1,23 @@
-import type { RequestHandler } from 'express';
+import type { RequestHandler, Response } from 'express';
 import session from 'express-session';
 import connectPgSimple from 'connect-pg-simple';
+import cookieParser from 'cookie-parser';
 import type { Pool } from 'pg';
 import type { Config } from '../../config';
+import { holdsState, INTERACTION_TTL_SECONDS } from '../browser-session';
+import { csrfCookie } from './csrf';
 
-/** One cookie-backed server session per browser, stored in Postgres (DESIGN §9). */
-export function sessionMiddleware(config: Config, pool: Pool) {
+/**
+ * One cookie-backed server session per browser, stored in Postgres (DESIGN §9), but only once it
+ * holds something (issue 10 §2): an anonymous page view costs no row. A new session lives an hour
+ * (cookie and row), enough for an authorization in progress; a sign-in extends it to
+ * SESSION_TTL_SECONDS (rememberSignIn). Also parses cookies for the anonymous forms' CSRF cookie.
+ */
+export function sessionMiddleware(config: Config, pool: Pool): RequestHandler[] {
   const PgStore = connectPgSimple(session);
   const secure = config.baseUrl.startsWith('https://');
-  return session({
+  const signedInMs = config.sessionTtlSeconds * 1000;
+  const expressSession = session({
     name: 'latchkey.sid',
     secret: config.sessionSecret!,
     store: new PgStore({ pool, tableName: 'session', createTableIfMissing: false, pruneSessionInterval: false }),
@@ -16,18 +25,39 @@ export function sessionMiddleware(config: Config, pool: Pool) {
     saveUninitialized: false,
     rolling: false,
     proxy: secure ? true : undefined,
-    cookie: { httpOnly: true, sameSite: 'lax', secure, maxAge: config.sessionTtlSeconds * 1000, path: '/' },
+    cookie: { httpOnly: true, sameSite: 'lax', secure, maxAge: Math.min(INTERACTION_TTL_SECONDS * 1000, signedInMs), path: '/' },
   });
+  const lifetimes: RequestHandler = (_req, res, next) => {
+    res.locals.signedInSessionMs = signedInMs;
+    next();
+  };
+  return [cookieParser(), csrfCookie(config), lifetimes, expressSession, storeOnlyWithState];
 }
 
 /**
+ * A session that arrived empty (no cookie, an unknown or forged one) and still holds nothing when
+ * the response ends is dropped before express-session sees it: no row, no Set-Cookie. So anything
+ * that writes an empty value by accident (`accounts: { P: [] }`) cannot cost a row either.
+ */
+const storeOnlyWithState: RequestHandler = (req, res, next) => {
+  if (!req.session || holdsState(req.session)) return next();
+  const end = res.end as (...args: unknown[]) => Response;
+  res.end = ((...args: unknown[]) => {
+    if (!holdsState(req.session)) (req as { session?: unknown }).session = null; // express-session: no session, nothing saved
+    return end.apply(res, args);
+  }) as typeof res.end;
+  next();
+};
+
+/**
  * express-session writes the response headers before its store write finishes, and a browser
- * follows a redirect as soon as it sees them: save the session first, then redirect.
+ * follows a redirect as soon as it sees them: save the session first, then redirect. A session
+ * holding nothing is not saved (storeOnlyWithState drops it, or express-session writes it at the end).
  */
 export const saveSessionBeforeRedirect: RequestHandler = (req, res, next) => {
   const redirect = res.redirect.bind(res) as (...args: unknown[]) => void;
   res.redirect = ((...args: unknown[]) => {
-    if (!req.session) return redirect(...args);
+    if (!req.session || !holdsState(req.session)) return redirect(...args);
     req.session.save((err) => (err ? next(err) : redirect(...args)));
   }) as typeof res.redirect;
   next();

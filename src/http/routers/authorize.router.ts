@@ -52,7 +52,7 @@ export function authorizeRouter(s: Services, rateLimit: (name: string) => Reques
       const fake = { redirectUri: params.redirect_uri, state: params.state } as AuthorizationRequest;
       return redirectToClient(req, res, fake, { error: err.code, error_description: err.description }, s.deps.config.baseUrl);
     }
-    ar.restart = new URLSearchParams(params).toString();
+    ar.restart = restartQuery(params);
     await advance(req, res, ar);
   };
   r.get('/oauth/authorize', rateLimit('authorize'), resolvePlatform(s), handler);
@@ -66,6 +66,15 @@ const KNOWN_PARAMS: Record<keyof AuthorizeParams | 'platform_guid', true> = {
   max_age: true, first_name: true, last_name: true, phone_number: true, response_mode: true, request: true, request_uri: true,
 };
 const isKnown = (name: string) => Object.hasOwn(KNOWN_PARAMS, name);
+
+/**
+ * The request again, for a form whose session is gone (docs/decisions.md, interaction state): the
+ * known parameters only, each within the bound validation just enforced, so junk parameters never
+ * reach the session row or the forms.
+ */
+function restartQuery(params: Record<string, string>): string {
+  return new URLSearchParams(Object.entries(params).filter(([name]) => isKnown(name))).toString();
+}
 
 /** Leaves room for cookies and other headers under Node's 16 KiB header limit, and fits common proxies. */
 const MAX_REDIRECT_URL = 8192;

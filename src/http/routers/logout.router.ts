@@ -33,6 +33,7 @@ export function logoutRouter(s: Services): Router {
   const r = Router();
 
   async function signOut(req: Request, platformId: string, userIds: string[]) {
+    if (userIds.length === 0) return; // nothing signed in: no browser id, no session row (issue 10 §2)
     await s.logout.endBrowserSessions(platformId, userIds, browserId(req));
     for (const id of userIds) markSignedOut(req, platformId, id);
   }
