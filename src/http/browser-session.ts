@@ -11,6 +11,8 @@ declare module 'express-session' {
     /** Per platform, the accounts this browser knows (DESIGN §9). */
     accounts: Record<string, KnownAccount[]>;
     interactions: Record<string, AuthorizationRequest>;
+    /** Interactions that ended (id → original query), newest first: see endInteraction. */
+    endedInteractions: Record<string, { restart: string; endedAt: number }>;
   }
 }
 
@@ -24,6 +26,7 @@ declare global {
 }
 
 const MAX_INTERACTIONS = 10;
+const MAX_ENDED_INTERACTIONS = 5;
 /** An interaction lives an hour; so does a session that holds nothing but interactions (issue 10 §2). */
 export const INTERACTION_TTL_SECONDS = 3600;
 
@@ -100,8 +103,29 @@ export function findInteraction(req: Request, id: string): AuthorizationRequest 
   return found;
 }
 
+/**
+ * Pages are no-store (issue 10 §6), so Back to a finished interaction's page fetches it again: its
+ * original query is kept a while (the newest few, an hour) so that fetch starts the request over
+ * (chooser or sign-in) instead of an error page, as its forms' `restart` does.
+ */
 export function endInteraction(req: Request, id: string) {
-  if (req.session.interactions) delete req.session.interactions[id];
+  const all = req.session.interactions;
+  if (!all || !Object.hasOwn(all, id)) return;
+  const { restart } = all[id];
+  delete all[id];
+  if (!restart) return;
+  const now = Math.floor(Date.now() / 1000);
+  const kept = Object.entries(req.session.endedInteractions ?? {})
+    .filter(([, e]) => now - e.endedAt < INTERACTION_TTL_SECONDS)
+    .slice(0, MAX_ENDED_INTERACTIONS - 1);
+  req.session.endedInteractions = Object.fromEntries([[id, { restart, endedAt: now }], ...kept]);
+}
+
+/** The original query of a recently ended interaction of this browser, if any. */
+export function restartOfEnded(req: Request, id: string): string | undefined {
+  const all = req.session.endedInteractions;
+  const ended = all && Object.hasOwn(all, id) ? all[id] : undefined;
+  return ended && Math.floor(Date.now() / 1000) - ended.endedAt < INTERACTION_TTL_SECONDS ? ended.restart : undefined;
 }
 
 /** Session fixation defence: a new session id at sign-in, keeping what the session held. */

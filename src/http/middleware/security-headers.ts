@@ -1,4 +1,4 @@
-import type { RequestHandler } from 'express';
+import type { RequestHandler, Response } from 'express';
 import helmet from 'helmet';
 
 /** The JSON endpoints: no page is ever rendered there, so a page's CSP and friends are moot. */
@@ -9,10 +9,14 @@ const API_PATHS = new Set([
 /**
  * helmet's full set on every page; on the hot JSON endpoints only the headers that matter for
  * JSON (nosniff, no referrer, no framing, HSTS behind https), set at once from a fixed object.
+ * Pages default to `Cache-Control: no-store` (issue 10 §6): they carry forms, CSRF tokens or
+ * personal data, and a page that forgets to say so must not end up in a shared cache. What may be
+ * cached (static files, avatars, pictures) sets its own header.
  */
 export function securityHeaders(isHttps: boolean): RequestHandler {
   const pages = helmet({
-    contentSecurityPolicy: { directives: { 'form-action': null, 'script-src': ["'none'"], 'img-src': ["'self'", 'data:', 'https:'] } },
+    // form-action 'self': a hosted form posts only here (allowFormRedirectTo widens it per page).
+    contentSecurityPolicy: { directives: { 'form-action': ["'self'"], 'script-src': ["'none'"], 'img-src': ["'self'", 'data:', 'https:'] } },
   });
   const api: Record<string, string> = {
     'X-Content-Type-Options': 'nosniff',
@@ -21,8 +25,37 @@ export function securityHeaders(isHttps: boolean): RequestHandler {
     ...(isHttps ? { 'Strict-Transport-Security': 'max-age=31536000; includeSubDomains' } : {}),
   };
   return (req, res, next) => {
-    if (!API_PATHS.has(req.path)) return pages(req, res, next);
+    if (!API_PATHS.has(req.path)) {
+      // serve-static keeps a Cache-Control already set, so static files are left alone here.
+      if (!req.path.startsWith('/static/')) res.setHeader('Cache-Control', 'no-store');
+      return pages(req, res, next);
+    }
     for (const name in api) res.setHeader(name, api[name]);
     next();
   };
+}
+
+/**
+ * Chromium applies form-action to every redirect that follows a form POST, so a page whose form may
+ * end at the client (the authorization response after sign-in, consent or the chooser; the
+ * post-logout redirect) allows that one target on that response only: its origin, or its scheme for
+ * a native app's custom scheme or an IPv6 literal (CSP host sources cannot express those).
+ */
+export function allowFormRedirectTo(res: Response, uri: string): void {
+  const source = cspSource(uri);
+  const csp = res.getHeader('Content-Security-Policy');
+  if (!source || typeof csp !== 'string') return;
+  res.setHeader('Content-Security-Policy', csp.replace(/(^|;)form-action 'self'/, `$1form-action 'self' ${source}`));
+}
+
+function cspSource(uri: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(uri);
+  } catch {
+    return undefined;
+  }
+  // Only characters that cannot end a source or a directive (a host may hold ";" or ",").
+  if ((url.protocol === 'https:' || url.protocol === 'http:') && /^[a-z0-9.-]+$/.test(url.hostname)) return url.origin;
+  return /^[a-z][a-z0-9+.-]*:$/.test(url.protocol) ? url.protocol : undefined;
 }

@@ -6,8 +6,9 @@ import type { Step } from '../../services/authorize/next-step';
 import { normalizeEmail } from '../../repositories/user.repository';
 import { presentChooserAccounts, presentConsentScopes } from '../../presenters/pages.presenter';
 import { issueCsrf, requireCsrf } from '../middleware/csrf';
+import { allowFormRedirectTo } from '../middleware/security-headers';
 import {
-  accountsOf, browserId, endInteraction, findInteraction, forgetAccount, markSignedOut, regenerateKeepingData, rememberSignIn, saveInteraction,
+  accountsOf, browserId, endInteraction, findInteraction, forgetAccount, markSignedOut, regenerateKeepingData, rememberSignIn, restartOfEnded, saveInteraction,
 } from '../browser-session';
 import { createAdvance, redirectToClient } from './authorize.router';
 import { attemptSource, tooManyAttempts } from '../attempt-source';
@@ -34,8 +35,8 @@ export function interactionRouter(s: Services): Router {
       res.locals.restart = ar.restart;
       return next();
     }
-    const restart = field(req.body, 'restart');
-    if (req.method === 'POST' && restart) return res.redirect(303, `/oauth/authorize?${restart}`);
+    const restart = req.method === 'POST' ? field(req.body, 'restart') : restartOfEnded(req, String(req.params.iid)); // GET: Back to a finished page
+    if (restart) return res.redirect(303, `/oauth/authorize?${restart}`);
     throw new OAuthError('invalid_request', 'This sign-in page has expired. Go back to the app you came from and start again.');
   };
 
@@ -55,6 +56,7 @@ export function interactionRouter(s: Services): Router {
 
   async function render(req: Request, res: Response, step: Step, extra: Record<string, unknown> = {}, status = 200) {
     const a = ar(res);
+    allowFormRedirectTo(res, a.redirectUri); // every form here may end at the client (CSP form-action)
     const common = { platformName: res.locals.platform.name, csrfToken: res.locals.csrfToken, restart: a.restart };
     const hasAccounts = accountsOf(req, a.platformId).length > 0;
     switch (step.kind) {

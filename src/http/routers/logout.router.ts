@@ -4,6 +4,7 @@ import type { LogoutParams, LogoutRequest } from '../../services/logout.service'
 import { invalidRequest } from '../../errors';
 import { issueCsrf, requireCsrf } from '../middleware/csrf';
 import { resolvePlatform } from '../middleware/resolve-platform';
+import { allowFormRedirectTo } from '../middleware/security-headers';
 import { singleValued } from '../params';
 import { browserId, markSignedOut } from '../browser-session';
 import { field, signedInAccounts } from '../account-session';
@@ -65,6 +66,7 @@ export function logoutRouter(s: Services): Router {
       return await finish(req, res, lr, true);
     }
     if (signedIn.length === 0) return await finish(req, res, lr, true);
+    if (lr.redirectUri) allowFormRedirectTo(res, lr.redirectUri); // "Sign out" ends there (CSP form-action)
     res.set('Cache-Control', 'no-store').render('logout-confirm', {
       title: 'Sign out', platformName: p.name, csrfToken: res.locals.csrfToken, clientName: lr.client?.name ?? null,
       action: `/oauth/logout/confirm?platform_guid=${encodeURIComponent(p.id)}`,
