@@ -62,10 +62,11 @@ export const invalidToken = (d: string) =>
     headers: { 'WWW-Authenticate': `Bearer error="invalid_token", error_description="${d.replace(/"/g, "'")}"` },
   });
 
-// Socket errors, and SQLSTATE classes 08 (connection exception), 57P (shutdown, cannot connect now), 53300 (too many connections).
+// Socket errors, and SQLSTATE classes 08 (connection exception), 57P (shutdown, cannot connect now), 53300 (too many connections),
+// 57014 (statement cancelled: DB_STATEMENT_TIMEOUT_MS ran out on an overloaded database).
 const DATABASE_UNAVAILABLE_CODES = new Set([
   'ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN',
-  '57P01', '57P02', '57P03', '53300', '08000', '08001', '08003', '08004', '08006',
+  '57P01', '57P02', '57P03', '53300', '08000', '08001', '08003', '08004', '08006', '57014',
 ]);
 
 /** pg error codes that mean "the database is not there right now". */
@@ -73,8 +74,9 @@ function isDatabaseUnavailable(err: unknown): boolean {
   const e = err as { code?: string; message?: string } | undefined;
   if (!e) return false;
   if (e.code && DATABASE_UNAVAILABLE_CODES.has(e.code)) return true;
-  // pg and knex: a dead or closed connection, a connect timeout ("timeout expired"), a full pool
-  return /Knex: Timeout acquiring a connection|Connection terminated|connect ECONNREFUSED|not queryable|^timeout expired$/.test(e.message ?? '');
+  // pg and knex: a dead or closed connection, a connect timeout ("timeout expired"), a full pool,
+  // the client-side statement timeout (through PgBouncer, on PGlite: "Query read timeout")
+  return /Knex: Timeout acquiring a connection|Connection terminated|connect ECONNREFUSED|not queryable|^timeout expired$|^Query read timeout$/.test(e.message ?? '');
 }
 
 /**
