@@ -30,6 +30,7 @@ export const configSchema = z
     DB_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10).describe('Database connection pool size'),
     DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).default(15000).describe('Longest a database statement may run, in ms (0: no limit)'),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info').describe('pino log level'),
+    LOG_FORMAT: z.enum(['auto', 'json', 'pretty']).default('auto').describe('auto: human-readable on a terminal outside production, JSON otherwise'),
     MASTER_KEY: z
       .string()
       .regex(/^[A-Za-z0-9_-]{43}$/, 'must be 32 random bytes, base64url (43 characters)')
@@ -92,6 +93,7 @@ function toConfig(env: z.infer<typeof configSchema>) {
     dbPoolMax: env.DB_POOL_MAX,
     dbStatementTimeoutMs: env.DB_STATEMENT_TIMEOUT_MS,
     logLevel: env.LOG_LEVEL,
+    logFormat: env.LOG_FORMAT,
     masterKey: env.MASTER_KEY,
     masterKeyPrevious: env.MASTER_KEY_PREVIOUS,
     sessionSecret: env.SESSION_SECRET,

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import { loadConfig, ConfigError } from './config';
 import { withDevSecrets } from './dev-secrets';
-import { createLogger } from './logger';
+import { createLogger, wantsPrettyLogs } from './logger';
 import { riskySettings } from './config-warnings';
 import { openDatabase, migrateLatest } from './db';
 import { createApp } from './app';
@@ -21,7 +21,7 @@ async function main() {
     }
     throw err;
   }
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.logLevel, { pretty: wantsPrettyLogs(config.logFormat, config.isProduction, Boolean(process.stdout.isTTY)) });
   for (const warning of riskySettings(config)) logger.warn(warning);
   const database = await openDatabase({ databaseUrl: config.databaseUrl, listenUrl: config.databaseListenUrl, dataDir: config.dataDir, poolMax: config.dbPoolMax, statementTimeoutMs: config.dbStatementTimeoutMs });
   const applied = await migrateLatest(database.db);
