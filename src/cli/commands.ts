@@ -65,7 +65,9 @@ export const USAGE = `Usage:
   admin throttle list [--platform G] [--email E] [--source IP] [--locked]
   admin throttle clear --platform G (--email E | --source IP | --all)
   admin mail list [--status queued|sending|sent|dead] [--platform G] [--limit N]
-  admin mail retry (--id ID | --all-dead [--platform G])`;
+  admin mail retry (--id ID | --all-dead [--platform G])
+  admin backup --out FILE          (one consistent snapshot, also while the provider runs; keep MASTER_KEY, apart)
+  admin restore --in FILE          (into an empty database: a fresh DATA_DIR with the provider stopped, or an empty Postgres)`;
 
 /** Runs one admin command over the service layer; returns the JSON object to print. */
 export async function runCommand(s: Services, argv: string[]): Promise<Record<string, unknown>> {

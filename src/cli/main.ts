@@ -7,14 +7,22 @@ import { createServices } from '../services';
 import { createMetrics } from '../services/metrics';
 import { OAuthError } from '../errors';
 import { runCommand } from './commands';
+import { backupCommand, restoreCommand } from './database-commands';
 
 /** `npm run --silent admin -- …`: one JSON object on stdout; errors on stderr, exit 1. */
 async function main() {
   let database;
   try {
     const config = withDevSecrets(loadConfig(process.env));
-    database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: 2 });
-    await migrateLatest(database.db);
+    database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: 2, statementTimeoutMs: config.dbStatementTimeoutMs });
+    const argv = process.argv.slice(2);
+    if (argv[0] === 'backup') {
+      // The database as it is, not migrated first: a backup taken before an upgrade is of the old version.
+      process.stdout.write(`${JSON.stringify(await backupCommand(database.db, argv))}\n`);
+      return;
+    }
+    const restored = argv[0] === 'restore' ? await restoreCommand(database.db, argv) : undefined;
+    const migrated = await migrateLatest(database.db);
     const services = createServices({
       config,
       db: database.db,
@@ -24,8 +32,10 @@ async function main() {
       metrics: createMetrics(), // counted, never scraped: the CLI serves no /metrics
     });
     // A wrong MASTER_KEY would seal new secrets under a key the provider cannot open.
-    await services.masterKey.verifyAtStart();
-    const output = await runCommand(services, process.argv.slice(2));
+    await services.masterKey.verifyAtStart().catch((err: Error) => {
+      throw restored ? new Error(`the backup is restored, but ${err.message}`) : err;
+    });
+    const output = restored ? { ...restored, migrated } : await runCommand(services, argv);
     process.stdout.write(`${JSON.stringify(output)}\n`);
     process.exitCode = 0;
   } catch (err) {
