@@ -16,7 +16,14 @@ const API_PATHS = new Set([
 export function securityHeaders(isHttps: boolean): RequestHandler {
   const pages = helmet({
     // form-action 'self': a hosted form posts only here (allowFormRedirectTo widens it per page).
-    contentSecurityPolicy: { directives: { 'form-action': ["'self'"], 'script-src': ["'none'"], 'img-src': ["'self'", 'data:', 'https:'] } },
+    contentSecurityPolicy: {
+      directives: {
+        'form-action': ["'self'"], 'script-src': ["'none'"], 'img-src': ["'self'", 'data:', 'https:'],
+        // Only behind https: over plain http (a LAN address, a first try) it would send the browser
+        // to https for the stylesheet and every link, and the pages break (issue 11).
+        'upgrade-insecure-requests': isHttps ? [] : null,
+      },
+    },
   });
   const api: Record<string, string> = {
     'X-Content-Type-Options': 'nosniff',
