@@ -105,7 +105,8 @@ describe('a double submit', () => {
     await openAuthorize(page, authorizeUrl(h, tenant));
     await page.getByLabel('Email').fill(user.email);
     await page.getByLabel('Password').fill(TEST_PASSWORD);
-    const nav = page.waitForNavigation();
+    // The second click may abort the first navigation (net::ERR_ABORTED): then only where it ends counts.
+    const nav = page.waitForNavigation().catch(() => null);
     await page.getByRole('button', { name: 'Sign in' }).dblclick();
     await expectSensible(page, await nav);
     await page.waitForLoadState('load');
@@ -139,7 +140,8 @@ describe('a double submit', () => {
       const fields = Array.from(form.querySelectorAll('input[name]'), (i) => [(i as HTMLInputElement).name, (i as HTMLInputElement).value]);
       return { action: form.action, fields: [...fields, ['decision', 'allow']] };
     });
-    const nav = page.waitForNavigation();
+    // The second click may abort the first navigation (net::ERR_ABORTED): then only where it ends counts.
+    const nav = page.waitForNavigation().catch(() => null);
     await page.getByRole('button', { name: 'Allow' }).dblclick();
     await expectSensible(page, await nav);
     await page.waitForLoadState('load');
@@ -157,7 +159,8 @@ describe('a double submit', () => {
     await page.getByLabel('Last name').fill('Click');
     await page.getByLabel('Date of birth').fill('1990-05-17');
     await page.getByLabel('Password').fill(TEST_PASSWORD);
-    const nav = page.waitForNavigation();
+    // The second click may abort the first navigation (net::ERR_ABORTED): then only where it ends counts.
+    const nav = page.waitForNavigation().catch(() => null);
     await page.getByRole('button', { name: 'Create account' }).dblclick();
     await expectSensible(page, await nav);
     await page.waitForLoadState('load');
