@@ -1,6 +1,6 @@
 import { invalidRequest } from '../errors';
 import type { Services } from '../services';
-import type { ClientType } from '../repositories/client.repository';
+import type { ClientType } from '../domain/client';
 import type { ThrottleEntry } from '../services/attempt-throttle.service';
 import { MAIL_STATUSES, type MailStatus } from '../repositories/mail-outbox.repository';
 import { presentMail } from '../presenters/mail.presenter';

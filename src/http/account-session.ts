@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express';
-import type { KnownAccount } from '../services/authorize/next-step';
+import type { KnownAccount } from '../domain/interaction';
 import { accountsOf } from './browser-session';
 
 declare module 'express-session' {

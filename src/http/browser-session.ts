@@ -1,7 +1,7 @@
 import type { Request } from 'express';
 import { randomToken } from '../crypto/random';
-import type { AuthorizationRequest } from '../services/authorize/authorization-request';
-import type { KnownAccount } from '../services/authorize/next-step';
+import type { AuthorizationRequest } from '../domain/authorization-request';
+import type { KnownAccount } from '../domain/interaction';
 
 declare module 'express-session' {
   interface SessionData {

@@ -1,11 +1,11 @@
-import type { Platform } from '../repositories/platform.repository';
-import type { ClientRow } from '../repositories/client.repository';
+import type { Platform } from '../domain/platform';
+import type { Client } from '../domain/client';
 
 declare global {
   namespace Express {
     interface Locals {
       platform: Platform;
-      client?: ClientRow;
+      client?: Client;
     }
   }
 }

@@ -1,10 +1,10 @@
-import type { UserRow } from '../repositories/user.repository';
+import type { User } from '../domain/user';
 import type { ProfileInput } from '../services/account/profile.service';
 import { avatarUrl } from './claims.presenter';
 import { presentConsentScopes } from './pages.presenter';
 
 /** The header of the account page. */
-export const presentAccountUser = (user: UserRow, baseUrl: string) => ({
+export const presentAccountUser = (user: User, baseUrl: string) => ({
   id: user.id,
   name: [user.givenName, user.middleName, user.familyName].filter(Boolean).join(' '),
   email: user.email,
@@ -14,7 +14,7 @@ export const presentAccountUser = (user: UserRow, baseUrl: string) => ({
 });
 
 /** The profile form filled from the stored claims. */
-export function presentProfileValues(user: UserRow): ProfileInput & { picture_url: string } {
+export function presentProfileValues(user: User): ProfileInput & { picture_url: string } {
   const a = user.address ?? {};
   const uploaded = user.pictureUrl?.includes(`/pictures/${user.platformId}/`) ?? false;
   return {
@@ -41,5 +41,5 @@ export const presentApps = (apps: { clientId: string; name: string; scopes: stri
     access: presentConsentScopes(a.scopes.filter((s) => s !== 'openid')).map((s) => s.title).join(' · ') || 'Knows who you are',
   }));
 
-export const presentChooserRows = (users: UserRow[], baseUrl: string) =>
+export const presentChooserRows = (users: User[], baseUrl: string) =>
   users.map((u) => ({ id: u.id, email: u.email, name: `${u.givenName} ${u.familyName}`.trim(), picture: u.pictureUrl ?? avatarUrl(baseUrl, u) }));

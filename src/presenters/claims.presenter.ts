@@ -1,10 +1,10 @@
-import type { UserRow } from '../repositories/user.repository';
+import type { User } from '../domain/user';
 
 /** The provider-served avatar, until the user sets a picture (DESIGN §9). */
-export const avatarUrl = (baseUrl: string, user: Pick<UserRow, 'platformId' | 'id'>) =>
+export const avatarUrl = (baseUrl: string, user: Pick<User, 'platformId' | 'id'>) =>
   `${baseUrl}/avatars/${user.platformId}/${user.id}.svg`;
 
-const fullName = (u: UserRow) => [u.givenName, u.middleName, u.familyName].filter(Boolean).join(' ');
+const fullName = (u: User) => [u.givenName, u.middleName, u.familyName].filter(Boolean).join(' ');
 
 type Claims = Record<string, unknown>;
 
@@ -16,7 +16,7 @@ const omitUnset = (claims: Claims): Claims =>
  * `profile`, only middle_name and nickname may be unset (spec): every user has a
  * preferred_username from creation on (a default from the name).
  */
-export function scopeClaims(user: UserRow, scopes: readonly string[], baseUrl: string): Claims {
+export function scopeClaims(user: User, scopes: readonly string[], baseUrl: string): Claims {
   const claims: Claims = { sub: user.id, human_guid: user.id };
   if (scopes.includes('profile')) {
     Object.assign(claims, {
@@ -42,7 +42,7 @@ export function scopeClaims(user: UserRow, scopes: readonly string[], baseUrl: s
 export const presentUserinfo = scopeClaims;
 
 /** ID-token user claims: scope claims plus the always-present ones of scope rule 3. */
-export function idTokenUserClaims(user: UserRow, scopes: readonly string[], baseUrl: string): Claims {
+export function idTokenUserClaims(user: User, scopes: readonly string[], baseUrl: string): Claims {
   return {
     ...scopeClaims(user, scopes, baseUrl),
     name: fullName(user),

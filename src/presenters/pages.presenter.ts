@@ -1,5 +1,5 @@
-import type { UserRow } from '../repositories/user.repository';
-import type { KnownAccount } from '../services/authorize/next-step';
+import type { User } from '../domain/user';
+import type { KnownAccount } from '../domain/interaction';
 import { avatarUrl } from './claims.presenter';
 
 // Consent wording: what each scope releases, in plain words.
@@ -15,7 +15,7 @@ const SCOPE_TEXT: Record<string, { title: string; description: string }> = {
 export const presentConsentScopes = (scopes: string[]) => scopes.map((name) => ({ name, ...SCOPE_TEXT[name] }));
 
 /** Chooser rows: signed-in accounts first, as the session lists them. */
-export function presentChooserAccounts(accounts: KnownAccount[], users: UserRow[], baseUrl: string) {
+export function presentChooserAccounts(accounts: KnownAccount[], users: User[], baseUrl: string) {
   return accounts
     .map((a) => {
       const user = users.find((u) => u.id === a.userId);

@@ -1,10 +1,4 @@
-export interface IssuedTokens {
-  accessToken: string;
-  expiresInSeconds: number;
-  scope: string;
-  idToken?: string;
-  refreshToken?: string;
-}
+import type { IssuedTokens } from '../domain/tokens';
 
 /** The spec's token response (RFC 6749 §5.1). */
 export function presentTokenResponse(t: IssuedTokens) {

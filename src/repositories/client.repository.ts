@@ -1,20 +1,10 @@
 import type { Queryable } from '../db';
 
-export type ClientType = 'confidential' | 'public';
+import type { Client } from '../domain/client';
 
-export interface ClientRow {
-  id: string;
-  platformId: string;
-  name: string;
-  type: ClientType;
-  redirectUris: string[];
-  postLogoutRedirectUris: string[];
-  allowedScopes: string[];
-  sealedSecret: string | null;
-  /** May introspect tokens issued to the platform's other clients (RFC 7662 §4). */
-  isResourceServer: boolean;
-  createdAt: Date;
-}
+export type { ClientType } from '../domain/client';
+/** The stored client is the domain's Client. */
+export type ClientRow = Client;
 
 const toClient = (r: any): ClientRow => ({
   id: r.id,

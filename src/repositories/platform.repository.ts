@@ -1,11 +1,8 @@
 import type { Queryable } from '../db';
 
-export interface Platform {
-  id: string;
-  name: string;
-  rateLimitOverrides: Record<string, number>;
-  createdAt: Date;
-}
+import type { Platform } from '../domain/platform';
+
+export type { Platform };
 
 const toPlatform = (r: any): Platform => ({ id: r.id, name: r.name, rateLimitOverrides: r.rate_limit_overrides ?? {}, createdAt: r.created_at });
 

@@ -1,33 +1,13 @@
 import type { Queryable } from '../db';
 import { reviveTimestamps } from './json-row';
+import { normalizeEmail, type User } from '../domain/user';
 
-export interface Address {
-  formatted?: string;
-  street_address?: string;
-  locality?: string;
-  region?: string;
-  postal_code?: string;
-  country?: string;
-}
+export type { Address } from '../domain/user';
+export { normalizeEmail } from '../domain/user';
 
-export interface UserRow {
-  id: string;
-  platformId: string;
-  email: string;
-  emailVerified: boolean;
+/** The stored user: the domain's User and the password hash, which stays in the repositories and the credential checks. */
+export interface UserRow extends User {
   passwordHash: string;
-  givenName: string;
-  familyName: string;
-  middleName: string | null;
-  nickname: string | null;
-  /** Always set (a default from the name at creation); not unique. */
-  preferredUsername: string;
-  birthdate: string | null;
-  phoneNumber: string | null;
-  address: Address | null;
-  pictureUrl: string | null;
-  createdAt: Date;
-  updatedAt: Date;
 }
 
 export const toUser = (r: any): UserRow => ({
@@ -52,7 +32,6 @@ export const toUser = (r: any): UserRow => ({
 /** A user row selected as row_to_json(users.*). */
 export const userFromJson = (json: Record<string, unknown>): UserRow => toUser(reviveTimestamps(json, ['created_at', 'updated_at']));
 
-export const normalizeEmail = (email: string): string => email.trim().toLowerCase();
 
 export type NewUser = Omit<UserRow, 'createdAt' | 'updatedAt' | 'middleName' | 'nickname' | 'address' | 'pictureUrl'> &
   Partial<Pick<UserRow, 'middleName' | 'nickname' | 'address' | 'pictureUrl'>>;

@@ -1,11 +1,11 @@
 import type { Notifications } from '../db/notifications';
 import { onUserInvalidated } from '../db/invalidation';
 import type { AccessTokenRecord } from '../repositories/token.repository';
-import type { UserRow } from '../repositories/user.repository';
+import type { User } from '../domain/user';
 
 export interface LiveAccessToken {
   token: AccessTokenRecord;
-  user: UserRow;
+  user: User;
 }
 
 const MAX_ENTRIES = 100_000;

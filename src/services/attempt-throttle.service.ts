@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import * as throttles from '../repositories/attempt-throttle.repository';
 import type { ThrottleRow } from '../repositories/attempt-throttle.repository';
-import { normalizeEmail, type UserRow } from '../repositories/user.repository';
+import { normalizeEmail, type User } from '../domain/user';
 import type { Deps } from './deps';
 import type { CreateUserResult } from './users.service';
 
@@ -54,7 +54,7 @@ export function afterAttempt(prev: ThrottleRow, now: Date, p: ThrottlePolicy): T
   return { key: prev.key, failures, windowStartedAt, locks, lockedUntil, expiresAt: new Date(Math.max(windowEnd, lockEnd)) };
 }
 
-export type SignInOutcome = { ok: true; user: UserRow } | { ok: false; lockedSeconds: number };
+export type SignInOutcome = { ok: true; user: User } | { ok: false; lockedSeconds: number };
 export type SignUpOutcome = CreateUserResult | { ok: false; errors: []; lockedSeconds: number };
 
 const hash = (s: string) => createHash('sha256').update(s).digest('base64url');
@@ -104,7 +104,7 @@ function describe(row: ThrottleRow, now: Date): ThrottleEntry | undefined {
  * Password-guessing defence (issue 5 §2): failed sign-ins are counted per account and source and
  * per source; while a key is locked no password is checked. `source` is the caller's address key.
  */
-export function createAttemptThrottle(deps: Deps, verifyCredentials: (platformId: string, email: string, password: string) => Promise<UserRow | undefined>) {
+export function createAttemptThrottle(deps: Deps, verifyCredentials: (platformId: string, email: string, password: string) => Promise<User | undefined>) {
   const accountKey = (platformId: string, email: string, source: string) => `signin:account:${platformId}:${hash(normalizeEmail(email))}:${source}`;
   const sourceKey = (platformId: string, source: string) => `signin:source:${platformId}:${source}`;
   const signUpKey = (platformId: string, source: string) => `signup:source:${platformId}:${source}`;

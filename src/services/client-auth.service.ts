@@ -2,8 +2,8 @@ import { OAuthError, invalidRequest } from '../errors';
 import { safeEqual } from '../crypto/digest';
 import { isUuid } from '../domain/ids';
 import * as clients from '../repositories/client.repository';
-import type { ClientRow } from '../repositories/client.repository';
-import type { Platform } from '../repositories/platform.repository';
+import type { Client } from '../domain/client';
+import type { Platform } from '../domain/platform';
 import type { Deps } from './deps';
 import type { Platforms } from './platforms.service';
 
@@ -37,7 +37,7 @@ const CLIENT_CACHE_MS = 60_000;
 
 export function createClientAuth(deps: Deps, platforms: Platforms) {
   // Clients and their secrets are immutable once registered; a short cache spares a query and an unseal per request.
-  const cache = new Map<string, { client: ClientRow; secret: string | null; at: number }>();
+  const cache = new Map<string, { client: Client; secret: string | null; at: number }>();
   async function findClient(platformId: string, id: string) {
     const key = `${platformId}:${id}`;
     const hit = cache.get(key);
@@ -51,7 +51,7 @@ export function createClientAuth(deps: Deps, platforms: Platforms) {
   }
 
   /** Decides the client and its method from the request. Throws invalid_request / invalid_client. */
-  async function authenticate(platform: Platform, creds: ClientCredentials, options: { allowPublic: boolean }): Promise<{ client: ClientRow; method: AuthMethod }> {
+  async function authenticate(platform: Platform, creds: ClientCredentials, options: { allowPublic: boolean }): Promise<{ client: Client; method: AuthMethod }> {
     const isBasic = typeof creds.authorization === 'string' && /^Basic /i.test(creds.authorization);
     let id = creds.bodyClientId;
     let secret: string | undefined;

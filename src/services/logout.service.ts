@@ -3,8 +3,8 @@ import { isAccessTokenJwt, peekKid, verifyHs512 } from '../crypto/jwt';
 import { invalidRequest } from '../errors';
 import { isUuid } from '../domain/ids';
 import * as clients from '../repositories/client.repository';
-import type { ClientRow } from '../repositories/client.repository';
-import type { Platform } from '../repositories/platform.repository';
+import type { Client } from '../domain/client';
+import type { Platform } from '../domain/platform';
 import * as tokens from '../repositories/token.repository';
 import type { Deps } from './deps';
 import type { Platforms } from './platforms.service';
@@ -20,7 +20,7 @@ export interface LogoutParams {
 
 /** A checked RP-initiated logout request. */
 export interface LogoutRequest {
-  client?: ClientRow;
+  client?: Client;
   /** The subject of a valid id_token_hint: the request comes from an app this user signed in to. */
   hintSub?: string;
   /** Registered for the client (matchRedirectUri); absent → the provider's own signed-out page. */
@@ -31,7 +31,7 @@ export interface LogoutRequest {
 /** OpenID Connect RP-Initiated Logout 1.0. */
 export function createLogout(deps: Deps, keys: SigningKeys, platforms: Platforms) {
   /** Verifies an ID token we issued to the client (expired is fine, §2); else invalid_request. */
-  async function subjectOf(platform: Platform, client: ClientRow, hint: string): Promise<string> {
+  async function subjectOf(platform: Platform, client: Client, hint: string): Promise<string> {
     const secret = platforms.clientSecret(client);
     const kid = peekKid(hint);
     const key = secret ? new TextEncoder().encode(secret) : kid ? (await keys.keyById(platform.id, kid))?.secret : undefined;
@@ -44,7 +44,7 @@ export function createLogout(deps: Deps, keys: SigningKeys, platforms: Platforms
   }
 
   /** The client named by client_id or, failing that, by the hint's audience (read before verification). */
-  async function clientOf(platform: Platform, p: LogoutParams): Promise<ClientRow | undefined> {
+  async function clientOf(platform: Platform, p: LogoutParams): Promise<Client | undefined> {
     let clientId = p.client_id;
     let hintAud: string[] = [];
     if (p.id_token_hint) {

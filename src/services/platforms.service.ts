@@ -4,7 +4,7 @@ import { invalidRequest } from '../errors';
 import { isUuid } from '../domain/ids';
 import * as platforms from '../repositories/platform.repository';
 import * as clients from '../repositories/client.repository';
-import type { ClientRow, ClientType } from '../repositories/client.repository';
+import type { Client, ClientType } from '../domain/client';
 import type { Deps } from './deps';
 import { isSupportedScope, parseScope, SUPPORTED_SCOPES } from './scopes';
 import { checkRedirectUri } from './redirect-uris';
@@ -43,7 +43,7 @@ export function createPlatforms(deps: Deps, signingKeys: SigningKeys) {
     },
 
     /** Registers a client; confidential ones get a 64-octet secret, returned once and stored sealed. */
-    async createClient(platformId: string, input: NewClientInput): Promise<{ client: ClientRow; secret: string | null }> {
+    async createClient(platformId: string, input: NewClientInput): Promise<{ client: Client; secret: string | null }> {
       await this.requirePlatform(platformId);
       if (!input.name.trim()) throw invalidRequest('client name must not be empty');
       if (input.type !== 'confidential' && input.type !== 'public') throw invalidRequest('client type must be "confidential" or "public"');
@@ -85,7 +85,7 @@ export function createPlatforms(deps: Deps, signingKeys: SigningKeys) {
     },
 
     /** OIDC Core 10.1: the HS512 key of a confidential client's ID tokens is its secret's UTF-8 octets. */
-    clientIdTokenKey(client: ClientRow): Promise<CryptoKey> | undefined {
+    clientIdTokenKey(client: Client): Promise<CryptoKey> | undefined {
       if (!client.sealedSecret) return undefined;
       let key = clientKeys.get(client.id);
       if (!key) {
@@ -97,7 +97,7 @@ export function createPlatforms(deps: Deps, signingKeys: SigningKeys) {
     },
 
     /** The client secret in clear, for HS512 ID tokens and authentication. */
-    clientSecret(client: ClientRow): string | null {
+    clientSecret(client: Client): string | null {
       return client.sealedSecret ? deps.sealer.unseal(client.sealedSecret).toString('utf8') : null;
     },
   };

@@ -2,8 +2,8 @@ import { digest } from '../crypto/digest';
 import { peekKid, verifyHs512 } from '../crypto/jwt';
 import { invalidToken } from '../errors';
 import * as tokens from '../repositories/token.repository';
-import type { ClientRow } from '../repositories/client.repository';
-import type { Platform } from '../repositories/platform.repository';
+import type { Client } from '../domain/client';
+import type { Platform } from '../domain/platform';
 import type { ActiveToken } from '../presenters/introspection.presenter';
 import type { Deps } from './deps';
 import { parseScope } from './scopes';
@@ -70,7 +70,7 @@ export function createTokens(deps: Deps, keys: SigningKeys, cache: AccessTokenCa
      * a token issued to another client is reported inactive unless the caller is registered as a
      * resource server, so one client cannot read another's grants (or learn which tokens live).
      */
-    async introspect(platform: Platform, token: string, caller: ClientRow | undefined): Promise<ActiveToken | undefined> {
+    async introspect(platform: Platform, token: string, caller: Client | undefined): Promise<ActiveToken | undefined> {
       const found = await activeToken(platform, token);
       if (!found || !caller || (found.clientId !== caller.id && !caller.isResourceServer)) return undefined;
       return found;
@@ -80,7 +80,7 @@ export function createTokens(deps: Deps, keys: SigningKeys, cache: AccessTokenCa
      * RFC 7009: revokes an access token, or a refresh token with its family and their access
      * tokens. Unknown tokens are not an error; an authenticated client only revokes its own.
      */
-    async revoke(platform: Platform, token: string, client: ClientRow | undefined): Promise<void> {
+    async revoke(platform: Platform, token: string, client: Client | undefined): Promise<void> {
       const now = deps.now();
       if (token.startsWith('rt_')) {
         const rt = await tokens.findRefreshToken(deps.db, platform.id, digest(token));

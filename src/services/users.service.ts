@@ -1,7 +1,7 @@
 import { newId } from '../crypto/random';
 import { hashPassword } from '../crypto/passwords';
 import * as users from '../repositories/user.repository';
-import type { UserRow } from '../repositories/user.repository';
+import type { User } from '../domain/user';
 import type { Deps } from './deps';
 import {
   checkBirthdate, checkEmail, checkName, checkPassword, checkPreferredUsername, defaultPreferredUsername, normalizePhone, normalizePreferredUsername, type FieldError,
@@ -20,7 +20,7 @@ export interface NewUserInput {
 }
 
 /** `emailTaken`: the address already has an account (sign-up throttling counts it as probing). */
-export type CreateUserResult = { ok: true; user: UserRow } | { ok: false; errors: FieldError[]; emailTaken?: true };
+export type CreateUserResult = { ok: true; user: User } | { ok: false; errors: FieldError[]; emailTaken?: true };
 
 const emailTaken = (): CreateUserResult => ({ ok: false, errors: [{ field: 'email', message: 'An account with this email already exists' }], emailTaken: true });
 

@@ -1,7 +1,7 @@
 import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Response } from 'express';
 import { rateLimit, ipKeyGenerator } from 'express-rate-limit';
 import type { Services } from '../../services';
-import type { Platform } from '../../repositories/platform.repository';
+import type { Platform } from '../../domain/platform';
 import { isUuid } from '../../domain/ids';
 import { pageTooManyRequests, retryAfterSeconds, tooManyRequests } from './rate-limit-answers';
 import { SlidingWindowStore, type CounterBackend } from './rate-limit-store';

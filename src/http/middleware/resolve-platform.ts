@@ -1,7 +1,7 @@
 import type { RequestHandler } from 'express';
 import { invalidRequest } from '../../errors';
 import type { Services } from '../../services';
-import type { Platform } from '../../repositories/platform.repository';
+import type { Platform } from '../../domain/platform';
 
 /**
  * Finds the platform of the request: query for GET, body or query for POST; both present and

@@ -1,6 +1,6 @@
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import type { Services } from '../../services';
-import type { UserRow } from '../../repositories/user.repository';
+import type { User } from '../../domain/user';
 import type { FieldError } from '../../services/user-rules';
 import { COUNTRY_OPTIONS } from '../../services/account/countries';
 import { presentAccountUser, presentApps, presentChooserRows, presentProfileValues } from '../../presenters/account.presenter';
@@ -102,7 +102,7 @@ declare global {
   namespace Express {
     interface Locals {
       /** The signed-in user an account form acts on (requireAccount). */
-      accountUser?: UserRow;
+      accountUser?: User;
     }
   }
 }
@@ -117,7 +117,7 @@ export interface AccountFormState {
 export function accountPageRenderer(s: Services) {
   const { baseUrl } = s.deps.config;
   const platformOf = (res: Response) => res.locals.platform;
-  return async function renderAccount(req: Request, res: Response, user: UserRow, extra: AccountFormState = {}, status = 200) {
+  return async function renderAccount(req: Request, res: Response, user: User, extra: AccountFormState = {}, status = 200) {
     const p = platformOf(res);
     const apps = await s.account.security.listApps(user.id);
     res.status(status).set('Cache-Control', 'no-store').render('account', {

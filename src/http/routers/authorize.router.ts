@@ -1,7 +1,7 @@
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import { OAuthError, invalidRequest } from '../../errors';
 import type { Services } from '../../services';
-import type { AuthorizationRequest } from '../../services/authorize/authorization-request';
+import type { AuthorizationRequest } from '../../domain/authorization-request';
 import type { AuthorizeParams } from '../../services/authorize/validate-request';
 import { resolvePlatform } from '../middleware/resolve-platform';
 import { accountsOf, browserId, endInteraction, saveInteraction } from '../browser-session';

@@ -1,9 +1,9 @@
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import { OAuthError } from '../../errors';
 import type { Services } from '../../services';
-import type { AuthorizationRequest } from '../../services/authorize/authorization-request';
-import type { Step } from '../../services/authorize/next-step';
-import { normalizeEmail } from '../../repositories/user.repository';
+import type { AuthorizationRequest } from '../../domain/authorization-request';
+import type { Step } from '../../domain/interaction';
+import { normalizeEmail } from '../../domain/user';
 import { presentChooserAccounts, presentConsentScopes } from '../../presenters/pages.presenter';
 import { issueCsrf, requireCsrf } from '../middleware/csrf';
 import { allowFormRedirectTo } from '../middleware/security-headers';

@@ -2,14 +2,14 @@ import path from 'node:path';
 import ejs from 'ejs';
 import type { Queryable } from '../../db';
 import type { MailMessage } from '../../mail/transport';
-import type { Platform } from '../../repositories/platform.repository';
-import type { UserRow } from '../../repositories/user.repository';
+import type { Platform } from '../../domain/platform';
+import type { User } from '../../domain/user';
 import type { MailOutbox } from '../mail-outbox.service';
 
 const VIEWS = path.resolve(__dirname, '..', '..', '..', 'views', 'mail');
 
 type MailPlatform = Pick<Platform, 'id' | 'name'>;
-type MailUser = Pick<UserRow, 'email' | 'emailVerified' | 'givenName' | 'familyName'>;
+type MailUser = Pick<User, 'email' | 'emailVerified' | 'givenName' | 'familyName'>;
 
 interface Content {
   subject: string;

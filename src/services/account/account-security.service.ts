@@ -5,9 +5,9 @@ import * as consents from '../../repositories/consent.repository';
 import * as tokens from '../../repositories/token.repository';
 import * as userAccount from '../../repositories/user-account.repository';
 import * as users from '../../repositories/user.repository';
-import type { Platform } from '../../repositories/platform.repository';
-import type { UserRow } from '../../repositories/user.repository';
-import type { KnownAccount } from '../authorize/next-step';
+import type { Platform } from '../../domain/platform';
+import type { User } from '../../domain/user';
+import type { KnownAccount } from '../../domain/interaction';
 import type { Deps } from '../deps';
 import { checkPassword, type FieldError } from '../user-rules';
 import type { AccountMail } from './account-mail';
@@ -17,7 +17,7 @@ import type { AccountMail } from './account-mail';
  * counting (checked on each browser request, see revalidate-accounts), and every refresh token
  * family of the user is revoked with its access tokens.
  */
-export async function endAllSessions(trx: Queryable, user: Pick<UserRow, 'id' | 'platformId'>, now: Date): Promise<number> {
+export async function endAllSessions(trx: Queryable, user: Pick<User, 'id' | 'platformId'>, now: Date): Promise<number> {
   await userAccount.setSessionsValidAfter(trx, user.platformId, user.id, now);
   return tokens.revokeByUser(trx, user.id, now);
 }
@@ -44,8 +44,9 @@ export function createAccountSecurity(deps: Deps, mail: AccountMail) {
     },
 
     /** The current password is required; the new one follows the sign-up policy. Other sessions end. */
-    async changePassword(platform: Platform, user: UserRow, current: string, next: string): Promise<{ ok: true } | { ok: false; errors: FieldError[] }> {
-      if (!current || !(await verifyPassword(user.passwordHash, current))) {
+    async changePassword(platform: Platform, user: User, current: string, next: string): Promise<{ ok: true } | { ok: false; errors: FieldError[] }> {
+      const stored = current ? await users.findById(deps.db, user.platformId, user.id) : undefined; // the hash stays below the domain's User
+      if (!stored || !(await verifyPassword(stored.passwordHash, current))) {
         return { ok: false, errors: [{ field: 'current_password', message: 'Your current password is not correct' }] };
       }
       const policy = checkPassword(next, deps.config.passwordMinLength, user.email);
@@ -62,7 +63,7 @@ export function createAccountSecurity(deps: Deps, mail: AccountMail) {
     },
 
     /** Every browser (this one too) and every app's refresh tokens. */
-    async signOutEverywhere(user: UserRow): Promise<void> {
+    async signOutEverywhere(user: User): Promise<void> {
       await deps.db.transaction((trx) => endAllSessions(trx, user, deps.now()));
     },
 
@@ -75,7 +76,7 @@ export function createAccountSecurity(deps: Deps, mail: AccountMail) {
     },
 
     /** Withdraws consent; the app's refresh tokens (and their access tokens) die with it. */
-    async revokeApp(user: UserRow, clientId: string): Promise<boolean> {
+    async revokeApp(user: User, clientId: string): Promise<boolean> {
       if (!isUuid(clientId)) return false;
       return deps.db.transaction(async (trx) => {
         const removed = await consents.remove(trx, user.id, clientId);

@@ -3,7 +3,7 @@ import { newId, randomToken } from '../../crypto/random';
 import type { Queryable } from '../../db';
 import * as accountTokens from '../../repositories/account-token.repository';
 import type { AccountTokenPurpose, AccountTokenRow } from '../../repositories/account-token.repository';
-import type { UserRow } from '../../repositories/user.repository';
+import type { User } from '../../domain/user';
 
 /** What a mailed link turned out to be when opened. */
 export type LinkStatus = 'valid' | 'invalid' | 'used' | 'expired';
@@ -26,7 +26,7 @@ export async function throttleWait(db: Queryable, userId: string, purpose: Accou
 }
 
 /** A new single-use link secret (256 bits); only its SHA-256 is stored. */
-export async function issueAccountToken(db: Queryable, user: UserRow, purpose: AccountTokenPurpose, ttlSeconds: number, now: Date): Promise<string> {
+export async function issueAccountToken(db: Queryable, user: User, purpose: AccountTokenPurpose, ttlSeconds: number, now: Date): Promise<string> {
   const token = randomToken(32);
   await accountTokens.insert(db, digest(token), {
     id: newId(),

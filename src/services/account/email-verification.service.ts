@@ -1,8 +1,8 @@
 import * as accountTokens from '../../repositories/account-token.repository';
 import * as userAccount from '../../repositories/user-account.repository';
 import * as users from '../../repositories/user.repository';
-import type { Platform } from '../../repositories/platform.repository';
-import type { UserRow } from '../../repositories/user.repository';
+import type { Platform } from '../../domain/platform';
+import type { User } from '../../domain/user';
 import type { Deps } from '../deps';
 import type { AccountMail } from './account-mail';
 import { inspectAccountToken, issueAccountToken, throttleWait, type LinkStatus } from './account-tokens';
@@ -10,7 +10,7 @@ import { inspectAccountToken, issueAccountToken, throttleWait, type LinkStatus }
 export const VERIFY_EMAIL_TTL_SECONDS = 24 * 3600;
 const THROTTLE = { intervalSeconds: 60, perHour: 5 };
 
-export type VerifyResult = { status: 'verified'; user: UserRow } | { status: Exclude<LinkStatus, 'valid'> | 'changed'; user?: UserRow };
+export type VerifyResult = { status: 'verified'; user: User } | { status: Exclude<LinkStatus, 'valid'> | 'changed'; user?: User };
 
 /** Email verification (issue 6): a single-use, hashed, 24-hour link sets email_verified. */
 export function createEmailVerification(deps: Deps, mail: AccountMail) {
@@ -19,7 +19,7 @@ export function createEmailVerification(deps: Deps, mail: AccountMail) {
 
   return {
     /** Mails a verification link unless one went out too recently; returns the seconds to wait (0: queued for sending). */
-    async sendLink(platform: Platform, user: UserRow): Promise<{ sent: true } | { sent: false; retryAfterSeconds: number }> {
+    async sendLink(platform: Platform, user: User): Promise<{ sent: true } | { sent: false; retryAfterSeconds: number }> {
       if (user.emailVerified) return { sent: false, retryAfterSeconds: 0 };
       const now = deps.now();
       const wait = await throttleWait(deps.db, user.id, 'verify_email', THROTTLE, now);
@@ -33,7 +33,7 @@ export function createEmailVerification(deps: Deps, mail: AccountMail) {
     },
 
     /** After sign-up: the first link. A failure is logged, never in the way of the new account. */
-    async sendAfterSignUp(platform: Platform, user: UserRow): Promise<void> {
+    async sendAfterSignUp(platform: Platform, user: User): Promise<void> {
       try {
         await this.sendLink(platform, user);
       } catch (err) {

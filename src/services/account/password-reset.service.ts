@@ -2,8 +2,8 @@ import { hashPassword } from '../../crypto/passwords';
 import * as accountTokens from '../../repositories/account-token.repository';
 import * as userAccount from '../../repositories/user-account.repository';
 import * as users from '../../repositories/user.repository';
-import type { Platform } from '../../repositories/platform.repository';
-import type { UserRow } from '../../repositories/user.repository';
+import type { Platform } from '../../domain/platform';
+import type { User } from '../../domain/user';
 import type { Deps } from '../deps';
 import { checkPassword } from '../user-rules';
 import type { AccountMail } from './account-mail';
@@ -14,7 +14,7 @@ export const RESET_PASSWORD_TTL_SECONDS = 30 * 60;
 const THROTTLE = { intervalSeconds: 60, perHour: 5 };
 
 export type ResetResult =
-  | { ok: true; user: UserRow }
+  | { ok: true; user: User }
   | { ok: false; status: Exclude<LinkStatus, 'valid'> }
   | { ok: false; status: 'valid'; field: 'password'; message: string; email: string };
 

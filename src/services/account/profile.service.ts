@@ -1,7 +1,7 @@
 import { randomToken } from '../../crypto/random';
 import * as pictures from '../../repositories/user-picture.repository';
 import * as userAccount from '../../repositories/user-account.repository';
-import type { Address, UserRow } from '../../repositories/user.repository';
+import type { Address, User } from '../../domain/user';
 import type { Deps } from '../deps';
 import { checkName, checkPreferredUsername, normalizePhone, normalizePreferredUsername, type FieldError } from '../user-rules';
 import { countryName, isCountryCode } from './countries';
@@ -21,7 +21,7 @@ export interface ProfileInput {
   country: string;
 }
 
-export type ProfileResult = { ok: true; user: UserRow; changed: boolean } | { ok: false; errors: FieldError[] };
+export type ProfileResult = { ok: true; user: User; changed: boolean } | { ok: false; errors: FieldError[] };
 export type PictureResult = { ok: true } | { ok: false; errors: FieldError[] };
 
 export const PICTURE_MAX_BYTES = 1024 * 1024;
@@ -49,7 +49,7 @@ export function formatAddress(a: Address): string {
 
 /** The profile claims a user edits on the account page (name parts, nickname, username, phone, address, picture). */
 export function createProfile(deps: Deps) {
-  function check(input: ProfileInput, user: UserRow): { errors: FieldError[]; phone: string | null; address: Address | null } {
+  function check(input: ProfileInput, user: User): { errors: FieldError[]; phone: string | null; address: Address | null } {
     const errors: FieldError[] = [];
     const push = (field: string, message: string | undefined) => message && errors.push({ field, message });
     push('given_name', checkName(input.given_name, 'first name'));
@@ -88,7 +88,7 @@ export function createProfile(deps: Deps) {
 
   return {
     /** Validates and saves the profile; updated_at moves only when a claim changed. */
-    async updateProfile(user: UserRow, input: ProfileInput): Promise<ProfileResult> {
+    async updateProfile(user: User, input: ProfileInput): Promise<ProfileResult> {
       const { errors, phone, address } = check(input, user);
       if (errors.length) return { ok: false, errors };
       const next = {
@@ -110,7 +110,7 @@ export function createProfile(deps: Deps) {
     },
 
     /** An uploaded PNG, JPEG, GIF or WebP of at most 1 MiB, served by the provider under a fresh URL. */
-    async setPictureUpload(user: UserRow, bytes: Buffer): Promise<PictureResult> {
+    async setPictureUpload(user: User, bytes: Buffer): Promise<PictureResult> {
       if (bytes.length === 0) return { ok: false, errors: [{ field: 'picture', message: 'Choose an image file to upload' }] };
       if (bytes.length > PICTURE_MAX_BYTES) return { ok: false, errors: [{ field: 'picture', message: 'The picture must be at most 1 MB' }] };
       const contentType = sniffImageType(bytes);
@@ -125,7 +125,7 @@ export function createProfile(deps: Deps) {
     },
 
     /** A picture hosted elsewhere: an absolute https URL. */
-    async setPictureUrl(user: UserRow, url: string): Promise<PictureResult> {
+    async setPictureUrl(user: User, url: string): Promise<PictureResult> {
       let parsed: URL | undefined;
       try {
         parsed = new URL(url.trim());
@@ -144,7 +144,7 @@ export function createProfile(deps: Deps) {
     },
 
     /** Back to the generated avatar. */
-    async removePicture(user: UserRow): Promise<void> {
+    async removePicture(user: User): Promise<void> {
       const now = deps.now();
       await deps.db.transaction(async (trx) => {
         await pictures.remove(trx, user.platformId, user.id);

@@ -5,16 +5,16 @@ import * as codes from '../../repositories/authorization-code.repository';
 import * as consents from '../../repositories/consent.repository';
 import * as tokens from '../../repositories/token.repository';
 import * as users from '../../repositories/user.repository';
-import type { UserRow } from '../../repositories/user.repository';
+import type { User } from '../../domain/user';
 import type { Deps } from '../deps';
 import { formatScope } from '../scopes';
-import type { AuthorizationRequest } from './authorization-request';
+import type { AuthorizationRequest } from '../../domain/authorization-request';
 
 /** The user's side of an authorization: credentials, consent, the code, sign-out. */
 export function createInteraction(deps: Deps) {
   return {
     /** The user when email and password match; undefined otherwise, in constant-ish time. */
-    async verifyCredentials(platformId: string, email: string, password: string): Promise<UserRow | undefined> {
+    async verifyCredentials(platformId: string, email: string, password: string): Promise<User | undefined> {
       const user = await users.findByEmail(deps.db, platformId, email);
       // Verify against a dummy hash for unknown emails, so timing does not tell them apart.
       const ok = await verifyPassword(user?.passwordHash ?? (await dummyPasswordHash(deps.config.argon2)), password);
@@ -27,7 +27,7 @@ export function createInteraction(deps: Deps) {
     },
 
     /** A single-use code bound to client, redirect_uri, PKCE challenge, nonce, scopes and auth_time. */
-    async issueCode(req: AuthorizationRequest, user: UserRow, authTime: number, browserSessionId: string): Promise<string> {
+    async issueCode(req: AuthorizationRequest, user: User, authTime: number, browserSessionId: string): Promise<string> {
       const code = newAuthorizationCode();
       const now = deps.now();
       await codes.insert(deps.db, digest(code), {

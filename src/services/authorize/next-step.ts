@@ -1,25 +1,9 @@
 import * as consents from '../../repositories/consent.repository';
 import * as users from '../../repositories/user.repository';
-import type { UserRow } from '../../repositories/user.repository';
 import type { Deps } from '../deps';
-import type { AuthorizationRequest } from './authorization-request';
-
-/** An account this browser knows on a platform: signed in (authTime) or signed out (null). */
-export interface KnownAccount {
-  userId: string;
-  email: string;
-  authTime: number | null;
-  /** When this browser signed in, in milliseconds (auth_time has whole seconds): compared with the user's sessions_valid_after. */
-  signedInAt?: number;
-}
-
-export type Step =
-  | { kind: 'signin'; email?: string; emailLocked: boolean }
-  | { kind: 'signup'; email?: string; emailLocked: boolean }
-  | { kind: 'chooser' }
-  | { kind: 'consent'; user: UserRow }
-  | { kind: 'complete'; user: UserRow; authTime: number }
-  | { kind: 'error'; code: 'login_required' | 'consent_required' | 'account_selection_required'; description: string };
+import type { AuthorizationRequest } from '../../domain/authorization-request';
+import type { KnownAccount, Step } from '../../domain/interaction';
+import { normalizeEmail } from '../../domain/user';
 
 const loginRequired: Step = { kind: 'error', code: 'login_required', description: 'The user must sign in' };
 
@@ -82,8 +66,8 @@ export function createNextStep(deps: Deps) {
       return { userId: req.idTokenHintSub, email: user?.email, signedIn: false, exists: Boolean(user) };
     }
     if (req.loginHint) {
-      const hint = users.normalizeEmail(req.loginHint);
-      const known = accounts.find((a) => users.normalizeEmail(a.email) === hint);
+      const hint = normalizeEmail(req.loginHint);
+      const known = accounts.find((a) => normalizeEmail(a.email) === hint);
       if (known) return { userId: known.userId, email: req.loginHint, signedIn: known.authTime !== null, exists: true };
       const user = await users.findByEmail(deps.db, req.platformId, req.loginHint);
       return { userId: user?.id, email: req.loginHint, signedIn: false, exists: Boolean(user) };

@@ -4,15 +4,15 @@ import { isAccessTokenJwt, peekKid, verifyHs512 } from '../../crypto/jwt';
 import { newId } from '../../crypto/random';
 import { isUuid } from '../../domain/ids';
 import * as clients from '../../repositories/client.repository';
-import type { ClientRow } from '../../repositories/client.repository';
-import type { Platform } from '../../repositories/platform.repository';
+import type { Client } from '../../domain/client';
+import type { Platform } from '../../domain/platform';
 import { checkEmail } from '../user-rules';
 import type { Deps } from '../deps';
 import { narrowScopes, parseScope } from '../scopes';
 import type { SigningKeys } from '../signing-keys.service';
 import type { Platforms } from '../platforms.service';
 import { matchRedirectUri } from '../redirect-uris';
-import type { AuthorizationRequest } from './authorization-request';
+import type { AuthorizationRequest } from '../../domain/authorization-request';
 
 const str = (max: number) => z.string().max(max, `must be at most ${max} characters`).optional();
 
@@ -44,7 +44,7 @@ const PROMPTS = ['none', 'login', 'consent', 'select_account'];
 
 /** OAuth 2.0 §4.1.2.1: until client and redirect_uri are known good, errors go to a page, never a redirect. */
 export function createRequestValidation(deps: Deps, keys: SigningKeys, platforms: Platforms) {
-  async function resolveClient(platform: Platform, raw: Record<string, string>): Promise<ClientRow> {
+  async function resolveClient(platform: Platform, raw: Record<string, string>): Promise<Client> {
     const clientId = raw.client_id;
     if (!clientId) throw invalidRequest('The request has no client_id.');
     const client = isUuid(clientId) ? await clients.findById(deps.db, platform.id, clientId) : undefined;
@@ -58,7 +58,7 @@ export function createRequestValidation(deps: Deps, keys: SigningKeys, platforms
   }
 
   /** Everything after the redirect target is trusted; throws OAuthErrors that are redirected. */
-  async function validate(platform: Platform, client: ClientRow, raw: Record<string, string>): Promise<AuthorizationRequest> {
+  async function validate(platform: Platform, client: Client, raw: Record<string, string>): Promise<AuthorizationRequest> {
     const parsed = AuthorizeParams.safeParse(raw);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
@@ -123,7 +123,7 @@ export function createRequestValidation(deps: Deps, keys: SigningKeys, platforms
   }
 
   /** An ID token we issued to this client (expired is fine: OIDC Core 3.1.2.1); else invalid_request. */
-  async function subjectOfIdTokenHint(platform: Platform, client: ClientRow, hint: string): Promise<string> {
+  async function subjectOfIdTokenHint(platform: Platform, client: Client, hint: string): Promise<string> {
     const clientKey = platforms.clientIdTokenKey(client);
     const kid = peekKid(hint);
     const key = clientKey ? await clientKey : kid ? (await keys.keyById(platform.id, kid))?.secret : undefined;

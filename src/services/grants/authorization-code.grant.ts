@@ -3,8 +3,8 @@ import { digest } from '../../crypto/digest';
 import { invalidGrant } from '../../errors';
 import * as statements from '../../repositories/grant-statements.repository';
 import * as tokens from '../../repositories/token.repository';
-import type { ClientRow } from '../../repositories/client.repository';
-import type { Platform } from '../../repositories/platform.repository';
+import type { Client } from '../../domain/client';
+import type { Platform } from '../../domain/platform';
 import type { Deps } from '../deps';
 import type { SigningKeys } from '../signing-keys.service';
 import type { TokenIssuer } from './issue-tokens';
@@ -18,7 +18,7 @@ export interface CodeExchangeInput {
 
 export interface ClientCtx {
   platform: Platform;
-  client: ClientRow;
+  client: Client;
 }
 
 /**

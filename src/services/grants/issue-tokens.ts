@@ -2,10 +2,10 @@ import { createHash } from 'node:crypto';
 import { digest } from '../../crypto/digest';
 import { newId, newRefreshToken, randomToken } from '../../crypto/random';
 import { signHs512 } from '../../crypto/jwt';
-import type { ClientRow } from '../../repositories/client.repository';
-import type { UserRow } from '../../repositories/user.repository';
+import type { Client } from '../../domain/client';
+import type { User } from '../../domain/user';
 import { idTokenUserClaims } from '../../presenters/claims.presenter';
-import type { IssuedTokens } from '../../presenters/token.presenter';
+import type { IssuedTokens } from '../../domain/tokens';
 import type { Deps } from '../deps';
 import type { Platforms } from '../platforms.service';
 import type { SigningKey } from '../signing-keys.service';
@@ -27,8 +27,8 @@ export interface PreparedTokens {
 }
 
 export interface SignInput {
-  client: ClientRow;
-  user: UserRow;
+  client: Client;
+  user: User;
   scope: string;
   authTime: Date;
   nonce?: string | null;
