@@ -18,6 +18,8 @@ import { createLogout } from './logout.service';
 import { createAttemptThrottle } from './attempt-throttle.service';
 import { createMailOutbox } from './mail-outbox.service';
 import { createMasterKey } from './master-key.service';
+import { createMfa } from './mfa';
+import { createPasskeys } from './mfa/passkeys.service';
 
 /** The service layer as one plain object; the app, the CLI and the tests build the same one. */
 export function createServices(deps: Deps, notifications?: Notifications) {
@@ -42,7 +44,9 @@ export function createServices(deps: Deps, notifications?: Notifications) {
   const account = createAccountServices(deps, mailOutbox);
   const logout = createLogout(deps, signingKeys, platforms);
   const masterKey = createMasterKey(deps);
-  return { deps, masterKey, signingKeys, platforms, users, maintenance, clientAuth, grants, tokens, authorize, throttle, account, mailOutbox, logout };
+  const mfa = createMfa(deps);
+  const passkeys = createPasskeys(deps);
+  return { deps, masterKey, signingKeys, platforms, users, maintenance, clientAuth, grants, tokens, authorize, throttle, account, mailOutbox, logout, passkeys };
 }
 
 export type Services = ReturnType<typeof createServices>;
