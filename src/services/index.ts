@@ -46,7 +46,7 @@ export function createServices(deps: Deps, notifications?: Notifications) {
   const masterKey = createMasterKey(deps);
   const mfa = createMfa(deps);
   const passkeys = createPasskeys(deps);
-  return { deps, masterKey, signingKeys, platforms, users, maintenance, clientAuth, grants, tokens, authorize, throttle, account, mailOutbox, logout, passkeys };
+  return { deps, masterKey, signingKeys, platforms, users, maintenance, clientAuth, grants, tokens, authorize, throttle, account, mailOutbox, logout, passkeys, mfa };
 }
 
 export type Services = ReturnType<typeof createServices>;

@@ -1,0 +1,36 @@
+import { randomInt } from 'node:crypto';
+import * as mfa from '../../repositories/mfa.repository';
+import { digest } from '../../crypto/digest';
+import { newId } from '../../crypto/random';
+import { formatRecoveryCode, normalizeRecoveryCode, RECOVERY_CODE_ALPHABET, RECOVERY_CODE_COUNT } from '../../domain/mfa';
+import type { Deps } from '../deps';
+
+/** One random code: 10 characters of a 31-letter alphabet (about 49 bits), uniform (randomInt). */
+const newCode = () => Array.from({ length: 10 }, () => RECOVERY_CODE_ALPHABET[randomInt(RECOVERY_CODE_ALPHABET.length)]).join('');
+
+/**
+ * Recovery codes (issue 13, DESIGN §15): ten per user, each usable once, stored as SHA-256 (they
+ * are random, so no slow hash is needed); the plain codes exist only in the answer that shows them.
+ */
+export function createRecoveryCodes(deps: Deps) {
+  return {
+    /** A fresh set replacing every earlier code; returns them formatted to show once. */
+    async regenerate(userId: string): Promise<string[]> {
+      const codes = Array.from({ length: RECOVERY_CODE_COUNT }, newCode);
+      await deps.db.transaction((trx) => mfa.replaceRecoveryCodes(trx, userId, codes.map((c) => ({ id: newId(), codeHash: digest(c) })), deps.now()));
+      return codes.map(formatRecoveryCode);
+    },
+
+    /** Uses a code up; false for a wrong or already used one. */
+    async use(userId: string, input: string): Promise<boolean> {
+      const code = normalizeRecoveryCode(input);
+      return code !== undefined && mfa.useRecoveryCode(deps.db, userId, digest(code), deps.now());
+    },
+
+    remaining: (userId: string) => mfa.countUnusedRecoveryCodes(deps.db, userId),
+
+    remove: (userId: string) => mfa.deleteRecoveryCodes(deps.db, userId),
+  };
+}
+
+export type RecoveryCodes = ReturnType<typeof createRecoveryCodes>;

@@ -1,0 +1,82 @@
+import { generateSecret, generateURI, verifySync } from 'otplib';
+import * as mfa from '../../repositories/mfa.repository';
+import { normalizeTotpCode } from '../../domain/mfa';
+import type { Deps } from '../deps';
+
+/** RFC 6238 as DESIGN §15 fixes it: SHA-1, 6 digits, 30 s steps, one step either side accepted. */
+const PERIOD = 30;
+const TOLERANCE_SECONDS = PERIOD; // ±1 step
+
+export interface TotpEnrolment {
+  /** Base32 secret, shown as the "Setup key". */
+  secret: string;
+  /** otpauth:// URI for the QR code. */
+  uri: string;
+}
+
+export type TotpCheck = { ok: true; step: number } | { ok: false; reason: 'not_enrolled' | 'invalid' | 'replayed' };
+
+/**
+ * TOTP as a second factor (issue 13): enrolment (a pending secret confirmed with a first code),
+ * verification that refuses a used step (the step is claimed in the row, so two instances cannot
+ * both accept it) and removal. Secrets are sealed under MASTER_KEY.
+ */
+export function createTotp(deps: Deps) {
+  const epoch = () => Math.floor(deps.now().getTime() / 1000);
+
+  /** The matching time step of `code` for `secret`, or undefined. */
+  function matchStep(secret: string, input: string): number | undefined {
+    const token = normalizeTotpCode(input);
+    if (!token) return undefined;
+    const result = verifySync({ secret, token, epoch: epoch(), epochTolerance: TOLERANCE_SECONDS, period: PERIOD, digits: 6, algorithm: 'sha1' });
+    return result.valid && 'timeStep' in result ? result.timeStep : undefined;
+  }
+
+  const unseal = (row: mfa.TotpRow) => deps.sealer.unseal(row.sealedSecret).toString('utf8');
+
+  return {
+    /** Whether the user has a confirmed authenticator app, and since when. */
+    async status(userId: string): Promise<{ enrolled: boolean; confirmedAt: Date | null }> {
+      const row = await mfa.findTotp(deps.db, userId);
+      return { enrolled: Boolean(row?.confirmedAt), confirmedAt: row?.confirmedAt ?? null };
+    },
+
+    /** Starts (or restarts) an enrolment: a new secret, pending until confirmed. Undefined when one is already confirmed. */
+    async beginEnrolment(user: { id: string; email: string }, issuer: string): Promise<TotpEnrolment | undefined> {
+      const secret = generateSecret({ length: 20 });
+      const stored = await mfa.upsertPendingTotp(deps.db, user.id, deps.sealer.seal(secret), deps.now());
+      return stored ? { secret, uri: generateURI({ issuer, label: user.email, secret, algorithm: 'sha1', digits: 6, period: PERIOD }) } : undefined;
+    },
+
+    /** The pending enrolment's secret and URI, to show again (e.g. after a wrong first code). */
+    async pendingEnrolment(user: { id: string; email: string }, issuer: string): Promise<TotpEnrolment | undefined> {
+      const row = await mfa.findTotp(deps.db, user.id);
+      if (!row || row.confirmedAt) return undefined;
+      const secret = unseal(row);
+      return { secret, uri: generateURI({ issuer, label: user.email, secret, algorithm: 'sha1', digits: 6, period: PERIOD }) };
+    },
+
+    /** Confirms the pending enrolment with a first code; its step counts as used. */
+    async confirmEnrolment(userId: string, code: string): Promise<boolean> {
+      const row = await mfa.findTotp(deps.db, userId);
+      if (!row || row.confirmedAt) return false;
+      const step = matchStep(unseal(row), code);
+      return step !== undefined && mfa.confirmTotp(deps.db, userId, step, deps.now());
+    },
+
+    /** Checks a code of a confirmed enrolment and uses its step up. */
+    async verify(userId: string, code: string): Promise<TotpCheck> {
+      const row = await mfa.findTotp(deps.db, userId);
+      if (!row?.confirmedAt) return { ok: false, reason: 'not_enrolled' };
+      const step = matchStep(unseal(row), code);
+      if (step === undefined) return { ok: false, reason: 'invalid' };
+      return (await mfa.claimStep(deps.db, userId, step)) ? { ok: true, step } : { ok: false, reason: 'replayed' };
+    },
+
+    async remove(userId: string): Promise<void> {
+      await mfa.deleteTotp(deps.db, userId);
+    },
+  };
+}
+
+export type Totp = ReturnType<typeof createTotp>;
