@@ -40,3 +40,12 @@ export function takeChallenge(req: Request, purpose: CeremonyPurpose, scope: str
   if (Object.keys(all).length === 0) delete req.session.passkeyCeremonies;
   return expiresAt > nowSeconds() ? challenge : undefined;
 }
+
+declare global {
+  namespace Express {
+    interface Locals {
+      /** The signed-in user a passkey form of the account page acts on. */
+      passkeyUser?: import('../domain/user').User;
+    }
+  }
+}

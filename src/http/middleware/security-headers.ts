@@ -1,6 +1,15 @@
 import type { RequestHandler, Response } from 'express';
 import helmet from 'helmet';
 
+declare global {
+  namespace Express {
+    interface Locals {
+      /** The page loads the passkey scripts (allowPasskeyScripts; read by views/partials/head.ejs). */
+      passkeyScripts?: boolean;
+    }
+  }
+}
+
 /** The JSON endpoints: no page is ever rendered there, so a page's CSP and friends are moot. */
 const API_PATHS = new Set([
   '/.well-known/openid-configuration', '/oauth/jwks', '/oauth/token', '/oauth/userinfo', '/oauth/introspect', '/oauth/revoke', '/healthz', '/readyz',
@@ -65,4 +74,17 @@ function cspSource(uri: string): string | undefined {
   // Only characters that cannot end a source or a directive (a host may hold ";" or ",").
   if ((url.protocol === 'https:' || url.protocol === 'http:') && /^[a-z0-9.-]+$/.test(url.hostname)) return url.origin;
   return /^[a-z][a-z0-9+.-]*:$/.test(url.protocol) ? url.protocol : undefined;
+}
+
+/**
+ * The pages with passkey buttons (account page, sign-in, second factor) load two scripts of ours
+ * (DESIGN §15): the @simplewebauthn/browser bundle and public/passkeys.js. Only those pages get
+ * `script-src 'self'` (a CSP source cannot name single files without hashes that browsers apply
+ * unevenly to external scripts); every other page keeps `script-src 'none'`. No inline script or
+ * handler is ever allowed (script-src-attr 'none' stays). The head partial adds the two tags.
+ */
+export function allowPasskeyScripts(res: Response): void {
+  const csp = res.getHeader('Content-Security-Policy');
+  if (typeof csp === 'string') res.setHeader('Content-Security-Policy', csp.replace(/(^|;)script-src 'none'/, "$1script-src 'self'"));
+  res.locals.passkeyScripts = true;
 }

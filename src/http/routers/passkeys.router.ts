@@ -1,0 +1,62 @@
+import { Router, type RequestHandler, type Response } from 'express';
+import type { Services } from '../../services';
+import { CHALLENGE_TTL_SECONDS } from '../../services/mfa/passkeys.service';
+import { issueCsrf, requireCsrf } from '../middleware/csrf';
+import { resolvePlatform } from '../middleware/resolve-platform';
+import { field, redirectSaved, setFlash, signedInAccounts } from '../account-session';
+import { startCeremony, takeChallenge } from '../passkey-session';
+
+const accountUrl = (platformId: string) => `/account?platform_guid=${encodeURIComponent(platformId)}`;
+
+/**
+ * The account page's passkeys (DESIGN §15): options for navigator.credentials.create (JSON, for
+ * public/passkeys.js), the registration form the script submits with the browser's answer, and
+ * removal. Adding needs JavaScript (WebAuthn has no other way); listing and removing do not.
+ */
+export function passkeysRouter(s: Services): Router {
+  const r = Router();
+  const user = (res: Response) => res.locals.passkeyUser!;
+  const scope = (res: Response) => `${res.locals.platform.id}:${user(res).id}`;
+
+  /** The account a form acts on: signed in on this browser; else JSON 401 or back to the account page. */
+  const signedInUser = (json: boolean): RequestHandler => async (req, res, next) => {
+    const p = res.locals.platform;
+    const account = signedInAccounts(req, p.id).find((a) => a.userId === field(req.body, 'account'));
+    const found = account && (await s.account.security.findUser(p.id, account.userId));
+    if (found) {
+      res.locals.passkeyUser = found;
+      return next();
+    }
+    if (json) return res.status(401).json({ error: 'Sign in again to add a passkey.' });
+    await redirectSaved(req, res, accountUrl(p.id));
+  };
+  const form = (json: boolean) => [resolvePlatform(s), issueCsrf, requireCsrf, signedInUser(json)];
+
+  r.post('/account/passkeys/options', ...form(true), async (req, res) => {
+    if (!s.passkeys.relyingParty.isAvailable) return res.status(400).json({ error: 'Passkeys need a host name: this server is reached by an IP address.' });
+    const options = await s.passkeys.registrationOptions(res.locals.platform, user(res));
+    startCeremony(req, 'register', scope(res), options.challenge, CHALLENGE_TTL_SECONDS);
+    res.json({ options });
+  });
+
+  r.post('/account/passkeys', ...form(false), async (req, res) => {
+    const p = res.locals.platform;
+    const expectedChallenge = takeChallenge(req, 'register', scope(res));
+    const result = expectedChallenge
+      ? await s.passkeys.register(p, user(res), { name: field(req.body, 'name', 200), credential: field(req.body, 'credential', 16_384), expectedChallenge })
+      : { ok: false as const, message: 'This request has expired. Try again.' };
+    setFlash(req, p.id, result.ok ? `Passkey “${result.passkey.name}” added. You can now sign in with it.` : `The passkey was not added. ${result.message}`);
+    await redirectSaved(req, res, accountUrl(p.id));
+  });
+
+  r.post('/account/passkeys/remove', ...form(false), async (req, res) => {
+    const p = res.locals.platform;
+    const id = field(req.body, 'passkey', 64);
+    const passkey = (await s.passkeys.list(p.id, user(res).id)).find((k) => k.id === id);
+    const removed = passkey !== undefined && (await s.passkeys.remove(p.id, user(res).id, id));
+    setFlash(req, p.id, removed ? `Passkey “${passkey.name}” removed. Also remove it from your device or password manager.` : 'That passkey was already removed.');
+    await redirectSaved(req, res, accountUrl(p.id));
+  });
+
+  return r;
+}
