@@ -2,8 +2,8 @@
 const transform = {
   '^.+\\.[tj]s$': ['ts-jest', { tsconfig: 'tsconfig.test.json', diagnostics: false }],
 };
-// jose, openid-client and oauth4webapi ship ESM only: transpile them for jest's CommonJS runtime.
-const transformIgnorePatterns = ['/node_modules/(?!(jose|openid-client|oauth4webapi)/)'];
+// jose, openid-client, oauth4webapi and otplib's @scure/@noble dependencies ship ESM only: transpile them for jest's CommonJS runtime.
+const transformIgnorePatterns = ['/node_modules/(?!(jose|openid-client|oauth4webapi|otplib|@otplib|@scure|@noble)/)'];
 
 module.exports = {
   globalSetup: '<rootDir>/test/setup/global-setup.ts',

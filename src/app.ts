@@ -31,6 +31,7 @@ import { passwordResetRouter } from './http/routers/password-reset.router';
 import { emailVerificationRouter } from './http/routers/email-verification.router';
 import { accountRouter } from './http/routers/account.router';
 import { accountActionsRouter } from './http/routers/account-actions.router';
+import { accountMfaRouter } from './http/routers/account-mfa.router';
 import { accountPictureRouter } from './http/routers/account-picture.router';
 import { logoutRouter } from './http/routers/logout.router';
 import { devOutboxRouter } from './http/routers/dev-outbox.router';
@@ -99,6 +100,7 @@ export function createApp(deps: AppDeps): App {
   app.use(emailVerificationRouter(services));
   app.use(accountRouter(services));
   app.use(accountActionsRouter(services));
+  app.use(accountMfaRouter(services));
   app.use(accountPictureRouter(services));
   app.use(logoutRouter(services));
   if (!config.isProduction) app.use(devOutboxRouter(services)); // development only: 404 in production

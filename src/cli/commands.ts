@@ -5,6 +5,7 @@ import type { ThrottleEntry } from '../services/attempt-throttle.service';
 import { MAIL_STATUSES, type MailStatus } from '../repositories/mail-outbox.repository';
 import { presentMail } from '../presenters/mail.presenter';
 import { parseFlags } from './args';
+import { isMfaPolicy, MFA_POLICIES } from '../domain/mfa';
 
 type Flags = ReturnType<typeof parseFlags>['flags'];
 
@@ -55,6 +56,8 @@ function checkKnown(flags: Flags, allowed: string[]) {
 export const USAGE = `Usage:
   admin platform create --name NAME
   admin platform rate-limit --platform G --endpoint NAME --per-minute N|default
+  admin platform mfa --platform G --policy off|optional|required   (second factor: never, for enrolled users, for everyone)
+  admin user reset-mfa --platform G --email E   (removes the user's authenticator app and recovery codes)
   admin client create --platform G --name NAME --type confidential|public --redirect-uri URI [--redirect-uri URI ...]
                       --scopes "openid profile email phone address offline_access" [--post-logout-redirect-uri URI ...]
                       [--resource-server]   (confidential only: may introspect other clients' tokens)
@@ -87,6 +90,25 @@ export async function runCommand(s: Services, argv: string[]): Promise<Record<st
       if (perMinute !== null && (!Number.isInteger(perMinute) || perMinute < 1)) throw invalidRequest('--per-minute must be a positive integer or "default"');
       const overrides = await s.platforms.setRateLimit(one(flags, 'platform', true), endpoint, perMinute);
       return { platform_guid: one(flags, 'platform', true), rate_limits: overrides };
+    }
+    case 'platform mfa': {
+      checkKnown(flags, ['platform', 'policy']);
+      const platformId = one(flags, 'platform', true);
+      const policy = one(flags, 'policy', true);
+      if (!isMfaPolicy(policy)) throw invalidRequest(`--policy must be one of ${MFA_POLICIES.join(', ')}`);
+      await s.platforms.requirePlatform(platformId);
+      await s.mfa.setPolicy(platformId, policy);
+      return { platform_guid: platformId, mfa: policy };
+    }
+    case 'user reset-mfa': {
+      checkKnown(flags, ['platform', 'email']);
+      const platformId = one(flags, 'platform', true);
+      await s.platforms.requirePlatform(platformId);
+      const user = await s.users.findByEmail(platformId, one(flags, 'email', true));
+      if (!user) throw invalidRequest('no user with that email on this platform');
+      const had = (await s.mfa.totp.status(user.id)).enrolled;
+      await s.mfa.removeTotp(user.id);
+      return { platform_guid: platformId, sub: user.id, email: user.email, totp_removed: had };
     }
     case 'client create': {
       checkKnown(flags, ['platform', 'name', 'type', 'redirect-uri', 'scopes', 'post-logout-redirect-uri', 'resource-server']);

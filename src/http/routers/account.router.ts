@@ -120,6 +120,7 @@ export function accountPageRenderer(s: Services) {
   return async function renderAccount(req: Request, res: Response, user: User, extra: AccountFormState = {}, status = 200) {
     const p = platformOf(res);
     const apps = await s.account.security.listApps(user.id);
+    const [mfaPolicy, factors] = await Promise.all([s.mfa.policyOf(p.id), s.mfa.factorsOf(user.id)]);
     res.status(status).set('Cache-Control', 'no-store').render('account', {
       title: 'Your account',
       platformName: p.name,
@@ -132,6 +133,8 @@ export function accountPageRenderer(s: Services) {
       apps: presentApps(apps),
       countries: COUNTRY_OPTIONS,
       passwordMinLength: s.deps.config.passwordMinLength,
+      // Two-step verification (./account-mfa.router.ts); hidden when the platform turned it off and the user has none.
+      mfa: { policy: mfaPolicy, totp: factors.totp, recoveryCodesLeft: factors.recoveryCodesLeft, show: mfaPolicy !== 'off' || factors.totp },
       switchUrl: signedInAccounts(req, p.id).length > 1 ? accountUrl(p.id, '/choose') : accountUrl(p.id, '/signin'),
       actions: {
         verify: accountUrl(p.id, '/verify-email'),
@@ -143,6 +146,9 @@ export function accountPageRenderer(s: Services) {
         revokeApp: accountUrl(p.id, '/apps/revoke'),
         signout: accountUrl(p.id, '/signout'),
         signoutEverywhere: accountUrl(p.id, '/signout-everywhere'),
+        totpSetup: accountUrl(p.id, '/totp/setup'),
+        totpRemove: `${accountUrl(p.id, '/totp/remove')}&account=${encodeURIComponent(user.id)}`,
+        recoveryCodes: `${accountUrl(p.id, '/recovery-codes')}&account=${encodeURIComponent(user.id)}`,
       },
     });
   };

@@ -1,0 +1,128 @@
+import { Router, type Request, type RequestHandler, type Response } from 'express';
+import type { Services } from '../../services';
+import type { User } from '../../domain/user';
+import { normalizeTotpCode } from '../../domain/mfa';
+import { presentTotpSetup } from '../../presenters/totp.presenter';
+import { issueCsrf, requireCsrf } from '../middleware/csrf';
+import { resolvePlatform } from '../middleware/resolve-platform';
+import { attemptSource, tooManyAttempts } from '../attempt-source';
+import { field, redirectSaved, setFlash, signedInAccounts } from '../account-session';
+
+const accountPath = (platformId: string, suffix = '') => `/account${suffix}?platform_guid=${encodeURIComponent(platformId)}`;
+const withAccount = (url: string, userId: string) => `${url}&account=${encodeURIComponent(userId)}`;
+
+/**
+ * Two-step verification on the account page (issue 13): set up an authenticator app (QR code and
+ * setup key, confirmed with a first code), then see the recovery codes once; remove the app or get
+ * new recovery codes after proving a current code or the password (both throttled like sign-in).
+ */
+export function accountMfaRouter(s: Services): Router {
+  const r = Router();
+  const user = (res: Response) => res.locals.accountUser!;
+  const back = (res: Response) => accountPath(res.locals.platform.id);
+
+  /** The account a form or page acts on (body or query `account`): signed in on this browser, else back to /account. */
+  const requireAccount = (from: 'body' | 'query'): RequestHandler => async (req, res, next) => {
+    const p = res.locals.platform;
+    const id = field(from === 'body' ? req.body : req.query, 'account');
+    const account = signedInAccounts(req, p.id).find((a) => a.userId === id);
+    const found = account && (await s.account.security.findUser(p.id, account.userId));
+    if (!found) return redirectSaved(req, res, accountPath(p.id));
+    res.locals.accountUser = found;
+    next();
+  };
+  const form = [resolvePlatform(s), issueCsrf, requireCsrf, requireAccount('body')];
+  const page = [resolvePlatform(s), issueCsrf, requireAccount('query')];
+
+  async function renderSetup(req: Request, res: Response, u: User, error: string | null = null, status = 200) {
+    const p = res.locals.platform;
+    const enrolment = await s.mfa.totp.pendingEnrolment(u, p.name);
+    if (!enrolment) return redirectSaved(req, res, back(res));
+    res.status(status).set('Cache-Control', 'no-store').render('totp-setup', {
+      title: 'Set up authenticator app', platformName: p.name, csrfToken: res.locals.csrfToken,
+      intro: 'Each time you sign in, you will enter a code from the app after your password.',
+      ...(await presentTotpSetup(enrolment)), error,
+      action: accountPath(p.id, '/totp/confirm'), hiddenFields: { account: u.id }, cancelUrl: back(res),
+    });
+  }
+
+  r.post('/account/totp/setup', ...form, async (req, res) => {
+    const p = res.locals.platform;
+    if ((await s.mfa.policyOf(p.id)) === 'off') return redirectSaved(req, res, back(res));
+    const started = await s.mfa.totp.beginEnrolment(user(res), p.name);
+    if (!started) {
+      setFlash(req, p.id, 'Your authenticator app is already set up.');
+      return redirectSaved(req, res, back(res));
+    }
+    await redirectSaved(req, res, withAccount(accountPath(p.id, '/totp'), user(res).id));
+  });
+
+  r.get('/account/totp', ...page, (req, res) => renderSetup(req, res, user(res)));
+
+  r.post('/account/totp/confirm', ...form, async (req, res) => {
+    const p = res.locals.platform;
+    const result = await s.mfa.confirmTotp(user(res).id, field(req.body, 'code', 20));
+    if (!result.ok) return renderSetup(req, res, user(res), 'That code did not match. Enter the code the app shows now (check the time on your phone).', 400);
+    res.set('Cache-Control', 'no-store').render('recovery-codes', {
+      title: 'Save your recovery codes', platformName: p.name, csrfToken: res.locals.csrfToken,
+      notice: 'Your authenticator app is set up.', codes: result.recoveryCodes, continueUrl: back(res),
+    });
+  });
+
+  /** A page asking for a current code or the password before a change to the second factor. */
+  function proofPage(path: string, texts: { title: string; message: string; submitLabel: string }, act: (req: Request, res: Response) => Promise<void>) {
+    const render = (req: Request, res: Response, error: string | null = null, status = 200) => {
+      const p = res.locals.platform;
+      res.status(status).set('Cache-Control', 'no-store').render('mfa-proof', {
+        ...texts, platformName: p.name, csrfToken: res.locals.csrfToken, action: `${path}?platform_guid=${encodeURIComponent(p.id)}`,
+        accountId: user(res).id, email: user(res).email, error, cancelUrl: back(res),
+      });
+    };
+    r.get(path, ...page, async (req, res) => {
+      if (!(await s.mfa.totp.status(user(res).id)).enrolled) return redirectSaved(req, res, back(res));
+      render(req, res);
+    });
+    r.post(path, ...form, async (req, res) => {
+      const p = res.locals.platform;
+      if (!(await s.mfa.totp.status(user(res).id)).enrolled) return redirectSaved(req, res, back(res));
+      const proof = field(req.body, 'proof', 300);
+      const source = attemptSource(req);
+      const outcome = normalizeTotpCode(proof)
+        ? await s.mfa.verifySecondFactor(p.id, user(res), { method: 'totp', code: proof }, source)
+        : proof
+          ? await s.throttle.attemptSignIn(p.id, user(res).email, proof, source)
+          : { ok: false as const, lockedSeconds: 0 };
+      const proven = outcome.ok && (!('user' in outcome) || outcome.user.id === user(res).id);
+      if (!proven) {
+        const locked = outcome.ok ? 0 : outcome.lockedSeconds;
+        if (locked) res.set('Retry-After', String(locked));
+        return render(req, res, locked ? tooManyAttempts(locked) : 'That code or password is not right.', locked ? 429 : 400);
+      }
+      await act(req, res);
+    });
+  }
+
+  proofPage('/account/totp/remove', {
+    title: 'Remove authenticator app',
+    message: 'Signing in will no longer ask for a code, and your recovery codes stop working.',
+    submitLabel: 'Remove authenticator app',
+  }, async (req, res) => {
+    await s.mfa.removeTotp(user(res).id);
+    setFlash(req, res.locals.platform.id, 'Your authenticator app was removed.');
+    await redirectSaved(req, res, back(res));
+  });
+
+  proofPage('/account/recovery-codes', {
+    title: 'Get new recovery codes',
+    message: 'You get ten new codes; the codes you have now stop working.',
+    submitLabel: 'Get new recovery codes',
+  }, async (_req, res) => {
+    const p = res.locals.platform;
+    const codes = await s.mfa.recoveryCodes.regenerate(user(res).id);
+    res.set('Cache-Control', 'no-store').render('recovery-codes', {
+      title: 'Save your recovery codes', platformName: p.name, csrfToken: res.locals.csrfToken, codes, continueUrl: back(res),
+    });
+  });
+
+  return r;
+}
