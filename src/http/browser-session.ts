@@ -1,7 +1,7 @@
 import type { Request } from 'express';
 import { randomToken } from '../crypto/random';
 import type { AuthorizationRequest } from '../domain/authorization-request';
-import type { KnownAccount } from '../domain/interaction';
+import type { BrowserAccounts, KnownAccount } from '../domain/interaction';
 
 declare module 'express-session' {
   interface SessionData {
@@ -138,6 +138,20 @@ export function regenerateKeepingData(req: Request): Promise<void> {
       resolve();
     });
   });
+}
+
+/** The interaction service's view of this browser's accounts on a platform, over the session. */
+export function browserAccounts(req: Request, platformId: string): BrowserAccounts {
+  return {
+    list: () => accountsOf(req, platformId),
+    id: () => browserId(req),
+    async signedIn(user, authTime) {
+      await regenerateKeepingData(req);
+      rememberSignIn(req, platformId, { userId: user.id, email: user.email }, authTime);
+    },
+    signedOut: (userId) => markSignedOut(req, platformId, userId),
+    forget: (userId) => forgetAccount(req, platformId, userId),
+  };
 }
 
 export function saveSession(req: Request): Promise<void> {

@@ -11,8 +11,10 @@ import { createAuthorizationCodeGrant } from './grants/authorization-code.grant'
 import { createRefreshTokenGrant } from './grants/refresh-token.grant';
 import { createTokens } from './tokens.service';
 import { createRequestValidation } from './authorize/validate-request';
-import { createNextStep } from './authorize/next-step';
 import { createInteraction } from './authorize/interaction.service';
+import { createDecide } from './interaction/decide';
+import { createInteractionFlow } from './interaction/transitions';
+import { createPasswordSignIn, createPasswordSignUp } from './interaction/sign-in';
 import { createAccountServices } from './account';
 import { createLogout } from './logout.service';
 import { createAttemptThrottle } from './attempt-throttle.service';
@@ -36,17 +38,19 @@ export function createServices(deps: Deps, notifications?: Notifications) {
   const tokens = createTokens(deps, signingKeys, createAccessTokenCache(notifications));
   const authorize = {
     ...createRequestValidation(deps, signingKeys, platforms),
-    nextStep: createNextStep(deps),
     ...createInteraction(deps),
   };
   const throttle = createAttemptThrottle(deps, authorize.verifyCredentials);
   const mailOutbox = createMailOutbox(deps);
   const account = createAccountServices(deps, mailOutbox);
+  const signInWithPassword = createPasswordSignIn(throttle);
+  const signUpWithPassword = createPasswordSignUp(throttle, users, account.emailVerification);
+  const interaction = createInteractionFlow(deps, createDecide(deps), authorize, signInWithPassword, signUpWithPassword);
   const logout = createLogout(deps, signingKeys, platforms);
   const masterKey = createMasterKey(deps);
   const mfa = createMfa(deps);
   const passkeys = createPasskeys(deps);
-  return { deps, masterKey, signingKeys, platforms, users, maintenance, clientAuth, grants, tokens, authorize, throttle, account, mailOutbox, logout, passkeys, mfa };
+  return { deps, masterKey, signingKeys, platforms, users, maintenance, clientAuth, grants, tokens, authorize, interaction, signInWithPassword, throttle, account, mailOutbox, logout, passkeys, mfa };
 }
 
 export type Services = ReturnType<typeof createServices>;

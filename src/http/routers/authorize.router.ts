@@ -1,43 +1,16 @@
-import { Router, type Request, type RequestHandler, type Response } from 'express';
+import { Router, type RequestHandler } from 'express';
 import { OAuthError, invalidRequest } from '../../errors';
 import type { Services } from '../../services';
 import type { AuthorizationRequest } from '../../domain/authorization-request';
 import type { AuthorizeParams } from '../../services/authorize/validate-request';
 import { resolvePlatform } from '../middleware/resolve-platform';
-import { accountsOf, browserId, endInteraction, saveInteraction } from '../browser-session';
-
-/** Redirects to the client with the authorization response (RFC 6749 §4.1.2, RFC 9207 `iss`). */
-export function redirectToClient(req: Request, res: Response, ar: AuthorizationRequest, params: Record<string, string>, issuer: string) {
-  const url = new URL(ar.redirectUri);
-  for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
-  if (ar.state !== undefined) url.searchParams.set('state', ar.state);
-  url.searchParams.set('iss', issuer);
-  res.set('Cache-Control', 'no-store').redirect(req.method === 'POST' ? 303 : 302, url.toString());
-}
-
-/** Runs the next step: a code or an error back to the client, or the page that is due. */
-export function createAdvance(s: Services) {
-  const issuer = s.deps.config.baseUrl;
-  return async function advance(req: Request, res: Response, ar: AuthorizationRequest) {
-    const step = await s.authorize.nextStep(ar, accountsOf(req, ar.platformId));
-    if (step.kind === 'complete') {
-      const code = await s.authorize.issueCode(ar, step.user, step.authTime, browserId(req));
-      endInteraction(req, ar.id);
-      return redirectToClient(req, res, ar, { code }, issuer);
-    }
-    if (step.kind === 'error') {
-      endInteraction(req, ar.id);
-      return redirectToClient(req, res, ar, { error: step.code, error_description: step.description }, issuer);
-    }
-    saveInteraction(req, ar);
-    res.redirect(303, `/interaction/${ar.id}`);
-  };
-}
+import { browserAccounts } from '../browser-session';
+import { createStepAnswer, redirectToClient } from '../authorize-response';
 
 /** GET /oauth/authorize (POST: redirectAuthorizePost). */
 export function authorizeRouter(s: Services, rateLimit: (name: string) => RequestHandler): Router {
   const r = Router();
-  const advance = createAdvance(s);
+  const answerStep = createStepAnswer(s);
   const handler: RequestHandler = async (req, res) => {
     const { params, repeated } = splitRepeated(req.query);
     if (repeated.includes('client_id') || repeated.includes('redirect_uri')) throw invalidRequest(`parameter "${repeated[0]}" must not be repeated`);
@@ -53,7 +26,7 @@ export function authorizeRouter(s: Services, rateLimit: (name: string) => Reques
       return redirectToClient(req, res, fake, { error: err.code, error_description: err.description }, s.deps.config.baseUrl);
     }
     ar.restart = restartQuery(params);
-    await advance(req, res, ar);
+    await answerStep(req, res, ar, await s.interaction.current(ar, browserAccounts(req, platform.id)));
   };
   r.get('/oauth/authorize', rateLimit('authorize'), resolvePlatform(s), handler);
   return r;

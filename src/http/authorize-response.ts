@@ -1,0 +1,45 @@
+import type { Request, Response } from 'express';
+import type { AuthorizationRequest } from '../domain/authorization-request';
+import type { Step } from '../domain/interaction';
+import type { Services } from '../services';
+import { browserId, endInteraction, saveInteraction } from './browser-session';
+import { interactionUrl } from './urls';
+
+/** Redirects to the client with the authorization response (RFC 6749 §4.1.2, RFC 9207 `iss`). */
+export function redirectToClient(
+  req: Request,
+  res: Response,
+  ar: Pick<AuthorizationRequest, 'redirectUri' | 'state'>,
+  params: Record<string, string>,
+  issuer: string,
+) {
+  const url = new URL(ar.redirectUri);
+  for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
+  if (ar.state !== undefined) url.searchParams.set('state', ar.state);
+  url.searchParams.set('iss', issuer);
+  res.set('Cache-Control', 'no-store').redirect(req.method === 'POST' ? 303 : 302, url.toString());
+}
+
+/**
+ * Answers a step decided by a transition (or by /oauth/authorize): the code or the error goes to
+ * the client and the interaction ends; a page step is kept with the interaction and the browser is
+ * sent to it (post/redirect/get).
+ */
+export function createStepAnswer(s: Services) {
+  const issuer = s.deps.config.baseUrl;
+  return async function answerStep(req: Request, res: Response, ar: AuthorizationRequest, step: Step): Promise<void> {
+    if (step.kind === 'complete') {
+      const code = await s.authorize.issueCode(ar, step.user, step.authTime, browserId(req));
+      endInteraction(req, ar.id);
+      return redirectToClient(req, res, ar, { code }, issuer);
+    }
+    if (step.kind === 'error') {
+      endInteraction(req, ar.id);
+      return redirectToClient(req, res, ar, { error: step.code, error_description: step.description }, issuer);
+    }
+    saveInteraction(req, ar);
+    res.redirect(303, interactionUrl(ar.id));
+  };
+}
+
+export type StepAnswer = ReturnType<typeof createStepAnswer>;

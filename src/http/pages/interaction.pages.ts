@@ -1,0 +1,76 @@
+import type { Request, Response } from 'express';
+import type { AuthorizationRequest } from '../../domain/authorization-request';
+import { isPageStep, type PageStep, type Step } from '../../domain/interaction';
+import type { Services } from '../../services';
+import { presentChooserAccounts, presentConsentScopes } from '../../presenters/pages.presenter';
+import { createStepAnswer } from '../authorize-response';
+import { accountsOf } from '../browser-session';
+import { allowFormRedirectTo } from '../middleware/security-headers';
+import { interactionUrl } from '../urls';
+import { renderPage } from './render';
+import { signinPage } from './signin.page';
+
+/** What a refused form adds to its page: the message, per-field messages, the values typed. */
+export interface PageExtra {
+  error?: string | null;
+  fieldErrors?: Record<string, string>;
+  values?: Record<string, string | undefined>;
+}
+
+type Builder<K extends PageStep['kind']> = (
+  c: { req: Request; ar: AuthorizationRequest; step: Extract<PageStep, { kind: K }>; extra: PageExtra },
+) => Promise<Record<string, unknown>> | Record<string, unknown>;
+
+/**
+ * The pages of an authorization, one builder per step (DESIGN §9), and `show`, the one place that
+ * chooses the page for a step. A step that is not a page (the code, an error) is answered to the
+ * client instead. Typed over every page step, so a new step needs its builder here.
+ */
+export function createInteractionPages(s: Services) {
+  const { baseUrl, passwordMinLength } = s.deps.config;
+  const answerStep = createStepAnswer(s);
+  const url = interactionUrl;
+
+  const builders: { [K in PageStep['kind']]: { view: string; build: Builder<K> } } = {
+    signin: {
+      view: 'signin',
+      build: ({ req, ar, step, extra }) => signinPage({
+        action: url(ar.id, '/signin'), email: step.email ?? '', emailLocked: step.emailLocked, signupUrl: url(ar.id, '/signup'), forgotUrl: url(ar.id, '/forgot'),
+        chooserUrl: accountsOf(req, ar.platformId).length > 0 && !step.emailLocked ? url(ar.id, '/chooser') : null, error: extra.error ?? null,
+      }),
+    },
+    signup: {
+      view: 'signup',
+      build: ({ ar, step, extra }) => ({
+        title: 'Create account', action: url(ar.id, '/signup'), emailLocked: step.emailLocked, signinUrl: url(ar.id, '/signin'),
+        passwordMinLength, error: extra.error ?? null, fieldErrors: extra.fieldErrors ?? {},
+        values: extra.values ?? { email: step.email ?? '', given_name: ar.prefill.givenName ?? '', family_name: ar.prefill.familyName ?? '', birthdate: '', phone_number: ar.prefill.phoneNumber ?? '' },
+      }),
+    },
+    chooser: {
+      view: 'chooser',
+      build: async ({ req, ar }) => {
+        const accounts = accountsOf(req, ar.platformId);
+        const users = await s.users.findManyByIds(ar.platformId, accounts.map((x) => x.userId));
+        return { title: 'Choose an account', action: url(ar.id, '/chooser'), clientName: ar.clientName, accounts: presentChooserAccounts(accounts, users, baseUrl) };
+      },
+    },
+    consent: {
+      view: 'consent',
+      build: ({ ar, step }) => ({ title: 'Allow access', action: url(ar.id, '/consent'), clientName: ar.clientName, userEmail: step.user.email, scopes: presentConsentScopes(ar.scopes) }),
+    },
+  };
+
+  /** Shows the step's page (a refused form: with its messages and status), or answers a final step. */
+  async function show(req: Request, res: Response, ar: AuthorizationRequest, step: Step, extra: PageExtra = {}, status = 200): Promise<void> {
+    if (!isPageStep(step)) return answerStep(req, res, ar, step);
+    allowFormRedirectTo(res, ar.redirectUri); // every form here may end at the client (CSP form-action)
+    const page = builders[step.kind] as { view: string; build: Builder<PageStep['kind']> };
+    const model = await page.build({ req, ar, step, extra });
+    renderPage(res, page.view, { restart: ar.restart, ...model }, status);
+  }
+
+  return { show, answerStep };
+}
+
+export type InteractionPages = ReturnType<typeof createInteractionPages>;

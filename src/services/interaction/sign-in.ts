@@ -1,0 +1,49 @@
+import type { Platform } from '../../domain/platform';
+import type { User } from '../../domain/user';
+import type { AttemptThrottle } from '../attempt-throttle.service';
+import type { EmailVerification } from '../account/email-verification.service';
+import type { NewUserInput, Users } from '../users.service';
+
+/** A form that did not go through: the status, the message above the form, and per-field messages. */
+export interface FormRefusal {
+  ok: false;
+  status: 400 | 429;
+  error: string | null;
+  fieldErrors?: Record<string, string>;
+  /** Set with 429: the Retry-After header. */
+  retryAfterSeconds?: number;
+}
+
+/** The hosted pages' message for a throttled attempt. */
+export function tooManyAttempts(seconds: number): string {
+  const minutes = Math.max(1, Math.ceil(seconds / 60));
+  return `Too many attempts. Try again in ${minutes} ${minutes === 1 ? 'minute' : 'minutes'}.`;
+}
+
+const locked = (seconds: number): FormRefusal => ({ ok: false, status: 429, error: tooManyAttempts(seconds), retryAfterSeconds: seconds });
+
+/**
+ * Email and password, the one way both the authorization's sign-in page and the account page sign
+ * a user in: throttled per account+source and per source, no password checked while locked
+ * (issue 5 §2, docs/decisions.md).
+ */
+export function createPasswordSignIn(throttle: AttemptThrottle) {
+  return async function signInWithPassword(platformId: string, email: string, password: string, source: string): Promise<{ ok: true; user: User } | FormRefusal> {
+    if (!email || !password) return { ok: false, status: 400, error: 'Enter your email and password.' };
+    const attempt = await throttle.attemptSignIn(platformId, email, password, source);
+    if (attempt.ok) return { ok: true, user: attempt.user };
+    if (attempt.lockedSeconds) return locked(attempt.lockedSeconds);
+    return { ok: false, status: 400, error: 'Incorrect email or password.' };
+  };
+}
+
+/** Sign-up: throttled per source (issue 10 §8); a new account gets its verification mail. */
+export function createPasswordSignUp(throttle: AttemptThrottle, users: Users, emailVerification: EmailVerification) {
+  return async function signUpWithPassword(platform: Platform, input: NewUserInput, source: string): Promise<{ ok: true; user: User } | FormRefusal> {
+    const result = await throttle.attemptSignUp(platform.id, source, () => users.createUser(platform.id, input));
+    if (!result.ok && 'lockedSeconds' in result) return locked(result.lockedSeconds);
+    if (!result.ok) return { ok: false, status: 400, error: null, fieldErrors: Object.fromEntries(result.errors.map((e) => [e.field, e.message])) };
+    await emailVerification.sendAfterSignUp(platform, result.user);
+    return { ok: true, user: result.user };
+  };
+}

@@ -1,0 +1,144 @@
+import type { AuthorizationRequest } from '../../domain/authorization-request';
+import type { BrowserAccounts, PageStep, Step } from '../../domain/interaction';
+import { normalizeEmail, type User } from '../../domain/user';
+import type { Deps } from '../deps';
+import type { Interaction } from '../authorize/interaction.service';
+import type { Platform } from '../../domain/platform';
+import type { createPasswordSignIn, createPasswordSignUp, FormRefusal } from './sign-in';
+import type { Decide } from './decide';
+
+type At<K extends PageStep['kind']> = Extract<PageStep, { kind: K }>;
+
+/** A form refused on the page it came from: the page again (`step`) with the refusal's messages. */
+export type Refused = FormRefusal & { kind: 'refused'; step: PageStep; values?: Record<string, string | undefined> };
+
+export interface PasswordForm {
+  email: string;
+  password: string;
+}
+
+export interface SignUpForm {
+  email: string;
+  password: string;
+  given_name: string;
+  family_name: string;
+  birthdate: string;
+  phone_number: string;
+}
+
+/**
+ * The interaction as named transitions (DESIGN §9). Each one changes the authorization request's
+ * progress (and, through BrowserAccounts, the browser's accounts) and returns the step that is due
+ * next, decided once by ./decide.ts. The HTTP layer maps a request to one transition and answers the
+ * step (src/http/routers/interaction.router.ts). A new way in (a passkey) is a sibling of
+ * passwordVerified that ends in firstFactorVerified; a new page is a step in src/domain/interaction.ts,
+ * a check in ./decide.ts and the transition that moves past it here.
+ */
+export function createInteractionFlow(
+  deps: Deps,
+  decide: Decide,
+  authorize: Pick<Interaction, 'grantConsent' | 'signOut'>,
+  signInWithPassword: ReturnType<typeof createPasswordSignIn>,
+  signUpWithPassword: ReturnType<typeof createPasswordSignUp>,
+) {
+  const nowSeconds = () => Math.floor(deps.now().getTime() / 1000);
+  const next = (ar: AuthorizationRequest, browser: BrowserAccounts) => decide(ar, browser.list());
+  const refuse = (step: PageStep, refusal: Omit<FormRefusal, 'ok'> & Partial<Pick<FormRefusal, 'ok'>>, values?: Refused['values']): Refused => ({ ...refusal, ok: false, kind: 'refused', step, values });
+
+  /**
+   * The user proved who they are: the browser signs in (new session id, the account first in its
+   * list) and the request carries on from here with this account and auth_time. A second factor
+   * would be asked by a check in ./decide.ts after this, before consent.
+   */
+  async function firstFactorVerified(ar: AuthorizationRequest, browser: BrowserAccounts, user: Pick<User, 'id' | 'email'>): Promise<Step> {
+    const authTime = nowSeconds();
+    await browser.signedIn(user, authTime);
+    Object.assign(ar, { userId: user.id, authenticatedAt: authTime, screen: undefined, signinEmail: undefined });
+    return next(ar, browser);
+  }
+
+  /** A pinned sign-in (login_hint, id_token_hint, re-authentication) is for its email only. */
+  const otherEmail = (at: { email?: string; emailLocked: boolean }, email: string) => at.emailLocked && normalizeEmail(email) !== normalizeEmail(at.email ?? '');
+
+  async function signOut(ar: AuthorizationRequest, browser: BrowserAccounts, userId: string) {
+    await authorize.signOut(ar.platformId, userId, browser.id());
+    browser.signedOut(userId);
+  }
+
+  return {
+    /** Where the interaction stands: the page to show, or the answer (GET, and before a form is read). */
+    current: next,
+
+    /** The links between the forms (sign in, create account, choose an account); the page is decided when shown. */
+    switchForm(ar: AuthorizationRequest, form: 'signin' | 'signup' | 'chooser'): void {
+      if (form === 'chooser') Object.assign(ar, { screen: undefined, signinEmail: undefined, userId: undefined });
+      else if (!ar.loginHint && !ar.idTokenHintSub) Object.assign(ar, { screen: form, userId: ar.authenticatedAt ? ar.userId : undefined });
+    },
+
+    /** The chooser: a signed-in account goes on; a signed-out one gets the sign-in page with its email. */
+    async pickAccount(ar: AuthorizationRequest, browser: BrowserAccounts, userId: string): Promise<Step> {
+      const picked = browser.list().find((a) => a.userId === userId);
+      if (picked && picked.authTime !== null) Object.assign(ar, { userId: picked.userId, screen: undefined });
+      else if (picked) Object.assign(ar, { userId: undefined, screen: 'signin', signinEmail: picked.email });
+      return next(ar, browser);
+    },
+
+    async useAnotherAccount(ar: AuthorizationRequest, browser: BrowserAccounts): Promise<Step> {
+      Object.assign(ar, { userId: undefined, screen: 'signin', signinEmail: undefined });
+      return next(ar, browser);
+    },
+
+    /** The chooser's "Sign out" of one account (a signed-out one is forgotten), or of all. */
+    async signOutAccount(ar: AuthorizationRequest, browser: BrowserAccounts, userId: string): Promise<Step> {
+      const account = browser.list().find((a) => a.userId === userId);
+      if (account?.authTime === null) browser.forget(account.userId);
+      else if (account) await signOut(ar, browser, account.userId);
+      return next(ar, browser);
+    },
+
+    async signOutAll(ar: AuthorizationRequest, browser: BrowserAccounts): Promise<Step> {
+      for (const a of browser.list().filter((x) => x.authTime !== null)) await signOut(ar, browser, a.userId);
+      return next(ar, browser);
+    },
+
+    /** The sign-in form: email and password (throttled), for the pinned email when there is one. */
+    async passwordSubmitted(ar: AuthorizationRequest, browser: BrowserAccounts, at: At<'signin'>, form: PasswordForm, source: string): Promise<Step | Refused> {
+      const lockedTo = { status: 400 as const, error: `This sign-in is for ${at.email}.` };
+      if (otherEmail(at, form.email)) return refuse(at, lockedTo);
+      const result = await signInWithPassword(ar.platformId, form.email, form.password, source);
+      if (!result.ok) return refuse({ ...at, email: form.email }, result);
+      if (at.emailLocked && ar.userId && ar.userId !== result.user.id) return refuse(at, lockedTo);
+      return this.passwordVerified(ar, browser, result.user);
+    },
+
+    /** The password was right: the first factor. */
+    passwordVerified(ar: AuthorizationRequest, browser: BrowserAccounts, user: User): Promise<Step> {
+      return firstFactorVerified(ar, browser, user);
+    },
+
+    /** The sign-up form (also posted from the sign-in page's step); the new account is signed in. */
+    async signUpSubmitted(ar: AuthorizationRequest, browser: BrowserAccounts, at: At<'signin'> | At<'signup'>, platform: Platform, form: SignUpForm, source: string): Promise<Step | Refused> {
+      const signupStep: At<'signup'> = { kind: 'signup', email: at.email, emailLocked: at.emailLocked };
+      if (otherEmail(at, form.email)) return refuse(signupStep, { status: 400, error: `This sign-up is for ${at.email}.` }, { email: at.email });
+      const result = await signUpWithPassword(platform, {
+        email: form.email, password: form.password, givenName: form.given_name, familyName: form.family_name, birthdate: form.birthdate, phoneNumber: form.phone_number,
+      }, source);
+      if (!result.ok) return refuse(signupStep, result);
+      return firstFactorVerified(ar, browser, result.user);
+    },
+
+    /** Allow: remembered for these scopes (asked again only for new ones). */
+    async consentGiven(ar: AuthorizationRequest, browser: BrowserAccounts, at: At<'consent'>): Promise<Step> {
+      await authorize.grantConsent(ar, at.user.id);
+      ar.consentGiven = true;
+      return next(ar, browser);
+    },
+
+    /** Deny: access_denied to the client (RFC 6749 §4.1.2.1). */
+    consentDenied(): Step {
+      return { kind: 'error', code: 'access_denied', description: 'The user denied the request' };
+    },
+  };
+}
+
+export type InteractionFlow = ReturnType<typeof createInteractionFlow>;
