@@ -36,6 +36,8 @@ import { accountPictureRouter } from './http/routers/account-picture.router';
 import { logoutRouter } from './http/routers/logout.router';
 import { devOutboxRouter } from './http/routers/dev-outbox.router';
 import { homeRouter } from './http/routers/home.router';
+import { passkeyAssetsRouter } from './http/routers/passkey-assets.router';
+import { passkeysRouter } from './http/routers/passkeys.router';
 import './http/locals';
 
 export interface AppDeps {
@@ -80,6 +82,7 @@ export function createApp(deps: AppDeps): App {
   app.use(jwksRouter(services, rateLimit));
   app.use(healthRouter(db));
   if (config.metricsToken) app.use(metricsRouter(metrics.registry, config.metricsToken)); // else 404: METRICS_PORT serves it apart
+  app.use(passkeyAssetsRouter());
   app.use('/static', express.static(path.resolve(__dirname, '..', 'public'), { maxAge: '1h' }));
   app.use(express.urlencoded({ extended: false, limit: '32kb', parameterLimit: 100 }));
 
@@ -102,6 +105,7 @@ export function createApp(deps: AppDeps): App {
   app.use(accountActionsRouter(services));
   app.use(accountMfaRouter(services));
   app.use(accountPictureRouter(services));
+  app.use(passkeysRouter(services));
   app.use(logoutRouter(services));
   if (!config.isProduction) app.use(devOutboxRouter(services)); // development only: 404 in production
   app.use(homeRouter(config));

@@ -28,11 +28,12 @@ export interface Harness {
  * The provider on a real port (BASE_URL = its own address), with a stand-in relying party at
  * /__rp/* on the same server, and one Chromium for the whole test file.
  */
-export async function startHarness(): Promise<Harness> {
+export async function startHarness(options: { hostName?: string } = {}): Promise<Harness> {
   const server = http.createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  const base = `http://127.0.0.1:${port}`;
+  // hostName 'localhost' for passkeys: browsers refuse an IP address as WebAuthn RP id (DESIGN §15).
+  const base = `http://${options.hostName ?? '127.0.0.1'}:${port}`;
   const t = await buildTestApp({ BASE_URL: base });
   server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
     if (req.url?.startsWith('/__rp/')) {
@@ -60,7 +61,9 @@ export const newEmail = (prefix = 'e2e') => `${prefix}-${unique()}@example.com`;
 /** A platform and a confidential client whose redirect_uri lands on the stand-in RP. */
 export async function buildTenant(h: Harness, clientInput: Parameters<typeof buildClient>[2] = {}) {
   const platform = await buildPlatform(h.t.services);
-  const client = await buildClient(h.t.services, platform.id, { redirectUris: [`${h.base}/__rp/callback`], name: 'Acme Notes', ...clientInput });
+  // A localhost provider (passkeys) keeps its stand-in RP on the loopback IP: localhost redirect URIs are refused (RFC 8252 §8.3).
+  const rpBase = h.base.replace('://localhost:', '://127.0.0.1:');
+  const client = await buildClient(h.t.services, platform.id, { redirectUris: [`${rpBase}/__rp/callback`], name: 'Acme Notes', ...clientInput });
   return { platform, client };
 }
 export type Tenant = Awaited<ReturnType<typeof buildTenant>>;
