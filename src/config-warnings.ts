@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import type { Config } from './config';
 
 const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
@@ -19,6 +20,9 @@ export function riskySettings(config: Config): string[] {
   if (!(config.rateLimitScale > 0)) warnings.push('RATE_LIMIT_SCALE=0: rate limiting is off');
   if (config.trustProxy === true) {
     warnings.push('TRUST_PROXY=true trusts every X-Forwarded-For hop, so clients can choose their own source address; name the proxy hops or subnets instead');
+  }
+  if (isIP(base.hostname.replace(/^\[|\]$/g, '')) !== 0) {
+    warnings.push(`BASE_URL's host ${base.hostname} is an IP address: passkeys are unavailable (browsers refuse an IP as WebAuthn relying-party id); use a host name, e.g. localhost`);
   }
   return warnings;
 }

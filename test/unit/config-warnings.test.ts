@@ -11,10 +11,11 @@ describe('start-up warnings for risky settings', () => {
 
   it('warns once for each risky setting', () => {
     const all = warningsFor({ BASE_URL: 'http://192.0.2.2:3000', RATE_LIMIT_SCALE: '0', TRUST_PROXY: 'true' });
-    expect(all).toHaveLength(4);
+    expect(all).toHaveLength(5);
     expect(all[0]).toMatch(/^BASE_URL http:\/\/192\.0\.2\.2:3000 is plain http/);
     expect(all[1]).toMatch(/^NODE_ENV=development on 192\.0\.2\.2:3000/);
     expect(all[2]).toBe('RATE_LIMIT_SCALE=0: rate limiting is off');
     expect(all[3]).toMatch(/^TRUST_PROXY=true trusts every X-Forwarded-For hop/);
+    expect(all[4]).toMatch(/^BASE_URL's host 192\.0\.2\.2 is an IP address: passkeys are unavailable/);
   });
 });
