@@ -9,8 +9,5 @@ export function attemptSource(req: Pick<Request, 'ip'>): string {
   return req.ip ? ipKeyGenerator(req.ip) : 'unknown';
 }
 
-/** The hosted pages' message for a throttled attempt. */
-export function tooManyAttempts(seconds: number): string {
-  const minutes = Math.max(1, Math.ceil(seconds / 60));
-  return `Too many attempts. Try again in ${minutes} ${minutes === 1 ? 'minute' : 'minutes'}.`;
-}
+/** The hosted pages' message for a throttled attempt (one wording, kept with signInWithPassword). */
+export { tooManyAttempts } from '../services/interaction/sign-in';

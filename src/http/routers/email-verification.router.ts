@@ -1,8 +1,8 @@
 import { Router } from 'express';
 import type { Services } from '../../services';
 import { resolvePlatform } from '../middleware/resolve-platform';
-import { accountUrl } from './account.router';
-import { renderLinkProblem } from './password-reset.router';
+import { accountUrl } from '../urls';
+import { renderLinkProblem } from '../pages/link-problem.page';
 
 /**
  * GET /verify-email?platform_guid=G&token=T — the mailed link. Opening it is the proof of the

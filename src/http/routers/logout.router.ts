@@ -8,7 +8,7 @@ import { allowFormRedirectTo } from '../middleware/security-headers';
 import { singleValued } from '../params';
 import { browserId, markSignedOut } from '../browser-session';
 import { field, signedInAccounts } from '../account-session';
-import { accountUrl } from './account.router';
+import { accountUrl } from '../urls';
 
 const PARAMS = ['id_token_hint', 'client_id', 'post_logout_redirect_uri', 'state'] as const;
 

@@ -1,28 +1,12 @@
 import { Router, type Request, type Response } from 'express';
 import type { Services } from '../../services';
-import type { LinkStatus } from '../../services/account/account-tokens';
 import { checkEmail } from '../../services/user-rules';
 import { issueCsrf, requireCsrf } from '../middleware/csrf';
 import { resolvePlatform } from '../middleware/resolve-platform';
 import { findInteraction, markSignedOut } from '../browser-session';
 import { field, redirectSaved } from '../account-session';
-import { accountUrl } from './account.router';
-
-const q = (platformId: string) => `platform_guid=${encodeURIComponent(platformId)}`;
-
-/** What a used, expired or unknown link says: a clear page, never a bare error. */
-export function renderLinkProblem(res: Response, status: Exclude<LinkStatus, 'valid'> | 'changed', kind: 'reset' | 'verify', retry: { href: string; label: string }) {
-  const what = kind === 'reset' ? 'password reset link' : 'verification link';
-  const text = {
-    used: { heading: 'This link has already been used', message: `Each ${what} works only once.` },
-    expired: { heading: 'This link has expired', message: kind === 'reset' ? 'Password reset links work for 30 minutes.' : 'Verification links work for 24 hours.' },
-    invalid: { heading: 'This link is not valid', message: `The ${what} is incomplete or unknown. Check that you copied the whole address.` },
-    changed: { heading: 'This link is for another email address', message: 'The email address of the account changed after this link was sent.' },
-  }[status];
-  res.status(status === 'invalid' ? 400 : 410).set('Cache-Control', 'no-store').render('notice', {
-    title: text.heading, platformName: res.locals.platform.name, icon: 'error', ...text, details: kind === 'reset' ? 'You can ask for a new link.' : null, actions: [retry],
-  });
-}
+import { accountUrl, platformQuery as q } from '../urls';
+import { renderLinkProblem } from '../pages/link-problem.page';
 
 /** "Forgot password?" → email → single-use 30-minute link → new password (issue 6). */
 export function passwordResetRouter(s: Services): Router {
