@@ -7,10 +7,14 @@ import { presentAccountUser, presentApps, presentChooserRows, presentProfileValu
 import { issueCsrf, requireCsrf } from '../middleware/csrf';
 import { resolvePlatform } from '../middleware/resolve-platform';
 import { accountsOf, regenerateKeepingData, rememberSignIn } from '../browser-session';
-import { attemptSource, tooManyAttempts } from '../attempt-source';
+import { attemptSource } from '../attempt-source';
+import { renderPage } from '../pages/render';
+import { signinPage } from '../pages/signin.page';
+import { accountUrl, forgotPasswordUrl } from '../urls';
 import { chooseAccount, currentAccount, field, redirectSaved, signedInAccounts, takeFlash } from '../account-session';
 
-export const accountUrl = (platformId: string, suffix = '') => `/account${suffix}?platform_guid=${encodeURIComponent(platformId)}`;
+/** @deprecated import from ../urls (kept while other routers move). */
+export { accountUrl };
 
 /**
  * The account page of a signed-in user (`/account?platform_guid=G`): the browser session's
@@ -53,10 +57,9 @@ export function accountRouter(s: Services): Router {
 
   const renderSignIn = (res: Response, values: { email: string; error: string | null }, status = 200) => {
     const p = platformOf(res);
-    res.status(status).set('Cache-Control', 'no-store').render('signin', {
-      title: 'Sign in', platformName: p.name, csrfToken: res.locals.csrfToken, action: accountUrl(p.id, '/signin'), email: values.email, emailLocked: false,
-      signupUrl: null, chooserUrl: null, forgotUrl: `/password/forgot?platform_guid=${encodeURIComponent(p.id)}`, error: values.error,
-    });
+    renderPage(res, 'signin', signinPage({
+      action: accountUrl(p.id, '/signin'), email: values.email, emailLocked: false, signupUrl: null, chooserUrl: null, forgotUrl: forgotPasswordUrl(p.id), error: values.error,
+    }), status);
   };
 
   r.get('/account/signin', resolvePlatform(s), issueCsrf, (req, res) => {
@@ -69,15 +72,13 @@ export function accountRouter(s: Services): Router {
     const p = platformOf(res);
     const email = field(req.body, 'email').trim();
     const password = field(req.body, 'password');
-    if (!email || !password) return renderSignIn(res, { email, error: 'Enter your email and password.' }, 400);
-    // The same throttle as the authorization's sign-in page (per account+source and per source).
-    const attempt = await s.throttle.attemptSignIn(p.id, email, password, attemptSource(req));
-    if (!attempt.ok && attempt.lockedSeconds) {
-      res.set('Retry-After', String(attempt.lockedSeconds));
-      return renderSignIn(res, { email, error: tooManyAttempts(attempt.lockedSeconds) }, 429);
+    // The same sign-in as the authorization's sign-in page (throttled per account+source and per source).
+    const result = await s.signInWithPassword(p.id, email, password, attemptSource(req));
+    if (!result.ok) {
+      if (result.retryAfterSeconds) res.set('Retry-After', String(result.retryAfterSeconds));
+      return renderSignIn(res, { email, error: result.error }, result.status);
     }
-    if (!attempt.ok) return renderSignIn(res, { email, error: 'Incorrect email or password.' }, 400);
-    const { user } = attempt;
+    const { user } = result;
     await regenerateKeepingData(req);
     rememberSignIn(req, p.id, { userId: user.id, email: user.email }, Math.floor(s.deps.now().getTime() / 1000));
     chooseAccount(req, p.id, user.id);
