@@ -12,6 +12,7 @@ import { renderPage } from '../pages/render';
 import { signinPage } from '../pages/signin.page';
 import { accountUrl, forgotPasswordUrl } from '../urls';
 import { chooseAccount, currentAccount, field, redirectSaved, signedInAccounts, takeFlash } from '../account-session';
+import { PASSKEYS_NEED_HOST_NAME, passkeySection } from '../passkeys-page';
 
 /** @deprecated import from ../urls (kept while other routers move). */
 export { accountUrl };
@@ -134,6 +135,8 @@ export function accountPageRenderer(s: Services) {
       apps: presentApps(apps),
       countries: COUNTRY_OPTIONS,
       passwordMinLength: s.deps.config.passwordMinLength,
+      passkeys: await passkeySection(s, res, p.id, user.id), // ./passkeys.router.ts
+      passkeysNeedHostName: PASSKEYS_NEED_HOST_NAME,
       // Two-step verification (./account-mfa.router.ts); hidden when the platform turned it off and the user has none.
       mfa: { policy: mfaPolicy, totp: factors.totp, recoveryCodesLeft: factors.recoveryCodesLeft, show: mfaPolicy !== 'off' || factors.totp },
       switchUrl: signedInAccounts(req, p.id).length > 1 ? accountUrl(p.id, '/choose') : accountUrl(p.id, '/signin'),
