@@ -11,6 +11,9 @@ export interface AuthorizationCodeRow {
   codeChallenge: string | null;
   authTime: Date;
   browserSessionId: string | null;
+  /** How the user signed in: RFC 8176 values, space-separated, and the acr reached (issue 13); absent before. */
+  amr?: string | null;
+  acr?: string | null;
   expiresAt: Date;
   consumedAt: Date | null;
 }
@@ -29,6 +32,8 @@ export async function insert(db: Queryable, codeHash: string, c: Omit<Authorizat
     code_challenge: c.codeChallenge,
     auth_time: c.authTime,
     browser_session_id: c.browserSessionId,
+    amr: c.amr ?? null,
+    acr: c.acr ?? null,
     expires_at: c.expiresAt,
   });
 }

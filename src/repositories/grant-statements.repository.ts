@@ -14,6 +14,8 @@ export interface CodeExchangeRow {
   nonce: string | null;
   codeChallenge: string | null;
   authTime: Date;
+  amr: string | null;
+  acr: string | null;
   expiresAt: Date;
   consumedAt: Date | null;
   exchanged: boolean;
@@ -38,8 +40,8 @@ export async function exchangeCode(
      ), consumed AS (
        UPDATE authorization_codes SET consumed_at = $4 WHERE id IN (SELECT id FROM ok) RETURNING id
      ), fam AS (
-       INSERT INTO refresh_token_families (id, platform_id, client_id, user_id, code_id, scope, auth_time, browser_session_id)
-       SELECT $7, platform_id, client_id, user_id, id, scope, auth_time, browser_session_id FROM ok
+       INSERT INTO refresh_token_families (id, platform_id, client_id, user_id, code_id, scope, auth_time, browser_session_id, amr, acr)
+       SELECT $7, platform_id, client_id, user_id, id, scope, auth_time, browser_session_id, amr, acr FROM ok
        WHERE 'offline_access' = ANY (string_to_array(scope, ' '))
        RETURNING id
      ), rt AS (
@@ -48,7 +50,7 @@ export async function exchangeCode(
        INSERT INTO access_tokens (jti_hash, platform_id, client_id, user_id, scope, family_id, code_id, expires_at, created_at)
        SELECT $11, platform_id, client_id, user_id, scope, (SELECT id FROM fam), id, $12, $4 FROM ok
      )
-     SELECT code.id, code.client_id, code.redirect_uri, code.scope, code.nonce, code.code_challenge, code.auth_time,
+     SELECT code.id, code.client_id, code.redirect_uri, code.scope, code.nonce, code.code_challenge, code.auth_time, code.amr, code.acr,
             code.expires_at, code.consumed_at, EXISTS (SELECT 1 FROM ok) AS exchanged,
             EXISTS (SELECT 1 FROM ok WHERE 'offline_access' = ANY (string_to_array(ok.scope, ' '))) AS has_refresh_token,
             (SELECT row_to_json(u.*) FROM users u WHERE u.id = code.user_id) AS user_json
@@ -65,6 +67,8 @@ export async function exchangeCode(
     nonce: r.nonce,
     codeChallenge: r.code_challenge,
     authTime: r.auth_time,
+    amr: r.amr ?? null,
+    acr: r.acr ?? null,
     expiresAt: r.expires_at,
     consumedAt: r.consumed_at,
     exchanged: r.exchanged,
@@ -80,6 +84,8 @@ export interface RefreshRotationRow {
   expiresAt: Date;
   familyRevokedAt: Date | null;
   authTime: Date;
+  amr: string | null;
+  acr: string | null;
   /** Every condition held and the successor is live: a token response is due. */
   rotated: boolean;
   /** The presented token was valid or inside its grace window, but its successor had already been rotated. */
@@ -106,7 +112,7 @@ export async function rotateRefreshToken(
     db,
     'latchkey_rotate_refresh_token',
     `WITH cur AS (
-       SELECT t.id, t.family_id, t.rotated_at, t.expires_at, f.client_id, f.user_id, f.scope, f.auth_time, f.revoked_at AS family_revoked_at
+       SELECT t.id, t.family_id, t.rotated_at, t.expires_at, f.client_id, f.user_id, f.scope, f.auth_time, f.amr, f.acr, f.revoked_at AS family_revoked_at
        FROM refresh_tokens t JOIN refresh_token_families f ON f.id = t.family_id
        WHERE t.token_hash = $1 AND f.platform_id = $2
        FOR UPDATE OF t
@@ -130,7 +136,7 @@ export async function rotateRefreshToken(
        INSERT INTO access_tokens (jti_hash, platform_id, client_id, user_id, scope, family_id, code_id, expires_at, created_at)
        SELECT $10, $2, client_id, user_id, access_scope, family_id, NULL, $11, $5 FROM live
      )
-     SELECT cur.family_id, cur.client_id, cur.rotated_at, cur.expires_at, cur.family_revoked_at, cur.auth_time,
+     SELECT cur.family_id, cur.client_id, cur.rotated_at, cur.expires_at, cur.family_revoked_at, cur.auth_time, cur.amr, cur.acr,
             EXISTS (SELECT 1 FROM live) AS rotated,
             EXISTS (SELECT 1 FROM ok) AND NOT EXISTS (SELECT 1 FROM live) AS successor_used,
             (SELECT access_scope FROM live) AS access_scope,
@@ -147,6 +153,8 @@ export async function rotateRefreshToken(
     expiresAt: r.expires_at,
     familyRevokedAt: r.family_revoked_at,
     authTime: r.auth_time,
+    amr: r.amr ?? null,
+    acr: r.acr ?? null,
     rotated: r.rotated,
     successorUsed: r.successor_used,
     accessScope: r.access_scope,

@@ -58,6 +58,8 @@ export function createAuthorizationCodeGrant(deps: Deps, keys: SigningKeys, issu
       user: row.user,
       scope: row.scope,
       authTime: row.authTime,
+      amr: row.amr,
+      acr: row.acr,
       nonce: row.nonce,
       hasRefreshToken: row.hasRefreshToken,
       signingKey,

@@ -31,6 +31,9 @@ export interface SignInput {
   user: User;
   scope: string;
   authTime: Date;
+  /** How the user signed in (RFC 8176, space-separated) and the acr reached; null for codes issued before issue 13. */
+  amr?: string | null;
+  acr?: string | null;
   nonce?: string | null;
   hasRefreshToken: boolean;
   signingKey: SigningKey;
@@ -84,6 +87,9 @@ export function createTokenIssuer(deps: Deps, platforms: Platforms) {
           auth_time: seconds(input.authTime),
           at_hash: atHash(accessToken),
           ...(input.nonce ? { nonce: input.nonce } : {}),
+          // OIDC Core 2 / RFC 8176; DESIGN §15: additions to the seed profile's claims.
+          ...(input.amr ? { amr: input.amr.split(' ') } : {}),
+          ...(input.acr ? { acr: input.acr } : {}),
         };
         // DESIGN §5: confidential clients get an ID token keyed with their secret and no kid.
         const clientKey = platforms.clientIdTokenKey(input.client);

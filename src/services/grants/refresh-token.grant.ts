@@ -62,6 +62,8 @@ export function createRefreshTokenGrant(deps: Deps, keys: SigningKeys, issuer: T
       user: row.user,
       scope: row.accessScope!,
       authTime: row.authTime,
+      amr: row.amr,
+      acr: row.acr,
       hasRefreshToken: true,
       signingKey,
     });
