@@ -1,4 +1,7 @@
-import type { Request, Response } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
+import type { User } from '../domain/user';
+import type { Services } from '../services';
+import { accountUrl } from './urls';
 import type { KnownAccount } from '../domain/interaction';
 import { accountsOf } from './browser-session';
 
@@ -48,3 +51,24 @@ export const field = (body: unknown, name: string, max = 1024): string => {
   const v = (body as Record<string, unknown> | undefined)?.[name];
   return typeof v === 'string' ? v.slice(0, max) : '';
 };
+
+declare global {
+  namespace Express {
+    interface Locals {
+      /** The signed-in user an account form acts on (requireAccount). */
+      accountUser?: User;
+    }
+  }
+}
+
+/** Loads the account a form acts on: it must be signed in on this browser, else back to /account. */
+export function requireAccount(s: Services): RequestHandler {
+  return async (req, res, next) => {
+    const p = res.locals.platform;
+    const account = signedInAccounts(req, p.id).find((a) => a.userId === field(req.body, 'account'));
+    const user = account && (await s.account.security.findUser(p.id, account.userId));
+    if (!user) return redirectSaved(req, res, accountUrl(p.id));
+    res.locals.accountUser = user;
+    next();
+  };
+}

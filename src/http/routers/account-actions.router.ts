@@ -4,8 +4,9 @@ import type { ProfileInput } from '../../services/account/profile.service';
 import { issueCsrf, requireCsrf } from '../middleware/csrf';
 import { resolvePlatform } from '../middleware/resolve-platform';
 import { browserId, markSignedOut, regenerateKeepingData, rememberSignIn } from '../browser-session';
-import { field, redirectSaved, setFlash } from '../account-session';
-import { accountPageRenderer, accountUrl, errorsByField, requireAccount } from './account.router';
+import { field, redirectSaved, setFlash, requireAccount } from '../account-session';
+import { accountPageRenderer, errorsByField } from '../pages/account.page';
+import { accountUrl } from '../urls';
 
 const PROFILE_FIELDS: (keyof ProfileInput)[] = [
   'given_name', 'middle_name', 'family_name', 'nickname', 'preferred_username', 'phone_number', 'street_address', 'locality', 'region', 'postal_code', 'country',

@@ -4,8 +4,9 @@ import { isUuid } from '../../domain/ids';
 import { PICTURE_MAX_BYTES } from '../../services/account/profile.service';
 import { issueCsrf, requireCsrf } from '../middleware/csrf';
 import { resolvePlatform } from '../middleware/resolve-platform';
-import { field, redirectSaved, setFlash } from '../account-session';
-import { accountPageRenderer, accountUrl, errorsByField, requireAccount } from './account.router';
+import { field, redirectSaved, setFlash, requireAccount } from '../account-session';
+import { accountPageRenderer, errorsByField } from '../pages/account.page';
+import { accountUrl } from '../urls';
 
 /**
  * multipart/form-data through the platform's own parser (the WHATWG Request of Node's fetch), so

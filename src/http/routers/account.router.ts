@@ -1,9 +1,6 @@
-import { Router, type Request, type RequestHandler, type Response } from 'express';
+import { Router, type Response } from 'express';
 import type { Services } from '../../services';
-import type { User } from '../../domain/user';
-import type { FieldError } from '../../services/user-rules';
-import { COUNTRY_OPTIONS } from '../../services/account/countries';
-import { presentAccountUser, presentApps, presentChooserRows, presentProfileValues } from '../../presenters/account.presenter';
+import { presentChooserRows } from '../../presenters/account.presenter';
 import { issueCsrf, requireCsrf } from '../middleware/csrf';
 import { resolvePlatform } from '../middleware/resolve-platform';
 import { accountsOf, regenerateKeepingData, rememberSignIn } from '../browser-session';
@@ -11,15 +8,12 @@ import { attemptSource } from '../attempt-source';
 import { renderPage } from '../pages/render';
 import { signinPage } from '../pages/signin.page';
 import { accountUrl, forgotPasswordUrl } from '../urls';
-import { chooseAccount, currentAccount, field, redirectSaved, signedInAccounts, takeFlash } from '../account-session';
-import { PASSKEYS_NEED_HOST_NAME, passkeySection } from '../passkeys-page';
-
-/** @deprecated import from ../urls (kept while other routers move). */
-export { accountUrl };
+import { chooseAccount, currentAccount, field, redirectSaved, signedInAccounts } from '../account-session';
+import { accountPageRenderer } from '../pages/account.page';
 
 /**
  * The account page of a signed-in user (`/account?platform_guid=G`): the browser session's
- * signed-in account, or the one picked when several are. Forms post to ./account-actions.router.
+ * signed-in account, or the one picked when several are. Forms post to ./account-actions.router.ts (the page: ../pages/account.page.ts).
  */
 export function accountRouter(s: Services): Router {
   const r = Router();
@@ -43,7 +37,7 @@ export function accountRouter(s: Services): Router {
     const signedIn = signedInAccounts(req, p.id);
     if (signedIn.length === 0) return redirectSaved(req, res, accountUrl(p.id, '/signin'));
     const users = await s.users.findManyByIds(p.id, signedIn.map((a) => a.userId));
-    res.set('Cache-Control', 'no-store').render('account-choose', {
+    renderPage(res, 'account-choose', {
       title: 'Choose an account', platformName: p.name, csrfToken: res.locals.csrfToken, action: accountUrl(p.id, '/choose'),
       accounts: presentChooserRows(users, baseUrl), signinUrl: accountUrl(p.id, '/signin'),
     });
@@ -89,7 +83,7 @@ export function accountRouter(s: Services): Router {
   r.get('/account/signed-out', resolvePlatform(s), (req, res) => {
     const p = platformOf(res);
     const everywhere = req.query.everywhere === '1';
-    res.set('Cache-Control', 'no-store').render('signed-out', {
+    renderPage(res, 'signed-out', {
       title: 'Signed out', platformName: p.name, heading: 'You are signed out',
       message: everywhere ? 'You are signed out on every device, and apps will ask you to sign in again.' : 'You are signed out on this browser.',
       continueUrl: accountUrl(p.id, '/signin'),
@@ -98,76 +92,3 @@ export function accountRouter(s: Services): Router {
 
   return r;
 }
-
-
-declare global {
-  namespace Express {
-    interface Locals {
-      /** The signed-in user an account form acts on (requireAccount). */
-      accountUser?: User;
-    }
-  }
-}
-
-export interface AccountFormState {
-  values?: Record<string, string>;
-  fieldErrors?: Record<string, string>;
-  formError?: string;
-}
-
-/** Renders the account page; forms that come back with errors pass their values and messages. */
-export function accountPageRenderer(s: Services) {
-  const { baseUrl } = s.deps.config;
-  const platformOf = (res: Response) => res.locals.platform;
-  return async function renderAccount(req: Request, res: Response, user: User, extra: AccountFormState = {}, status = 200) {
-    const p = platformOf(res);
-    const apps = await s.account.security.listApps(user.id);
-    const [mfaPolicy, factors] = await Promise.all([s.mfa.policyOf(p.id), s.mfa.factorsOf(user.id)]);
-    res.status(status).set('Cache-Control', 'no-store').render('account', {
-      title: 'Your account',
-      platformName: p.name,
-      csrfToken: res.locals.csrfToken,
-      user: presentAccountUser(user, baseUrl),
-      values: { ...presentProfileValues(user), ...(extra.values ?? {}) },
-      fieldErrors: extra.fieldErrors ?? {},
-      formError: extra.formError ?? null,
-      flash: takeFlash(req, p.id),
-      apps: presentApps(apps),
-      countries: COUNTRY_OPTIONS,
-      passwordMinLength: s.deps.config.passwordMinLength,
-      passkeys: await passkeySection(s, res, p.id, user.id), // ./passkeys.router.ts
-      passkeysNeedHostName: PASSKEYS_NEED_HOST_NAME,
-      // Two-step verification (./account-mfa.router.ts); hidden when the platform turned it off and the user has none.
-      mfa: { policy: mfaPolicy, totp: factors.totp, recoveryCodesLeft: factors.recoveryCodesLeft, show: mfaPolicy !== 'off' || factors.totp },
-      switchUrl: signedInAccounts(req, p.id).length > 1 ? accountUrl(p.id, '/choose') : accountUrl(p.id, '/signin'),
-      actions: {
-        verify: accountUrl(p.id, '/verify-email'),
-        profile: accountUrl(p.id, '/profile'),
-        pictureUpload: accountUrl(p.id, '/picture'),
-        pictureUrl: accountUrl(p.id, '/picture-url'),
-        pictureRemove: accountUrl(p.id, '/picture/remove'),
-        password: accountUrl(p.id, '/password'),
-        revokeApp: accountUrl(p.id, '/apps/revoke'),
-        signout: accountUrl(p.id, '/signout'),
-        signoutEverywhere: accountUrl(p.id, '/signout-everywhere'),
-        totpSetup: accountUrl(p.id, '/totp/setup'),
-        totpRemove: `${accountUrl(p.id, '/totp/remove')}&account=${encodeURIComponent(user.id)}`,
-        recoveryCodes: `${accountUrl(p.id, '/recovery-codes')}&account=${encodeURIComponent(user.id)}`,
-      },
-    });
-  };
-}
-
-/** Loads the account a form acts on: it must be signed in on this browser, else back to /account. */
-export function requireAccount(s: Services): RequestHandler {
-  return async (req, res, next) => {
-    const p = res.locals.platform;
-    const account = signedInAccounts(req, p.id).find((a) => a.userId === field(req.body, 'account'));
-    const user = account && (await s.account.security.findUser(p.id, account.userId));
-    if (!user) return redirectSaved(req, res, accountUrl(p.id));
-    res.locals.accountUser = user;
-    next();
-  };
-}
-
-export const errorsByField = (errors: FieldError[]) => Object.fromEntries(errors.map((e) => [e.field, e.message]));

@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import type { Services } from '../../services';
 import { listOutbox, readOutboxEntry } from '../../mail/transport';
+import { renderPage } from '../pages/render';
 
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 /** The text part with its addresses made clickable (escaped first). */
@@ -21,13 +22,13 @@ export function devOutboxRouter(s: Services): Router {
   r.get('/dev/outbox', async (req, res) => {
     const to = typeof req.query.to === 'string' ? req.query.to.toLowerCase() : '';
     const mails = dir ? await listOutbox(dir, { to: to || undefined }) : [];
-    res.render('dev-outbox', { title: 'Outbox', platformName: 'Development outbox', mails, dir: dir ?? null, to });
+    renderPage(res, 'dev-outbox', { title: 'Outbox', platformName: 'Development outbox', mails, dir: dir ?? null, to });
   });
 
   r.get('/dev/outbox/:id', async (req, res, next) => {
     const mail = dir && (await readOutboxEntry(dir, req.params.id));
     if (!mail) return next();
-    res.render('dev-outbox-mail', { title: mail.subject, platformName: 'Development outbox', mail, textHtml: linkify(mail.text) });
+    renderPage(res, 'dev-outbox-mail', { title: mail.subject, platformName: 'Development outbox', mail, textHtml: linkify(mail.text) });
   });
 
   // The HTML part as sent, sandboxed: no script, no same-origin access.

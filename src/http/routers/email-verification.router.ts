@@ -3,6 +3,7 @@ import type { Services } from '../../services';
 import { resolvePlatform } from '../middleware/resolve-platform';
 import { accountUrl } from '../urls';
 import { renderLinkProblem } from '../pages/link-problem.page';
+import { renderPage } from '../pages/render';
 
 /**
  * GET /verify-email?platform_guid=G&token=T — the mailed link. Opening it is the proof of the
@@ -16,16 +17,16 @@ export function emailVerificationRouter(s: Services): Router {
     const result = await s.account.emailVerification.verify(p.id, token);
     const toAccount = { href: accountUrl(p.id), label: 'Go to your account' };
     if (result.status === 'verified') {
-      return res.set('Cache-Control', 'no-store').render('notice', {
+      return renderPage(res, 'notice', {
         title: 'Email verified', platformName: p.name, heading: 'Your email address is verified',
         message: `Thank you. ${result.user.email} is now verified; apps you sign in to will see it as verified.`, actions: [toAccount],
       });
     }
     if (result.status === 'used' && result.user?.emailVerified) {
-      return res.status(410).set('Cache-Control', 'no-store').render('notice', {
+      return renderPage(res, 'notice', {
         title: 'Link already used', platformName: p.name, heading: 'This link has already been used',
         message: `Nothing more to do: ${result.user.email} is already verified.`, actions: [toAccount],
-      });
+      }, 410);
     }
     renderLinkProblem(res, result.status, 'verify', { href: accountUrl(p.id), label: 'Send a new link from your account' });
   });

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { Router } from 'express';
 import { z } from 'zod';
 import type { Config } from '../../config';
+import { renderPage } from '../pages/render';
 
 /** What `seedDemo` wrote to DATA_DIR/demo-client.json (development only). */
 const DemoClient = z.object({
@@ -35,7 +36,7 @@ export function homeRouter(config: Config): Router {
       platform_guid: demo.platform_guid, response_type: 'code', client_id: demo.client_id, redirect_uri: demo.redirect_uri,
       scope: 'openid profile email offline_access', state: 'demo',
     })}`;
-    res.set('Cache-Control', 'no-store').render('home', {
+    renderPage(res, 'home', {
       title: 'Latchkey', platformName: null, baseUrl: config.baseUrl, isProduction: config.isProduction, demo, demoSignIn,
     });
   });
@@ -44,7 +45,7 @@ export function homeRouter(config: Config): Router {
     r.get('/dev/callback', (req, res) => {
       const q = (name: string) => (typeof req.query[name] === 'string' ? (req.query[name] as string).slice(0, 2048) : undefined);
       const demo = readDemoClient(config);
-      res.set('Cache-Control', 'no-store').render('dev-callback', {
+      renderPage(res, 'dev-callback', {
         title: 'Demo app callback', platformName: 'Development', code: q('code'), state: q('state'), error: q('error'),
         errorDescription: q('error_description'), demo, tokenEndpoint: `${config.baseUrl}/oauth/token`, dataDir: config.dataDir,
       });

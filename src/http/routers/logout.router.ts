@@ -9,6 +9,7 @@ import { singleValued } from '../params';
 import { browserId, markSignedOut } from '../browser-session';
 import { field, signedInAccounts } from '../account-session';
 import { accountUrl } from '../urls';
+import { renderPage } from '../pages/render';
 
 const PARAMS = ['id_token_hint', 'client_id', 'post_logout_redirect_uri', 'state'] as const;
 
@@ -47,7 +48,7 @@ export function logoutRouter(s: Services): Router {
       return res.redirect(req.method === 'POST' ? 303 : 302, url.toString());
     }
     const p = res.locals.platform;
-    res.render('signed-out', {
+    renderPage(res, 'signed-out', {
       title: signedOut ? 'Signed out' : 'Still signed in', platformName: p.name,
       heading: signedOut ? 'You are signed out' : 'You are still signed in',
       message: signedOut ? `You have signed out of ${p.name} on this browser.` : `You stay signed in to ${p.name}. You can close this page.`,
@@ -67,7 +68,7 @@ export function logoutRouter(s: Services): Router {
     }
     if (signedIn.length === 0) return await finish(req, res, lr, true);
     if (lr.redirectUri) allowFormRedirectTo(res, lr.redirectUri); // "Sign out" ends there (CSP form-action)
-    res.set('Cache-Control', 'no-store').render('logout-confirm', {
+    renderPage(res, 'logout-confirm', {
       title: 'Sign out', platformName: p.name, csrfToken: res.locals.csrfToken, clientName: lr.client?.name ?? null,
       action: `/oauth/logout/confirm?platform_guid=${encodeURIComponent(p.id)}`,
       accounts: signedIn.map((a) => ({ email: a.email })),

@@ -7,6 +7,7 @@ import { findInteraction, markSignedOut } from '../browser-session';
 import { field, redirectSaved } from '../account-session';
 import { accountUrl, platformQuery as q } from '../urls';
 import { renderLinkProblem } from '../pages/link-problem.page';
+import { renderPage } from '../pages/render';
 
 /** "Forgot password?" → email → single-use 30-minute link → new password (issue 6). */
 export function passwordResetRouter(s: Services): Router {
@@ -27,10 +28,10 @@ export function passwordResetRouter(s: Services): Router {
   });
 
   const renderForgot = (req: Request, res: Response, values: { email: string; error: string | null }, status = 200) =>
-    res.status(status).set('Cache-Control', 'no-store').render('forgot-password', {
+    renderPage(res, 'forgot-password', {
       title: 'Reset your password', platformName: res.locals.platform.name, csrfToken: res.locals.csrfToken,
       action: `/password/forgot?${q(res.locals.platform.id)}`, backUrl: signInUrl(req, res.locals.platform.id), ...values,
-    });
+    }, status);
 
   r.get('/password/forgot', resolvePlatform(s), issueCsrf, (req, res) => renderForgot(req, res, { email: '', error: null }));
 
@@ -44,7 +45,7 @@ export function passwordResetRouter(s: Services): Router {
   });
 
   r.get('/password/forgot/sent', resolvePlatform(s), (req, res) => {
-    res.set('Cache-Control', 'no-store').render('notice', {
+    renderPage(res, 'notice', {
       title: 'Check your email', platformName: res.locals.platform.name, icon: 'mail', heading: 'Check your email',
       // The same answer whether or not the address has an account.
       message: 'If an account exists for that address, we have sent it a link to choose a new password.',
@@ -54,10 +55,10 @@ export function passwordResetRouter(s: Services): Router {
   });
 
   const renderReset = (res: Response, token: string, email: string, error: string | null, status = 200) =>
-    res.status(status).set('Cache-Control', 'no-store').render('reset-password', {
+    renderPage(res, 'reset-password', {
       title: 'Choose a new password', platformName: res.locals.platform.name, csrfToken: res.locals.csrfToken, action: `/password/reset?${q(res.locals.platform.id)}`,
       token, email, error, passwordMinLength: s.deps.config.passwordMinLength,
-    });
+    }, status);
   const askAgain = (res: Response) => ({ href: `/password/forgot?${q(res.locals.platform.id)}`, label: 'Get a new link' });
 
   r.get('/password/reset', resolvePlatform(s), issueCsrf, async (req, res) => {
@@ -80,7 +81,7 @@ export function passwordResetRouter(s: Services): Router {
   });
 
   r.get('/password/reset/done', resolvePlatform(s), (req, res) => {
-    res.set('Cache-Control', 'no-store').render('notice', {
+    renderPage(res, 'notice', {
       title: 'Password changed', platformName: res.locals.platform.name, heading: 'Your password has been changed',
       message: 'Sign in with your new password. Every device that was signed in to your account has been signed out.',
       actions: [{ href: signInUrl(req, res.locals.platform.id), label: 'Continue to sign in' }],
