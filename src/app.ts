@@ -80,7 +80,7 @@ export function createApp(deps: AppDeps): App {
   // The hottest GET endpoints first: no body to parse, no static files to look for.
   app.use(discoveryRouter(services, rateLimit));
   app.use(jwksRouter(services, rateLimit));
-  app.use(healthRouter(db));
+  app.use(healthRouter((ms) => services.maintenance.databaseReady(ms)));
   if (config.metricsToken) app.use(metricsRouter(metrics.registry, config.metricsToken)); // else 404: METRICS_PORT serves it apart
   app.use(passkeyAssetsRouter());
   app.use('/static', express.static(path.resolve(__dirname, '..', 'public'), { maxAge: '1h' }));

@@ -6,3 +6,19 @@ export interface IssuedTokens {
   idToken?: string;
   refreshToken?: string;
 }
+
+/**
+ * Everything the database stores of a token response, made before the grant's statement runs:
+ * only hashes are stored, so the JWTs are signed afterwards, outside any transaction.
+ */
+export interface PreparedTokens {
+  now: Date;
+  jti: string;
+  jtiHash: string;
+  accessExpiresAt: Date;
+  familyId: string;
+  refreshId: string;
+  refreshToken: string;
+  refreshHash: string;
+  refreshExpiresAt: Date;
+}

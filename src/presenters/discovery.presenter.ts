@@ -1,4 +1,4 @@
-import { SUPPORTED_SCOPES } from '../services/scopes';
+import { SUPPORTED_SCOPES } from '../domain/scopes';
 
 /** The spec's discovery document; every endpoint URL carries ?platform_guid=G (DESIGN §4). */
 export function presentDiscovery(baseUrl: string, platformId: string) {

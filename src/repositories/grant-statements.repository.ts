@@ -1,6 +1,6 @@
 import { preparedQuery, type Db } from '../db';
 import { userFromJson, type UserRow } from './user.repository';
-import type { PreparedTokens } from '../services/grants/issue-tokens';
+import type { PreparedTokens } from '../domain/tokens';
 
 // Each grant is ONE statement: lock, compare-and-swap and inserts in data-modifying CTEs, so a
 // grant costs one round trip and one durable commit. The statement only performs the swap when

@@ -42,3 +42,8 @@ export async function deleteExpired(db: Queryable, now: Date, keepRevokedFor: Da
   );
   return { codes, accessTokens, refreshTokens, families, sessions, counters, throttles, accountTokens, mailOutbox };
 }
+
+/** A real query on a real table: `select 1` alone passed while the app could not see its tables (DESIGN §13). */
+export async function probe(db: Queryable): Promise<void> {
+  await db.raw('select 1 from platforms limit 1');
+}

@@ -3,6 +3,11 @@ import type { Deps } from './deps';
 
 export function createMaintenance(deps: Deps) {
   return {
+    /** Readiness (/readyz): the database answers a real query within the time given, else throws. */
+    databaseReady(timeoutMs: number): Promise<void> {
+      return withTimeout(maintenance.probe(deps.db), timeoutMs);
+    },
+
     /**
      * DESIGN §12: expired codes, tokens, sessions and counters. Codes are kept a day for replay
      * detection. Sent mails (their body is already gone) are kept a week for support questions
@@ -14,4 +19,14 @@ export function createMaintenance(deps: Deps) {
       return maintenance.deleteExpired(deps.db, now, daysAgo(1), { sentBefore: daysAgo(7), deadBefore: daysAgo(30) });
     },
   };
+}
+
+function withTimeout<T>(p: PromiseLike<T>, ms: number): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('timeout')), ms);
+    Promise.resolve(p).then(
+      (v) => { clearTimeout(timer); resolve(v); },
+      (e) => { clearTimeout(timer); reject(e); },
+    );
+  });
 }

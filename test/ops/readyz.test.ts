@@ -2,6 +2,7 @@ import express from 'express';
 import knex from 'knex';
 import request from 'supertest';
 import { healthRouter } from '../../src/http/routers/health.router';
+import { probe } from '../../src/repositories/maintenance.repository';
 import { buildTestApp } from '../helpers';
 
 // Issue 11: /readyz said ready while every page answered 500 "relation platforms does not exist":
@@ -23,7 +24,7 @@ describe('GET /readyz', () => {
     const blind = knex({ client: 'pg', connection: process.env.TEST_DATABASE_URL, searchPath: ['no_such_schema'] });
     try {
       expect((await blind.raw('select 1 as ok')).rows).toEqual([{ ok: 1 }]); // the database itself answers
-      const res = await request(express().use(healthRouter(blind))).get('/readyz');
+      const res = await request(express().use(healthRouter(() => probe(blind)))).get('/readyz');
       expect([res.status, res.body.error]).toEqual([503, 'temporarily_unavailable']);
     } finally {
       await blind.destroy();

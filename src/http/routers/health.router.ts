@@ -1,11 +1,10 @@
 import { Router } from 'express';
-import type { Db } from '../../db';
 
 /**
  * /healthz: the process answers. /readyz: the database answers a real query on a real table
- * (DESIGN §13) — `select 1` alone passed while the app could not see its tables.
+ * within 2 s (DESIGN §13; services/maintenance.service.ts databaseReady).
  */
-export function healthRouter(db: Db): Router {
+export function healthRouter(databaseReady: (timeoutMs: number) => Promise<void>): Router {
   const r = Router();
   r.get('/healthz', (_req, res) => {
     res.set('Cache-Control', 'no-store').json({ status: 'ok' });
@@ -13,21 +12,11 @@ export function healthRouter(db: Db): Router {
   r.get('/readyz', async (_req, res) => {
     res.set('Cache-Control', 'no-store');
     try {
-      await withTimeout(db.raw('select 1 from platforms limit 1'), 2000);
+      await databaseReady(2000);
       res.json({ status: 'ready' });
     } catch {
       res.status(503).json({ error: 'temporarily_unavailable', error_description: 'The database is not reachable' });
     }
   });
   return r;
-}
-
-function withTimeout<T>(p: PromiseLike<T>, ms: number): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('timeout')), ms);
-    Promise.resolve(p).then(
-      (v) => { clearTimeout(timer); resolve(v); },
-      (e) => { clearTimeout(timer); reject(e); },
-    );
-  });
 }

@@ -5,26 +5,12 @@ import { signHs512 } from '../../crypto/jwt';
 import type { Client } from '../../domain/client';
 import type { User } from '../../domain/user';
 import { idTokenUserClaims } from '../../presenters/claims.presenter';
-import type { IssuedTokens } from '../../domain/tokens';
+import type { IssuedTokens, PreparedTokens } from '../../domain/tokens';
 import type { Deps } from '../deps';
 import type { Platforms } from '../platforms.service';
 import type { SigningKey } from '../signing-keys.service';
 
-/**
- * Everything the database stores of a token response, made before the grant's statement runs:
- * only hashes are stored, so the JWTs are signed afterwards, outside any transaction.
- */
-export interface PreparedTokens {
-  now: Date;
-  jti: string;
-  jtiHash: string;
-  accessExpiresAt: Date;
-  familyId: string;
-  refreshId: string;
-  refreshToken: string;
-  refreshHash: string;
-  refreshExpiresAt: Date;
-}
+export type { PreparedTokens };
 
 export interface SignInput {
   client: Client;
