@@ -24,3 +24,27 @@ export async function passkeySection(s: Services, res: Response, platformId: str
 
 /** The one-line warning shown instead of passkey buttons when BASE_URL is an IP address. */
 export const PASSKEYS_NEED_HOST_NAME = 'Passkeys are not available here: this server is reached by an IP address, and browsers allow passkeys only on a host name.';
+
+/** "Sign in with a passkey" on a sign-in page (views/partials/passkey-signin.ejs). */
+export interface PasskeyButton {
+  isAvailable: boolean;
+  /** The form the script submits with the browser's answer. */
+  action: string;
+  /** Where the script POSTs for the ceremony's options (JSON). */
+  options: string;
+  /** Conditional UI: the browser offers passkeys in the Email field's autofill. */
+  autofill: boolean;
+  /** The note shown instead on an IP BASE_URL. */
+  unavailable: string;
+}
+
+export function passkeyButton(s: Services, urls: { action: string; options: string }, autofill: boolean): PasskeyButton {
+  const isAvailable = s.passkeys.relyingParty.isAvailable;
+  return { isAvailable, ...urls, autofill: autofill && isAvailable, unavailable: PASSKEYS_NEED_HOST_NAME };
+}
+
+/** A page whose model offers a passkey button loads the passkey scripts (CSP script-src 'self' on it only). */
+export function allowScriptsFor(res: Response, model: Record<string, unknown>): void {
+  const button = model.passkey as PasskeyButton | null | undefined;
+  if (button?.isAvailable) allowPasskeyScripts(res);
+}
