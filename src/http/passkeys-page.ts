@@ -36,11 +36,13 @@ export interface PasskeyButton {
   autofill: boolean;
   /** The note shown instead on an IP BASE_URL. */
   unavailable: string;
+  /** The button's name: "Sign in with a passkey" unless given ("Use a passkey" as a second factor). */
+  label?: string;
 }
 
-export function passkeyButton(s: Services, urls: { action: string; options: string }, autofill: boolean): PasskeyButton {
+export function passkeyButton(s: Services, urls: { action: string; options: string }, autofill: boolean, label?: string): PasskeyButton {
   const isAvailable = s.passkeys.relyingParty.isAvailable;
-  return { isAvailable, ...urls, autofill: autofill && isAvailable, unavailable: PASSKEYS_NEED_HOST_NAME };
+  return { isAvailable, ...urls, autofill: autofill && isAvailable, unavailable: PASSKEYS_NEED_HOST_NAME, label };
 }
 
 /** A page whose model offers a passkey button loads the passkey scripts (CSP script-src 'self' on it only). */
