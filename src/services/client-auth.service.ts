@@ -6,6 +6,7 @@ import type { Client } from '../domain/client';
 import type { Platform } from '../domain/platform';
 import type { Deps } from './deps';
 import type { Platforms } from './platforms.service';
+import { createTtlCache } from './ttl-cache';
 
 export interface ClientCredentials {
   authorization?: string;
@@ -19,7 +20,7 @@ const invalidClient = (basic: boolean, description = 'Client authentication fail
   new OAuthError('invalid_client', description, basic ? { headers: { 'WWW-Authenticate': 'Basic realm="latchkey"' } } : {});
 
 /** RFC 6749 §2.3.1: Basic credentials are form-urlencoded before base64. */
-export function parseBasic(header: string): { id: string; secret: string } | undefined {
+export function parseBasicAuth(header: string): { id: string; secret: string } | undefined {
   const match = /^Basic ([A-Za-z0-9+/=._~-]+)$/i.exec(header.trim());
   if (!match) return undefined;
   const decoded = Buffer.from(match[1], 'base64').toString('utf8');
@@ -37,15 +38,14 @@ const CLIENT_CACHE_MS = 60_000;
 
 export function createClientAuth(deps: Deps, platforms: Platforms) {
   // Clients and their secrets are immutable once registered; a short cache spares a query and an unseal per request.
-  const cache = new Map<string, { client: Client; secret: string | null; at: number }>();
+  const cache = createTtlCache<{ client: Client; secret: string | null }>(deps.now, { ttlMs: CLIENT_CACHE_MS });
   async function findClient(platformId: string, id: string) {
     const key = `${platformId}:${id}`;
     const hit = cache.get(key);
-    if (hit && Date.now() - hit.at < CLIENT_CACHE_MS) return hit;
+    if (hit) return hit.value;
     const client = await clients.findById(deps.db, platformId, id);
-    if (!client) return undefined;
-    const entry = { client, secret: platforms.clientSecret(client), at: Date.now() };
-    if (cache.size > 10_000) cache.clear();
+    if (!client) return undefined; // not cached: a client registered a moment later is found at once
+    const entry = { client, secret: platforms.clientSecret(client) };
     cache.set(key, entry);
     return entry;
   }
@@ -57,7 +57,7 @@ export function createClientAuth(deps: Deps, platforms: Platforms) {
     let secret: string | undefined;
     let method: AuthMethod;
     if (isBasic) {
-      const basic = parseBasic(creds.authorization!);
+      const basic = parseBasicAuth(creds.authorization!);
       if (!basic) throw invalidClient(true, 'Malformed Basic credentials');
       // RFC 6749 §2.3: a client uses one authentication method per request
       if (creds.bodyClientSecret !== undefined) throw invalidRequest('Client credentials sent both in the header and the body');

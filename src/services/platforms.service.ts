@@ -6,6 +6,8 @@ import * as platforms from '../repositories/platform.repository';
 import * as clients from '../repositories/client.repository';
 import type { Client, ClientType } from '../domain/client';
 import type { Deps } from './deps';
+import type { Platform } from '../domain/platform';
+import { createTtlCache } from './ttl-cache';
 import { isSupportedScope, parseScope, SUPPORTED_SCOPES } from './scopes';
 import { checkRedirectUri } from './redirect-uris';
 import type { SigningKeys } from './signing-keys.service';
@@ -20,9 +22,13 @@ export interface NewClientInput {
   isResourceServer?: boolean;
 }
 
+/** A platform changes only through the admin CLI (rate limits, two-step policy): seen within 30 s. */
+export const PLATFORM_CACHE_MS = 30_000;
+
 /** Platforms, their clients and keys: the operator's side (admin CLI, demo seed, tests). */
 export function createPlatforms(deps: Deps, signingKeys: SigningKeys) {
   const clientKeys = new Map<string, Promise<CryptoKey>>(); // a client's secret never changes
+  const known = createTtlCache<Platform | undefined>(deps.now, { ttlMs: PLATFORM_CACHE_MS });
   return {
     /** A platform with its first active signing key. */
     async createPlatform(name: string) {
@@ -34,10 +40,14 @@ export function createPlatforms(deps: Deps, signingKeys: SigningKeys) {
       });
     },
 
-    findPlatform: async (id: string) => (isUuid(id) ? platforms.findById(deps.db, id) : undefined),
+    /**
+     * The one way in for a request's platform (resolvePlatform, the rate limiter, an interaction):
+     * cached PLATFORM_CACHE_MS, unknown ids too, so one request reads it at most once.
+     */
+    findPlatform: (id: string): Promise<Platform | undefined> => (isUuid(id) ? known.getOrLoad(id, () => platforms.findById(deps.db, id)) : Promise.resolve(undefined)),
 
     async requirePlatform(id: string) {
-      const platform = isUuid(id) ? await platforms.findById(deps.db, id) : undefined;
+      const platform = await this.findPlatform(id);
       if (!platform) throw invalidRequest(`unknown platform "${id}"`);
       return platform;
     },
@@ -76,11 +86,13 @@ export function createPlatforms(deps: Deps, signingKeys: SigningKeys) {
     },
 
     async setRateLimit(platformId: string, endpoint: string, perMinute: number | null) {
-      const platform = await this.requirePlatform(platformId);
+      await this.requirePlatform(platformId);
+      const platform = (await platforms.findById(deps.db, platformId))!; // the stored overrides, not the cached ones
       const overrides = { ...platform.rateLimitOverrides };
       if (perMinute === null) delete overrides[endpoint];
       else overrides[endpoint] = perMinute;
       await platforms.updateRateLimitOverrides(deps.db, platformId, overrides);
+      known.delete(platformId); // this instance sees it at once; others within PLATFORM_CACHE_MS
       return overrides;
     },
 

@@ -4,6 +4,7 @@ import * as keys from '../repositories/signing-key.repository';
 import { newSigningKeyBytes } from '../crypto/random';
 import { importHs512Key } from '../crypto/jwt';
 import type { Deps } from './deps';
+import { createTtlCache } from './ttl-cache';
 import { isUuid } from '../domain/ids';
 
 export interface SigningKey {
@@ -19,7 +20,7 @@ const CACHE_SECONDS = 30;
  * a key retired elsewhere still verifies until the tokens it signed have expired (DESIGN §5).
  */
 export function createSigningKeys(deps: Deps) {
-  const cache = new Map<string, { keys: SigningKey[]; loadedAt: number }>();
+  const cache = createTtlCache<SigningKey[]>(deps.now, { ttlMs: CACHE_SECONDS * 1000 });
 
   async function load(platformId: string): Promise<SigningKey[]> {
     const retiredAfter = new Date(deps.now().getTime() - deps.config.accessTokenTtlSeconds * 1000);
@@ -27,14 +28,12 @@ export function createSigningKeys(deps: Deps) {
     const loaded = await Promise.all(
       rows.map(async (r) => ({ kid: r.kid, secret: await importHs512Key(deps.sealer.unseal(r.sealedSecret)), isActive: r.status === 'active' })),
     );
-    cache.set(platformId, { keys: loaded, loadedAt: Date.now() });
+    cache.set(platformId, loaded);
     return loaded;
   }
 
   async function usableKeys(platformId: string): Promise<SigningKey[]> {
-    const hit = cache.get(platformId);
-    if (hit && Date.now() - hit.loadedAt < CACHE_SECONDS * 1000) return hit.keys;
-    return load(platformId);
+    return cache.get(platformId)?.value ?? load(platformId);
   }
 
   const platformOfKid = new Map<string, string>(); // a kid never moves between platforms

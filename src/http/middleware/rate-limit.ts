@@ -2,7 +2,6 @@ import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Respon
 import { rateLimit, ipKeyGenerator } from 'express-rate-limit';
 import type { Services } from '../../services';
 import type { Platform } from '../../domain/platform';
-import { isUuid } from '../../domain/ids';
 import { pageTooManyRequests, retryAfterSeconds, tooManyRequests } from './rate-limit-answers';
 import { SlidingWindowStore, type CounterBackend } from './rate-limit-store';
 import { createPostgresCounters } from './rate-limit-store.postgres';
@@ -52,7 +51,6 @@ export interface RateLimits {
 
 const WINDOW_MS = 60_000;
 /** Overrides set with `platform rate-limit` reach every instance within this. */
-const PLATFORM_CACHE_MS = 30_000;
 
 /**
  * The client that authenticated with its secret. A public client proves nothing by naming
@@ -75,7 +73,7 @@ export function createRateLimits(s: Services): RateLimits {
   const warn = throttledWarning(s);
   const { config, db } = s.deps;
   const backend: CounterBackend = config.redisUrl ? createRedisCounters(config.redisUrl, warn) : createPostgresCounters(db);
-  const findPlatform = cachedPlatformLookup(s);
+  const findPlatform = (guid: string | undefined) => (guid === undefined ? Promise.resolve(undefined) : s.platforms.findPlatform(guid)); // cached there
   const nowMs = () => s.deps.now().getTime();
   const keys = new WeakMap<Request, string>();
   const counted = new WeakSet<Request>();
@@ -190,20 +188,6 @@ const nonEmpty = (v: unknown): string | undefined => (typeof v === 'string' && v
 function platformGuidOf(req: Request): string | undefined {
   const fromBody = req.method === 'POST' ? (req.body as Record<string, unknown> | undefined)?.platform_guid : undefined;
   return nonEmpty(fromBody) ?? nonEmpty(req.query?.platform_guid);
-}
-
-function cachedPlatformLookup(s: Services) {
-  const cache = new Map<string, { platform: Platform | undefined; until: number }>();
-  return async (guid: string | undefined): Promise<Platform | undefined> => {
-    if (!isUuid(guid)) return undefined;
-    const now = Date.now();
-    const hit = cache.get(guid);
-    if (hit && hit.until > now) return hit.platform;
-    const platform = await s.platforms.findPlatform(guid);
-    if (cache.size >= 10_000) cache.clear();
-    cache.set(guid, { platform, until: now + PLATFORM_CACHE_MS });
-    return platform;
-  };
 }
 
 /** A store outage would log on every request: one warning per 30 s is enough. */

@@ -1,14 +1,12 @@
 import type { RequestHandler } from 'express';
 import { invalidRequest } from '../../errors';
 import type { Services } from '../../services';
-import type { Platform } from '../../domain/platform';
 
 /**
  * Finds the platform of the request: query for GET, body or query for POST; both present and
- * different → invalid_request (DESIGN §4). Known platforms are cached: they are never deleted.
+ * different → invalid_request (DESIGN §4). Platforms are cached by services.platforms.
  */
 export function resolvePlatform(s: Services, options: { optional?: boolean } = {}): RequestHandler {
-  const known = new Map<string, Platform>();
   return async (req, res, next) => {
     const fromQuery = req.query?.platform_guid;
     const fromBody = req.method === 'POST' ? (req.body as Record<string, unknown> | undefined)?.platform_guid : undefined;
@@ -19,13 +17,7 @@ export function resolvePlatform(s: Services, options: { optional?: boolean } = {
     const guid = fromBody ?? fromQuery;
     if (guid === undefined && options.optional) return next();
     if (typeof guid !== 'string' || guid === '') throw invalidRequest('missing required parameter "platform_guid"');
-    let platform = known.get(guid);
-    if (!platform) {
-      platform = await s.platforms.requirePlatform(guid);
-      if (known.size > 10_000) known.clear();
-      known.set(guid, platform);
-    }
-    res.locals.platform = platform;
+    res.locals.platform = await s.platforms.requirePlatform(guid); // cached in the service (the one platform cache)
     next();
   };
 }

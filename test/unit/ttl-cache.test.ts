@@ -1,0 +1,34 @@
+import { createTtlCache } from '../../src/services/ttl-cache';
+
+describe('createTtlCache', () => {
+  it('keeps an entry for ttlMs of the injected clock, undefined included, and loads once while live', async () => {
+    let now = new Date('2026-01-01T00:00:00Z');
+    const cache = createTtlCache<string | undefined>(() => now, { ttlMs: 30_000 });
+    let loads = 0;
+    const load = async () => {
+      loads += 1;
+      return undefined;
+    };
+    expect(await cache.getOrLoad('a', load)).toBeUndefined();
+    expect(await cache.getOrLoad('a', load)).toBeUndefined();
+    expect(loads).toBe(1); // an unknown id is remembered too
+    now = new Date(now.getTime() + 29_999);
+    expect(cache.get('a')).toEqual({ value: undefined });
+    now = new Date(now.getTime() + 1);
+    expect(cache.get('a')).toBeUndefined();
+    await cache.getOrLoad('a', load);
+    expect(loads).toBe(2);
+  });
+
+  it('starts over when full, and forgets a deleted key', () => {
+    const cache = createTtlCache<number>(() => new Date(0), { ttlMs: 1000, max: 2 });
+    cache.set('a', 1);
+    cache.set('b', 2);
+    cache.set('b', 3); // an update does not count as a new entry
+    expect([cache.get('a'), cache.get('b')]).toEqual([{ value: 1 }, { value: 3 }]);
+    cache.set('c', 4);
+    expect([cache.get('a'), cache.get('c')]).toEqual([undefined, { value: 4 }]);
+    cache.delete('c');
+    expect(cache.get('c')).toBeUndefined();
+  });
+});
