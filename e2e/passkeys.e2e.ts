@@ -6,18 +6,11 @@ import os from 'node:os';
 import path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { buildTenant, clickAndLoad, createUser, newPage, startHarness, TEST_PASSWORD, type Harness, type Tenant } from './support/harness';
-import { addPasskey, addVirtualAuthenticator, credentialsOf, openAccountPage } from './support/passkeys';
+import { addPasskey, addVirtualAuthenticator, axeViolations, credentialsOf, openAccountPage } from './support/passkeys';
 
 const OUT = process.env.UPDATE_SCREENSHOTS === '1' ? path.resolve(__dirname, '..', 'docs', 'screenshots') : fs.mkdtempSync(path.join(os.tmpdir(), 'latchkey-screenshots-'));
-const AXE = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 
 const passkeyNames = (page: Page) => page.locator('.passkey-list .scope-title').allInnerTexts();
-
-async function axeViolations(page: Page) {
-  await page.evaluate(AXE);
-  const result = await page.evaluate(() => (window as any).axe.run(document, { runOnly: ['wcag2a', 'wcag2aa'] }));
-  return (result.violations as { id: string; nodes: unknown[] }[]).map((v) => `${v.id} (${v.nodes.length})`);
-}
 
 describe('passkeys on the account page (localhost)', () => {
   let h: Harness;

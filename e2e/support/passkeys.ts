@@ -1,5 +1,8 @@
+import fs from 'node:fs';
 import type { CDPSession, Page } from 'playwright-core';
 import { clickAndLoad, TEST_PASSWORD, type Harness, type Tenant } from './harness';
+
+const AXE = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 
 export interface VirtualAuthenticator {
   cdp: CDPSession;
@@ -39,3 +42,10 @@ export async function addPasskey(page: Page, name: string, how: 'click' | 'keybo
   await nav;
 }
 
+
+/** axe-core's WCAG 2 A/AA violations on this page, as "rule (count)". */
+export async function axeViolations(page: Page) {
+  await page.evaluate(AXE);
+  const result = await page.evaluate(() => (window as any).axe.run(document, { runOnly: ['wcag2a', 'wcag2aa'] }));
+  return (result.violations as { id: string; nodes: unknown[] }[]).map((v) => `${v.id} (${v.nodes.length})`);
+}
