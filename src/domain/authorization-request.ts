@@ -22,6 +22,8 @@ export interface AuthorizationRequest {
   screen?: 'signin' | 'signup';
   signinEmail?: string;
   consentGiven?: boolean;
+  /** RFC 8176 methods the sign-in of this interaction used so far (`pwd`, `hwk`/`swk` + `user`, …), for amr/acr (DESIGN §15). */
+  amr?: string[];
   /** The original query, so a lost session can start the request over (back button, expiry). */
   restart?: string;
   createdAt: number;

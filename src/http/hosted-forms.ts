@@ -24,6 +24,7 @@ export const HostedForm = z
     signout: text(64),
     signout_all: text(16),
     another: text(16),
+    credential: text(16_384), // a passkey's answer, JSON (public/passkeys.js)
   })
   .passthrough();
 

@@ -45,11 +45,11 @@ export function createServices(deps: Deps, notifications?: Notifications) {
   const account = createAccountServices(deps, mailOutbox);
   const signInWithPassword = createPasswordSignIn(throttle);
   const signUpWithPassword = createPasswordSignUp(throttle, users, account.emailVerification);
-  const interaction = createInteractionFlow(deps, createDecide(deps), authorize, signInWithPassword, signUpWithPassword);
+  const passkeys = createPasskeys(deps);
+  const interaction = createInteractionFlow(deps, createDecide(deps), authorize, signInWithPassword, signUpWithPassword, passkeys);
   const logout = createLogout(deps, signingKeys, platforms);
   const masterKey = createMasterKey(deps);
   const mfa = createMfa(deps);
-  const passkeys = createPasskeys(deps);
   return { deps, masterKey, signingKeys, platforms, users, maintenance, clientAuth, grants, tokens, authorize, interaction, signInWithPassword, throttle, account, mailOutbox, logout, passkeys, mfa };
 }
 

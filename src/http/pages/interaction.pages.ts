@@ -9,6 +9,7 @@ import { allowFormRedirectTo } from '../middleware/security-headers';
 import { interactionUrl } from '../urls';
 import { renderPage } from './render';
 import { signinPage } from './signin.page';
+import { allowScriptsFor, passkeyButton } from '../passkeys-page';
 
 /** What a refused form adds to its page: the message, per-field messages, the values typed. */
 export interface PageExtra {
@@ -37,6 +38,8 @@ export function createInteractionPages(s: Services) {
       build: ({ req, ar, step, extra }) => signinPage({
         action: url(ar.id, '/signin'), email: step.email ?? '', emailLocked: step.emailLocked, signupUrl: url(ar.id, '/signup'), forgotUrl: url(ar.id, '/forgot'),
         chooserUrl: accountsOf(req, ar.platformId).length > 0 && !step.emailLocked ? url(ar.id, '/chooser') : null, error: extra.error ?? null,
+        // DESIGN §15: a passwordless first factor; autofill (conditional UI) unless the email is pinned.
+        passkey: passkeyButton(s, { action: url(ar.id, '/passkey'), options: url(ar.id, '/passkey-options') }, !step.emailLocked),
       }),
     },
     signup: {
@@ -67,6 +70,7 @@ export function createInteractionPages(s: Services) {
     allowFormRedirectTo(res, ar.redirectUri); // every form here may end at the client (CSP form-action)
     const page = builders[step.kind] as { view: string; build: Builder<PageStep['kind']> };
     const model = await page.build({ req, ar, step, extra });
+    allowScriptsFor(res, model);
     renderPage(res, page.view, { restart: ar.restart, ...model }, status);
   }
 

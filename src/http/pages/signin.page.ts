@@ -8,6 +8,8 @@ export interface SigninModel {
   chooserUrl: string | null;
   error: string | null;
   restart?: string;
+  /** "Sign in with a passkey" (src/http/passkeys-page.ts); absent: no passkey button. */
+  passkey?: import('../passkeys-page').PasskeyButton | null;
 }
 
 export const signinPage = (m: SigninModel) => ({ title: 'Sign in', ...m });

@@ -11,6 +11,8 @@ import { field } from '../account-session';
 import { hostedFormBody } from '../hosted-forms';
 import { createInteractionPages } from '../pages/interaction.pages';
 import { interactionUrl } from '../urls';
+import { startCeremony, takeChallenge } from '../passkey-session';
+import { CHALLENGE_TTL_SECONDS } from '../../services/mfa/passkeys.service';
 
 /**
  * The hosted pages of an authorization (DESIGN §9): each route maps the request to one transition
@@ -85,6 +87,25 @@ export function interactionRouter(s: Services): Router {
     if (at.kind !== 'signin') return pages.show(req, res, ar, at);
     const credentials = { email: field(req.body, 'email').trim(), password: field(req.body, 'password') };
     await answer(req, res, await flow.passwordSubmitted(ar, browser, at, credentials, attemptSource(req)));
+  });
+
+  // "Sign in with a passkey" (DESIGN §15): options for the browser (JSON, public/passkeys.js), then the
+  // form the script submits with the browser's answer. The challenge is this browser's, used once.
+  r.post('/interaction/:iid/passkey-options', ...form, async (req, res) => {
+    const { ar, browser } = interaction(req, res);
+    const at = await flow.current(ar, browser);
+    if (at.kind !== 'signin' || !s.passkeys.relyingParty.isAvailable) return res.status(409).json({ error: 'Reload the page to sign in with a passkey.' });
+    const options = await s.passkeys.authenticationOptions(res.locals.platform);
+    startCeremony(req, 'signin', ar.id, options.challenge, CHALLENGE_TTL_SECONDS);
+    res.json({ options });
+  });
+
+  r.post('/interaction/:iid/passkey', ...form, async (req, res) => {
+    const { ar, browser } = interaction(req, res);
+    const at = await flow.current(ar, browser);
+    if (at.kind !== 'signin') return pages.show(req, res, ar, at);
+    const submitted = { credential: field(req.body, 'credential', 16_384), expectedChallenge: takeChallenge(req, 'signin', ar.id) };
+    await answer(req, res, await flow.passkeySubmitted(ar, browser, at, res.locals.platform, submitted));
   });
 
   r.post('/interaction/:iid/signup', ...form, async (req, res) => {

@@ -6,6 +6,7 @@ import type { Interaction } from '../authorize/interaction.service';
 import type { Platform } from '../../domain/platform';
 import type { createPasswordSignIn, createPasswordSignUp, FormRefusal } from './sign-in';
 import type { Decide } from './decide';
+import type { Passkeys } from '../mfa/passkeys.service';
 
 type At<K extends PageStep['kind']> = Extract<PageStep, { kind: K }>;
 
@@ -40,6 +41,7 @@ export function createInteractionFlow(
   authorize: Pick<Interaction, 'grantConsent' | 'signOut'>,
   signInWithPassword: ReturnType<typeof createPasswordSignIn>,
   signUpWithPassword: ReturnType<typeof createPasswordSignUp>,
+  passkeys: Pick<Passkeys, 'authenticate'>,
 ) {
   const nowSeconds = () => Math.floor(deps.now().getTime() / 1000);
   const next = (ar: AuthorizationRequest, browser: BrowserAccounts) => decide(ar, browser.list());
@@ -50,10 +52,10 @@ export function createInteractionFlow(
    * list) and the request carries on from here with this account and auth_time. A second factor
    * would be asked by a check in ./decide.ts after this, before consent.
    */
-  async function firstFactorVerified(ar: AuthorizationRequest, browser: BrowserAccounts, user: Pick<User, 'id' | 'email'>): Promise<Step> {
+  async function firstFactorVerified(ar: AuthorizationRequest, browser: BrowserAccounts, user: Pick<User, 'id' | 'email'>, amr: string[]): Promise<Step> {
     const authTime = nowSeconds();
     await browser.signedIn(user, authTime);
-    Object.assign(ar, { userId: user.id, authenticatedAt: authTime, screen: undefined, signinEmail: undefined });
+    Object.assign(ar, { userId: user.id, authenticatedAt: authTime, screen: undefined, signinEmail: undefined, amr });
     return next(ar, browser);
   }
 
@@ -113,7 +115,20 @@ export function createInteractionFlow(
 
     /** The password was right: the first factor. */
     passwordVerified(ar: AuthorizationRequest, browser: BrowserAccounts, user: User): Promise<Step> {
-      return firstFactorVerified(ar, browser, user);
+      return firstFactorVerified(ar, browser, user, ['pwd']);
+    },
+
+    /**
+     * "Sign in with a passkey": the passkey alone, a first factor, so the authenticator must have
+     * verified the user (DESIGN §15; s.passkeys checks it). amr: `hwk` or `swk`, and `user`.
+     * `expectedChallenge` is this browser's single-use challenge (undefined: none, or expired).
+     */
+    async passkeySubmitted(ar: AuthorizationRequest, browser: BrowserAccounts, at: At<'signin'>, platform: Platform, form: { credential: string; expectedChallenge?: string }): Promise<Step | Refused> {
+      if (!form.expectedChallenge) return refuse(at, { status: 400, error: 'This passkey request has expired. Try again.' });
+      const result = await passkeys.authenticate(platform, { credential: form.credential, expectedChallenge: form.expectedChallenge });
+      if (!result.ok) return refuse(at, { status: 400, error: result.message });
+      if (otherEmail(at, result.user.email)) return refuse(at, { status: 400, error: `This sign-in is for ${at.email}.` });
+      return firstFactorVerified(ar, browser, result.user, result.amr);
     },
 
     /** The sign-up form (also posted from the sign-in page's step); the new account is signed in. */
@@ -124,7 +139,7 @@ export function createInteractionFlow(
         email: form.email, password: form.password, givenName: form.given_name, familyName: form.family_name, birthdate: form.birthdate, phoneNumber: form.phone_number,
       }, source);
       if (!result.ok) return refuse(signupStep, result);
-      return firstFactorVerified(ar, browser, result.user);
+      return firstFactorVerified(ar, browser, result.user, ['pwd']);
     },
 
     /** Allow: remembered for these scopes (asked again only for new ones). */
