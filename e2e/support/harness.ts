@@ -177,7 +177,7 @@ export async function signIn(page: Page, email: string | undefined, password = T
   await expectPage(page, 'signin');
   if (email !== undefined) await page.getByLabel('Email').fill(email);
   await page.getByLabel('Password').fill(password);
-  return clickAndLoad(page, page.getByRole('button', { name: 'Sign in' }));
+  return clickAndLoad(page, page.getByRole('button', { name: 'Sign in', exact: true }));
 }
 
 export async function allow(page: Page) {

@@ -28,7 +28,7 @@ export async function openAccountPage(h: Harness, tenant: Tenant, page: Page, em
   await page.goto(`${h.base}/account?platform_guid=${tenant.platform.id}`);
   await page.getByLabel('Email').fill(email);
   await page.getByLabel('Password').fill(TEST_PASSWORD);
-  await clickAndLoad(page, page.getByRole('button', { name: 'Sign in' }));
+  await clickAndLoad(page, page.getByRole('button', { name: 'Sign in', exact: true }));
   await page.getByRole('heading', { name: 'Your account' }).waitFor();
 }
 
