@@ -22,6 +22,12 @@ export interface AuthorizationRequest {
   screen?: 'signin' | 'signup';
   signinEmail?: string;
   consentGiven?: boolean;
+  /** The first factor is verified (userId, amr) and a second factor is due before the browser counts as signed in (DESIGN §15). */
+  secondFactorPending?: boolean;
+  /** The second-factor page's form: the authenticator's code (default) or a recovery code. */
+  secondFactorMethod?: 'totp' | 'recovery_code';
+  /** acr_values (OIDC Core 3.1.2.1), space-separated: `urn:latchkey:acr:mfa` asks for a second factor (step-up). */
+  acrValues?: string;
   /** RFC 8176 methods the sign-in of this interaction used so far (`pwd`, `hwk`/`swk` + `user`, …), for amr/acr (DESIGN §15). */
   amr?: string[];
   /** The original query, so a lost session can start the request over (back button, expiry). */

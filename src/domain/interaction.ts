@@ -7,6 +7,8 @@ export interface KnownAccount {
   authTime: number | null;
   /** When this browser signed in, in milliseconds (auth_time has whole seconds): compared with the user's sessions_valid_after. */
   signedInAt?: number;
+  /** RFC 8176 methods this browser's sign-in proved (`pwd`, `otp`, `mfa`, …); absent: a password sign-in from before issue 13. */
+  amr?: string[];
 }
 
 /**
@@ -18,12 +20,16 @@ export type PageStep =
   | { kind: 'signin'; email?: string; emailLocked: boolean }
   | { kind: 'signup'; email?: string; emailLocked: boolean }
   | { kind: 'chooser' }
-  | { kind: 'consent'; user: Pick<User, 'id' | 'email'> };
+  | { kind: 'consent'; user: Pick<User, 'id' | 'email'> }
+  /** The second factor (DESIGN §15): after the first factor of this interaction, or a step-up of a signed-in account. */
+  | { kind: 'second_factor'; user: Pick<User, 'id' | 'email'> }
+  /** Policy `required` or a step-up, and the user has no second factor: set up an authenticator app first. */
+  | { kind: 'totp_setup'; user: Pick<User, 'id' | 'email'> };
 
 /** The answers to the client: a code (complete) or an error (RFC 6749 §4.1.2.1, OIDC Core 3.1.2.6). */
 export type FinalStep =
-  | { kind: 'complete'; user: User; authTime: number }
-  | { kind: 'error'; code: 'login_required' | 'consent_required' | 'account_selection_required' | 'access_denied'; description: string };
+  | { kind: 'complete'; user: User; authTime: number; amr?: string[] }
+  | { kind: 'error'; code: 'login_required' | 'consent_required' | 'account_selection_required' | 'access_denied' | 'interaction_required'; description: string };
 
 /** What an authorization needs next, decided once per transition: a page to show, or the answer. */
 export type Step = PageStep | FinalStep;
@@ -40,7 +46,7 @@ export interface BrowserAccounts {
   /** A stable id of this browser, created on first use (refresh tokens are bound to it). */
   id(): string;
   /** Signed in now (a new session id against fixation; the account first in the list). */
-  signedIn(user: Pick<User, 'id' | 'email'>, authTime: number): Promise<void>;
+  signedIn(user: Pick<User, 'id' | 'email'>, authTime: number, amr: string[]): Promise<void>;
   /** Signed out but still listed, so the chooser offers it with the email pre-filled. */
   signedOut(userId: string): void;
   forget(userId: string): void;

@@ -29,7 +29,7 @@ export function createStepAnswer(s: Services) {
   const issuer = s.deps.config.baseUrl;
   return async function answerStep(req: Request, res: Response, ar: AuthorizationRequest, step: Step): Promise<void> {
     if (step.kind === 'complete') {
-      const code = await s.authorize.issueCode(ar, step.user, step.authTime, browserId(req));
+      const code = await s.authorize.issueCode(ar, step.user, step.authTime, browserId(req), step.amr);
       endInteraction(req, ar.id);
       return redirectToClient(req, res, ar, { code }, issuer);
     }

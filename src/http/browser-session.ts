@@ -60,9 +60,9 @@ function setAccounts(req: Request, platformId: string, accounts: KnownAccount[])
  * Signed in now: first in the list, with its auth_time. The session now lives SESSION_TTL_SECONDS
  * (cookie and stored row alike, from this sign-in on) instead of an anonymous session's hour.
  */
-export function rememberSignIn(req: Request, platformId: string, account: { userId: string; email: string }, authTime: number) {
+export function rememberSignIn(req: Request, platformId: string, account: { userId: string; email: string }, authTime: number, amr: string[] = ['pwd']) {
   const others = accountsOf(req, platformId).filter((a) => a.userId !== account.userId);
-  setAccounts(req, platformId, [{ ...account, authTime, signedInAt: Date.now() }, ...others]);
+  setAccounts(req, platformId, [{ ...account, authTime, signedInAt: Date.now(), amr }, ...others]);
   const signedInMs = req.res?.locals.signedInSessionMs;
   if (signedInMs) req.session.cookie.maxAge = signedInMs;
 }
@@ -145,9 +145,9 @@ export function browserAccounts(req: Request, platformId: string): BrowserAccoun
   return {
     list: () => accountsOf(req, platformId),
     id: () => browserId(req),
-    async signedIn(user, authTime) {
+    async signedIn(user, authTime, amr) {
       await regenerateKeepingData(req);
-      rememberSignIn(req, platformId, { userId: user.id, email: user.email }, authTime);
+      rememberSignIn(req, platformId, { userId: user.id, email: user.email }, authTime, amr);
     },
     signedOut: (userId) => markSignedOut(req, platformId, userId),
     forget: (userId) => forgetAccount(req, platformId, userId),

@@ -24,6 +24,8 @@ export const HostedForm = z
     signout: text(64),
     signout_all: text(16),
     another: text(16),
+    code: text(64), // a TOTP or recovery code (second-factor page, authenticator setup)
+    method: text(32),
     credential: text(16_384), // a passkey's answer, JSON (public/passkeys.js)
   })
   .passthrough();

@@ -1,5 +1,7 @@
 import { SUPPORTED_SCOPES } from '../domain/scopes';
 
+import { ACR_VALUES_SUPPORTED } from '../domain/mfa';
+
 /** The spec's discovery document; every endpoint URL carries ?platform_guid=G (DESIGN §4). */
 export function presentDiscovery(baseUrl: string, platformId: string) {
   const at = (path: string) => `${baseUrl}${path}?platform_guid=${encodeURIComponent(platformId)}`;
@@ -23,11 +25,13 @@ export function presentDiscovery(baseUrl: string, platformId: string) {
     id_token_signing_alg_values_supported: ['HS512'],
     subject_types_supported: ['public'],
     claims_supported: [
-      'sub', 'human_guid', 'iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'at_hash', 'azp',
+      'sub', 'human_guid', 'iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'at_hash', 'azp', 'amr', 'acr',
       'name', 'given_name', 'family_name', 'middle_name', 'nickname', 'preferred_username', 'birthdate',
       'picture', 'updated_at', 'email', 'email_verified', 'phone_number', 'phone_number_verified', 'address',
     ],
     prompt_values_supported: ['none', 'login', 'consent', 'select_account'],
+    // DESIGN §15 (issue 13): an addition to the spec's document.
+    acr_values_supported: [...ACR_VALUES_SUPPORTED],
     claims_parameter_supported: false,
     request_parameter_supported: false,
     request_uri_parameter_supported: false,

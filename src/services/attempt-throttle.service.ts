@@ -60,7 +60,7 @@ export type SignUpOutcome = CreateUserResult | { ok: false; errors: []; lockedSe
 const hash = (s: string) => createHash('sha256').update(s).digest('base64url');
 
 /** Key kinds, each `KIND:platformId:…`; the source (an IPv6 prefix may hold colons) comes last. */
-const KINDS = ['signin:account', 'signin:source', 'signup:source'] as const;
+const KINDS = ['signin:account', 'signin:source', 'signup:source', 'mfa:account'] as const; // mfa: services/mfa/second-factor-throttle.ts
 
 export interface ThrottleFilter {
   platformId?: string;
@@ -71,7 +71,7 @@ export interface ThrottleFilter {
 
 export interface ThrottleEntry {
   key: string;
-  kind: 'sign_in_account' | 'sign_in_source' | 'sign_up_source';
+  kind: 'sign_in_account' | 'sign_in_source' | 'sign_up_source' | 'second_factor_account';
   platformId: string;
   /** SHA-256 (base64url) of the normalised email, for sign-in keys of one account. */
   emailSha256: string | null;
@@ -94,9 +94,9 @@ function describe(row: ThrottleRow, now: Date): ThrottleEntry | undefined {
   if (!kind) return undefined;
   const parts = row.key.slice(kind.length + 1).split(':');
   const platformId = parts.shift()!;
-  const emailSha256 = kind === 'signin:account' ? parts.shift() ?? null : null;
+  const emailSha256 = kind === 'signin:account' || kind === 'mfa:account' ? parts.shift() ?? null : null;
   const common = { key: row.key, platformId, emailSha256, source: parts.join(':'), failures: row.failures, locks: row.locks, lockedUntil: row.lockedUntil, lockedSeconds: lockedSeconds(row, now) };
-  const names = { 'signin:account': 'sign_in_account', 'signin:source': 'sign_in_source', 'signup:source': 'sign_up_source' } as const;
+  const names = { 'signin:account': 'sign_in_account', 'signin:source': 'sign_in_source', 'signup:source': 'sign_up_source', 'mfa:account': 'second_factor_account' } as const;
   return { ...common, kind: names[kind] };
 }
 

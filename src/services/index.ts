@@ -46,10 +46,10 @@ export function createServices(deps: Deps, notifications?: Notifications) {
   const signInWithPassword = createPasswordSignIn(throttle);
   const signUpWithPassword = createPasswordSignUp(throttle, users, account.emailVerification);
   const passkeys = createPasskeys(deps);
-  const interaction = createInteractionFlow(deps, createDecide(deps), authorize, signInWithPassword, signUpWithPassword, passkeys);
+  const mfa = createMfa(deps);
+  const interaction = createInteractionFlow(deps, createDecide(deps), authorize, signInWithPassword, signUpWithPassword, passkeys, mfa);
   const logout = createLogout(deps, signingKeys, platforms);
   const masterKey = createMasterKey(deps);
-  const mfa = createMfa(deps);
   return { deps, masterKey, signingKeys, platforms, users, maintenance, clientAuth, grants, tokens, authorize, interaction, signInWithPassword, throttle, account, mailOutbox, logout, passkeys, mfa };
 }
 

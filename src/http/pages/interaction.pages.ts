@@ -8,6 +8,7 @@ import { accountsOf } from '../browser-session';
 import { allowFormRedirectTo } from '../middleware/security-headers';
 import { interactionUrl } from '../urls';
 import { renderPage } from './render';
+import { presentTotpSetup } from '../../presenters/totp.presenter';
 import { signinPage } from './signin.page';
 import { allowScriptsFor, passkeyButton } from '../passkeys-page';
 
@@ -56,6 +57,33 @@ export function createInteractionPages(s: Services) {
         const accounts = accountsOf(req, ar.platformId);
         const users = await s.users.findManyByIds(ar.platformId, accounts.map((x) => x.userId));
         return { title: 'Choose an account', action: url(ar.id, '/chooser'), clientName: ar.clientName, accounts: presentChooserAccounts(accounts, users, baseUrl) };
+      },
+    },
+    // DESIGN §15. Other second factors (passkeys) add an entry to `otherMethods` (/work on second-factor.ejs).
+    second_factor: {
+      view: 'second-factor',
+      build: async ({ ar, step, extra }) => {
+        const method = ar.secondFactorMethod ?? 'totp';
+        const { totp } = await s.mfa.factorsOf(step.user.id);
+        return {
+          title: 'Two-step verification', email: step.user.email, action: url(ar.id, '/second-factor'), method, codeForm: totp, error: extra.error ?? null,
+          otherMethods: !totp ? [] : method === 'totp'
+            ? [{ label: 'Use a recovery code', url: url(ar.id, '/second-factor/recovery_code') }]
+            : [{ label: 'Use your authenticator app', url: url(ar.id, '/second-factor/totp') }],
+          cancelUrl: url(ar.id, '/signin'),
+        };
+      },
+    },
+    totp_setup: {
+      view: 'totp-setup',
+      build: async ({ ar, step, extra }) => {
+        const issuer = (await s.platforms.findPlatform(ar.platformId))?.name ?? 'Latchkey';
+        const enrolment = (await s.mfa.totp.pendingEnrolment(step.user, issuer)) ?? (await s.mfa.totp.beginEnrolment(step.user, issuer));
+        if (!enrolment) throw new Error('totp_setup step for a user with a confirmed authenticator app');
+        return {
+          title: 'Set up authenticator app', intro: 'This service asks for a second step at sign-in: a code from an authenticator app on your phone. Set it up to continue.',
+          ...(await presentTotpSetup(enrolment)), action: url(ar.id, '/totp-setup'), error: extra.error ?? null, cancelUrl: url(ar.id, '/signin'),
+        };
       },
     },
     consent: {

@@ -6,7 +6,10 @@ import { presentTotpSetup } from '../../presenters/totp.presenter';
 import { issueCsrf, requireCsrf } from '../middleware/csrf';
 import { resolvePlatform } from '../middleware/resolve-platform';
 import { attemptSource, tooManyAttempts } from '../attempt-source';
-import { field, redirectSaved, setFlash, signedInAccounts } from '../account-session';
+import { chooseAccount, field, redirectSaved, setFlash, signedInAccounts } from '../account-session';
+import { regenerateKeepingData, rememberSignIn } from '../browser-session';
+import { endAccountSecondFactor, pendingAccountSecondFactor } from '../mfa-session';
+import { amrOf } from '../../domain/mfa';
 
 const accountPath = (platformId: string, suffix = '') => `/account${suffix}?platform_guid=${encodeURIComponent(platformId)}`;
 const withAccount = (url: string, userId: string) => `${url}&account=${encodeURIComponent(userId)}`;
@@ -122,6 +125,45 @@ export function accountMfaRouter(s: Services): Router {
     res.set('Cache-Control', 'no-store').render('recovery-codes', {
       title: 'Save your recovery codes', platformName: p.name, csrfToken: res.locals.csrfToken, codes, continueUrl: back(res),
     });
+  });
+
+  // The account page's own sign-in, second step (DESIGN §15): after the password (account.router.ts),
+  // a user with an authenticator app gives a code or a recovery code before the browser is signed in.
+  const renderSecondFactor = (req: Request, res: Response, email: string, error: string | null = null, status = 200) => {
+    const p = res.locals.platform;
+    const method = req.query.method === 'recovery_code' || field(req.body, 'method') === 'recovery_code' ? 'recovery_code' : 'totp';
+    const here = accountPath(p.id, '/second-factor');
+    res.status(status).set('Cache-Control', 'no-store').render('second-factor', {
+      title: 'Two-step verification', platformName: p.name, csrfToken: res.locals.csrfToken, email, action: here, method, error,
+      otherMethods: method === 'totp' ? [{ label: 'Use a recovery code', url: `${here}&method=recovery_code` }] : [{ label: 'Use your authenticator app', url: here }],
+      cancelUrl: accountPath(p.id, '/signin'),
+    });
+  };
+
+  r.get('/account/second-factor', resolvePlatform(s), issueCsrf, (req, res) => {
+    const pending = pendingAccountSecondFactor(req, res.locals.platform.id);
+    if (!pending) return redirectSaved(req, res, accountPath(res.locals.platform.id, '/signin'));
+    renderSecondFactor(req, res, pending.email);
+  });
+
+  r.post('/account/second-factor', resolvePlatform(s), issueCsrf, requireCsrf, async (req, res) => {
+    const p = res.locals.platform;
+    const pending = pendingAccountSecondFactor(req, p.id);
+    if (!pending) return redirectSaved(req, res, accountPath(p.id, '/signin'));
+    const method = field(req.body, 'method') === 'recovery_code' ? 'recovery_code' : 'totp';
+    const user = { id: pending.userId, email: pending.email };
+    const result = await s.mfa.verifySecondFactor(p.id, user, { method, code: field(req.body, 'code', 64) }, attemptSource(req));
+    if (!result.ok) {
+      if (result.lockedSeconds) res.set('Retry-After', String(result.lockedSeconds));
+      const error = result.lockedSeconds ? tooManyAttempts(result.lockedSeconds)
+        : method === 'recovery_code' ? 'That recovery code is not valid, or it was already used.' : 'That code is not right. Enter the code the app shows now.';
+      return renderSecondFactor(req, res, pending.email, error, result.lockedSeconds ? 429 : 400);
+    }
+    endAccountSecondFactor(req);
+    await regenerateKeepingData(req);
+    rememberSignIn(req, p.id, { userId: user.id, email: user.email }, Math.floor(s.deps.now().getTime() / 1000), amrOf(['pwd', result.amr]));
+    chooseAccount(req, p.id, user.id);
+    await redirectSaved(req, res, accountPath(p.id));
   });
 
   return r;

@@ -7,6 +7,7 @@ import { accountsOf, regenerateKeepingData, rememberSignIn } from '../browser-se
 import { attemptSource } from '../attempt-source';
 import { renderPage } from '../pages/render';
 import { signinPage } from '../pages/signin.page';
+import { startAccountSecondFactor } from '../mfa-session';
 import { accountUrl, forgotPasswordUrl } from '../urls';
 import { chooseAccount, currentAccount, field, redirectSaved, signedInAccounts } from '../account-session';
 import { accountPageRenderer } from '../pages/account.page';
@@ -74,6 +75,11 @@ export function accountRouter(s: Services): Router {
       return renderSignIn(res, { email, error: result.error }, result.status);
     }
     const { user } = result;
+    // DESIGN §15: a user with a second factor gives it before this browser is signed in (account-mfa.router.ts).
+    if ((await s.mfa.secondFactorNeed(p.id, user.id, ['pwd'])) === 'second_factor') {
+      startAccountSecondFactor(req, p.id, user);
+      return redirectSaved(req, res, accountUrl(p.id, '/second-factor'));
+    }
     await regenerateKeepingData(req);
     rememberSignIn(req, p.id, { userId: user.id, email: user.email }, Math.floor(s.deps.now().getTime() / 1000));
     chooseAccount(req, p.id, user.id);

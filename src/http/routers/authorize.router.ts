@@ -36,7 +36,7 @@ export function authorizeRouter(s: Services, rateLimit: (name: string) => Reques
 const KNOWN_PARAMS: Record<keyof AuthorizeParams | 'platform_guid', true> = {
   platform_guid: true, response_type: true, client_id: true, redirect_uri: true, scope: true, state: true, nonce: true,
   code_challenge: true, code_challenge_method: true, login_hint: true, id_token_hint: true, action: true, prompt: true,
-  max_age: true, first_name: true, last_name: true, phone_number: true, response_mode: true, request: true, request_uri: true,
+  max_age: true, acr_values: true, first_name: true, last_name: true, phone_number: true, response_mode: true, request: true, request_uri: true,
 };
 const isKnown = (name: string) => Object.hasOwn(KNOWN_PARAMS, name);
 

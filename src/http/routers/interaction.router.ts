@@ -11,6 +11,8 @@ import { field } from '../account-session';
 import { hostedFormBody } from '../hosted-forms';
 import { createInteractionPages } from '../pages/interaction.pages';
 import { interactionUrl } from '../urls';
+import { renderPage } from '../pages/render';
+import { allowFormRedirectTo } from '../middleware/security-headers';
 import { startCeremony, takeChallenge } from '../passkey-session';
 import { CHALLENGE_TTL_SECONDS } from '../../services/mfa/passkeys.service';
 
@@ -106,6 +108,45 @@ export function interactionRouter(s: Services): Router {
     if (at.kind !== 'signin') return pages.show(req, res, ar, at);
     const submitted = { credential: field(req.body, 'credential', 16_384), expectedChallenge: takeChallenge(req, 'signin', ar.id) };
     await answer(req, res, await flow.passkeySubmitted(ar, browser, at, res.locals.platform, submitted));
+  });
+
+  // The second factor (DESIGN §15): the code form, its two methods, and setting up an authenticator
+  // app when the platform requires a second factor (or the client asked for acr mfa) and the user has none.
+  r.post('/interaction/:iid/second-factor', ...form, async (req, res) => {
+    const { ar, browser } = interaction(req, res);
+    const at = await flow.current(ar, browser);
+    if (at.kind !== 'second_factor') return pages.show(req, res, ar, at);
+    const submitted = { method: field(req.body, 'method'), code: field(req.body, 'code', 64) };
+    await answer(req, res, await flow.secondFactorSubmitted(ar, browser, at, submitted, attemptSource(req)));
+  });
+
+  for (const method of ['totp', 'recovery_code'] as const) {
+    r.get(`/interaction/:iid/second-factor/${method}`, loadInteraction, (req, res) => {
+      const { ar } = interaction(req, res);
+      flow.chooseSecondFactorMethod(ar, method);
+      saveInteraction(req, ar);
+      res.redirect(303, interactionUrl(ar.id));
+    });
+  }
+
+  r.post('/interaction/:iid/totp-setup', ...form, async (req, res) => {
+    const { ar, browser } = interaction(req, res);
+    const at = await flow.current(ar, browser);
+    if (at.kind !== 'totp_setup') return pages.show(req, res, ar, at);
+    const outcome = await flow.totpSetupConfirmed(ar, browser, at, field(req.body, 'code', 64));
+    if (outcome.kind === 'refused') return answer(req, res, outcome);
+    // The recovery codes are shown once, in this answer (never kept in clear); "Continue" goes on.
+    saveInteraction(req, ar);
+    allowFormRedirectTo(res, ar.redirectUri);
+    renderPage(res, 'recovery-codes', {
+      title: 'Save your recovery codes', notice: 'Your authenticator app is set up.', codes: outcome.recoveryCodes,
+      continueAction: interactionUrl(ar.id, '/continue'), restart: ar.restart,
+    });
+  });
+
+  r.post('/interaction/:iid/continue', ...form, async (req, res) => {
+    const { ar, browser } = interaction(req, res);
+    await pages.show(req, res, ar, await flow.current(ar, browser));
   });
 
   r.post('/interaction/:iid/signup', ...form, async (req, res) => {

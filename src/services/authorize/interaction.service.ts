@@ -9,6 +9,7 @@ import type { User } from '../../domain/user';
 import type { Deps } from '../deps';
 import { formatScope } from '../scopes';
 import type { AuthorizationRequest } from '../../domain/authorization-request';
+import { acrOf, amrOf, amrToText, type AuthMethod } from '../../domain/mfa';
 
 /** The user's side of an authorization: credentials, consent, the code, sign-out. */
 export function createInteraction(deps: Deps) {
@@ -27,8 +28,9 @@ export function createInteraction(deps: Deps) {
     },
 
     /** A single-use code bound to client, redirect_uri, PKCE challenge, nonce, scopes and auth_time. */
-    async issueCode(req: AuthorizationRequest, user: User, authTime: number, browserSessionId: string): Promise<string> {
+    async issueCode(req: AuthorizationRequest, user: User, authTime: number, browserSessionId: string, methods: string[] = ['pwd']): Promise<string> {
       const code = newAuthorizationCode();
+      const amr = amrOf(methods as AuthMethod[]); // DESIGN §15: amr and acr in the ID token
       const now = deps.now();
       await codes.insert(deps.db, digest(code), {
         id: newId(),
@@ -41,6 +43,8 @@ export function createInteraction(deps: Deps) {
         codeChallenge: req.codeChallenge ?? null,
         authTime: new Date(authTime * 1000),
         browserSessionId,
+        amr: amrToText(amr),
+        acr: acrOf(amr),
         expiresAt: new Date(now.getTime() + deps.config.codeTtlSeconds * 1000),
       });
       return code;

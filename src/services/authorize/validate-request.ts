@@ -30,6 +30,7 @@ const AuthorizeParams = z.object({
   action: str(16),
   prompt: str(64),
   max_age: str(12),
+  acr_values: str(512),
   first_name: str(100),
   last_name: str(100),
   phone_number: str(32),
@@ -114,6 +115,7 @@ export function createRequestValidation(deps: Deps, keys: SigningKeys, platforms
       codeChallenge: p.code_challenge,
       prompts: maxAge === 0 && !prompts.includes('login') ? [...prompts, 'login'] : prompts, // max_age=0 behaves as prompt=login
       maxAge,
+      acrValues: p.acr_values?.trim() || undefined,
       loginHint,
       idTokenHintSub,
       action: p.action as AuthorizationRequest['action'],

@@ -4,6 +4,7 @@ import type { AuthorizationRequest } from '../../domain/authorization-request';
 import type { FinalStep, KnownAccount, PageStep, Step } from '../../domain/interaction';
 import { normalizeEmail, type User } from '../../domain/user';
 import type { Deps } from '../deps';
+import { createSecondFactorRequirement, type SecondFactorNeed } from '../mfa/requirement';
 
 const loginRequired: FinalStep = { kind: 'error', code: 'login_required', description: 'The user must sign in' };
 
@@ -16,6 +17,8 @@ const PROMPT_NONE: Record<PageStep['kind'], FinalStep> = {
   signup: loginRequired,
   chooser: { kind: 'error', code: 'account_selection_required', description: 'Several accounts are signed in; the user must choose one' },
   consent: { kind: 'error', code: 'consent_required', description: 'The user must consent' },
+  second_factor: { kind: 'error', code: 'interaction_required', description: 'The user must verify a second factor' },
+  totp_setup: { kind: 'error', code: 'interaction_required', description: 'The user must set up a second factor' },
 };
 
 /** What the checks on a known account see. */
@@ -49,6 +52,20 @@ export function createDecide(deps: Deps) {
     return reauthRequired || tooOld ? { kind: 'signin', email: user.email, emailLocked: true } : undefined;
   };
 
+  const secondFactorNeed = createSecondFactorRequirement(deps);
+  const factorPage = (need: SecondFactorNeed, user: User): PageStep | undefined =>
+    need === 'none' ? undefined : { kind: need === 'enrol' ? 'totp_setup' : 'second_factor', user: { id: user.id, email: user.email } };
+
+  /** This interaction verified the first factor and a second one is due (transitions.ts firstFactorVerified). */
+  const secondFactorPending: AccountCheck = async ({ ar, user }) =>
+    ar.secondFactorPending && ar.userId === user.id ? factorPage(await secondFactorNeed(ar.platformId, user.id, ar.amr ?? ['pwd'], ar.acrValues) === 'enrol' ? 'enrol' : 'second_factor', user) : undefined;
+
+  /**
+   * A signed-in account whose sign-in was not multi-factor, when the user has a second factor, the
+   * policy is `required` or acr_values asks for `urn:latchkey:acr:mfa`: a step-up (DESIGN §15).
+   */
+  const strongEnough: AccountCheck = async ({ ar, account, user }) => factorPage(await secondFactorNeed(ar.platformId, user.id, account?.amr ?? ['pwd'], ar.acrValues), user);
+
   /** Consent once per scope (asked again only for new ones), or every time with prompt=consent. */
   const consented: AccountCheck = async ({ ar, user }) => {
     if (ar.consentGiven) return undefined;
@@ -58,7 +75,7 @@ export function createDecide(deps: Deps) {
   };
 
   /** The checks on the chosen account, in order. A new step (a second factor after recentEnough) goes here. */
-  const ACCOUNT_CHECKS: AccountCheck[] = [signedInHere, recentEnough, consented];
+  const ACCOUNT_CHECKS: AccountCheck[] = [secondFactorPending, signedInHere, recentEnough, strongEnough, consented];
 
   return async function decide(ar: AuthorizationRequest, accounts: KnownAccount[]): Promise<Step> {
     const none = ar.prompts.includes('none');
@@ -75,7 +92,7 @@ export function createDecide(deps: Deps) {
       const step = await check(context);
       if (step) return page(step);
     }
-    return { kind: 'complete', user, authTime: account!.authTime! };
+    return { kind: 'complete', user, authTime: account!.authTime!, amr: account!.amr ?? ['pwd'] };
   };
 
   /** Which account the request is for: already chosen, pinned by a hint, the only one (prompt=none), or a page. */

@@ -6,6 +6,9 @@ import type { Interaction } from '../authorize/interaction.service';
 import type { Platform } from '../../domain/platform';
 import type { createPasswordSignIn, createPasswordSignUp, FormRefusal } from './sign-in';
 import type { Decide } from './decide';
+import { tooManyAttempts } from './sign-in';
+import type { Mfa } from '../mfa';
+import { amrOf, type AuthMethod } from '../../domain/mfa';
 import type { Passkeys } from '../mfa/passkeys.service';
 
 type At<K extends PageStep['kind']> = Extract<PageStep, { kind: K }>;
@@ -42,7 +45,9 @@ export function createInteractionFlow(
   signInWithPassword: ReturnType<typeof createPasswordSignIn>,
   signUpWithPassword: ReturnType<typeof createPasswordSignUp>,
   passkeys: Pick<Passkeys, 'authenticate'>,
+  mfa: Pick<Mfa, 'verifySecondFactor' | 'confirmTotp' | 'secondFactorNeed'>,
 ) {
+  const { secondFactorNeed } = mfa;
   const nowSeconds = () => Math.floor(deps.now().getTime() / 1000);
   const next = (ar: AuthorizationRequest, browser: BrowserAccounts) => decide(ar, browser.list());
   const refuse = (step: PageStep, refusal: Omit<FormRefusal, 'ok'> & Partial<Pick<FormRefusal, 'ok'>>, values?: Refused['values']): Refused => ({ ...refusal, ok: false, kind: 'refused', step, values });
@@ -54,8 +59,14 @@ export function createInteractionFlow(
    */
   async function firstFactorVerified(ar: AuthorizationRequest, browser: BrowserAccounts, user: Pick<User, 'id' | 'email'>, amr: string[]): Promise<Step> {
     const authTime = nowSeconds();
-    await browser.signedIn(user, authTime);
-    Object.assign(ar, { userId: user.id, authenticatedAt: authTime, screen: undefined, signinEmail: undefined, amr });
+    Object.assign(ar, { userId: user.id, screen: undefined, signinEmail: undefined, amr, secondFactorMethod: undefined });
+    // DESIGN §15: a due second factor comes first; the browser counts as signed in only once it is verified.
+    if ((await secondFactorNeed(ar.platformId, user.id, amr, ar.acrValues)) !== 'none') {
+      ar.secondFactorPending = true;
+      return next(ar, browser);
+    }
+    await browser.signedIn(user, authTime, amr);
+    Object.assign(ar, { authenticatedAt: authTime, secondFactorPending: undefined });
     return next(ar, browser);
   }
 
@@ -111,6 +122,48 @@ export function createInteractionFlow(
       if (!result.ok) return refuse({ ...at, email: form.email }, result);
       if (at.emailLocked && ar.userId && ar.userId !== result.user.id) return refuse(at, lockedTo);
       return this.passwordVerified(ar, browser, result.user);
+    },
+
+    /**
+     * The second-factor page's form (DESIGN §15): a code from the authenticator app or a recovery
+     * code, throttled per account and source like passwords; a used TOTP step is refused.
+     */
+    async secondFactorSubmitted(ar: AuthorizationRequest, browser: BrowserAccounts, at: At<'second_factor'>, form: { method: string; code: string }, source: string): Promise<Step | Refused> {
+      const method = form.method === 'recovery_code' ? 'recovery_code' : 'totp';
+      const result = await mfa.verifySecondFactor(ar.platformId, at.user, { method, code: form.code }, source);
+      if (result.ok) return this.secondFactorVerified(ar, browser, at.user, [result.amr]);
+      if (result.lockedSeconds) return refuse(at, { status: 429, error: tooManyAttempts(result.lockedSeconds), retryAfterSeconds: result.lockedSeconds });
+      return refuse(at, { status: 400, error: method === 'recovery_code' ? 'That recovery code is not valid, or it was already used.' : 'That code is not right. Enter the code the app shows now.' });
+    },
+
+    /** The second-factor page's links: the authenticator app's code, or a recovery code. */
+    chooseSecondFactorMethod(ar: AuthorizationRequest, method: 'totp' | 'recovery_code'): void {
+      ar.secondFactorMethod = method;
+    },
+
+    /**
+     * A second factor was verified (a TOTP or recovery code here; a passkey through s.passkeys): the
+     * browser signs in with both factors in its amr, after this interaction's first factor or as a
+     * step-up of the account's earlier sign-in. `methods`: RFC 8176 values (`otp`, `hwk`, `user`, …).
+     */
+    async secondFactorVerified(ar: AuthorizationRequest, browser: BrowserAccounts, user: Pick<User, 'id' | 'email'>, methods: string[]): Promise<Step> {
+      const pending = ar.secondFactorPending && ar.userId === user.id;
+      const before = pending ? ar.amr ?? ['pwd'] : browser.list().find((a) => a.userId === user.id)?.amr ?? ['pwd'];
+      const amr = amrOf([...before, ...methods] as AuthMethod[]);
+      const authTime = nowSeconds();
+      await browser.signedIn(user, authTime, amr);
+      Object.assign(ar, { userId: user.id, authenticatedAt: authTime, amr, secondFactorPending: undefined, secondFactorMethod: undefined });
+      return next(ar, browser);
+    },
+
+    /**
+     * Policy `required` or a step-up, for a user without a second factor: the authenticator app set
+     * up during sign-in, confirmed with its first code. Answers the recovery codes, to show once.
+     */
+    async totpSetupConfirmed(ar: AuthorizationRequest, browser: BrowserAccounts, at: At<'totp_setup'>, code: string): Promise<{ kind: 'enrolled'; step: Step; recoveryCodes: string[] } | Refused> {
+      const result = await mfa.confirmTotp(at.user.id, code);
+      if (!result.ok) return refuse(at, { status: 400, error: 'That code did not match. Enter the code the app shows now (check the time on your phone).' });
+      return { kind: 'enrolled', step: await this.secondFactorVerified(ar, browser, at.user, ['otp']), recoveryCodes: result.recoveryCodes };
     },
 
     /** The password was right: the first factor. */

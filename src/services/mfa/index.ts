@@ -4,6 +4,7 @@ import type { Deps } from '../deps';
 import { createTotp } from './totp.service';
 import { createRecoveryCodes } from './recovery-codes.service';
 import { createSecondFactorThrottle } from './second-factor-throttle';
+import { createSecondFactorRequirement } from './requirement';
 
 export type SecondFactorInput = { method: 'totp' | 'recovery_code'; code: string };
 export type SecondFactorOutcome =
@@ -22,6 +23,9 @@ export function createMfa(deps: Deps) {
   return {
     totp,
     recoveryCodes,
+
+    /** Whether a sign-in with `amr` so far must still verify a second factor, or enrol one (./requirement.ts). */
+    secondFactorNeed: createSecondFactorRequirement(deps),
 
     /** The platform's policy; `optional` for a platform the column does not know yet. */
     async policyOf(platformId: string): Promise<MfaPolicy> {

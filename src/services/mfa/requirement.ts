@@ -1,0 +1,29 @@
+import * as mfa from '../../repositories/mfa.repository';
+import * as passkeys from '../../repositories/webauthn-credential.repository';
+import { acrOf, acrSatisfies, amrOf, isMfaPolicy, type AuthMethod } from '../../domain/mfa';
+import type { Deps } from '../deps';
+
+/** What a sign-in still needs before it may finish: nothing, the user's second factor, or enrolling one. */
+export type SecondFactorNeed = 'none' | 'second_factor' | 'enrol';
+
+/**
+ * When the second factor is asked (DESIGN §15): never on a platform whose policy is `off`;
+ * otherwise when the sign-in so far (`amr`) is not multi-factor and the user has a second factor
+ * (TOTP or a passkey), the policy is `required`, or the request asks for `urn:latchkey:acr:mfa`
+ * (step-up). A user without a factor then enrols one (an authenticator app) before going on.
+ */
+export function createSecondFactorRequirement(deps: Deps) {
+  return async function secondFactorNeed(platformId: string, userId: string, amr: readonly string[], acrValues?: string): Promise<SecondFactorNeed> {
+    if (amrOf(amr as AuthMethod[]).includes('mfa')) return 'none';
+    const stored = await mfa.findMfaPolicy(deps.db, platformId);
+    const policy = isMfaPolicy(stored) ? stored : 'optional';
+    if (policy === 'off') return 'none';
+    const [totp, passkeyCount] = await Promise.all([mfa.findTotp(deps.db, userId), passkeys.countByUser(deps.db, platformId, userId)]);
+    const hasFactor = Boolean(totp?.confirmedAt) || passkeyCount > 0;
+    const stepUp = !acrSatisfies(acrOf(amr as AuthMethod[]), acrValues);
+    if (!hasFactor && policy !== 'required' && !stepUp) return 'none';
+    return hasFactor ? 'second_factor' : 'enrol';
+  };
+}
+
+export type SecondFactorRequirement = ReturnType<typeof createSecondFactorRequirement>;
