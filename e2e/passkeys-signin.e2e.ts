@@ -1,0 +1,171 @@
+// Signing in with a passkey in real Chromium (DESIGN §15, issue 13): passwordless through the
+// authorization flow to tokens, user verification enforced by the server, conditional UI markup,
+// and the sign-in page of an IP BASE_URL. Chromium's virtual authenticator holds the passkeys.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { BrowserContext, Page } from 'playwright-core';
+import {
+  allow, authorizeUrl, buildTenant, clickAndLoad, createUser, expectPage, finishAtCallback, newPage, openAuthorize, pageKind, signIn, startHarness,
+  type Harness, type Tenant,
+} from './support/harness';
+import { buildClient, buildPlatform } from '../test/factories';
+import { addPasskey, addVirtualAuthenticator, axeViolations, openAccountPage } from './support/passkeys';
+
+const OUT = process.env.UPDATE_SCREENSHOTS === '1' ? path.resolve(__dirname, '..', 'docs', 'screenshots') : fs.mkdtempSync(path.join(os.tmpdir(), 'latchkey-screenshots-'));
+
+/** A user with one passkey on this page's authenticator; the browser then forgets every cookie. */
+async function userWithPasskey(h: Harness, tenant: Tenant, page: Page, context: BrowserContext) {
+  const user = await createUser(h, tenant);
+  const authenticator = await addVirtualAuthenticator(page);
+  await openAccountPage(h, tenant, page, user.email);
+  await addPasskey(page, 'Laptop');
+  await page.getByText('Passkey “Laptop” added.').waitFor();
+  await context.clearCookies();
+  return { user, authenticator };
+}
+
+/** buildTenant, with the platform named "Acme" for the screenshots. */
+async function acmeTenant(h: Harness): Promise<Tenant> {
+  const platform = await buildPlatform(h.t.services, 'Acme');
+  const rp = h.base.replace('://localhost:', '://127.0.0.1:');
+  return { platform, client: await buildClient(h.t.services, platform.id, { redirectUris: [`${rp}/__rp/callback`], name: 'Acme Notes' }) };
+}
+
+const passkeyButton = (page: Page) => page.getByRole('button', { name: 'Sign in with a passkey' });
+
+/** Chromium's virtual authenticator answers a conditional (autofill) request at once: off for the button's tests. */
+const withoutAutofill = (page: Page) => page.addInitScript(() => {
+  (window as any).PublicKeyCredential.isConditionalMediationAvailable = async () => false;
+});
+
+describe('sign in with a passkey (localhost)', () => {
+  let h: Harness;
+  let tenant: Tenant;
+  let context: BrowserContext;
+  let page: Page;
+  beforeAll(async () => {
+    h = await startHarness({ hostName: 'localhost' });
+    tenant = await acmeTenant(h);
+  });
+  afterAll(() => h?.close());
+  beforeEach(async () => ({ context, page } = await newPage(h)));
+  afterEach(() => context?.close());
+
+  it('passwordless: the passkey alone, through consent to a code exchanged for tokens', async () => {
+    const { user } = await userWithPasskey(h, tenant, page, context);
+    await withoutAutofill(page);
+    await openAuthorize(page, authorizeUrl(h, tenant));
+    await expectPage(page, 'signin');
+    expect(await page.getByLabel('Email').getAttribute('autocomplete')).toBe('username webauthn'); // conditional UI
+    await passkeyButton(page).waitFor();
+    expect(await axeViolations(page)).toEqual([]);
+    await page.evaluate(() => document.fonts.ready);
+    await page.screenshot({ path: path.join(OUT, 'signin-passkey.png') });
+    await clickAndLoad(page, passkeyButton(page));
+    if ((await pageKind(page)) === 'consent') await allow(page);
+    const { idToken } = await finishAtCallback(h, tenant, page);
+    expect(idToken!.sub).toBe(user.id);
+    const amr = idToken!.amr as string[] | undefined;
+    if (amr) expect(amr).toEqual(expect.arrayContaining(['hwk', 'user']));
+    expect(amr?.includes('pwd')).not.toBe(true);
+    const [stored] = await h.t.services.passkeys.list(tenant.platform.id, user.id);
+    expect(stored.lastUsedAt).toBeInstanceOf(Date);
+  });
+
+  it('conditional UI: the passkey offered in the Email field\'s autofill signs in', async () => {
+    const { user } = await userWithPasskey(h, tenant, page, context);
+    // No click: the page's autofill request (mediation "conditional") is answered by the authenticator.
+    const nav = page.waitForURL((url) => !url.pathname.startsWith('/interaction/') && !url.pathname.startsWith('/oauth/'), { waitUntil: 'load' }).catch(() => undefined);
+    await openAuthorize(page, authorizeUrl(h, tenant));
+    await page.waitForLoadState('load');
+    await nav;
+    if ((await pageKind(page)) !== 'callback') {
+      await page.waitForFunction(() => document.querySelector('h1')?.textContent?.includes('wants to access'), undefined, { timeout: 10_000 });
+      await allow(page);
+    }
+    const { idToken } = await finishAtCallback(h, tenant, page);
+    expect(idToken!.sub).toBe(user.id);
+  });
+
+  it('is keyboard-usable: Tab to "Sign in with a passkey", Enter', async () => {
+    await userWithPasskey(h, tenant, page, context);
+    await withoutAutofill(page);
+    await openAuthorize(page, authorizeUrl(h, tenant));
+    await passkeyButton(page).waitFor();
+    let focused = '';
+    for (let i = 0; i < 15 && focused !== 'Sign in with a passkey'; i++) {
+      await page.keyboard.press('Tab');
+      focused = await page.evaluate(() => (document.activeElement as HTMLElement | null)?.innerText?.trim() ?? '');
+    }
+    expect(focused).toBe('Sign in with a passkey');
+    const nav = page.waitForNavigation({ waitUntil: 'load' });
+    await page.keyboard.press('Enter');
+    await nav;
+    expect(['consent', 'callback']).toContain(await pageKind(page));
+  });
+
+  it('refuses a passkey sign-in without user verification (the server checks, whatever the page asked)', async () => {
+    await userWithPasskey(h, tenant, page, context);
+    await withoutAutofill(page);
+    await openAuthorize(page, authorizeUrl(h, tenant));
+    // A page that asked for no verification (as a tampered script could): the authenticator skips
+    // it, and the server still refuses.
+    await page.route('**/passkey-options*', async (route) => {
+      const res = await route.fetch();
+      const body = await res.json();
+      body.options.userVerification = 'discouraged';
+      await route.fulfill({ response: res, json: body });
+    });
+    await passkeyButton(page).waitFor();
+    await clickAndLoad(page, passkeyButton(page));
+    await expectPage(page, 'signin');
+    await page.getByText('did not verify you').waitFor();
+  });
+
+  it('an authenticator that cannot verify the user is refused', async () => {
+    const { authenticator } = await userWithPasskey(h, tenant, page, context);
+    await withoutAutofill(page);
+    await authenticator.cdp.send('WebAuthn.setUserVerified', { authenticatorId: authenticator.authenticatorId, isUserVerified: false });
+    await openAuthorize(page, authorizeUrl(h, tenant));
+    await passkeyButton(page).click();
+    await page.getByRole('alert').filter({ hasText: /cancelled|verify/ }).waitFor();
+    await expectPage(page, 'signin');
+  });
+
+  it('an unknown passkey (registered elsewhere) is refused and the password still works', async () => {
+    await addVirtualAuthenticator(page); // holds no passkey of this platform
+    await openAuthorize(page, authorizeUrl(h, tenant));
+    await passkeyButton(page).click();
+    await page.getByRole('alert').filter({ hasText: /cancelled|not registered|could not/ }).waitFor();
+    await expectPage(page, 'signin');
+    const user = await createUser(h, tenant);
+    await signIn(page, user.email);
+    if ((await pageKind(page)) === 'consent') await allow(page);
+    expect((await finishAtCallback(h, tenant, page)).idToken!.sub).toBe(user.id);
+  });
+});
+
+describe('sign-in page with an IP BASE_URL', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(() => h?.close());
+
+  it('has no passkey button, a one-line note, and no script', async () => {
+    const tenant = await buildTenant(h);
+    const { context, page } = await newPage(h);
+    try {
+      const { res } = await openAuthorize(page, authorizeUrl(h, tenant));
+      await expectPage(page, 'signin');
+      await page.getByText('Passkeys are not available here').waitFor();
+      expect(await passkeyButton(page).count()).toBe(0);
+      expect(await page.locator('script').count()).toBe(0);
+      expect(res!.headers()['content-security-policy']).toContain("script-src 'none'");
+      expect(await page.getByLabel('Email').getAttribute('autocomplete')).toBe('username');
+    } finally {
+      await context.close();
+    }
+  });
+});
