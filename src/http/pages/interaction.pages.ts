@@ -64,8 +64,10 @@ export function createInteractionPages(s: Services) {
       view: 'second-factor',
       build: async ({ ar, step, extra }) => {
         const method = ar.secondFactorMethod ?? 'totp';
-        const { totp } = await s.mfa.factorsOf(step.user.id);
+        const [{ totp }, passkeyCount] = await Promise.all([s.mfa.factorsOf(step.user.id), s.passkeys.count(ar.platformId, step.user.id)]);
         return {
+          // "Use a passkey" (the user's own passkeys; src/http/passkeys-page.ts, views/partials/second-factor-passkey.ejs).
+          passkey: passkeyCount > 0 ? passkeyButton(s, { action: url(ar.id, '/second-factor-passkey'), options: url(ar.id, '/second-factor-passkey-options') }, false, 'Use a passkey') : null,
           title: 'Two-step verification', email: step.user.email, action: url(ar.id, '/second-factor'), method, codeForm: totp, error: extra.error ?? null,
           otherMethods: !totp ? [] : method === 'totp'
             ? [{ label: 'Use a recovery code', url: url(ar.id, '/second-factor/recovery_code') }]

@@ -120,6 +120,24 @@ export function interactionRouter(s: Services): Router {
     await answer(req, res, await flow.secondFactorSubmitted(ar, browser, at, submitted, attemptSource(req)));
   });
 
+  // "Use a passkey" as the second factor (DESIGN §15): options listing this user's passkeys, then the form.
+  r.post('/interaction/:iid/second-factor-passkey-options', ...form, async (req, res) => {
+    const { ar, browser } = interaction(req, res);
+    const at = await flow.current(ar, browser);
+    if (at.kind !== 'second_factor' || !s.passkeys.relyingParty.isAvailable) return res.status(409).json({ error: 'Reload the page to use a passkey.' });
+    const options = await s.passkeys.authenticationOptions(res.locals.platform, at.user);
+    startCeremony(req, 'second-factor', ar.id, options.challenge, CHALLENGE_TTL_SECONDS);
+    res.json({ options });
+  });
+
+  r.post('/interaction/:iid/second-factor-passkey', ...form, async (req, res) => {
+    const { ar, browser } = interaction(req, res);
+    const at = await flow.current(ar, browser);
+    if (at.kind !== 'second_factor') return pages.show(req, res, ar, at);
+    const submitted = { credential: field(req.body, 'credential', 16_384), expectedChallenge: takeChallenge(req, 'second-factor', ar.id) };
+    await answer(req, res, await flow.passkeySecondFactorSubmitted(ar, browser, at, res.locals.platform, submitted));
+  });
+
   for (const method of ['totp', 'recovery_code'] as const) {
     r.get(`/interaction/:iid/second-factor/${method}`, loadInteraction, (req, res) => {
       const { ar } = interaction(req, res);

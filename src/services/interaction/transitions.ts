@@ -142,6 +142,17 @@ export function createInteractionFlow(
     },
 
     /**
+     * "Use a passkey" on the second-factor page (DESIGN §15): one of this user's own passkeys, user
+     * verification not needed (the password was the first factor). amr adds `hwk`/`swk` (+ `user`).
+     */
+    async passkeySecondFactorSubmitted(ar: AuthorizationRequest, browser: BrowserAccounts, at: At<'second_factor'>, platform: Platform, form: { credential: string; expectedChallenge?: string }): Promise<Step | Refused> {
+      if (!form.expectedChallenge) return refuse(at, { status: 400, error: 'This passkey request has expired. Try again.' });
+      const result = await passkeys.authenticate(platform, { credential: form.credential, expectedChallenge: form.expectedChallenge, forUser: at.user });
+      if (!result.ok || result.user.id !== at.user.id) return refuse(at, { status: 400, error: result.ok ? 'This passkey is not registered for this account.' : result.message });
+      return this.secondFactorVerified(ar, browser, at.user, result.amr);
+    },
+
+    /**
      * A second factor was verified (a TOTP or recovery code here; a passkey through s.passkeys): the
      * browser signs in with both factors in its amr, after this interaction's first factor or as a
      * step-up of the account's earlier sign-in. `methods`: RFC 8176 values (`otp`, `hwk`, `user`, …).
