@@ -96,6 +96,13 @@ it('sets up an authenticator app on the account page and signs in to an app with
   await clickAndLoad(page, page.getByRole('link', { name: 'Continue' }));
   expect(await page.locator('h1').innerText()).toBe('Your account');
   expect(await page.getByText('Recovery codes left: 10 of 10').isVisible()).toBe(true);
+  await expectAxeClean(page); // the account page with its "Two-step verification" section
+  // "Remove authenticator app" asks for a code or the password first (that page too: labelled, axe-clean).
+  await clickAndLoad(page, page.getByRole('link', { name: 'Remove authenticator app' }));
+  expect(await page.locator('h1').innerText()).toBe('Remove authenticator app');
+  await expect(page.getByLabel('Code or password').isVisible()).resolves.toBe(true);
+  await expectAxeClean(page);
+  await clickAndLoad(page, page.getByRole('link', { name: 'Cancel' }));
 
   // An app's sign-in in another browser: password, then the second-factor page.
   const other = await freshPage();
