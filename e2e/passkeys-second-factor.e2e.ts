@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import {
-  allow, authorizeUrl, buildTenant, clickAndLoad, createUser, expectPage, finishAtCallback, newPage, openAuthorize, pageKind, signIn, startHarness,
+  allow, authorizeUrl, buildTenant, clickAndLoad, createUser, expectPage, finishAtCallback, newPage, openAuthorize, pageKind, signIn, startHarness, TEST_PASSWORD,
   type Harness, type Tenant,
 } from './support/harness';
 import { buildClient, buildPlatform } from '../test/factories';
@@ -72,6 +72,18 @@ describe('a passkey as the second factor after a password (localhost)', () => {
     expect(idToken!.sub).toBe(user.id);
     expect(idToken!.amr).toEqual(expect.arrayContaining(['pwd', 'hwk', 'mfa']));
     expect(idToken!.acr).toBe('urn:latchkey:acr:mfa');
+  });
+  it('the account page\'s own sign-in: password, then "Use a passkey" (no authenticator app)', async () => {
+    const { user } = await userWithPasskey(h, tenant, page, context);
+    await page.goto(`${h.base}/account?platform_guid=${tenant.platform.id}`);
+    await page.getByLabel('Email').fill(user.email);
+    await page.getByLabel('Password').fill(TEST_PASSWORD);
+    await clickAndLoad(page, page.getByRole('button', { name: 'Sign in', exact: true }));
+    await page.getByRole('heading', { name: 'Two-step verification' }).waitFor();
+    expect(await page.getByLabel('Code').count()).toBe(0);
+    await clickAndLoad(page, page.getByRole('button', { name: 'Use a passkey' }));
+    await page.getByRole('heading', { name: 'Your account' }).waitFor();
+    expect(await page.locator('.passkey-list .scope-title').allInnerTexts()).toEqual(['Laptop']);
   });
 });
 

@@ -46,6 +46,8 @@ declare global {
     interface Locals {
       /** The signed-in user a passkey form of the account page acts on. */
       passkeyUser?: import('../domain/user').User;
+      /** The account page's sign-in waiting for its second factor (mfa-session.ts). */
+      pendingSignIn?: { userId: string; email: string };
     }
   }
 }

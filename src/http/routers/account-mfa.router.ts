@@ -6,10 +6,11 @@ import { presentTotpSetup } from '../../presenters/totp.presenter';
 import { issueCsrf, requireCsrf } from '../middleware/csrf';
 import { resolvePlatform } from '../middleware/resolve-platform';
 import { attemptSource, tooManyAttempts } from '../attempt-source';
-import { chooseAccount, field, redirectSaved, setFlash, signedInAccounts } from '../account-session';
+import { chooseAccount, field, redirectSaved, setFlash, signedInAccounts, takeFlash } from '../account-session';
 import { regenerateKeepingData, rememberSignIn } from '../browser-session';
 import { endAccountSecondFactor, pendingAccountSecondFactor } from '../mfa-session';
 import { amrOf } from '../../domain/mfa';
+import { allowScriptsFor, passkeyButton } from '../passkeys-page';
 
 const accountPath = (platformId: string, suffix = '') => `/account${suffix}?platform_guid=${encodeURIComponent(platformId)}`;
 const withAccount = (url: string, userId: string) => `${url}&account=${encodeURIComponent(userId)}`;
@@ -129,21 +130,27 @@ export function accountMfaRouter(s: Services): Router {
 
   // The account page's own sign-in, second step (DESIGN §15): after the password (account.router.ts),
   // a user with an authenticator app gives a code or a recovery code before the browser is signed in.
-  const renderSecondFactor = (req: Request, res: Response, email: string, error: string | null = null, status = 200) => {
+  const renderSecondFactor = async (req: Request, res: Response, pending: { userId: string; email: string }, error: string | null = null, status = 200) => {
     const p = res.locals.platform;
     const method = req.query.method === 'recovery_code' || field(req.body, 'method') === 'recovery_code' ? 'recovery_code' : 'totp';
     const here = accountPath(p.id, '/second-factor');
+    // A user with passkeys may use one instead ("Use a passkey": ./passkeys.router.ts); without an app, only that.
+    const [{ totp }, passkeyCount] = await Promise.all([s.mfa.factorsOf(pending.userId), s.passkeys.count(p.id, pending.userId)]);
+    const passkey = passkeyCount > 0
+      ? passkeyButton(s, { action: accountPath(p.id, '/second-factor-passkey'), options: accountPath(p.id, '/second-factor-passkey-options') }, false, 'Use a passkey')
+      : null;
+    allowScriptsFor(res, { passkey });
     res.status(status).set('Cache-Control', 'no-store').render('second-factor', {
-      title: 'Two-step verification', platformName: p.name, csrfToken: res.locals.csrfToken, email, action: here, method, error,
-      otherMethods: method === 'totp' ? [{ label: 'Use a recovery code', url: `${here}&method=recovery_code` }] : [{ label: 'Use your authenticator app', url: here }],
+      title: 'Two-step verification', platformName: p.name, csrfToken: res.locals.csrfToken, email: pending.email, action: here, method, error, codeForm: totp, passkey,
+      otherMethods: !totp ? [] : method === 'totp' ? [{ label: 'Use a recovery code', url: `${here}&method=recovery_code` }] : [{ label: 'Use your authenticator app', url: here }],
       cancelUrl: accountPath(p.id, '/signin'),
     });
   };
 
-  r.get('/account/second-factor', resolvePlatform(s), issueCsrf, (req, res) => {
+  r.get('/account/second-factor', resolvePlatform(s), issueCsrf, async (req, res) => {
     const pending = pendingAccountSecondFactor(req, res.locals.platform.id);
     if (!pending) return redirectSaved(req, res, accountPath(res.locals.platform.id, '/signin'));
-    renderSecondFactor(req, res, pending.email);
+    await renderSecondFactor(req, res, pending, takeFlash(req, res.locals.platform.id)); // a refused passkey (./passkeys.router.ts) says why
   });
 
   r.post('/account/second-factor', resolvePlatform(s), issueCsrf, requireCsrf, async (req, res) => {
@@ -157,7 +164,7 @@ export function accountMfaRouter(s: Services): Router {
       if (result.lockedSeconds) res.set('Retry-After', String(result.lockedSeconds));
       const error = result.lockedSeconds ? tooManyAttempts(result.lockedSeconds)
         : method === 'recovery_code' ? 'That recovery code is not valid, or it was already used.' : 'That code is not right. Enter the code the app shows now.';
-      return renderSecondFactor(req, res, pending.email, error, result.lockedSeconds ? 429 : 400);
+      return renderSecondFactor(req, res, pending, error, result.lockedSeconds ? 429 : 400);
     }
     endAccountSecondFactor(req);
     await regenerateKeepingData(req);

@@ -3,10 +3,13 @@ import type { Services } from '../../services';
 import { CHALLENGE_TTL_SECONDS } from '../../services/mfa/passkeys.service';
 import { issueCsrf, requireCsrf } from '../middleware/csrf';
 import { resolvePlatform } from '../middleware/resolve-platform';
-import { field, redirectSaved, setFlash, signedInAccounts } from '../account-session';
+import { chooseAccount, field, redirectSaved, setFlash, signedInAccounts } from '../account-session';
 import { startCeremony, takeChallenge } from '../passkey-session';
+import { endAccountSecondFactor, pendingAccountSecondFactor } from '../mfa-session';
+import { regenerateKeepingData, rememberSignIn } from '../browser-session';
+import { amrOf, type AuthMethod } from '../../domain/mfa';
 
-const accountUrl = (platformId: string) => `/account?platform_guid=${encodeURIComponent(platformId)}`;
+const accountUrl = (platformId: string, suffix = '') => `/account${suffix}?platform_guid=${encodeURIComponent(platformId)}`;
 
 /**
  * The account page's passkeys (DESIGN §15): options for navigator.credentials.create (JSON, for
@@ -55,6 +58,41 @@ export function passkeysRouter(s: Services): Router {
     const passkey = (await s.passkeys.list(p.id, user(res).id)).find((k) => k.id === id);
     const removed = passkey !== undefined && (await s.passkeys.remove(p.id, user(res).id, id));
     setFlash(req, p.id, removed ? `Passkey “${passkey.name}” removed. Also remove it from your device or password manager.` : 'That passkey was already removed.');
+    await redirectSaved(req, res, accountUrl(p.id));
+  });
+
+  // The account page's own sign-in, second step (account-mfa.router.ts): "Use a passkey" after the password.
+  const pendingSignIn: RequestHandler = (req, res, next) => {
+    const pending = pendingAccountSecondFactor(req, res.locals.platform.id);
+    if (!pending) return res.status(409).json({ error: 'Sign in again.' });
+    res.locals.pendingSignIn = pending;
+    next();
+  };
+  const scopeOf = (res: Response) => `${res.locals.platform.id}:${res.locals.pendingSignIn!.userId}`;
+
+  r.post('/account/second-factor-passkey-options', resolvePlatform(s), issueCsrf, requireCsrf, pendingSignIn, async (req, res) => {
+    if (!s.passkeys.relyingParty.isAvailable) return res.status(400).json({ error: 'Passkeys need a host name: this server is reached by an IP address.' });
+    const options = await s.passkeys.authenticationOptions(res.locals.platform, { id: res.locals.pendingSignIn!.userId });
+    startCeremony(req, 'second-factor', scopeOf(res), options.challenge, CHALLENGE_TTL_SECONDS);
+    res.json({ options });
+  });
+
+  r.post('/account/second-factor-passkey', resolvePlatform(s), issueCsrf, requireCsrf, async (req, res) => {
+    const p = res.locals.platform;
+    const pending = pendingAccountSecondFactor(req, p.id);
+    if (!pending) return redirectSaved(req, res, accountUrl(p.id, '/signin'));
+    const expectedChallenge = takeChallenge(req, 'second-factor', `${p.id}:${pending.userId}`);
+    const result = expectedChallenge
+      ? await s.passkeys.authenticate(p, { credential: field(req.body, 'credential', 16_384), expectedChallenge, forUser: { id: pending.userId } })
+      : { ok: false as const, message: 'This passkey request has expired. Try again.' };
+    if (!result.ok) {
+      setFlash(req, p.id, result.message);
+      return redirectSaved(req, res, accountUrl(p.id, '/second-factor'));
+    }
+    endAccountSecondFactor(req);
+    await regenerateKeepingData(req);
+    rememberSignIn(req, p.id, { userId: pending.userId, email: pending.email }, Math.floor(s.deps.now().getTime() / 1000), amrOf(['pwd', ...result.amr] as AuthMethod[]));
+    chooseAccount(req, p.id, pending.userId);
     await redirectSaved(req, res, accountUrl(p.id));
   });
 

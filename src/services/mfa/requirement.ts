@@ -2,6 +2,7 @@ import * as mfa from '../../repositories/mfa.repository';
 import * as passkeys from '../../repositories/webauthn-credential.repository';
 import { acrOf, acrSatisfies, amrOf, isMfaPolicy, type AuthMethod } from '../../domain/mfa';
 import type { Deps } from '../deps';
+import { relyingPartyOf } from './passkeys.service';
 
 /** What a sign-in still needs before it may finish: nothing, the user's second factor, or enrolling one. */
 export type SecondFactorNeed = 'none' | 'second_factor' | 'enrol';
@@ -13,13 +14,15 @@ export type SecondFactorNeed = 'none' | 'second_factor' | 'enrol';
  * (step-up). A user without a factor then enrols one (an authenticator app) before going on.
  */
 export function createSecondFactorRequirement(deps: Deps) {
+  const passkeysUsable = relyingPartyOf(deps.config.baseUrl).isAvailable;
   return async function secondFactorNeed(platformId: string, userId: string, amr: readonly string[], acrValues?: string): Promise<SecondFactorNeed> {
     if (amrOf(amr as AuthMethod[]).includes('mfa')) return 'none';
     const stored = await mfa.findMfaPolicy(deps.db, platformId);
     const policy = isMfaPolicy(stored) ? stored : 'optional';
     if (policy === 'off') return 'none';
     const [totp, passkeyCount] = await Promise.all([mfa.findTotp(deps.db, userId), passkeys.countByUser(deps.db, platformId, userId)]);
-    const hasFactor = Boolean(totp?.confirmedAt) || passkeyCount > 0;
+    // A passkey is no usable factor while BASE_URL is an IP address (no relying party, DESIGN §15).
+    const hasFactor = Boolean(totp?.confirmedAt) || (passkeyCount > 0 && passkeysUsable);
     const stepUp = !acrSatisfies(acrOf(amr as AuthMethod[]), acrValues);
     if (!hasFactor && policy !== 'required' && !stepUp) return 'none';
     return hasFactor ? 'second_factor' : 'enrol';
