@@ -1,6 +1,6 @@
 import type { User } from '../domain/user';
 import type { ProfileInput } from '../services/account/profile.service';
-import { avatarUrl } from './claims.presenter';
+import { avatarUrl } from '../domain/claims';
 import { presentConsentScopes } from './pages.presenter';
 
 /** The header of the account page. */

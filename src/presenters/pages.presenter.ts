@@ -1,6 +1,6 @@
 import type { User } from '../domain/user';
 import type { KnownAccount } from '../domain/interaction';
-import { avatarUrl } from './claims.presenter';
+import { avatarUrl } from '../domain/claims';
 
 // Consent wording: what each scope releases, in plain words.
 const SCOPE_TEXT: Record<string, { title: string; description: string }> = {

@@ -17,8 +17,8 @@ function memoryBrowser(): BrowserAccounts {
   return {
     list: () => accounts,
     id: () => 'browser-under-test',
-    async signedIn(user, authTime) {
-      accounts = [{ userId: user.id, email: user.email, authTime }, ...accounts.filter((a) => a.userId !== user.id)];
+    async signedIn(user, authTime, amr) {
+      accounts = [{ userId: user.id, email: user.email, authTime, amr }, ...accounts.filter((a) => a.userId !== user.id)];
     },
     signedOut(userId) {
       accounts = accounts.map((a) => (a.userId === userId ? { ...a, authTime: null } : a));
@@ -72,7 +72,7 @@ describe('interaction service', () => {
   it('the chooser: another account, sign out one (listed, signed out), forget a signed-out one', async () => {
     const { flow, user, request } = await setup();
     const browser = memoryBrowser();
-    await browser.signedIn(user, 1_700_000_000);
+    await browser.signedIn(user, 1_700_000_000, ['pwd']);
     const ar = await request();
     expect(await flow.useAnotherAccount(ar, browser)).toEqual({ kind: 'signin', email: undefined, emailLocked: false });
     flow.switchForm(ar, 'chooser');
@@ -90,7 +90,7 @@ describe('interaction service', () => {
     const { flow, user, request } = await setup({ prompt: 'none' });
     const browser = memoryBrowser();
     expect(await flow.current(await request(), browser)).toMatchObject({ kind: 'error', code: 'login_required' });
-    await browser.signedIn(user, Math.floor(Date.now() / 1000));
+    await browser.signedIn(user, Math.floor(Date.now() / 1000), ['pwd']);
     expect(await flow.current(await request(), browser)).toMatchObject({ kind: 'error', code: 'consent_required' });
     expect(flow.consentDenied()).toMatchObject({ kind: 'error', code: 'access_denied' });
   });

@@ -4,7 +4,7 @@ import { newId, newRefreshToken, randomToken } from '../../crypto/random';
 import { signHs512 } from '../../crypto/jwt';
 import type { Client } from '../../domain/client';
 import type { User } from '../../domain/user';
-import { idTokenUserClaims } from '../../presenters/claims.presenter';
+import { idTokenUserClaims } from '../../domain/claims';
 import type { IssuedTokens, PreparedTokens } from '../../domain/tokens';
 import type { Deps } from '../deps';
 import type { Platforms } from '../platforms.service';
