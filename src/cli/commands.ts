@@ -57,7 +57,7 @@ export const USAGE = `Usage:
   admin platform create --name NAME
   admin platform rate-limit --platform G --endpoint NAME --per-minute N|default
   admin platform mfa --platform G --policy off|optional|required   (second factor: never, for enrolled users, for everyone)
-  admin user reset-mfa --platform G --email E   (removes the user's authenticator app and recovery codes)
+  admin user reset-mfa --platform G --email E   (removes the user's authenticator app, recovery codes and passkeys)
   admin client create --platform G --name NAME --type confidential|public --redirect-uri URI [--redirect-uri URI ...]
                       --scopes "openid profile email phone address offline_access" [--post-logout-redirect-uri URI ...]
                       [--resource-server]   (confidential only: may introspect other clients' tokens)
@@ -108,7 +108,8 @@ export async function runCommand(s: Services, argv: string[]): Promise<Record<st
       if (!user) throw invalidRequest('no user with that email on this platform');
       const had = (await s.mfa.totp.status(user.id)).enrolled;
       await s.mfa.removeTotp(user.id);
-      return { platform_guid: platformId, sub: user.id, email: user.email, totp_removed: had };
+      const passkeysRemoved = await s.passkeys.removeAll(platformId, user.id);
+      return { platform_guid: platformId, sub: user.id, email: user.email, totp_removed: had, passkeys_removed: passkeysRemoved };
     }
     case 'client create': {
       checkKnown(flags, ['platform', 'name', 'type', 'redirect-uri', 'scopes', 'post-logout-redirect-uri', 'resource-server']);

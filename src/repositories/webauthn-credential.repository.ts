@@ -52,6 +52,11 @@ export async function markUsed(db: Queryable, id: string, use: { counter: number
   await db('webauthn_credentials').where({ id }).update({ counter: use.counter, is_backed_up: use.isBackedUp, last_used_at: at });
 }
 
+/** Deletes every passkey of this user; how many there were. */
+export async function removeAllByUser(db: Queryable, platformId: string, userId: string): Promise<number> {
+  return db('webauthn_credentials').where({ platform_id: platformId, user_id: userId }).delete();
+}
+
 /** Deletes one passkey of this user; false when there was none with that id. */
 export async function remove(db: Queryable, platformId: string, userId: string, id: string): Promise<boolean> {
   return (await db('webauthn_credentials').where({ platform_id: platformId, user_id: userId, id }).delete()) > 0;

@@ -2,6 +2,7 @@ import { buildTestApp } from '../helpers';
 import { buildPlatform, buildUser } from '../factories';
 import { createCredential, getAssertion } from '../support/soft-authenticator';
 import { relyingPartyOf } from '../../src/services/mfa/passkeys.service';
+import { runCommand } from '../../src/cli/commands';
 
 // Passkeys at the service level (DESIGN §15), with a software authenticator whose flags the test sets.
 const BASE = 'http://localhost:4567';
@@ -44,6 +45,14 @@ describe('passkeys service', () => {
     expect(await t.services.passkeys.remove(platform.id, user.id, a.passkey.id)).toBe(true);
     expect((await t.services.passkeys.list(platform.id, user.id)).map((p) => p.name)).toEqual(['Security key']);
     expect(await t.services.passkeys.count(platform.id, user.id)).toBe(1);
+  });
+
+  it('admin user reset-mfa removes every passkey of the user (a lost device)', async () => {
+    const { platform, user } = await tenant();
+    await addPasskey(platform, user, 'A');
+    await addPasskey(platform, user, 'B');
+    expect(await runCommand(t.services, ['user', 'reset-mfa', '--platform', platform.id, '--email', user.email])).toMatchObject({ sub: user.id, passkeys_removed: 2 });
+    expect(await t.services.passkeys.count(platform.id, user.id)).toBe(0);
   });
 
   it('refuses a nameless passkey, a wrong challenge, a foreign origin and a duplicate credential', async () => {

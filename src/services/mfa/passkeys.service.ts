@@ -172,6 +172,9 @@ export function createPasskeys(deps: Deps) {
       });
     },
 
+    /** Removes every passkey of the user (admin user reset-mfa: a lost device); how many there were. */
+    removeAll: (platformId: string, userId: string) => credentials.removeAllByUser(deps.db, platformId, userId),
+
     /** Removes one of the user's passkeys; false when it was not theirs or already gone. */
     remove: async (platformId: string, userId: string, passkeyId: string) => isUuid(passkeyId) && credentials.remove(deps.db, platformId, userId, passkeyId),
   };
