@@ -3,6 +3,7 @@ import type { Services } from '../../services';
 import type { User } from '../../domain/user';
 import { normalizeTotpCode } from '../../domain/mfa';
 import { presentTotpSetup } from '../../presenters/totp.presenter';
+import { renderPage } from '../pages/render';
 import { issueCsrf, requireCsrf } from '../middleware/csrf';
 import { resolvePlatform } from '../middleware/resolve-platform';
 import { attemptSource, tooManyAttempts } from '../attempt-source';
@@ -42,12 +43,12 @@ export function accountMfaRouter(s: Services): Router {
     const p = res.locals.platform;
     const enrolment = await s.mfa.totp.pendingEnrolment(u, p.name);
     if (!enrolment) return redirectSaved(req, res, back(res));
-    res.status(status).set('Cache-Control', 'no-store').render('totp-setup', {
-      title: 'Set up authenticator app', platformName: p.name, csrfToken: res.locals.csrfToken,
+    renderPage(res, 'totp-setup', {
+      title: 'Set up authenticator app',
       intro: 'Each time you sign in, you will enter a code from the app after your password.',
       ...(await presentTotpSetup(enrolment)), error,
       action: accountPath(p.id, '/totp/confirm'), hiddenFields: { account: u.id }, cancelUrl: back(res),
-    });
+    }, status);
   }
 
   r.post('/account/totp/setup', ...form, async (req, res) => {
@@ -64,11 +65,10 @@ export function accountMfaRouter(s: Services): Router {
   r.get('/account/totp', ...page, (req, res) => renderSetup(req, res, user(res)));
 
   r.post('/account/totp/confirm', ...form, async (req, res) => {
-    const p = res.locals.platform;
     const result = await s.mfa.confirmTotp(user(res).id, field(req.body, 'code', 20));
     if (!result.ok) return renderSetup(req, res, user(res), 'That code did not match. Enter the code the app shows now (check the time on your phone).', 400);
-    res.set('Cache-Control', 'no-store').render('recovery-codes', {
-      title: 'Save your recovery codes', platformName: p.name, csrfToken: res.locals.csrfToken,
+    renderPage(res, 'recovery-codes', {
+      title: 'Save your recovery codes',
       notice: 'Your authenticator app is set up.', codes: result.recoveryCodes, continueUrl: back(res),
     });
   });
@@ -77,10 +77,10 @@ export function accountMfaRouter(s: Services): Router {
   function proofPage(path: string, texts: { title: string; message: string; submitLabel: string }, act: (req: Request, res: Response) => Promise<void>) {
     const render = (req: Request, res: Response, error: string | null = null, status = 200) => {
       const p = res.locals.platform;
-      res.status(status).set('Cache-Control', 'no-store').render('mfa-proof', {
-        ...texts, platformName: p.name, csrfToken: res.locals.csrfToken, action: `${path}?platform_guid=${encodeURIComponent(p.id)}`,
+      renderPage(res, 'mfa-proof', {
+        ...texts, action: `${path}?platform_guid=${encodeURIComponent(p.id)}`,
         accountId: user(res).id, email: user(res).email, error, cancelUrl: back(res),
-      });
+      }, status);
     };
     r.get(path, ...page, async (req, res) => {
       if (!(await s.mfa.totp.status(user(res).id)).enrolled) return redirectSaved(req, res, back(res));
@@ -121,10 +121,9 @@ export function accountMfaRouter(s: Services): Router {
     message: 'You get ten new codes; the codes you have now stop working.',
     submitLabel: 'Get new recovery codes',
   }, async (_req, res) => {
-    const p = res.locals.platform;
     const codes = await s.mfa.recoveryCodes.regenerate(user(res).id);
-    res.set('Cache-Control', 'no-store').render('recovery-codes', {
-      title: 'Save your recovery codes', platformName: p.name, csrfToken: res.locals.csrfToken, codes, continueUrl: back(res),
+    renderPage(res, 'recovery-codes', {
+      title: 'Save your recovery codes', codes, continueUrl: back(res),
     });
   });
 
@@ -140,11 +139,11 @@ export function accountMfaRouter(s: Services): Router {
       ? passkeyButton(s, { action: accountPath(p.id, '/second-factor-passkey'), options: accountPath(p.id, '/second-factor-passkey-options') }, false, 'Use a passkey')
       : null;
     allowScriptsFor(res, { passkey });
-    res.status(status).set('Cache-Control', 'no-store').render('second-factor', {
-      title: 'Two-step verification', platformName: p.name, csrfToken: res.locals.csrfToken, email: pending.email, action: here, method, error, codeForm: totp, passkey,
+    renderPage(res, 'second-factor', {
+      title: 'Two-step verification', email: pending.email, action: here, method, error, codeForm: totp, passkey,
       otherMethods: !totp ? [] : method === 'totp' ? [{ label: 'Use a recovery code', url: `${here}&method=recovery_code` }] : [{ label: 'Use your authenticator app', url: here }],
       cancelUrl: accountPath(p.id, '/signin'),
-    });
+    }, status);
   };
 
   r.get('/account/second-factor', resolvePlatform(s), issueCsrf, async (req, res) => {
