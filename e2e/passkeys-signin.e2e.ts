@@ -66,9 +66,9 @@ describe('sign in with a passkey (localhost)', () => {
     if ((await pageKind(page)) === 'consent') await allow(page);
     const { idToken } = await finishAtCallback(h, tenant, page);
     expect(idToken!.sub).toBe(user.id);
-    const amr = idToken!.amr as string[] | undefined;
-    if (amr) expect(amr).toEqual(expect.arrayContaining(['hwk', 'user']));
-    expect(amr?.includes('pwd')).not.toBe(true);
+    // RFC 8176: a device-bound key and user verification (two factors in one), no password.
+    expect(idToken!.amr).toEqual(['hwk', 'user', 'mfa']);
+    expect(idToken!.acr).toBe('urn:latchkey:acr:mfa');
     const [stored] = await h.t.services.passkeys.list(tenant.platform.id, user.id);
     expect(stored.lastUsedAt).toBeInstanceOf(Date);
   });

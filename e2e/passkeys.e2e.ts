@@ -56,6 +56,19 @@ describe('passkeys on the account page (localhost)', () => {
     expect((await s().passkeys.list(tenant.platform.id, user.id)).map((p) => p.name)).toEqual(['Phone']);
   });
 
+  it('signs in on the account page with a passkey alone', async () => {
+    const user = await createUser(h, tenant);
+    await addVirtualAuthenticator(page);
+    await openAccountPage(h, tenant, page, user.email);
+    await addPasskey(page, 'Laptop');
+    await page.getByText('Passkey “Laptop” added.').waitFor();
+    await context.clearCookies();
+    await page.goto(`${h.base}/account?platform_guid=${tenant.platform.id}`);
+    await clickAndLoad(page, page.getByRole('button', { name: 'Sign in with a passkey' }));
+    await page.getByRole('heading', { name: 'Your account' }).waitFor();
+    expect(await page.getByText(user.email).count()).toBeGreaterThan(0);
+  });
+
   it('refuses to register the same authenticator twice for one account', async () => {
     const user = await createUser(h, tenant);
     await addVirtualAuthenticator(page);
@@ -71,11 +84,13 @@ describe('passkeys on the account page (localhost)', () => {
 
   it('loads only our two scripts, and only on the page with passkey buttons', async () => {
     const user = await createUser(h, tenant);
-    const signin = await page.goto(`${h.base}/account/signin?platform_guid=${tenant.platform.id}`);
-    expect(signin!.headers()['content-security-policy']).toContain("script-src 'none'");
+    const noButtons = await page.goto(`${h.base}/account/signed-out?platform_guid=${tenant.platform.id}`);
+    expect(noButtons!.headers()['content-security-policy']).toContain("script-src 'none'");
+    expect(await page.locator('script').count()).toBe(0);
+    await page.goto(`${h.base}/account/signin?platform_guid=${tenant.platform.id}`);
     await page.getByLabel('Email').fill(user.email);
     await page.getByLabel('Password').fill(TEST_PASSWORD);
-    const account = await clickAndLoad(page, page.getByRole('button', { name: 'Sign in' }));
+    const account = await clickAndLoad(page, page.getByRole('button', { name: 'Sign in', exact: true }));
     const csp = account!.headers()['content-security-policy'];
     expect(csp).toContain("script-src 'self'");
     expect(csp).toContain("script-src-attr 'none'");

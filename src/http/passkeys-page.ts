@@ -2,6 +2,9 @@ import type { Response } from 'express';
 import type { Services } from '../services';
 import { presentPasskeys, type PasskeyRow } from '../presenters/passkey.presenter';
 import { allowPasskeyScripts } from './middleware/security-headers';
+import { signinPage } from './pages/signin.page';
+import { renderPage } from './pages/render';
+import { accountUrl, forgotPasswordUrl } from './urls';
 
 export interface PasskeySection {
   /** False for an IP BASE_URL: the page says why instead of offering "Add a passkey" (DESIGN §15). */
@@ -49,4 +52,18 @@ export function passkeyButton(s: Services, urls: { action: string; options: stri
 export function allowScriptsFor(res: Response, model: Record<string, unknown>): void {
   const button = model.passkey as PasskeyButton | null | undefined;
   if (button?.isAvailable) allowPasskeyScripts(res);
+}
+
+/**
+ * The account page's own sign-in page (account.router.ts), with "Sign in with a passkey" but no
+ * autofill: an anonymous browser gets a session row only when the user asks for a passkey (issue 10 §2).
+ */
+export function renderAccountSignIn(s: Services, res: Response, values: { email: string; error: string | null }, status = 200): void {
+  const p = res.locals.platform;
+  const model = signinPage({
+    action: accountUrl(p.id, '/signin'), email: values.email, emailLocked: false, signupUrl: null, chooserUrl: null, forgotUrl: forgotPasswordUrl(p.id), error: values.error,
+    passkey: passkeyButton(s, { action: accountUrl(p.id, '/passkey-signin'), options: accountUrl(p.id, '/passkey-signin-options') }, false),
+  });
+  allowScriptsFor(res, model);
+  renderPage(res, 'signin', model, status);
 }

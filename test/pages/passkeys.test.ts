@@ -67,6 +67,25 @@ describe('passkeys over HTTP', () => {
     expect(idToken.acr).toBe('urn:latchkey:acr:mfa');
   });
 
+  it('signs in on the account page with a passkey alone', async () => {
+    const { p, u } = await tenant();
+    const owner = browser(t.app);
+    await accountSignIn(owner, p, u.email);
+    const credential = await addPasskey(owner, p, u, 'Laptop');
+    const b = browser(t.app);
+    await b.get(`/account?platform_guid=${p.id}`);
+    expect(b.pageTitle()).toBe('Sign in');
+    expect(b.html).not.toContain('username webauthn'); // no autofill there: no session row before the user asks
+    const options = await fetchOptions(b);
+    expect(options.status).toBe(200);
+    await b.submit(`/account/passkey-signin?platform_guid=${p.id}`, { credential: getAssertion(credential, options.body.options, BASE, { uv: false }) });
+    expect(b.pageTitle()).toBe('Sign in'); // user verification required
+    const again = await fetchOptions(b);
+    await b.submit(`/account/passkey-signin?platform_guid=${p.id}`, { credential: getAssertion(credential, again.body.options, BASE) });
+    expect(b.pageTitle()).toBe('Your account');
+    expect(b.html).toContain(u.email);
+  });
+
   it('uses each challenge once: a replayed assertion is refused', async () => {
     const { p, c, u } = await tenant();
     const owner = browser(t.app);

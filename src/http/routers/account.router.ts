@@ -6,11 +6,11 @@ import { resolvePlatform } from '../middleware/resolve-platform';
 import { accountsOf, regenerateKeepingData, rememberSignIn } from '../browser-session';
 import { attemptSource } from '../attempt-source';
 import { renderPage } from '../pages/render';
-import { signinPage } from '../pages/signin.page';
 import { startAccountSecondFactor } from '../mfa-session';
-import { accountUrl, forgotPasswordUrl } from '../urls';
+import { accountUrl } from '../urls';
 import { chooseAccount, currentAccount, field, redirectSaved, signedInAccounts } from '../account-session';
 import { accountPageRenderer } from '../pages/account.page';
+import { renderAccountSignIn } from '../passkeys-page';
 
 /**
  * The account page of a signed-in user (`/account?platform_guid=G`): the browser session's
@@ -51,12 +51,8 @@ export function accountRouter(s: Services): Router {
     await redirectSaved(req, res, accountUrl(p.id));
   });
 
-  const renderSignIn = (res: Response, values: { email: string; error: string | null }, status = 200) => {
-    const p = platformOf(res);
-    renderPage(res, 'signin', signinPage({
-      action: accountUrl(p.id, '/signin'), email: values.email, emailLocked: false, signupUrl: null, chooserUrl: null, forgotUrl: forgotPasswordUrl(p.id), error: values.error,
-    }), status);
-  };
+  // The sign-in page with "Sign in with a passkey" (src/http/passkeys-page.ts; its routes: ./passkeys.router.ts).
+  const renderSignIn = (res: Response, values: { email: string; error: string | null }, status = 200) => renderAccountSignIn(s, res, values, status);
 
   r.get('/account/signin', resolvePlatform(s), issueCsrf, (req, res) => {
     // A remembered, signed-out account of this browser pre-fills the email.

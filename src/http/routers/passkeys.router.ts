@@ -5,6 +5,7 @@ import { issueCsrf, requireCsrf } from '../middleware/csrf';
 import { resolvePlatform } from '../middleware/resolve-platform';
 import { chooseAccount, field, redirectSaved, setFlash, signedInAccounts } from '../account-session';
 import { startCeremony, takeChallenge } from '../passkey-session';
+import { renderAccountSignIn } from '../passkeys-page';
 import { endAccountSecondFactor, pendingAccountSecondFactor } from '../mfa-session';
 import { regenerateKeepingData, rememberSignIn } from '../browser-session';
 import { amrOf, type AuthMethod } from '../../domain/mfa';
@@ -58,6 +59,28 @@ export function passkeysRouter(s: Services): Router {
     const passkey = (await s.passkeys.list(p.id, user(res).id)).find((k) => k.id === id);
     const removed = passkey !== undefined && (await s.passkeys.remove(p.id, user(res).id, id));
     setFlash(req, p.id, removed ? `Passkey “${passkey.name}” removed. Also remove it from your device or password manager.` : 'That passkey was already removed.');
+    await redirectSaved(req, res, accountUrl(p.id));
+  });
+
+  // The account page's own sign-in with a passkey alone (user verification required, as on the
+  // authorization's sign-in page); the browser then counts as signed in with amr hwk/swk + user.
+  r.post('/account/passkey-signin-options', resolvePlatform(s), issueCsrf, requireCsrf, async (req, res) => {
+    if (!s.passkeys.relyingParty.isAvailable) return res.status(409).json({ error: 'Reload the page to sign in with a passkey.' });
+    const options = await s.passkeys.authenticationOptions(res.locals.platform);
+    startCeremony(req, 'signin', `account:${res.locals.platform.id}`, options.challenge, CHALLENGE_TTL_SECONDS);
+    res.json({ options });
+  });
+
+  r.post('/account/passkey-signin', resolvePlatform(s), issueCsrf, requireCsrf, async (req, res) => {
+    const p = res.locals.platform;
+    const expectedChallenge = takeChallenge(req, 'signin', `account:${p.id}`);
+    const result = expectedChallenge
+      ? await s.passkeys.authenticate(p, { credential: field(req.body, 'credential', 16_384), expectedChallenge })
+      : { ok: false as const, message: 'This passkey request has expired. Try again.' };
+    if (!result.ok) return renderAccountSignIn(s, res, { email: '', error: result.message }, 400);
+    await regenerateKeepingData(req);
+    rememberSignIn(req, p.id, { userId: result.user.id, email: result.user.email }, Math.floor(s.deps.now().getTime() / 1000), amrOf(result.amr as AuthMethod[]));
+    chooseAccount(req, p.id, result.user.id);
     await redirectSaved(req, res, accountUrl(p.id));
   });
 
