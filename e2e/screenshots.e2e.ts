@@ -11,6 +11,7 @@ import {
   allow, authorizeUrl, buildTenant, clickAndLoad, createUser, expectPage, openAuthorize, signInThrough, signOutButton, signUp, startHarness,
   type Harness, type Tenant,
 } from './support/harness';
+import { buildClient, buildPlatform } from '../test/factories';
 
 const OUT = process.env.UPDATE_SCREENSHOTS === '1' ? path.resolve(__dirname, '..', 'docs', 'screenshots') : fs.mkdtempSync(path.join(os.tmpdir(), 'latchkey-screenshots-'));
 
@@ -21,9 +22,10 @@ let page: Page;
 
 beforeAll(async () => {
   fs.mkdirSync(OUT, { recursive: true });
-  h = await startHarness();
-  tenant = await buildTenant(h, { name: 'Acme Notes' });
-  await h.t.database.db('platforms').where({ id: tenant.platform.id }).update({ name: 'Acme' });
+  h = await startHarness({ hostName: 'localhost' }); // a host name, as in production: the sign-in page offers passkeys
+  // Named "Acme" from the start: platforms are cached, so renaming the row afterwards would not show.
+  const platform = await buildPlatform(h.t.services, 'Acme');
+  tenant = { platform, client: await buildClient(h.t.services, platform.id, { redirectUris: [`${h.base.replace('://localhost:', '://127.0.0.1:')}/__rp/callback`], name: 'Acme Notes' }) };
 });
 afterAll(() => h?.close());
 beforeEach(async () => ({ context, page } = await newPage1280()));
