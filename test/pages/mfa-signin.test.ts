@@ -179,6 +179,18 @@ describe('sign-in with a second factor', () => {
     expect(done.location).toMatch(/code=/);
   });
 
+  it('a second factor pending when the policy turns off: the password is asked again, never a dead end', async () => {
+    const { p, c, u } = await tenant('required');
+    const b = browser(t.app);
+    await passwordStep(b, p, c, u.email);
+    expect(b.pageTitle()).toBe('Set up authenticator app');
+    await t.services.mfa.setPolicy(p.id, 'off');
+    await b.get(/action="(\/interaction\/[^/"]+)\/totp-setup"/.exec(b.html)![1]);
+    expect(b.pageTitle()).toBe('Sign in');
+    const done = await allowIfAsked(b, await b.submit('/signin', { email: u.email, password: TEST_PASSWORD }));
+    expect(done.location).toMatch(/code=/);
+  });
+
   it('step-up: acr_values=urn:latchkey:acr:mfa on a password-only session; prompt=none answers interaction_required', async () => {
     const { p, c, u } = await tenant();
     const b = browser(t.app);

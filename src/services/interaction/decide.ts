@@ -56,9 +56,13 @@ export function createDecide(deps: Deps) {
   const factorPage = (need: SecondFactorNeed, user: User): PageStep | undefined =>
     need === 'none' ? undefined : { kind: need === 'enrol' ? 'totp_setup' : 'second_factor', user: { id: user.id, email: user.email } };
 
-  /** This interaction verified the first factor and a second one is due (transitions.ts firstFactorVerified). */
+  /**
+   * This interaction verified the first factor and a second one is due (transitions.ts
+   * firstFactorVerified). Should none be due any more (the policy turned off meanwhile), the browser
+   * is still not signed in: signedInHere asks for the first factor again.
+   */
   const secondFactorPending: AccountCheck = async ({ ar, user }) =>
-    ar.secondFactorPending && ar.userId === user.id ? factorPage(await secondFactorNeed(ar.platformId, user.id, ar.amr ?? ['pwd'], ar.acrValues) === 'enrol' ? 'enrol' : 'second_factor', user) : undefined;
+    ar.secondFactorPending && ar.userId === user.id ? factorPage(await secondFactorNeed(ar.platformId, user.id, ar.amr ?? ['pwd'], ar.acrValues), user) : undefined;
 
   /**
    * A signed-in account whose sign-in was not multi-factor, when the user has a second factor, the
