@@ -91,6 +91,13 @@ describe.each(NEAR)('client_id with %s is an unknown client, never a 500', (_lab
     expect(res.status).toBe(303);
     expect((await signedIn.get(res.headers.location)).res.text).toContain('That app had no access to your account.');
   });
+
+  it('account page: removing that passkey is answered like one already removed', async () => {
+    const csrf = /name="_csrf" value="([^"]+)"/.exec((await signedIn.get(`/account?platform_guid=${p.id}`)).res.text)![1];
+    const res = await signedIn.agent.post(`/account/passkeys/remove?platform_guid=${p.id}`).type('form').send(`_csrf=${enc(csrf)}&account=${u.id}&passkey=${enc(id())}`);
+    expect(res.status).toBe(303);
+    expect((await signedIn.get(res.headers.location)).res.text).toContain('That passkey was already removed.');
+  });
 });
 
 describe.each(NEAR)('a picture URL with %s in a user or platform id is 404', (_label, bend) => {
