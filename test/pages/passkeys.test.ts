@@ -86,6 +86,23 @@ describe('passkeys over HTTP', () => {
     expect(b.html).toContain(u.email);
   });
 
+  it('a sign-in pinned to an email (login_hint) takes only that account\'s passkey, and offers no autofill', async () => {
+    const { p, c, u } = await tenant();
+    const other = await buildUser(t.services, p.id);
+    const owner = browser(t.app);
+    await accountSignIn(owner, p, u.email);
+    const credential = await addPasskey(owner, p, u, 'Laptop');
+    const b = browser(t.app);
+    await b.get(`/oauth/authorize?${authorizeQuery(p, c, { login_hint: other.email })}`);
+    expect(b.html).toContain('Sign in with a passkey');
+    expect(b.html).not.toContain('data-autofill');
+    expect(b.html).not.toContain('username webauthn');
+    const options = await fetchOptions(b);
+    const refused = await b.submit('/passkey', { credential: getAssertion(credential, options.body.options, BASE) });
+    expect(refused.res.status).toBe(400);
+    expect(b.html).toContain(`This sign-in is for ${other.email}.`);
+  });
+
   it('uses each challenge once: a replayed assertion is refused', async () => {
     const { p, c, u } = await tenant();
     const owner = browser(t.app);
