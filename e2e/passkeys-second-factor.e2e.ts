@@ -8,6 +8,7 @@ import {
   type Harness, type Tenant,
 } from './support/harness';
 import { buildClient, buildPlatform } from '../test/factories';
+import { runCommand } from '../src/cli/commands';
 import { addPasskey, addVirtualAuthenticator, axeViolations, openAccountPage } from './support/passkeys';
 
 const OUT = process.env.UPDATE_SCREENSHOTS === '1' ? path.resolve(__dirname, '..', 'docs', 'screenshots') : fs.mkdtempSync(path.join(os.tmpdir(), 'latchkey-screenshots-'));
@@ -53,7 +54,8 @@ describe('a passkey as the second factor after a password (localhost)', () => {
   it('password, then "Use a passkey" on the second-factor page: tokens with amr pwd + hwk + mfa', async () => {
     const { user } = await userWithPasskey(h, tenant, page, context);
     await withoutAutofill(page);
-    await openAuthorize(page, authorizeUrl(h, tenant));
+    // The app asks for two factors (a passkey alone does not turn two-step sign-in on).
+    await openAuthorize(page, authorizeUrl(h, tenant, { acr_values: 'urn:latchkey:acr:mfa' }));
     await signIn(page, user.email);
     await page.getByRole('heading', { name: 'Two-step verification' }).waitFor();
     expect(await page.getByLabel('Code').count()).toBe(0); // no authenticator app: the passkey is the factor
@@ -73,8 +75,9 @@ describe('a passkey as the second factor after a password (localhost)', () => {
     expect(idToken!.amr).toEqual(expect.arrayContaining(['pwd', 'hwk', 'mfa']));
     expect(idToken!.acr).toBe('urn:latchkey:acr:mfa');
   });
-  it('the account page\'s own sign-in: password, then "Use a passkey" (no authenticator app)', async () => {
+  it('the account page\'s own sign-in under policy required: password, then "Use a passkey" (no authenticator app)', async () => {
     const { user } = await userWithPasskey(h, tenant, page, context);
+    await runCommand(h.t.services, ['platform', 'mfa', '--platform', tenant.platform.id, '--policy', 'required']);
     await page.goto(`${h.base}/account?platform_guid=${tenant.platform.id}`);
     await page.getByLabel('Email').fill(user.email);
     await page.getByLabel('Password').fill(TEST_PASSWORD);

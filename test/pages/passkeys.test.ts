@@ -124,13 +124,24 @@ describe('passkeys over HTTP', () => {
     expect(signinHtml).toContain('Sign in with a passkey');
   });
 
-  it('a passkey as the second factor after the password, on the second-factor page', async () => {
+  it('adding a passkey alone does not turn two-step sign-in on (no recovery codes come with it)', async () => {
+    const { p, c, u } = await tenant();
+    const owner = browser(t.app);
+    await accountSignIn(owner, p, u.email);
+    await addPasskey(owner, p, u, 'Key');
+    const b = browser(t.app);
+    await b.get(`/oauth/authorize?${authorizeQuery(p, c)}`);
+    await b.submit('/signin', { email: u.email, password: 'correct horse battery staple' });
+    expect(b.pageTitle()).not.toBe('Two-step verification');
+  });
+
+  it('a passkey as the second factor after the password, when the app asks for two factors', async () => {
     const { p, c, u } = await tenant();
     const owner = browser(t.app);
     await accountSignIn(owner, p, u.email);
     const credential = await addPasskey(owner, p, u, 'Key');
     const b = browser(t.app);
-    await b.get(`/oauth/authorize?${authorizeQuery(p, c)}`);
+    await b.get(`/oauth/authorize?${authorizeQuery(p, c, { acr_values: 'urn:latchkey:acr:mfa' })}`);
     await b.submit('/signin', { email: u.email, password: 'correct horse battery staple' });
     expect(b.pageTitle()).toBe('Two-step verification');
     expect(b.html).toContain('Use a passkey');

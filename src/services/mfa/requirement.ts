@@ -9,9 +9,12 @@ export type SecondFactorNeed = 'none' | 'second_factor' | 'enrol';
 
 /**
  * When the second factor is asked (DESIGN §15): never on a platform whose policy is `off`;
- * otherwise when the sign-in so far (`amr`) is not multi-factor and the user has a second factor
- * (TOTP or a passkey), the policy is `required`, or the request asks for `urn:latchkey:acr:mfa`
- * (step-up). A user without a factor then enrols one (an authenticator app) before going on.
+ * otherwise when the sign-in so far (`amr`) is not multi-factor and the user has enrolled an
+ * authenticator app, the policy is `required`, or the request asks for `urn:latchkey:acr:mfa`
+ * (step-up). A passkey serves as the second factor then, but adding one does not by itself turn
+ * two-step sign-in on: a passkey comes with no recovery codes, so losing the device would lock the
+ * user out of every password sign-in (docs/decisions.md). A user without a factor enrols one (an
+ * authenticator app) before going on.
  */
 export function createSecondFactorRequirement(deps: Deps) {
   const passkeysUsable = relyingPartyOf(deps.config.baseUrl).isAvailable;
@@ -22,9 +25,10 @@ export function createSecondFactorRequirement(deps: Deps) {
     if (policy === 'off') return 'none';
     const [totp, passkeyCount] = await Promise.all([mfa.findTotp(deps.db, userId), passkeys.countByUser(deps.db, platformId, userId)]);
     // A passkey is no usable factor while BASE_URL is an IP address (no relying party, DESIGN §15).
-    const hasFactor = Boolean(totp?.confirmedAt) || (passkeyCount > 0 && passkeysUsable);
+    const hasTotp = Boolean(totp?.confirmedAt);
+    const hasFactor = hasTotp || (passkeyCount > 0 && passkeysUsable);
     const stepUp = !acrSatisfies(acrOf(amr as AuthMethod[]), acrValues);
-    if (!hasFactor && policy !== 'required' && !stepUp) return 'none';
+    if (!hasTotp && policy !== 'required' && !stepUp) return 'none';
     return hasFactor ? 'second_factor' : 'enrol';
   };
 }
