@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
+import { openPglite } from './embedded-template';
 import { serveEmbedded } from './embedded-socket-server';
 
 /** Where the embedded database listens: pg connects to `${socketDir}/.s.PGSQL.5432`. */
@@ -34,13 +34,13 @@ export function isEmbeddedServerRunning(dataDir: string): Promise<boolean> {
  * PGlite is single-process: a lock file keeps two processes from opening it at once. The
  * socket server keeps the clients' session state apart (see embedded-socket-server.ts).
  */
-export async function startEmbeddedServer(dataDir: string, maxConnections: number): Promise<EmbeddedServer> {
+export async function startEmbeddedServer(dataDir: string, maxConnections: number, options: { fromTemplate?: boolean } = {}): Promise<EmbeddedServer> {
   const dir = path.resolve(dataDir);
   fs.mkdirSync(path.join(dir, 'pglite'), { recursive: true });
   takeLock(dataDir);
   try {
     fs.rmSync(socketFile(dataDir), { force: true }); // stale socket of a crashed process
-    const db = await PGlite.create(path.join(dir, 'pglite'));
+    const db = await openPglite(path.join(dir, 'pglite'), options.fromTemplate ?? true);
     const server = await serveEmbedded(db, socketFile(dataDir), { maxConnections }).catch(async (err) => {
       await db.close();
       throw err;
