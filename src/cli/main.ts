@@ -14,7 +14,7 @@ async function main() {
   let database;
   try {
     const config = withDevSecrets(loadConfig(process.env));
-    database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: 2, statementTimeoutMs: config.dbStatementTimeoutMs });
+    database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: 2, statementTimeoutMs: config.dbStatementTimeoutMs, fromTemplate: process.argv[2] !== 'restore' });
     const argv = process.argv.slice(2);
     if (argv[0] === 'backup') {
       // The database as it is, not migrated first: a backup taken before an upgrade is of the old version.

@@ -23,6 +23,8 @@ export interface DatabaseOptions {
    */
   listenUrl?: string;
   dataDir: string;
+  /** A fresh embedded DATA_DIR starts from the build's migrated template (default); `restore` needs it truly empty. */
+  fromTemplate?: boolean;
   poolMax: number;
   /** Longest a statement may run, in ms; 0 for no limit. */
   statementTimeoutMs?: number;
@@ -53,7 +55,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   } else {
     const socketDir = path.resolve(options.dataDir);
     if (!(await isEmbeddedServerRunning(options.dataDir))) {
-      embedded = await startEmbeddedServer(options.dataDir, options.poolMax * 2 + 8);
+      embedded = await startEmbeddedServer(options.dataDir, options.poolMax * 2 + 8, { fromTemplate: options.fromTemplate });
     }
     server = { host: socketDir, port: 5432, user: 'postgres', database: 'postgres' };
   }

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -35,7 +35,21 @@ describe('the embedded database template', () => {
     } finally {
       child.kill('SIGTERM');
       await new Promise((r) => child.once('exit', r));
-      fs.rmSync(dataDir, { recursive: true, force: true });
     }
-  }, 90_000);
+
+    // The compiled CLI restores into a fresh DATA_DIR: there it must not start from the template.
+    const backup = path.join(dataDir, 'latchkey.backup');
+    const fresh = fs.mkdtempSync(path.join(os.tmpdir(), 'latchkey-template-restore-'));
+    const secrets = JSON.parse(fs.readFileSync(path.join(dataDir, 'secrets.json'), 'utf8'));
+    const cli = (dir: string, ...argv: string[]) => execFileSync(process.execPath, ['bin/latchkey-admin.js', ...argv], {
+      cwd: ROOT, encoding: 'utf8', env: { PATH: process.env.PATH ?? '', NODE_ENV: 'development', DATA_DIR: dir, MASTER_KEY: secrets.masterKey, SESSION_SECRET: secrets.sessionSecret },
+    });
+    try {
+      expect(JSON.parse(cli(dataDir, 'backup', '--out', backup)).rows.platforms).toBe(1);
+      expect(JSON.parse(cli(fresh, 'restore', '--in', backup)).rows.platforms).toBe(1);
+    } finally {
+      fs.rmSync(dataDir, { recursive: true, force: true });
+      fs.rmSync(fresh, { recursive: true, force: true });
+    }
+  }, 120_000);
 });
