@@ -1,42 +1,11 @@
 // A passkey as the second factor after a password, in real Chromium (DESIGN §15, issue 13).
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import {
-  allow, authorizeUrl, buildTenant, clickAndLoad, createUser, expectPage, finishAtCallback, newPage, openAuthorize, pageKind, signIn, startHarness, TEST_PASSWORD,
-  type Harness, type Tenant,
+  allow, authorizeUrl, clickAndLoad, finishAtCallback, newPage, openAuthorize, pageKind, signIn, startHarness, TEST_PASSWORD, type Harness, type Tenant,
 } from './support/harness';
-import { buildClient, buildPlatform } from '../test/factories';
 import { runCommand } from '../src/cli/commands';
-import { addPasskey, addVirtualAuthenticator, axeViolations, openAccountPage } from './support/passkeys';
-
-const OUT = process.env.UPDATE_SCREENSHOTS === '1' ? path.resolve(__dirname, '..', 'docs', 'screenshots') : fs.mkdtempSync(path.join(os.tmpdir(), 'latchkey-screenshots-'));
-
-/** A user with one passkey on this page's authenticator; the browser then forgets every cookie. */
-async function userWithPasskey(h: Harness, tenant: Tenant, page: Page, context: BrowserContext) {
-  const user = await createUser(h, tenant);
-  const authenticator = await addVirtualAuthenticator(page);
-  await openAccountPage(h, tenant, page, user.email);
-  await addPasskey(page, 'Laptop');
-  await page.getByText('Passkey “Laptop” added.').waitFor();
-  await context.clearCookies();
-  return { user, authenticator };
-}
-
-/** buildTenant, with the platform named "Acme" for the screenshots. */
-async function acmeTenant(h: Harness): Promise<Tenant> {
-  const platform = await buildPlatform(h.t.services, 'Acme');
-  const rp = h.base.replace('://localhost:', '://127.0.0.1:');
-  return { platform, client: await buildClient(h.t.services, platform.id, { redirectUris: [`${rp}/__rp/callback`], name: 'Acme Notes' }) };
-}
-
-const passkeyButton = (page: Page) => page.getByRole('button', { name: 'Sign in with a passkey' });
-
-/** Chromium's virtual authenticator answers a conditional (autofill) request at once: off for the button's tests. */
-const withoutAutofill = (page: Page) => page.addInitScript(() => {
-  (window as any).PublicKeyCredential.isConditionalMediationAvailable = async () => false;
-});
+import { acmeTenant, axeViolations, SCREENSHOTS, userWithPasskey, withoutAutofill } from './support/passkeys';
 
 describe('a passkey as the second factor after a password (localhost)', () => {
   let h: Harness;
@@ -63,7 +32,7 @@ describe('a passkey as the second factor after a password (localhost)', () => {
     await use.waitFor();
     expect(await axeViolations(page)).toEqual([]);
     await page.evaluate(() => document.fonts.ready);
-    await page.screenshot({ path: path.join(OUT, 'second-factor-passkey.png') });
+    await page.screenshot({ path: path.join(SCREENSHOTS, 'second-factor-passkey.png') });
     // Keyboard: focus the button and press Enter.
     await use.focus();
     const nav = page.waitForNavigation({ waitUntil: 'load' });

@@ -1,43 +1,14 @@
 // Signing in with a passkey in real Chromium (DESIGN §15, issue 13): passwordless through the
 // authorization flow to tokens, user verification enforced by the server, conditional UI markup,
 // and the sign-in page of an IP BASE_URL. Chromium's virtual authenticator holds the passkeys.
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import {
-  allow, authorizeUrl, buildTenant, clickAndLoad, createUser, expectPage, finishAtCallback, newPage, openAuthorize, pageKind, signIn, startHarness,
-  type Harness, type Tenant,
+  allow, authorizeUrl, buildTenant, clickAndLoad, createUser, expectPage, finishAtCallback, newPage, openAuthorize, pageKind, signIn, startHarness, type Harness, type Tenant,
 } from './support/harness';
-import { buildClient, buildPlatform } from '../test/factories';
-import { addPasskey, addVirtualAuthenticator, axeViolations, openAccountPage } from './support/passkeys';
-
-const OUT = process.env.UPDATE_SCREENSHOTS === '1' ? path.resolve(__dirname, '..', 'docs', 'screenshots') : fs.mkdtempSync(path.join(os.tmpdir(), 'latchkey-screenshots-'));
-
-/** A user with one passkey on this page's authenticator; the browser then forgets every cookie. */
-async function userWithPasskey(h: Harness, tenant: Tenant, page: Page, context: BrowserContext) {
-  const user = await createUser(h, tenant);
-  const authenticator = await addVirtualAuthenticator(page);
-  await openAccountPage(h, tenant, page, user.email);
-  await addPasskey(page, 'Laptop');
-  await page.getByText('Passkey “Laptop” added.').waitFor();
-  await context.clearCookies();
-  return { user, authenticator };
-}
-
-/** buildTenant, with the platform named "Acme" for the screenshots. */
-async function acmeTenant(h: Harness): Promise<Tenant> {
-  const platform = await buildPlatform(h.t.services, 'Acme');
-  const rp = h.base.replace('://localhost:', '://127.0.0.1:');
-  return { platform, client: await buildClient(h.t.services, platform.id, { redirectUris: [`${rp}/__rp/callback`], name: 'Acme Notes' }) };
-}
+import { acmeTenant, addVirtualAuthenticator, axeViolations, SCREENSHOTS, userWithPasskey, withoutAutofill } from './support/passkeys';
 
 const passkeyButton = (page: Page) => page.getByRole('button', { name: 'Sign in with a passkey' });
-
-/** Chromium's virtual authenticator answers a conditional (autofill) request at once: off for the button's tests. */
-const withoutAutofill = (page: Page) => page.addInitScript(() => {
-  (window as any).PublicKeyCredential.isConditionalMediationAvailable = async () => false;
-});
 
 describe('sign in with a passkey (localhost)', () => {
   let h: Harness;
@@ -61,7 +32,7 @@ describe('sign in with a passkey (localhost)', () => {
     await passkeyButton(page).waitFor();
     expect(await axeViolations(page)).toEqual([]);
     await page.evaluate(() => document.fonts.ready);
-    await page.screenshot({ path: path.join(OUT, 'signin-passkey.png') });
+    await page.screenshot({ path: path.join(SCREENSHOTS, 'signin-passkey.png') });
     await clickAndLoad(page, passkeyButton(page));
     if ((await pageKind(page)) === 'consent') await allow(page);
     const { idToken } = await finishAtCallback(h, tenant, page);

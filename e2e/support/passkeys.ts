@@ -1,6 +1,9 @@
 import fs from 'node:fs';
-import type { CDPSession, Page } from 'playwright-core';
-import { clickAndLoad, TEST_PASSWORD, type Harness, type Tenant } from './harness';
+import os from 'node:os';
+import path from 'node:path';
+import type { BrowserContext, CDPSession, Page } from 'playwright-core';
+import { buildClient, buildPlatform } from '../../test/factories';
+import { clickAndLoad, createUser, TEST_PASSWORD, type Harness, type Tenant } from './harness';
 
 const AXE = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 
@@ -49,3 +52,29 @@ export async function axeViolations(page: Page) {
   const result = await page.evaluate(() => (window as any).axe.run(document, { runOnly: ['wcag2a', 'wcag2aa'] }));
   return (result.violations as { id: string; nodes: unknown[] }[]).map((v) => `${v.id} (${v.nodes.length})`);
 }
+
+/** Where screenshots go: docs/screenshots with UPDATE_SCREENSHOTS=1, else a temporary directory. */
+export const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS === '1' ? path.resolve(__dirname, '..', '..', 'docs', 'screenshots') : fs.mkdtempSync(path.join(os.tmpdir(), 'latchkey-screenshots-'));
+
+/** A user with one passkey on this page's authenticator; the browser then forgets every cookie. */
+export async function userWithPasskey(h: Harness, tenant: Tenant, page: Page, context: BrowserContext) {
+  const user = await createUser(h, tenant);
+  const authenticator = await addVirtualAuthenticator(page);
+  await openAccountPage(h, tenant, page, user.email);
+  await addPasskey(page, 'Laptop');
+  await page.getByText('Passkey “Laptop” added.').waitFor();
+  await context.clearCookies();
+  return { user, authenticator };
+}
+
+/** A tenant whose platform is named "Acme" (for the screenshots), its app on the loopback IP. */
+export async function acmeTenant(h: Harness): Promise<Tenant> {
+  const platform = await buildPlatform(h.t.services, 'Acme');
+  const rp = h.base.replace('://localhost:', '://127.0.0.1:');
+  return { platform, client: await buildClient(h.t.services, platform.id, { redirectUris: [`${rp}/__rp/callback`], name: 'Acme Notes' }) };
+}
+
+/** Chromium's virtual authenticator answers a conditional (autofill) request at once: off for the button's tests. */
+export const withoutAutofill = (page: Page) => page.addInitScript(() => {
+  (window as any).PublicKeyCredential.isConditionalMediationAvailable = async () => false;
+});
