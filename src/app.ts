@@ -33,7 +33,7 @@ import { accountRouter } from './http/routers/account.router';
 import { accountActionsRouter } from './http/routers/account-actions.router';
 import { accountMfaRouter } from './http/routers/account-mfa.router';
 import { accountPictureRouter } from './http/routers/account-picture.router';
-import { logoutRouter } from './http/routers/logout.router';
+import { logoutRouter, redirectLogoutPost } from './http/routers/logout.router';
 import { devOutboxRouter } from './http/routers/dev-outbox.router';
 import { homeRouter } from './http/routers/home.router';
 import { passkeyAssetsRouter } from './http/routers/passkey-assets.router';
@@ -95,6 +95,7 @@ export function createApp(deps: AppDeps): App {
   // drops accounts signed out elsewhere (password reset, sign out everywhere).
   app.use(['/interaction', '/account', '/password', '/oauth/logout', '/verify-email'], rateLimit.hostedPages); // per source, before any session work
   app.post('/oauth/authorize', redirectAuthorizePost); // to the GET before any session work (issue 10 §4)
+  app.post('/oauth/logout', redirectLogoutPost); // likewise: a cross-site POST carries no session cookie
   const browserPaths = ['/oauth/authorize', '/interaction', '/account', '/password', '/oauth/logout'];
   app.use(browserPaths, sessionMiddleware(config, deps.sessionPool), saveSessionBeforeRedirect, revalidateAccounts(services));
   app.use(authorizeRouter(services, rateLimit));

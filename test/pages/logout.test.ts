@@ -134,12 +134,32 @@ describe('RP-initiated logout', () => {
     expect(res.status).toBe(400);
   });
 
-  it('answers POST as well as GET', async () => {
+  it('answers POST as well as GET: a 303 to the same request as a GET, before any session work', async () => {
     const { p, c, u } = await tenant();
     const b = browser(t.app);
     const tokens = await exchange(t.app, p, c, await signInThrough(b, p, c, u.email));
-    const res = await b.agent.post('/oauth/logout').type('form').send({ platform_guid: p.id, id_token_hint: tokens.id_token, post_logout_redirect_uri: AFTER, state: 'p' });
+    const fields = { platform_guid: p.id, id_token_hint: tokens.id_token, post_logout_redirect_uri: AFTER, state: 'p' };
+    const res = await b.agent.post('/oauth/logout').type('form').send(fields);
     expect(res.status).toBe(303);
-    expect(res.headers.location).toBe(`${AFTER}?state=p`);
+    expect(res.headers['set-cookie']).toBeUndefined();
+    const get = new URL(res.headers.location, 'http://issuer.test');
+    expect(get.pathname).toBe('/oauth/logout');
+    expect(Object.fromEntries(get.searchParams)).toEqual(fields);
+    const done = await b.agent.get(`${get.pathname}${get.search}`);
+    expect(done.status).toBe(302); // a GET's redirect
+    expect(done.headers.location).toBe(`${AFTER}?state=p`);
+  });
+
+  it('signs the browser out when the logout form is POSTed from another site (no cookie on the POST)', async () => {
+    const { p, c, u } = await tenant();
+    const b = browser(t.app);
+    const tokens = await exchange(t.app, p, c, await signInThrough(b, p, c, u.email));
+    // SameSite=Lax: the cross-site POST arrives without the cookie, the GET it leads to carries it.
+    const crossSite = await request(t.app).post('/oauth/logout').type('form').send({ platform_guid: p.id, id_token_hint: tokens.id_token, post_logout_redirect_uri: AFTER, state: 'x' });
+    expect(crossSite.status).toBe(303);
+    const done = await b.agent.get(crossSite.headers.location);
+    expect(done.headers.location).toBe(`${AFTER}?state=x`);
+    const again = await b.get(`/oauth/authorize?${authorizeQuery(p, c, { prompt: 'none' })}`);
+    expect(new URL(again.location!).searchParams.get('error')).toBe('login_required');
   });
 });

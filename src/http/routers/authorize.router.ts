@@ -6,6 +6,7 @@ import type { AuthorizeParams } from '../../services/authorize/validate-request'
 import { resolvePlatform } from '../middleware/resolve-platform';
 import { browserAccounts } from '../browser-session';
 import { createStepAnswer, redirectToClient } from '../authorize-response';
+import { redirectPostToGet } from '../post-to-get';
 
 /** GET /oauth/authorize (POST: redirectAuthorizePost). */
 export function authorizeRouter(s: Services, rateLimit: (name: string) => RequestHandler): Router {
@@ -49,31 +50,8 @@ function restartQuery(params: Record<string, string>): string {
   return new URLSearchParams(Object.entries(params).filter(([name]) => isKnown(name))).toString();
 }
 
-/** Leaves room for cookies and other headers under Node's 16 KiB header limit, and fits common proxies. */
-const MAX_REDIRECT_URL = 8192;
-
-/**
- * POST /oauth/authorize (OIDC Core 3.1.2.1) answers 303 with the same request as a GET, mounted
- * before the browser session (issue 10 §4). A cross-site form POST arrives without the SameSite=Lax
- * session cookie; handled here it would start a new session whose cookie replaces the browser's,
- * signing every account out. The top-level GET that follows does carry the cookie. Every POST is
- * redirected, not only cookie-less or cross-site ones: one rule, no header guessing, and the GET
- * applies every check. Repeated parameters stay repeated (invalid_request there); platform_guid may
- * sit in the query (DESIGN §4). Ignored parameters are dropped when the URL would grow too long.
- */
-export const redirectAuthorizePost: RequestHandler = (req, res) => {
-  const query = new URLSearchParams();
-  for (const [name, value] of Object.entries((req.body ?? {}) as Record<string, unknown>)) {
-    for (const v of [value].flat()) if (typeof v === 'string') query.append(name, v);
-  }
-  for (const v of [req.query.platform_guid].flat()) {
-    if (typeof v === 'string' && !query.getAll('platform_guid').includes(v)) query.append('platform_guid', v); // different → repeated → refused
-  }
-  const url = () => `/oauth/authorize?${query}`;
-  if (url().length > MAX_REDIRECT_URL) for (const name of [...new Set(query.keys())]) if (!isKnown(name)) query.delete(name);
-  if (url().length > MAX_REDIRECT_URL) throw invalidRequest('The authorization request is too large. The application should send it with fewer or shorter parameters.');
-  res.set('Cache-Control', 'no-store').redirect(303, url());
-};
+/** POST /oauth/authorize (OIDC Core 3.1.2.1): 303 to the same request as a GET, before any session work. */
+export const redirectAuthorizePost = redirectPostToGet('/oauth/authorize', isKnown, 'The authorization request is too large. The application should send it with fewer or shorter parameters.');
 
 function splitRepeated(input: unknown): { params: Record<string, string>; repeated: string[] } {
   const params: Record<string, string> = {};

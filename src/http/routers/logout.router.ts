@@ -10,8 +10,14 @@ import { browserId, markSignedOut } from '../browser-session';
 import { field, signedInAccounts } from '../account-session';
 import { accountUrl } from '../urls';
 import { renderPage } from '../pages/render';
+import { redirectPostToGet } from '../post-to-get';
 
 const PARAMS = ['id_token_hint', 'client_id', 'post_logout_redirect_uri', 'state'] as const;
+
+/** POST /oauth/logout (RP-Initiated Logout §2): 303 to the same request as a GET, before any session work. */
+export const redirectLogoutPost = redirectPostToGet(
+  '/oauth/logout', (name) => name === 'platform_guid' || (PARAMS as readonly string[]).includes(name), 'The logout request is too large.',
+);
 
 function logoutParams(input: unknown): LogoutParams {
   const raw = singleValued(input); // a repeated parameter is invalid_request
@@ -76,7 +82,6 @@ export function logoutRouter(s: Services): Router {
     });
   };
   r.get('/oauth/logout', resolvePlatform(s), issueCsrf, handle);
-  r.post('/oauth/logout', resolvePlatform(s), issueCsrf, handle);
 
   r.post('/oauth/logout/confirm', resolvePlatform(s), requireCsrf, async (req, res) => {
     const p = res.locals.platform;
