@@ -22,7 +22,7 @@ export function presentProfileValues(user: User): ProfileInput & { picture_url: 
     middle_name: user.middleName ?? '',
     family_name: user.familyName,
     nickname: user.nickname ?? '',
-    preferred_username: user.preferredUsername ?? '',
+    preferred_username: user.preferredUsername,
     phone_number: user.phoneNumber ?? '',
     street_address: a.street_address ?? '',
     locality: a.locality ?? '',
