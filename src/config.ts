@@ -54,6 +54,7 @@ export const configSchema = z
     ARGON2_MEMORY_KIB: z.coerce.number().int().min(19456).default(19456).describe('argon2id memory cost in KiB'),
     ARGON2_TIME_COST: z.coerce.number().int().min(2).default(2).describe('argon2id iterations'),
     PURGE_INTERVAL_SECONDS: seconds(300, 'How often expired rows are purged'),
+    AUDIT_RETENTION_DAYS: z.coerce.number().int().min(1).max(36500).default(365).describe('How long audit events are kept, in days'),
     DEMO_SEED: booleanish.default(true).describe('In development, create a demo platform and client on first start'),
     SMTP_URL: z
       .string()
@@ -108,6 +109,7 @@ function toConfig(env: z.infer<typeof configSchema>) {
     passwordMinLength: env.PASSWORD_MIN_LENGTH,
     argon2: { memoryCost: env.ARGON2_MEMORY_KIB, timeCost: env.ARGON2_TIME_COST },
     purgeIntervalSeconds: env.PURGE_INTERVAL_SECONDS,
+    auditRetentionDays: env.AUDIT_RETENTION_DAYS,
     demoSeed: env.DEMO_SEED && env.NODE_ENV === 'development',
     smtpUrl: env.SMTP_URL,
     mailFrom: env.MAIL_FROM ?? `no-reply@${new URL(baseUrl).hostname}`,

@@ -22,9 +22,11 @@ import { createMailOutbox } from './mail-outbox.service';
 import { createMasterKey } from './master-key.service';
 import { createMfa } from './mfa';
 import { createPasskeys } from './mfa/passkeys.service';
+import { createAudit } from './audit.service';
 
 /** The service layer as one plain object; the app, the CLI and the tests build the same one. */
 export function createServices(deps: Deps, notifications?: Notifications) {
+  const audit = createAudit(deps);
   const signingKeys = createSigningKeys(deps);
   const platforms = createPlatforms(deps, signingKeys);
   const users = createUsers(deps);
@@ -50,7 +52,7 @@ export function createServices(deps: Deps, notifications?: Notifications) {
   const interaction = createInteractionFlow(deps, createDecide(deps), authorize, signInWithPassword, signUpWithPassword, passkeys, mfa);
   const logout = createLogout(deps, signingKeys, platforms);
   const masterKey = createMasterKey(deps);
-  return { deps, masterKey, signingKeys, platforms, users, maintenance, clientAuth, grants, tokens, authorize, interaction, signInWithPassword, throttle, account, mailOutbox, logout, passkeys, mfa };
+  return { deps, audit, masterKey, signingKeys, platforms, users, maintenance, clientAuth, grants, tokens, authorize, interaction, signInWithPassword, throttle, account, mailOutbox, logout, passkeys, mfa };
 }
 
 export type Services = ReturnType<typeof createServices>;

@@ -1,0 +1,104 @@
+/**
+ * The audit log's vocabulary (DESIGN §14). Security events are written by the flows that cause
+ * them; admin changes by the admin services. Details never hold a secret (no password, code,
+ * token, TOTP secret or client secret; an email is not a secret).
+ */
+export const AUDIT_EVENT_KINDS = [
+  // security events
+  'sign_in.succeeded',
+  'sign_in.failed',
+  'sign_in.locked_out',
+  'sign_up',
+  'email.verified',
+  'password.reset_requested',
+  'password.reset',
+  'password.changed',
+  'mfa.enrolled',
+  'mfa.removed',
+  'mfa.used',
+  'consent.granted',
+  'consent.revoked',
+  'refresh_token.reuse_detected',
+  'logout',
+  'sign_out_everywhere',
+  // admin changes
+  'platform.created',
+  'platform.updated',
+  'client.created',
+  'client.updated',
+  'client.secret_rotated',
+  'client.deleted',
+  'user.created',
+  'user.updated',
+  'user.disabled',
+  'user.enabled',
+  'user.deleted',
+  'user.unlocked',
+  'user.signed_out',
+  'user.session_revoked',
+  'user.consent_revoked',
+  'user.mfa_reset',
+  'user.password_reset_sent',
+  'key.rotated',
+  'key.retired',
+  'rate_limit.changed',
+  'throttle.cleared',
+  'mail.retried',
+  'admin_token.created',
+  'admin_token.revoked',
+  'operator.created',
+  'operator.signed_in',
+  'operator.sign_in_failed',
+  'master_key.resealed',
+] as const;
+
+export type AuditEventKind = (typeof AUDIT_EVENT_KINDS)[number];
+
+export type AuditActorType = 'user' | 'admin_token' | 'operator' | 'cli' | 'system';
+
+/** Who acts, and where from: built by the HTTP layer (or the CLI) and handed to the services. */
+export interface AuditContext {
+  actorType: AuditActorType;
+  actorId?: string | null;
+  actorName?: string | null;
+  source?: string | null;
+  userAgent?: string | null;
+  requestId?: string | null;
+}
+
+export interface AuditEventInput {
+  kind: AuditEventKind;
+  platformId?: string | null;
+  subject?: string | null;
+  clientId?: string | null;
+  details?: Record<string, unknown>;
+}
+
+export interface AuditEvent extends Required<Omit<AuditEventInput, 'details'>> {
+  id: string;
+  occurredAt: Date;
+  actorType: AuditActorType;
+  actorId: string | null;
+  actorName: string | null;
+  source: string | null;
+  userAgent: string | null;
+  requestId: string | null;
+  details: Record<string, unknown>;
+}
+
+export interface AuditFilter {
+  platformId?: string;
+  subject?: string;
+  clientId?: string;
+  kind?: AuditEventKind;
+  actorType?: AuditActorType;
+  since?: Date;
+  until?: Date;
+  /** Events older than this id (the cursor of the previous page). */
+  before?: string;
+}
+
+/** The CLI acting on its own authority: every CLI change is audited as this actor. */
+export const CLI_CONTEXT: AuditContext = { actorType: 'cli', actorName: 'admin CLI' };
+/** The provider itself (purge, retries): no person behind it. */
+export const SYSTEM_CONTEXT: AuditContext = { actorType: 'system' };

@@ -1,0 +1,59 @@
+import type { Queryable } from '../db';
+import type { AuditContext, AuditEvent, AuditEventInput, AuditFilter } from '../domain/audit';
+
+const toEvent = (r: any): AuditEvent => ({
+  id: String(r.id),
+  occurredAt: r.occurred_at,
+  kind: r.kind,
+  actorType: r.actor_type,
+  actorId: r.actor_id,
+  actorName: r.actor_name,
+  platformId: r.platform_id,
+  subject: r.subject,
+  clientId: r.client_id,
+  source: r.source,
+  userAgent: r.user_agent,
+  requestId: r.request_id,
+  details: r.details ?? {},
+});
+
+/** Appends one event; `db` is the transaction of the change it records. */
+export async function insert(db: Queryable, ctx: AuditContext, e: AuditEventInput, occurredAt: Date): Promise<void> {
+  await db('audit_events').insert({
+    occurred_at: occurredAt,
+    kind: e.kind,
+    actor_type: ctx.actorType,
+    actor_id: ctx.actorId ?? null,
+    actor_name: ctx.actorName ?? null,
+    platform_id: e.platformId ?? null,
+    subject: e.subject ?? null,
+    client_id: e.clientId ?? null,
+    source: ctx.source ?? null,
+    user_agent: ctx.userAgent?.slice(0, 512) ?? null,
+    request_id: ctx.requestId ?? null,
+    details: JSON.stringify(e.details ?? {}),
+  });
+}
+
+/** Newest first; `before` is the id of the last event of the previous page. */
+export async function list(db: Queryable, f: AuditFilter, limit: number): Promise<AuditEvent[]> {
+  const q = db('audit_events').orderBy('id', 'desc').limit(limit);
+  if (f.platformId) q.where('platform_id', f.platformId);
+  if (f.subject) q.where('subject', f.subject);
+  if (f.clientId) q.where('client_id', f.clientId);
+  if (f.kind) q.where('kind', f.kind);
+  if (f.actorType) q.where('actor_type', f.actorType);
+  if (f.since) q.where('occurred_at', '>=', f.since);
+  if (f.until) q.where('occurred_at', '<', f.until);
+  if (f.before) q.where('id', '<', f.before);
+  return (await q).map(toEvent);
+}
+
+/** Retention: events older than `before` go, in one statement per call (the purge job repeats). */
+export async function deleteOlderThan(db: Queryable, before: Date, batch = 5000): Promise<number> {
+  const result = await db.raw(
+    `DELETE FROM audit_events WHERE id = ANY(ARRAY(SELECT id FROM audit_events WHERE occurred_at < ? ORDER BY id LIMIT ? FOR UPDATE SKIP LOCKED))`,
+    [before, batch],
+  );
+  return result.rowCount ?? 0;
+}
