@@ -47,6 +47,7 @@ export const AUDIT_EVENT_KINDS = [
   'admin_token.created',
   'admin_token.revoked',
   'operator.created',
+  'operator.disabled',
   'operator.signed_in',
   'operator.sign_in_failed',
   'master_key.resealed',

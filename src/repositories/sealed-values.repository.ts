@@ -9,6 +9,7 @@ export const SEALED_COLUMNS: ReadonlyArray<{ table: string; key: string; column:
   { table: 'signing_keys', key: 'kid', column: 'sealed_secret' },
   { table: 'mail_outbox', key: 'id', column: 'sealed_body' }, // null once sent
   { table: 'user_totp', key: 'user_id', column: 'sealed_secret' },
+  { table: 'operators', key: 'id', column: 'sealed_totp_secret' },
 ];
 
 const SENTINEL_ID = 1;

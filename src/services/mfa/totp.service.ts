@@ -16,21 +16,30 @@ export interface TotpEnrolment {
 
 export type TotpCheck = { ok: true; step: number } | { ok: false; reason: 'not_enrolled' | 'invalid' | 'replayed' };
 
+/** The matching time step of `input` for `secret` at `now`, or undefined (also for console operators). */
+export function matchTotpStep(secret: string, input: string, now: Date): number | undefined {
+  const token = normalizeTotpCode(input);
+  if (!token) return undefined;
+  const result = verifySync({ secret, token, epoch: Math.floor(now.getTime() / 1000), epochTolerance: TOLERANCE_SECONDS, period: PERIOD, digits: 6, algorithm: 'sha1' });
+  return result.valid && 'timeStep' in result ? result.timeStep : undefined;
+}
+
+/** A new secret and its otpauth:// URI (the QR code) for `label` under `issuer`. */
+export function newTotpEnrolment(issuer: string, label: string): TotpEnrolment {
+  const secret = generateSecret({ length: 20 });
+  return { secret, uri: generateURI({ issuer, label, secret, algorithm: 'sha1', digits: 6, period: PERIOD }) };
+}
+
+/** The otpauth:// URI of an existing secret, to show a pending enrolment again. */
+export const totpUri = (issuer: string, label: string, secret: string): string => generateURI({ issuer, label, secret, algorithm: 'sha1', digits: 6, period: PERIOD });
+
 /**
  * TOTP as a second factor (issue 13): enrolment (a pending secret confirmed with a first code),
  * verification that refuses a used step (the step is claimed in the row, so two instances cannot
  * both accept it) and removal. Secrets are sealed under MASTER_KEY.
  */
 export function createTotp(deps: Deps) {
-  const epoch = () => Math.floor(deps.now().getTime() / 1000);
-
-  /** The matching time step of `code` for `secret`, or undefined. */
-  function matchStep(secret: string, input: string): number | undefined {
-    const token = normalizeTotpCode(input);
-    if (!token) return undefined;
-    const result = verifySync({ secret, token, epoch: epoch(), epochTolerance: TOLERANCE_SECONDS, period: PERIOD, digits: 6, algorithm: 'sha1' });
-    return result.valid && 'timeStep' in result ? result.timeStep : undefined;
-  }
+  const matchStep = (secret: string, input: string) => matchTotpStep(secret, input, deps.now());
 
   const unseal = (row: mfa.TotpRow) => deps.sealer.unseal(row.sealedSecret).toString('utf8');
 

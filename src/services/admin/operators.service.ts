@@ -1,0 +1,139 @@
+import { dummyPasswordHash, hashPassword, verifyPassword } from '../../crypto/passwords';
+import { newId, randomToken } from '../../crypto/random';
+import { invalidRequest, OAuthError } from '../../errors';
+import { isUuid } from '../../domain/ids';
+import { normalizeEmail } from '../../domain/user';
+import type { AdminActor } from '../../domain/admin';
+import type { AuditContext } from '../../domain/audit';
+import type { Operator } from '../../domain/operator';
+import * as operators from '../../repositories/operator.repository';
+import type { OperatorRow } from '../../repositories/operator.repository';
+import type { Deps } from '../deps';
+import type { Audit } from '../audit.service';
+import type { Platforms } from '../platforms.service';
+import { matchTotpStep, newTotpEnrolment, totpUri, type TotpEnrolment } from '../mfa/totp.service';
+import { assertGlobal } from './access';
+import { createOperatorThrottle } from './operator-throttle';
+
+/** The authenticator app's account name reads "Latchkey admin: <email>". */
+const TOTP_ISSUER = 'Latchkey admin';
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+export type OperatorPasswordOutcome = { ok: true; operator: Operator } | { ok: false; lockedSeconds: number };
+export type OperatorCodeOutcome = { ok: true } | { ok: false; lockedSeconds: number; reason: 'invalid' | 'replayed' | 'locked' };
+
+const publicView = ({ passwordHash: _h, sealedTotpSecret: _s, totpConfirmedAt: _c, ...operator }: OperatorRow): Operator => operator;
+
+/**
+ * Console operators (DESIGN §14): created by the CLI, signed in with an argon2id password and then
+ * a TOTP code, always (an operator without an app enrols one before seeing anything). Password
+ * and code guesses are throttled per email/operator and source, and per source.
+ */
+export function createOperators(deps: Deps, platforms: Platforms, audit: Audit) {
+  const throttle = createOperatorThrottle(deps);
+  const unseal = (row: OperatorRow) => deps.sealer.unseal(row.sealedTotpSecret!).toString('utf8');
+  const live = async (id: string) => {
+    const row = isUuid(id) ? await operators.findById(deps.db, id) : undefined;
+    return row && !row.disabledAt ? row : undefined;
+  };
+
+  return {
+    /** A new operator; without a password a strong one is generated (returned once). Throws invalid_request. */
+    async create(actor: AdminActor, input: { email: string; platformId: string | null; password?: string }) {
+      assertGlobal(actor, 'creating an operator');
+      const email = normalizeEmail(input.email);
+      if (!EMAIL.test(email) || email.length > 254) throw invalidRequest('email must be an email address');
+      const minLength = Math.max(deps.config.passwordMinLength, 12);
+      const password = input.password ?? randomToken(18);
+      if (password.length < minLength || password.length > 256) throw invalidRequest(`password must be ${minLength} to 256 characters`);
+      if (input.platformId !== null) await platforms.requirePlatform(input.platformId);
+      const passwordHash = await hashPassword(password, deps.config.argon2);
+      const row = await deps.db.transaction(async (trx) => {
+        const created = await operators.insert(trx, { id: newId(), email, passwordHash, platformId: input.platformId });
+        if (!created) throw invalidRequest(`an operator with email "${email}" exists`);
+        await audit.record(trx, actor, { kind: 'operator.created', platformId: input.platformId, details: { operator_id: created.id, email } });
+        return created;
+      });
+      return { operator: publicView(row), password: input.password === undefined ? password : null };
+    },
+
+    /** The operators the actor may see (a platform actor: its platform's). */
+    list: async (actor: AdminActor): Promise<Operator[]> => (await operators.list(deps.db, actor.platformId ?? undefined)).map(publicView),
+
+    /** Disables an operator by email; its console session ends at its next request. Throws not_found. */
+    async disable(actor: AdminActor, email: string): Promise<Operator> {
+      assertGlobal(actor, 'disabling an operator');
+      const row = await operators.findByEmail(deps.db, normalizeEmail(email));
+      if (!row) throw new OAuthError('not_found', `unknown operator "${email}"`);
+      await deps.db.transaction(async (trx) => {
+        if (await operators.disable(trx, row.id, deps.now())) {
+          await audit.record(trx, actor, { kind: 'operator.disabled', platformId: row.platformId, details: { operator_id: row.id, email: row.email } });
+        }
+      });
+      return publicView((await operators.findById(deps.db, row.id))!);
+    },
+
+    /** A signed-in operator that is still enabled (checked on every console request). */
+    findActive: async (id: string): Promise<Operator | undefined> => {
+      const row = await live(id);
+      return row && publicView(row);
+    },
+
+    /** The first factor: the password, unless this email+source or this source is locked. A failure is audited. */
+    async verifyPassword(ctx: AuditContext, emailInput: string, password: string, source: string): Promise<OperatorPasswordOutcome> {
+      const email = normalizeEmail(emailInput).slice(0, 254);
+      const locked = await throttle.passwordLocked(email, source);
+      if (locked) return { ok: false, lockedSeconds: locked };
+      const row = await operators.findByEmail(deps.db, email);
+      // Verify against a dummy hash for unknown emails, so timing does not tell them apart.
+      const ok = await verifyPassword(row?.passwordHash ?? (await dummyPasswordHash(deps.config.argon2)), password);
+      if (row && ok && !row.disabledAt) {
+        await throttle.passwordOk(email, source);
+        return { ok: true, operator: publicView(row) };
+      }
+      const lockedNow = await throttle.passwordFailed(email, source);
+      await audit.record(deps.db, { ...ctx, actorId: row?.id ?? null, actorName: email }, { kind: 'operator.sign_in_failed', platformId: row?.platformId ?? null, details: { email, factor: 'password', locked: lockedNow > 0 } });
+      return { ok: false, lockedSeconds: lockedNow };
+    },
+
+    /** Starts the enrolment of an operator without an app (a pending secret), or shows the pending one again. */
+    async totpEnrolment(operatorId: string): Promise<TotpEnrolment | undefined> {
+      const row = await live(operatorId);
+      if (!row || row.hasTotp) return undefined;
+      if (row.sealedTotpSecret) return { secret: unseal(row), uri: totpUri(TOTP_ISSUER, row.email, unseal(row)) };
+      const enrolment = newTotpEnrolment(TOTP_ISSUER, row.email);
+      return (await operators.setPendingTotp(deps.db, row.id, deps.sealer.seal(enrolment.secret))) ? enrolment : undefined;
+    },
+
+    /**
+     * The second factor: a code of the confirmed app (its step used up: no replay), or the first
+     * code of the pending enrolment, which confirms it. Throttled per operator and source; audited.
+     */
+    async verifyCode(ctx: AuditContext, operatorId: string, code: string, source: string): Promise<OperatorCodeOutcome> {
+      const row = await live(operatorId);
+      if (!row?.sealedTotpSecret) return { ok: false, lockedSeconds: 0, reason: 'invalid' };
+      const locked = await throttle.codeLocked(row.id, source);
+      if (locked) return { ok: false, lockedSeconds: locked, reason: 'locked' };
+      const step = matchTotpStep(unseal(row), code, deps.now());
+      const claimed = step !== undefined && (row.hasTotp ? await operators.claimTotpStep(deps.db, row.id, step) : await operators.confirmTotp(deps.db, row.id, step, deps.now()));
+      if (claimed) {
+        await throttle.codeOk(row.id, source);
+        return { ok: true };
+      }
+      const reason = step === undefined ? 'invalid' : 'replayed';
+      const lockedNow = await throttle.codeFailed(row.id, source);
+      await audit.record(deps.db, { ...ctx, actorId: row.id, actorName: row.email }, { kind: 'operator.sign_in_failed', platformId: row.platformId, details: { email: row.email, factor: 'totp', reason, locked: lockedNow > 0 } });
+      return { ok: false, lockedSeconds: lockedNow, reason };
+    },
+
+    /** Both factors passed: the sign-in counts (last_sign_in_at, audit operator.signed_in). */
+    async signedIn(ctx: AuditContext, operator: Operator, enrolled: boolean): Promise<void> {
+      await deps.db.transaction(async (trx) => {
+        await operators.markSignedIn(trx, operator.id, deps.now());
+        await audit.record(trx, { ...ctx, actorId: operator.id, actorName: operator.email }, { kind: 'operator.signed_in', platformId: operator.platformId, details: { email: operator.email, totp_enrolled: enrolled } });
+      });
+    },
+  };
+}
+
+export type Operators = ReturnType<typeof createOperators>;
