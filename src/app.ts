@@ -38,6 +38,8 @@ import { devOutboxRouter } from './http/routers/dev-outbox.router';
 import { homeRouter } from './http/routers/home.router';
 import { passkeyAssetsRouter } from './http/routers/passkey-assets.router';
 import { passkeysRouter } from './http/routers/passkeys.router';
+import { ADMIN_API_PATH, adminApiRouter } from './http/routers/admin/api/admin-api.router';
+import { adminConsole } from './http/admin-console/screens';
 import './http/locals';
 
 export interface AppDeps {
@@ -91,6 +93,8 @@ export function createApp(deps: AppDeps): App {
   app.use(introspectRouter(services, rateLimit));
   app.use(revokeRouter(services, rateLimit));
   app.use(avatarRouter(services));
+  app.use(ADMIN_API_PATH, adminApiRouter(services, rateLimit)); // bearer tokens, JSON: never the browser session
+  app.use(adminConsole(services, config, deps.sessionPool, rateLimit)); // /admin: its own session cookie, operators only
   // Browser routes only: API endpoints never touch the session store. Every browser route also
   // drops accounts signed out elsewhere (password reset, sign out everywhere).
   app.use(['/interaction', '/account', '/password', '/oauth/logout', '/verify-email'], rateLimit.hostedPages); // per source, before any session work

@@ -148,6 +148,7 @@ function logError(logger: Logger, req: Request, error: OAuthError) {
 
 /** Hosted pages (not /oauth/* or discovery) answer errors with the HTML error page. */
 function wantsHtml(req: Request): boolean {
+  if (req.originalUrl.startsWith('/admin/api/')) return false;
   if (req.path === '/oauth/authorize' || req.path.startsWith('/oauth/logout')) return true;
   return !req.path.startsWith('/oauth/') && !req.path.startsWith('/.well-known/') && req.accepts(['json', 'html']) === 'html';
 }

@@ -5,3 +5,18 @@ export interface Platform {
   rateLimitOverrides: Record<string, number>;
   createdAt: Date;
 }
+
+/** The spec's rate-limited endpoints (spec Limits), whose per-minute limit a platform may override. */
+export const RATE_LIMITED_ENDPOINTS = ['discovery', 'authorize', 'token', 'userinfo', 'jwks', 'introspect', 'revoke'] as const;
+export type RateLimitedEndpoint = (typeof RATE_LIMITED_ENDPOINTS)[number];
+
+/** Requests per minute, exactly the spec's table (spec Limits). */
+export const RATE_LIMITS: Readonly<Record<string, number>> = {
+  discovery: 100,
+  authorize: 60,
+  token: 120,
+  userinfo: 120,
+  jwks: 100,
+  introspect: 120,
+  revoke: 60,
+} satisfies Record<RateLimitedEndpoint, number>;

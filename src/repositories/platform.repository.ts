@@ -6,6 +6,10 @@ export type { Platform };
 
 const toPlatform = (r: any): Platform => ({ id: r.id, name: r.name, rateLimitOverrides: r.rate_limit_overrides ?? {}, createdAt: r.created_at });
 
+/** A platform with its two-step policy, for the admin surfaces. */
+export type PlatformWithPolicy = Platform & { mfaPolicy: string };
+const toPlatformWithPolicy = (r: any): PlatformWithPolicy => ({ ...toPlatform(r), mfaPolicy: r.mfa_policy });
+
 export async function insert(db: Queryable, p: { id: string; name: string }): Promise<Platform> {
   const [row] = await db('platforms').insert({ id: p.id, name: p.name }).returning('*');
   return toPlatform(row);
@@ -23,4 +27,21 @@ export async function count(db: Queryable): Promise<number> {
 
 export async function updateRateLimitOverrides(db: Queryable, id: string, overrides: Record<string, number>): Promise<void> {
   await db('platforms').where({ id }).update({ rate_limit_overrides: JSON.stringify(overrides) });
+}
+
+/** Oldest first (keyset on created_at, id); `onlyId` for a platform-scoped caller. */
+export async function listPage(db: Queryable, opts: { after?: { at: string; id: string }; limit: number; onlyId?: string }): Promise<PlatformWithPolicy[]> {
+  const q = db('platforms').orderBy([{ column: 'created_at' }, { column: 'id' }]).limit(opts.limit);
+  if (opts.onlyId) q.where({ id: opts.onlyId });
+  if (opts.after) q.whereRaw('(created_at, id) > (?, ?)', [opts.after.at, opts.after.id]);
+  return (await q).map(toPlatformWithPolicy);
+}
+
+export async function findWithPolicy(db: Queryable, id: string): Promise<PlatformWithPolicy | undefined> {
+  const row = await db('platforms').where({ id }).first();
+  return row && toPlatformWithPolicy(row);
+}
+
+export async function updateName(db: Queryable, id: string, name: string): Promise<void> {
+  await db('platforms').where({ id }).update({ name });
 }

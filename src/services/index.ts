@@ -23,6 +23,9 @@ import { createMasterKey } from './master-key.service';
 import { createMfa } from './mfa';
 import { createPasskeys } from './mfa/passkeys.service';
 import { createAudit } from './audit.service';
+import { createOperators } from './admin/operators.service';
+import { createMailAdmin } from './admin/mail.admin';
+import { createAdminServices } from './admin';
 
 /** The service layer as one plain object; the app, the CLI and the tests build the same one. */
 export function createServices(deps: Deps, notifications?: Notifications) {
@@ -42,7 +45,7 @@ export function createServices(deps: Deps, notifications?: Notifications) {
     ...createRequestValidation(deps, signingKeys, platforms),
     ...createInteraction(deps),
   };
-  const throttle = createAttemptThrottle(deps, authorize.verifyCredentials);
+  const throttle = createAttemptThrottle(deps, authorize.checkCredentials);
   const mailOutbox = createMailOutbox(deps);
   const account = createAccountServices(deps, mailOutbox);
   const signInWithPassword = createPasswordSignIn(throttle);
@@ -52,7 +55,10 @@ export function createServices(deps: Deps, notifications?: Notifications) {
   const interaction = createInteractionFlow(deps, createDecide(deps), authorize, signInWithPassword, signUpWithPassword, passkeys, mfa);
   const logout = createLogout(deps, signingKeys, platforms);
   const masterKey = createMasterKey(deps);
-  return { deps, audit, masterKey, signingKeys, platforms, users, maintenance, clientAuth, grants, tokens, authorize, interaction, signInWithPassword, throttle, account, mailOutbox, logout, passkeys, mfa };
+  const operators = createOperators(deps, platforms, audit);
+  const mailAdmin = createMailAdmin(deps, mailOutbox, audit);
+  const admin = createAdminServices(deps, { audit, platforms });
+  return { deps, audit, admin, masterKey, signingKeys, platforms, users, maintenance, clientAuth, grants, tokens, authorize, interaction, signInWithPassword, throttle, account, mailOutbox, logout, passkeys, mfa, operators, mailAdmin };
 }
 
 export type Services = ReturnType<typeof createServices>;

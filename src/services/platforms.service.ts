@@ -1,3 +1,5 @@
+import type { Knex } from 'knex';
+import type { Queryable } from '../db';
 import { newClientSecret, newId } from '../crypto/random';
 import { importHs512Key } from '../crypto/jwt';
 import { invalidRequest } from '../errors';
@@ -31,13 +33,19 @@ export function createPlatforms(deps: Deps, signingKeys: SigningKeys) {
   const known = createTtlCache<Platform | undefined>(deps.now, { ttlMs: PLATFORM_CACHE_MS });
   return {
     /** A platform with its first active signing key. */
-    async createPlatform(name: string) {
+    async createPlatform(name: string, q?: Knex.Transaction) {
       if (!name.trim()) throw invalidRequest('platform name must not be empty');
-      return deps.db.transaction(async (trx) => {
+      const create = async (trx: Knex.Transaction) => {
         const platform = await platforms.insert(trx, { id: newId(), name: name.trim() });
         const kid = await signingKeys.rotate(trx, platform.id);
         return { platform, kid };
-      });
+      };
+      return q ? create(q) : deps.db.transaction(create);
+    },
+
+    /** Drops the cached platform after a change: this instance sees it at once, others within PLATFORM_CACHE_MS. */
+    forget(id: string) {
+      known.delete(id);
     },
 
     /**
@@ -85,13 +93,14 @@ export function createPlatforms(deps: Deps, signingKeys: SigningKeys) {
       return deps.db.transaction((trx) => signingKeys.rotate(trx, platformId));
     },
 
-    async setRateLimit(platformId: string, endpoint: string, perMinute: number | null) {
-      await this.requirePlatform(platformId);
-      const platform = (await platforms.findById(deps.db, platformId))!; // the stored overrides, not the cached ones
+    async setRateLimit(platformId: string, endpoint: string, perMinute: number | null, q: Queryable = deps.db) {
+      // The stored overrides, not the cached ones, read in `q` (one connection: the embedded database has one).
+      const platform = isUuid(platformId) ? await platforms.findById(q, platformId) : undefined;
+      if (!platform) throw invalidRequest(`unknown platform "${platformId}"`);
       const overrides = { ...platform.rateLimitOverrides };
       if (perMinute === null) delete overrides[endpoint];
       else overrides[endpoint] = perMinute;
-      await platforms.updateRateLimitOverrides(deps.db, platformId, overrides);
+      await platforms.updateRateLimitOverrides(q, platformId, overrides);
       known.delete(platformId); // this instance sees it at once; others within PLATFORM_CACHE_MS
       return overrides;
     },

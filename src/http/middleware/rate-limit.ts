@@ -1,22 +1,13 @@
 import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Response } from 'express';
 import { rateLimit, ipKeyGenerator } from 'express-rate-limit';
 import type { Services } from '../../services';
-import type { Platform } from '../../domain/platform';
+import { RATE_LIMITS, type Platform } from '../../domain/platform';
 import { pageTooManyRequests, retryAfterSeconds, tooManyRequests } from './rate-limit-answers';
 import { SlidingWindowStore, type CounterBackend } from './rate-limit-store';
 import { createPostgresCounters } from './rate-limit-store.postgres';
 import { createRedisCounters } from './rate-limit-store.redis';
 
-/** Requests per minute, exactly the spec's table (spec Limits). */
-export const RATE_LIMITS: Readonly<Record<string, number>> = {
-  discovery: 100,
-  authorize: 60,
-  token: 120,
-  userinfo: 120,
-  jwks: 100,
-  introspect: 120,
-  revoke: 60,
-};
+export { RATE_LIMITS } from '../../domain/platform';
 
 /**
  * Requests per minute from one source over all hosted pages together (sign-in, sign-up, consent,
@@ -24,6 +15,12 @@ export const RATE_LIMITS: Readonly<Record<string, number>> = {
  * few dozen behind one NAT, and a wall for scripts. Scaled by RATE_LIMIT_SCALE like the spec's.
  */
 export const HOSTED_PAGES_PER_MINUTE = 300;
+
+/**
+ * Admin API requests per minute: per token once it authenticated (automation may be busy, but one
+ * runaway script must not starve the provider), per source address before (token guessing).
+ */
+export const ADMIN_API_PER_MINUTE = { token: 600, source: 60 };
 
 /** Whom an authenticated request is counted against. */
 export interface Caller {
@@ -47,6 +44,8 @@ export interface RateLimits {
   perClient(endpoint: string, callerOf?: CallerOf): ClientLimit;
   /** The hosted pages: per source address, over the limit a readable 429 page. */
   hostedPages: RequestHandler;
+  /** The admin API: per token (`res.locals.adminTokenId`, set by its authentication), else per source. */
+  adminApi: RequestHandler;
 }
 
 const WINDOW_MS = 60_000;
@@ -158,14 +157,21 @@ export function createRateLimits(s: Services): RateLimits {
     return limiterFor('pages', scaled(HOSTED_PAGES_PER_MINUTE), 'page')(req, res, next);
   };
 
-  return Object.assign(perSource, { perClient, hostedPages });
+  const adminApi: RequestHandler = (req, res, next) => {
+    const tokenId = res.locals.adminTokenId as string | undefined;
+    keys.set(req, tokenId ? `admin:-:token:${tokenId}` : `admin:-:${sourceSubject(req)}`);
+    const limit = tokenId ? ADMIN_API_PER_MINUTE.token : ADMIN_API_PER_MINUTE.source;
+    return limiterFor(tokenId ? 'admin-token' : 'admin-source', scaled(limit), 'json')(req, res, next);
+  };
+
+  return Object.assign(perSource, { perClient, hostedPages, adminApi });
 }
 
 /** Scale 0: every limiter passes, and sets no header. */
 function unlimited(): RateLimits {
   const pass: RequestHandler = (_req, _res, next) => next();
   const passError: ErrorRequestHandler = (err, _req, _res, next) => next(err);
-  return Object.assign(() => pass, { perClient: () => ({ authenticated: pass, failed: passError }), hostedPages: pass });
+  return Object.assign(() => pass, { perClient: () => ({ authenticated: pass, failed: passError }), hostedPages: pass, adminApi: pass });
 }
 
 function requireLimit(endpoint: string) {

@@ -1,0 +1,25 @@
+import type { Deps } from '../deps';
+import type { Audit } from '../audit.service';
+import type { Platforms } from '../platforms.service';
+import { createAdminTokens } from './admin-tokens.service';
+import { createPlatformsAdmin } from './platforms.admin';
+
+/** What the admin services build on: the base services they reuse. */
+export interface AdminBase {
+  audit: Audit;
+  platforms: Platforms;
+}
+
+/**
+ * The operator's side (DESIGN §14): one object the admin API, the CLI and the console all call.
+ * Every function takes the AdminActor first, checks its platform scope, and audits each change in
+ * the change's own transaction.
+ */
+export function createAdminServices(deps: Deps, base: AdminBase) {
+  return {
+    tokens: createAdminTokens(deps, base.platforms, base.audit),
+    platforms: createPlatformsAdmin(deps, base.platforms, base.audit),
+  };
+}
+
+export type AdminServices = ReturnType<typeof createAdminServices>;

@@ -1,0 +1,78 @@
+import type { z } from 'zod';
+import type { AdminActor } from '../../domain/admin';
+import { isUuid } from '../../domain/ids';
+import type { RateLimitedEndpoint } from '../../domain/platform';
+import * as platforms from '../../repositories/platform.repository';
+import * as mfa from '../../repositories/mfa.repository';
+import type { Deps } from '../deps';
+import type { Audit } from '../audit.service';
+import type { Platforms } from '../platforms.service';
+import { assertGlobal, assertPlatformAccess, unknownPlatform } from './access';
+import { decodeCursor, toPage } from './cursor';
+import type { PlatformCreate, PlatformUpdate } from './schemas/platforms.schemas';
+
+/** Platforms as operators manage them (API, CLI, console); every change audited in its transaction. */
+export function createPlatformsAdmin(deps: Deps, base: Platforms, audit: Audit) {
+  /** The platform, if the actor may see it; else not_found (whether or not it exists). */
+  async function get(actor: AdminActor, id: string) {
+    const platform = isUuid(id) ? await platforms.findWithPolicy(deps.db, id) : undefined;
+    if (!platform) throw unknownPlatform(id);
+    assertPlatformAccess(actor, platform.id);
+    return platform;
+  }
+
+  return {
+    get,
+
+    async list(actor: AdminActor, page: { limit: number; cursor?: string }) {
+      const rows = await platforms.listPage(deps.db, { after: decodeCursor(page.cursor), limit: page.limit + 1, onlyId: actor.platformId ?? undefined });
+      return toPage(rows, page.limit, (p) => ({ at: p.createdAt, id: p.id }));
+    },
+
+    async create(actor: AdminActor, input: z.infer<typeof PlatformCreate>) {
+      assertGlobal(actor, 'creating a platform');
+      const { platform, kid } = await deps.db.transaction(async (trx) => {
+        const created = await base.createPlatform(input.name, trx);
+        await audit.record(trx, actor, { kind: 'platform.created', platformId: created.platform.id, details: { name: created.platform.name, kid: created.kid } });
+        return created;
+      });
+      return { platform: (await platforms.findWithPolicy(deps.db, platform.id))!, kid };
+    },
+
+    async update(actor: AdminActor, id: string, input: z.infer<typeof PlatformUpdate>) {
+      const before = await get(actor, id);
+      await deps.db.transaction(async (trx) => {
+        if (input.name !== undefined) await platforms.updateName(trx, id, input.name);
+        if (input.mfa !== undefined) await mfa.updateMfaPolicy(trx, id, input.mfa);
+        await audit.record(trx, actor, { kind: 'platform.updated', platformId: id, details: changes(before, input) });
+      });
+      base.forget(id);
+      return get(actor, id);
+    },
+
+    /** Sets (a number) or removes (null) the override of one endpoint's limit. */
+    async setRateLimit(actor: AdminActor, id: string, endpoint: RateLimitedEndpoint, perMinute: number | null) {
+      const before = await get(actor, id);
+      await deps.db.transaction(async (trx) => {
+        await base.setRateLimit(id, endpoint, perMinute, trx);
+        await audit.record(trx, actor, {
+          kind: 'rate_limit.changed',
+          platformId: id,
+          details: { endpoint, from: before.rateLimitOverrides[endpoint] ?? null, to: perMinute },
+        });
+      });
+      base.forget(id);
+      return get(actor, id);
+    },
+  };
+}
+
+/** What an update changed, as `{field: {from, to}}` (names and policies are not secrets). */
+function changes(before: platforms.PlatformWithPolicy, input: z.infer<typeof PlatformUpdate>) {
+  const out: Record<string, { from: unknown; to: unknown }> = {};
+  if (input.name !== undefined && input.name !== before.name) out.name = { from: before.name, to: input.name };
+  if (input.mfa !== undefined && input.mfa !== before.mfaPolicy) out.mfa = { from: before.mfaPolicy, to: input.mfa };
+  return out;
+}
+
+export type PlatformsAdmin = ReturnType<typeof createPlatformsAdmin>;

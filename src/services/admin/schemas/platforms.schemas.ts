@@ -1,0 +1,49 @@
+import { z } from 'zod';
+import { MFA_POLICIES } from '../../../domain/mfa';
+import { RATE_LIMITED_ENDPOINTS } from '../../../domain/platform';
+import { pageOf, Timestamp, Uuid } from './common.schemas';
+
+const Name = z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters');
+
+export const Platform = z
+  .object({
+    platform_guid: Uuid,
+    name: z.string(),
+    mfa: z.enum(MFA_POLICIES).meta({ description: 'Second factor: off, optional (users who enrolled), required (everyone)' }),
+    rate_limits: z.record(z.string(), z.number().int()).meta({ description: 'Per-endpoint overrides, requests per minute' }),
+    created_at: Timestamp,
+  })
+  .meta({ id: 'Platform' });
+
+export const PlatformPage = pageOf(Platform, 'PlatformPage');
+
+export const PlatformCreate = z.object({ name: Name }).strict().meta({ id: 'PlatformCreate' });
+
+export const PlatformUpdate = z
+  .object({ name: Name.optional(), mfa: z.enum(MFA_POLICIES).optional() })
+  .strict()
+  .refine((b) => Object.keys(b).length > 0, 'give at least one field to change')
+  .meta({ id: 'PlatformUpdate' });
+
+export const PlatformCreated = Platform.extend({ kid: z.string().meta({ description: 'The first signing key' }) }).meta({ id: 'PlatformCreated' });
+
+export const RateLimits = z
+  .object({
+    platform_guid: Uuid,
+    limits: z.array(
+      z.object({
+        endpoint: z.enum(RATE_LIMITED_ENDPOINTS),
+        default_per_minute: z.number().int(),
+        override_per_minute: z.number().int().nullable(),
+        effective_per_minute: z.number().int(),
+      }),
+    ),
+  })
+  .meta({ id: 'RateLimits' });
+
+export const RateLimitParams = z.object({ platform_guid: Uuid, endpoint: z.enum(RATE_LIMITED_ENDPOINTS) });
+
+export const RateLimitSet = z
+  .object({ per_minute: z.number().int().min(1, 'must be at least 1').max(1_000_000, 'must be at most 1000000') })
+  .strict()
+  .meta({ id: 'RateLimitSet' });
