@@ -1,10 +1,13 @@
 import type { Services } from '../services';
 
-/** Runs the purge of expired rows every interval; safe on every instance at once (plain DELETEs). */
+/**
+ * Runs the purge of expired rows every interval, and of audit events older than
+ * AUDIT_RETENTION_DAYS (DESIGN §14); safe on every instance at once (plain DELETEs, SKIP LOCKED).
+ */
 export function startPurgeJob(s: Services, intervalSeconds: number) {
   const run = async () => {
     try {
-      const removed = await s.maintenance.purgeExpired();
+      const removed = { ...(await s.maintenance.purgeExpired()), auditEvents: await s.audit.purge() };
       if (Object.values(removed).some((n) => n > 0)) s.deps.logger.info({ removed }, 'purged expired rows');
     } catch (err) {
       s.deps.logger.warn({ err: (err as Error).message }, 'purge failed; will retry');

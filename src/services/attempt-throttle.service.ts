@@ -2,8 +2,10 @@ import { createHash } from 'node:crypto';
 import * as throttles from '../repositories/attempt-throttle.repository';
 import type { ThrottleRow } from '../repositories/attempt-throttle.repository';
 import { normalizeEmail, type User } from '../domain/user';
+import type { Queryable } from '../db';
 import type { Deps } from './deps';
 import type { CreateUserResult } from './users.service';
+import { createSecurityEvents, type SecurityOrigin } from './security-events';
 
 /**
  * A throttle: `threshold` counted attempts within `windowSeconds` lock the key for
@@ -55,6 +57,10 @@ export function afterAttempt(prev: ThrottleRow, now: Date, p: ThrottlePolicy): T
 }
 
 export type SignInOutcome = { ok: true; user: User } | { ok: false; lockedSeconds: number };
+/** What checking a password found: the user, or the account the email named (null: none). */
+export type CredentialCheck = { ok: true; user: User } | { ok: false; userId: string | null };
+/** A sign-in to audit: where it comes from; `purpose` marks a password re-entered to confirm a change. */
+export type SignInAudit = SecurityOrigin & { purpose?: 'confirm' };
 export type SignUpOutcome = CreateUserResult | { ok: false; errors: []; lockedSeconds: number };
 
 const hash = (s: string) => createHash('sha256').update(s).digest('base64url');
@@ -104,7 +110,8 @@ function describe(row: ThrottleRow, now: Date): ThrottleEntry | undefined {
  * Password-guessing defence (issue 5 §2): failed sign-ins are counted per account and source and
  * per source; while a key is locked no password is checked. `source` is the caller's address key.
  */
-export function createAttemptThrottle(deps: Deps, verifyCredentials: (platformId: string, email: string, password: string) => Promise<User | undefined>) {
+export function createAttemptThrottle(deps: Deps, checkCredentials: (platformId: string, email: string, password: string) => Promise<CredentialCheck>) {
+  const events = createSecurityEvents(deps);
   const accountKey = (platformId: string, email: string, source: string) => `signin:account:${platformId}:${hash(normalizeEmail(email))}:${source}`;
   const sourceKey = (platformId: string, source: string) => `signin:source:${platformId}:${source}`;
   const signUpKey = (platformId: string, source: string) => `signup:source:${platformId}:${source}`;
@@ -115,17 +122,23 @@ export function createAttemptThrottle(deps: Deps, verifyCredentials: (platformId
     return Math.max(0, ...(await throttles.findMany(deps.db, keys)).map((r) => lockedSeconds(r, now)));
   }
 
-  /** Counts one attempt on each key (one transaction, rows locked) and returns the longest lock now in force. */
-  async function count(policies: Array<[string, ThrottlePolicy]>): Promise<number> {
+  /**
+   * Counts one attempt on each key (one transaction, rows locked) and returns the longest lock now
+   * in force. `also` runs in the same transaction with the keys this attempt locked (the audit log).
+   */
+  async function count(policies: Array<[string, ThrottlePolicy]>, also?: (trx: Queryable, lockedKeys: string[], seconds: number) => Promise<void>): Promise<number> {
     return deps.db.transaction(async (trx) => {
       const now = deps.now();
       const rows = await throttles.findManyForUpdate(trx, policies.map(([key]) => key), now);
       let locked = 0;
+      const lockedKeys: string[] = [];
       for (const [key, policy] of policies) {
         const next = afterAttempt(rows.get(key)!, now, policy);
         await throttles.update(trx, next);
+        if (lockedSeconds(next, now) > 0 && lockedSeconds(rows.get(key), now) === 0) lockedKeys.push(key);
         locked = Math.max(locked, lockedSeconds(next, now));
       }
+      if (also) await also(trx, lockedKeys, locked);
       return locked;
     });
   }
@@ -145,25 +158,37 @@ export function createAttemptThrottle(deps: Deps, verifyCredentials: (platformId
 
     /**
      * Checks the password unless this account+source or this source is locked. A failure counts
-     * on both keys and may start a lock; a success clears the account+source key.
+     * on both keys and may start a lock; a success clears the account+source key. With `audit`,
+     * the outcome is in the audit log: sign_in.succeeded, or sign_in.failed (and sign_in.locked_out
+     * when this failure started a lock) in the counting transaction.
      */
-    async attemptSignIn(platformId: string, email: string, password: string, source: string): Promise<SignInOutcome> {
+    async attemptSignIn(platformId: string, email: string, password: string, source: string, audit?: SignInAudit): Promise<SignInOutcome> {
       const account = accountKey(platformId, email, source);
       const bySource = sourceKey(platformId, source);
       const { signIns, lockouts } = deps.metrics;
+      const purpose = audit?.purpose ? { purpose: audit.purpose } : {};
       const locked = await lockedFor([account, bySource]);
       if (locked) {
         signIns.inc({ result: 'locked' });
+        // No password checked, no account looked up: the subject stays unknown.
+        if (audit) await events.record(deps.db, audit, 'sign_in.failed', null, { method: 'pwd', reason: 'locked', email, ...purpose });
         return { ok: false, lockedSeconds: locked };
       }
-      const user = await verifyCredentials(platformId, email, password);
-      if (user) {
+      const check = await checkCredentials(platformId, email, password);
+      if (check.ok) {
         await throttles.deleteKey(deps.db, account);
         signIns.inc({ result: 'success' });
-        return { ok: true, user };
+        if (audit) await events.record(deps.db, audit, 'sign_in.succeeded', check.user.id, { method: 'pwd', amr: ['pwd'], ...purpose });
+        return { ok: true, user: check.user };
       }
       signIns.inc({ result: 'failure' });
-      const lockedNow = await count([[account, SIGN_IN_ACCOUNT_SOURCE], [bySource, SIGN_IN_SOURCE]]);
+      const lockedNow = await count([[account, SIGN_IN_ACCOUNT_SOURCE], [bySource, SIGN_IN_SOURCE]], audit && (async (trx, lockedKeys, seconds) => {
+        await events.record(trx, audit, 'sign_in.failed', check.userId, { method: 'pwd', reason: check.userId ? 'wrong_password' : 'unknown_email', email, ...purpose });
+        if (lockedKeys.length) {
+          const throttle = lockedKeys.includes(account) ? 'account_source' : 'source';
+          await events.record(trx, audit, 'sign_in.locked_out', check.userId, { method: 'pwd', throttle, locked_seconds: seconds, email });
+        }
+      }));
       if (lockedNow) lockouts.inc({ throttle: 'sign_in' }); // unlocked a moment ago: this failure started the lock
       return { ok: false, lockedSeconds: lockedNow };
     },
@@ -171,15 +196,16 @@ export function createAttemptThrottle(deps: Deps, verifyCredentials: (platformId
     /**
      * Runs `signUp` unless this source is locked. A sign-up that created an account or hit an
      * existing email counts (account spam, email probing); a form with mistakes to correct does
-     * not (issue 10 §8).
+     * not (issue 10 §8). With `origin`, a new account's `sign_up` event commits with that count.
      */
-    async attemptSignUp(platformId: string, source: string, signUp: () => Promise<CreateUserResult>): Promise<SignUpOutcome> {
+    async attemptSignUp(platformId: string, source: string, signUp: () => Promise<CreateUserResult>, origin?: SecurityOrigin): Promise<SignUpOutcome> {
       const key = signUpKey(platformId, source);
       const locked = await lockedFor([key]);
       if (locked) return { ok: false, errors: [], lockedSeconds: locked };
       const result = await signUp();
       if (result.ok || result.emailTaken) {
-        if (await count([[key, SIGN_UP_SOURCE]])) deps.metrics.lockouts.inc({ throttle: 'sign_up' }); // this attempt started the lock
+        const audited = origin && result.ok ? (trx: Queryable) => events.record(trx, origin, 'sign_up', result.user.id, { method: 'pwd' }) : undefined;
+        if (await count([[key, SIGN_UP_SOURCE]], audited)) deps.metrics.lockouts.inc({ throttle: 'sign_up' }); // this attempt started the lock
       }
       return result;
     },

@@ -10,6 +10,7 @@ import type { Deps } from './deps';
 import type { Platforms } from './platforms.service';
 import { matchRedirectUri } from './redirect-uris';
 import type { SigningKeys } from './signing-keys.service';
+import { createSecurityEvents, type SecurityOrigin } from './security-events';
 
 export interface LogoutParams {
   id_token_hint?: string;
@@ -30,6 +31,8 @@ export interface LogoutRequest {
 
 /** OpenID Connect RP-Initiated Logout 1.0. */
 export function createLogout(deps: Deps, keys: SigningKeys, platforms: Platforms) {
+  const events = createSecurityEvents(deps);
+
   /** Verifies an ID token we issued to the client (expired is fine, §2); else invalid_request. */
   async function subjectOf(platform: Platform, client: Client, hint: string): Promise<string> {
     const secret = platforms.clientSecret(client);
@@ -80,10 +83,22 @@ export function createLogout(deps: Deps, keys: SigningKeys, platforms: Platforms
       return { client, hintSub, redirectUri, state: p.state };
     },
 
-    /** Revokes the refresh tokens issued through this browser session to these users. */
-    async endBrowserSessions(platformId: string, userIds: string[], browserSessionId: string): Promise<void> {
+    /**
+     * Revokes the refresh tokens issued through this browser session to these users. With `origin`
+     * (its clientId: the app that asked), one `logout` event per user, each in its revocation's transaction.
+     */
+    async endBrowserSessions(platformId: string, userIds: string[], browserSessionId: string, origin?: SecurityOrigin): Promise<void> {
       const now = deps.now();
-      for (const userId of userIds) await tokens.revokeByBrowserSession(deps.db, platformId, userId, browserSessionId, now);
+      for (const userId of userIds) {
+        if (!origin) {
+          await tokens.revokeByBrowserSession(deps.db, platformId, userId, browserSessionId, now);
+          continue;
+        }
+        await deps.db.transaction(async (trx) => {
+          const revoked = await tokens.revokeByBrowserSession(trx, platformId, userId, browserSessionId, now);
+          await events.record(trx, origin, 'logout', userId, { via: 'rp_initiated', refresh_tokens_revoked: revoked });
+        });
+      }
     },
   };
 }

@@ -110,7 +110,7 @@ describe('sign-in throttling', () => {
 
   it('checks no password at all while locked', async () => {
     const { p, u } = await setup();
-    const verify = jest.fn(async () => undefined);
+    const verify = jest.fn(async () => ({ ok: false as const, userId: null }));
     const throttle = createAttemptThrottle(t.services.deps, verify);
     for (let i = 0; i < 5; i++) await throttle.attemptSignIn(p.id, u.email, 'wrong', '198.51.100.14');
     expect(verify).toHaveBeenCalledTimes(5);

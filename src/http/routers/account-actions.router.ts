@@ -7,6 +7,7 @@ import { browserId, markSignedOut, regenerateKeepingData, rememberSignIn } from 
 import { field, redirectSaved, setFlash, requireAccount } from '../account-session';
 import { accountPageRenderer, errorsByField } from '../pages/account.page';
 import { accountUrl } from '../urls';
+import { securityOrigin } from '../security-origin';
 
 const PROFILE_FIELDS: (keyof ProfileInput)[] = [
   'given_name', 'middle_name', 'family_name', 'nickname', 'preferred_username', 'phone_number', 'street_address', 'locality', 'region', 'postal_code', 'country',
@@ -30,7 +31,7 @@ export function accountActionsRouter(s: Services): Router {
 
   r.post('/account/password', ...form, async (req, res) => {
     const p = res.locals.platform;
-    const result = await s.account.security.changePassword(p, user(res), field(req.body, 'current_password', 300), field(req.body, 'new_password', 300));
+    const result = await s.account.security.changePassword(p, user(res), field(req.body, 'current_password', 300), field(req.body, 'new_password', 300), securityOrigin(req, p.id));
     if (!result.ok) return render(req, res, user(res), { fieldErrors: errorsByField(result.errors), formError: 'Your password was not changed.' }, 400);
     // Every session ended; this browser proved the password just now, so it stays signed in.
     await regenerateKeepingData(req);
@@ -53,21 +54,21 @@ export function accountActionsRouter(s: Services): Router {
   r.post('/account/apps/revoke', ...form, async (req, res) => {
     const apps = await s.account.security.listApps(user(res).id);
     const app = apps.find((a) => a.clientId === field(req.body, 'client_id'));
-    if (app) await s.account.security.revokeApp(user(res), app.clientId);
+    if (app) await s.account.security.revokeApp(user(res), app.clientId, securityOrigin(req, res.locals.platform.id, app.clientId));
     setFlash(req, res.locals.platform.id, app ? `${app.name} no longer has access to your account.` : 'That app had no access to your account.');
     await redirectSaved(req, res, back(res));
   });
 
   r.post('/account/signout', ...form, async (req, res) => {
     const p = res.locals.platform;
-    await s.authorize.signOut(p.id, user(res).id, browserId(req));
+    await s.authorize.signOut(p.id, user(res).id, browserId(req), securityOrigin(req, p.id), 'account_page');
     markSignedOut(req, p.id, user(res).id);
     await redirectSaved(req, res, accountUrl(p.id, '/signed-out'));
   });
 
   r.post('/account/signout-everywhere', ...form, async (req, res) => {
     const p = res.locals.platform;
-    await s.account.security.signOutEverywhere(user(res));
+    await s.account.security.signOutEverywhere(user(res), securityOrigin(req, p.id));
     markSignedOut(req, p.id, user(res).id);
     await redirectSaved(req, res, `${accountUrl(p.id, '/signed-out')}&everywhere=1`);
   });

@@ -12,6 +12,7 @@ import { regenerateKeepingData, rememberSignIn } from '../browser-session';
 import { endAccountSecondFactor, pendingAccountSecondFactor } from '../mfa-session';
 import { amrOf } from '../../domain/mfa';
 import { allowScriptsFor, passkeyButton } from '../passkeys-page';
+import { securityOrigin } from '../security-origin';
 
 const accountPath = (platformId: string, suffix = '') => `/account${suffix}?platform_guid=${encodeURIComponent(platformId)}`;
 const withAccount = (url: string, userId: string) => `${url}&account=${encodeURIComponent(userId)}`;
@@ -65,7 +66,7 @@ export function accountMfaRouter(s: Services): Router {
   r.get('/account/totp', ...page, (req, res) => renderSetup(req, res, user(res)));
 
   r.post('/account/totp/confirm', ...form, async (req, res) => {
-    const result = await s.mfa.confirmTotp(user(res).id, field(req.body, 'code', 20));
+    const result = await s.mfa.confirmTotp(user(res).id, field(req.body, 'code', 20), securityOrigin(req, res.locals.platform.id));
     if (!result.ok) return renderSetup(req, res, user(res), 'That code did not match. Enter the code the app shows now (check the time on your phone).', 400);
     renderPage(res, 'recovery-codes', {
       title: 'Save your recovery codes',
@@ -91,10 +92,11 @@ export function accountMfaRouter(s: Services): Router {
       if (!(await s.mfa.totp.status(user(res).id)).enrolled) return redirectSaved(req, res, back(res));
       const proof = field(req.body, 'proof', 300);
       const source = attemptSource(req);
+      const audit = { ...securityOrigin(req, p.id), purpose: 'confirm' as const }; // a proof, not a sign-in
       const outcome = normalizeTotpCode(proof)
-        ? await s.mfa.verifySecondFactor(p.id, user(res), { method: 'totp', code: proof }, source)
+        ? await s.mfa.verifySecondFactor(p.id, user(res), { method: 'totp', code: proof }, source, audit)
         : proof
-          ? await s.throttle.attemptSignIn(p.id, user(res).email, proof, source)
+          ? await s.throttle.attemptSignIn(p.id, user(res).email, proof, source, audit)
           : { ok: false as const, lockedSeconds: 0 };
       const proven = outcome.ok && (!('user' in outcome) || outcome.user.id === user(res).id);
       if (!proven) {
@@ -111,7 +113,7 @@ export function accountMfaRouter(s: Services): Router {
     message: 'Signing in will no longer ask for a code, and your recovery codes stop working.',
     submitLabel: 'Remove authenticator app',
   }, async (req, res) => {
-    await s.mfa.removeTotp(user(res).id);
+    await s.mfa.removeTotp(user(res).id, securityOrigin(req, res.locals.platform.id));
     setFlash(req, res.locals.platform.id, 'Your authenticator app was removed.');
     await redirectSaved(req, res, back(res));
   });
@@ -120,8 +122,8 @@ export function accountMfaRouter(s: Services): Router {
     title: 'Get new recovery codes',
     message: 'You get ten new codes; the codes you have now stop working.',
     submitLabel: 'Get new recovery codes',
-  }, async (_req, res) => {
-    const codes = await s.mfa.recoveryCodes.regenerate(user(res).id);
+  }, async (req, res) => {
+    const codes = await s.mfa.regenerateRecoveryCodes(user(res).id, securityOrigin(req, res.locals.platform.id));
     renderPage(res, 'recovery-codes', {
       title: 'Save your recovery codes', codes, continueUrl: back(res),
     });
@@ -158,7 +160,7 @@ export function accountMfaRouter(s: Services): Router {
     if (!pending) return redirectSaved(req, res, accountPath(p.id, '/signin'));
     const method = field(req.body, 'method') === 'recovery_code' ? 'recovery_code' : 'totp';
     const user = { id: pending.userId, email: pending.email };
-    const result = await s.mfa.verifySecondFactor(p.id, user, { method, code: field(req.body, 'code', 64) }, attemptSource(req));
+    const result = await s.mfa.verifySecondFactor(p.id, user, { method, code: field(req.body, 'code', 64) }, attemptSource(req), securityOrigin(req, p.id));
     if (!result.ok) {
       if (result.lockedSeconds) res.set('Retry-After', String(result.lockedSeconds));
       const error = result.lockedSeconds ? tooManyAttempts(result.lockedSeconds)

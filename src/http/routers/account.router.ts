@@ -11,6 +11,7 @@ import { accountUrl } from '../urls';
 import { chooseAccount, currentAccount, field, redirectSaved, signedInAccounts } from '../account-session';
 import { accountPageRenderer } from '../pages/account.page';
 import { renderAccountSignIn } from '../passkeys-page';
+import { securityOrigin } from '../security-origin';
 
 /**
  * The account page of a signed-in user (`/account?platform_guid=G`): the browser session's
@@ -65,7 +66,7 @@ export function accountRouter(s: Services): Router {
     const email = field(req.body, 'email').trim();
     const password = field(req.body, 'password');
     // The same sign-in as the authorization's sign-in page (throttled per account+source and per source).
-    const result = await s.signInWithPassword(p.id, email, password, attemptSource(req));
+    const result = await s.signInWithPassword(p.id, email, password, attemptSource(req), securityOrigin(req, p.id));
     if (!result.ok) {
       if (result.retryAfterSeconds) res.set('Retry-After', String(result.retryAfterSeconds));
       return renderSignIn(res, { email, error: result.error }, result.status);

@@ -4,6 +4,7 @@ import { resolvePlatform } from '../middleware/resolve-platform';
 import { accountUrl } from '../urls';
 import { renderLinkProblem } from '../pages/link-problem.page';
 import { renderPage } from '../pages/render';
+import { securityOrigin } from '../security-origin';
 
 /**
  * GET /verify-email?platform_guid=G&token=T — the mailed link. Opening it is the proof of the
@@ -14,7 +15,7 @@ export function emailVerificationRouter(s: Services): Router {
   r.get('/verify-email', resolvePlatform(s), async (req, res) => {
     const p = res.locals.platform;
     const token = typeof req.query.token === 'string' ? req.query.token : '';
-    const result = await s.account.emailVerification.verify(p.id, token);
+    const result = await s.account.emailVerification.verify(p.id, token, securityOrigin(req, p.id));
     const toAccount = { href: accountUrl(p.id), label: 'Go to your account' };
     if (result.status === 'verified') {
       return renderPage(res, 'notice', {

@@ -15,6 +15,7 @@ import { renderPage } from '../pages/render';
 import { allowFormRedirectTo } from '../middleware/security-headers';
 import { startCeremony, takeChallenge } from '../passkey-session';
 import { CHALLENGE_TTL_SECONDS } from '../../services/mfa/passkeys.service';
+import { auditContext } from '../audit-context';
 
 /**
  * The hosted pages of an authorization (DESIGN §9): each route maps the request to one transition
@@ -52,6 +53,8 @@ export function interactionRouter(s: Services): Router {
   };
 
   const form = [loadInteraction, issueCsrf, csrfOrRestart];
+  /** The request as the audit log records it (the services add who, once known). */
+  const audit = (req: Request) => auditContext(req, { type: 'user' });
   const interaction = (req: Request, res: Response) => {
     const ar = res.locals.ar as AuthorizationRequest;
     return { ar, browser: browserAccounts(req, ar.platformId) };
@@ -88,7 +91,7 @@ export function interactionRouter(s: Services): Router {
     const at = await flow.current(ar, browser);
     if (at.kind !== 'signin') return pages.show(req, res, ar, at);
     const credentials = { email: field(req.body, 'email').trim(), password: field(req.body, 'password') };
-    await answer(req, res, await flow.passwordSubmitted(ar, browser, at, credentials, attemptSource(req)));
+    await answer(req, res, await flow.passwordSubmitted(ar, browser, at, credentials, attemptSource(req), audit(req)));
   });
 
   // "Sign in with a passkey" (DESIGN §15): options for the browser (JSON, public/passkeys.js), then the
@@ -107,7 +110,7 @@ export function interactionRouter(s: Services): Router {
     const at = await flow.current(ar, browser);
     if (at.kind !== 'signin') return pages.show(req, res, ar, at);
     const submitted = { credential: field(req.body, 'credential', 16_384), expectedChallenge: takeChallenge(req, 'signin', ar.id) };
-    await answer(req, res, await flow.passkeySubmitted(ar, browser, at, res.locals.platform, submitted));
+    await answer(req, res, await flow.passkeySubmitted(ar, browser, at, res.locals.platform, submitted, audit(req)));
   });
 
   // The second factor (DESIGN §15): the code form, its two methods, and setting up an authenticator
@@ -117,7 +120,7 @@ export function interactionRouter(s: Services): Router {
     const at = await flow.current(ar, browser);
     if (at.kind !== 'second_factor') return pages.show(req, res, ar, at);
     const submitted = { method: field(req.body, 'method'), code: field(req.body, 'code', 64) };
-    await answer(req, res, await flow.secondFactorSubmitted(ar, browser, at, submitted, attemptSource(req)));
+    await answer(req, res, await flow.secondFactorSubmitted(ar, browser, at, submitted, attemptSource(req), audit(req)));
   });
 
   // "Use a passkey" as the second factor (DESIGN §15): options listing this user's passkeys, then the form.
@@ -135,7 +138,7 @@ export function interactionRouter(s: Services): Router {
     const at = await flow.current(ar, browser);
     if (at.kind !== 'second_factor') return pages.show(req, res, ar, at);
     const submitted = { credential: field(req.body, 'credential', 16_384), expectedChallenge: takeChallenge(req, 'second-factor', ar.id) };
-    await answer(req, res, await flow.passkeySecondFactorSubmitted(ar, browser, at, res.locals.platform, submitted));
+    await answer(req, res, await flow.passkeySecondFactorSubmitted(ar, browser, at, res.locals.platform, submitted, audit(req)));
   });
 
   for (const method of ['totp', 'recovery_code'] as const) {
@@ -151,7 +154,7 @@ export function interactionRouter(s: Services): Router {
     const { ar, browser } = interaction(req, res);
     const at = await flow.current(ar, browser);
     if (at.kind !== 'totp_setup') return pages.show(req, res, ar, at);
-    const outcome = await flow.totpSetupConfirmed(ar, browser, at, field(req.body, 'code', 64));
+    const outcome = await flow.totpSetupConfirmed(ar, browser, at, field(req.body, 'code', 64), audit(req));
     if (outcome.kind === 'refused') return answer(req, res, outcome);
     // The recovery codes are shown once, in this answer (never kept in clear); "Continue" goes on.
     saveInteraction(req, ar);
@@ -175,7 +178,7 @@ export function interactionRouter(s: Services): Router {
       email: field(req.body, 'email').trim(), given_name: field(req.body, 'given_name'), family_name: field(req.body, 'family_name'),
       birthdate: field(req.body, 'birthdate'), phone_number: field(req.body, 'phone_number'),
     };
-    const outcome = await flow.signUpSubmitted(ar, browser, at, res.locals.platform, { ...values, password: field(req.body, 'password') }, attemptSource(req));
+    const outcome = await flow.signUpSubmitted(ar, browser, at, res.locals.platform, { ...values, password: field(req.body, 'password') }, attemptSource(req), audit(req));
     await answer(req, res, outcome, values);
   });
 
@@ -183,7 +186,7 @@ export function interactionRouter(s: Services): Router {
     const { ar, browser } = interaction(req, res);
     const at = await flow.current(ar, browser);
     if (at.kind !== 'consent') return pages.show(req, res, ar, at);
-    await answer(req, res, field(req.body, 'decision') === 'allow' ? await flow.consentGiven(ar, browser, at) : flow.consentDenied());
+    await answer(req, res, field(req.body, 'decision') === 'allow' ? await flow.consentGiven(ar, browser, at, audit(req)) : flow.consentDenied());
   });
 
   r.post('/interaction/:iid/chooser', ...form, async (req, res) => {
@@ -191,8 +194,8 @@ export function interactionRouter(s: Services): Router {
     const known = (name: string) => browser.list().some((a) => a.userId === field(req.body, name));
     const step = known('account') ? await flow.pickAccount(ar, browser, field(req.body, 'account'))
       : field(req.body, 'another') ? await flow.useAnotherAccount(ar, browser)
-        : known('signout') ? await flow.signOutAccount(ar, browser, field(req.body, 'signout'))
-          : field(req.body, 'signout_all') ? await flow.signOutAll(ar, browser)
+        : known('signout') ? await flow.signOutAccount(ar, browser, field(req.body, 'signout'), audit(req))
+          : field(req.body, 'signout_all') ? await flow.signOutAll(ar, browser, audit(req))
             : await flow.current(ar, browser);
     await answer(req, res, step);
   });

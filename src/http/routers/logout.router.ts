@@ -11,6 +11,7 @@ import { field, signedInAccounts } from '../account-session';
 import { accountUrl } from '../urls';
 import { renderPage } from '../pages/render';
 import { redirectPostToGet } from '../post-to-get';
+import { securityOrigin } from '../security-origin';
 
 const PARAMS = ['id_token_hint', 'client_id', 'post_logout_redirect_uri', 'state'] as const;
 
@@ -40,9 +41,9 @@ function logoutParams(input: unknown): LogoutParams {
 export function logoutRouter(s: Services): Router {
   const r = Router();
 
-  async function signOut(req: Request, platformId: string, userIds: string[]) {
+  async function signOut(req: Request, platformId: string, userIds: string[], lr: LogoutRequest) {
     if (userIds.length === 0) return; // nothing signed in: no browser id, no session row (issue 10 §2)
-    await s.logout.endBrowserSessions(platformId, userIds, browserId(req));
+    await s.logout.endBrowserSessions(platformId, userIds, browserId(req), securityOrigin(req, platformId, lr.client?.id));
     for (const id of userIds) markSignedOut(req, platformId, id);
   }
 
@@ -69,7 +70,7 @@ export function logoutRouter(s: Services): Router {
     const signedIn = signedInAccounts(req, p.id);
     if (lr.hintSub) {
       // Trusted: the app holds an ID token of this user; only that account is signed out.
-      await signOut(req, p.id, signedIn.filter((a) => a.userId === lr.hintSub).map((a) => a.userId));
+      await signOut(req, p.id, signedIn.filter((a) => a.userId === lr.hintSub).map((a) => a.userId), lr);
       return await finish(req, res, lr, true);
     }
     if (signedIn.length === 0) return await finish(req, res, lr, true);
@@ -88,7 +89,7 @@ export function logoutRouter(s: Services): Router {
     const hidden = Object.fromEntries(PARAMS.map((k) => [k, field(req.body, k, 8192)]));
     const lr = await s.logout.validateLogout(p, logoutParams(hidden)); // checked again: hidden fields are input too
     if (field(req.body, 'decision') !== 'logout') return await finish(req, res, { ...lr, redirectUri: undefined }, false);
-    await signOut(req, p.id, signedInAccounts(req, p.id).map((a) => a.userId));
+    await signOut(req, p.id, signedInAccounts(req, p.id).map((a) => a.userId), lr);
     // Signed-out accounts stay listed (the chooser offers them with the email pre-filled).
     await finish(req, res, lr, true);
   });

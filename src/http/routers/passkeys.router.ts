@@ -9,6 +9,7 @@ import { renderAccountSignIn } from '../passkeys-page';
 import { endAccountSecondFactor, pendingAccountSecondFactor } from '../mfa-session';
 import { regenerateKeepingData, rememberSignIn } from '../browser-session';
 import { amrOf, type AuthMethod } from '../../domain/mfa';
+import { securityOrigin } from '../security-origin';
 
 const accountUrl = (platformId: string, suffix = '') => `/account${suffix}?platform_guid=${encodeURIComponent(platformId)}`;
 
@@ -47,7 +48,7 @@ export function passkeysRouter(s: Services): Router {
     const p = res.locals.platform;
     const expectedChallenge = takeChallenge(req, 'register', scope(res));
     const result = expectedChallenge
-      ? await s.passkeys.register(p, user(res), { name: field(req.body, 'name', 200), credential: field(req.body, 'credential', 16_384), expectedChallenge })
+      ? await s.passkeys.register(p, user(res), { name: field(req.body, 'name', 200), credential: field(req.body, 'credential', 16_384), expectedChallenge }, securityOrigin(req, p.id))
       : { ok: false as const, message: 'This request has expired. Try again.' };
     setFlash(req, p.id, result.ok ? `Passkey “${result.passkey.name}” added. You can now sign in with it.` : `The passkey was not added. ${result.message}`);
     await redirectSaved(req, res, accountUrl(p.id));
@@ -57,7 +58,7 @@ export function passkeysRouter(s: Services): Router {
     const p = res.locals.platform;
     const id = field(req.body, 'passkey', 64);
     const passkey = (await s.passkeys.list(p.id, user(res).id)).find((k) => k.id === id);
-    const removed = passkey !== undefined && (await s.passkeys.remove(p.id, user(res).id, id));
+    const removed = passkey !== undefined && (await s.passkeys.remove(p.id, user(res).id, id, securityOrigin(req, p.id)));
     setFlash(req, p.id, removed ? `Passkey “${passkey.name}” removed. Also remove it from your device or password manager.` : 'That passkey was already removed.');
     await redirectSaved(req, res, accountUrl(p.id));
   });
@@ -75,7 +76,7 @@ export function passkeysRouter(s: Services): Router {
     const p = res.locals.platform;
     const expectedChallenge = takeChallenge(req, 'signin', `account:${p.id}`);
     const result = expectedChallenge
-      ? await s.passkeys.authenticate(p, { credential: field(req.body, 'credential', 16_384), expectedChallenge })
+      ? await s.passkeys.authenticate(p, { credential: field(req.body, 'credential', 16_384), expectedChallenge }, securityOrigin(req, p.id))
       : { ok: false as const, message: 'This passkey request has expired. Try again.' };
     if (!result.ok) return renderAccountSignIn(s, res, { email: '', error: result.message }, 400);
     await regenerateKeepingData(req);
@@ -106,7 +107,7 @@ export function passkeysRouter(s: Services): Router {
     if (!pending) return redirectSaved(req, res, accountUrl(p.id, '/signin'));
     const expectedChallenge = takeChallenge(req, 'second-factor', `${p.id}:${pending.userId}`);
     const result = expectedChallenge
-      ? await s.passkeys.authenticate(p, { credential: field(req.body, 'credential', 16_384), expectedChallenge, forUser: { id: pending.userId } })
+      ? await s.passkeys.authenticate(p, { credential: field(req.body, 'credential', 16_384), expectedChallenge, forUser: { id: pending.userId } }, securityOrigin(req, p.id))
       : { ok: false as const, message: 'This passkey request has expired. Try again.' };
     if (!result.ok) {
       setFlash(req, p.id, result.message);

@@ -8,6 +8,7 @@ import { field, redirectSaved } from '../account-session';
 import { accountUrl, platformQuery as q } from '../urls';
 import { renderLinkProblem } from '../pages/link-problem.page';
 import { renderPage } from '../pages/render';
+import { securityOrigin } from '../security-origin';
 
 /** "Forgot password?" → email → single-use 30-minute link → new password (issue 6). */
 export function passwordResetRouter(s: Services): Router {
@@ -40,7 +41,8 @@ export function passwordResetRouter(s: Services): Router {
     if (checkEmail(email)) return renderForgot(req, res, { email, error: 'Enter a valid email address.' }, 400);
     // Looked up and mailed only once the answer has gone: the same answer, as fast, either way (issue 10 §7).
     const platform = res.locals.platform;
-    res.once('close', () => void s.account.passwordReset.requestReset(platform, email));
+    const origin = securityOrigin(req, platform.id); // read now: the request is done by then
+    res.once('close', () => void s.account.passwordReset.requestReset(platform, email, origin));
     await redirectSaved(req, res, `/password/forgot/sent?${q(res.locals.platform.id)}`);
   });
 
@@ -71,7 +73,7 @@ export function passwordResetRouter(s: Services): Router {
   r.post('/password/reset', resolvePlatform(s), issueCsrf, requireCsrf, async (req, res) => {
     const p = res.locals.platform;
     const token = field(req.body, 'token', 100);
-    const result = await s.account.passwordReset.resetPassword(p, token, field(req.body, 'password', 300));
+    const result = await s.account.passwordReset.resetPassword(p, token, field(req.body, 'password', 300), securityOrigin(req, p.id));
     if (result.ok) {
       markSignedOut(req, p.id, result.user.id);
       return redirectSaved(req, res, `/password/reset/done?${q(p.id)}`);

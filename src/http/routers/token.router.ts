@@ -9,6 +9,7 @@ import { requireFormBody } from '../middleware/form-body';
 import { noStore } from '../middleware/no-store';
 import { resolvePlatform } from '../middleware/resolve-platform';
 import { param, parseOAuth } from '../params';
+import { auditContext } from '../audit-context';
 
 const CodeBody = z.object({ code: param(512), redirect_uri: param(2048), code_verifier: z.string().max(256).optional() });
 const RefreshBody = z.object({ refresh_token: param(512), scope: z.string().max(1024).optional() });
@@ -26,7 +27,7 @@ export function tokenRouter(s: Services, rateLimit: RateLimits): Router {
     next();
   };
   const issue: RequestHandler = async (req, res) => {
-    const ctx = { platform: res.locals.platform, client: res.locals.client! };
+    const ctx = { platform: res.locals.platform, client: res.locals.client!, audit: auditContext(req, { type: 'user' }) };
     const issued = req.body.grant_type === 'authorization_code'
       ? await s.grants.exchangeAuthorizationCode(ctx, parseOAuth(CodeBody.passthrough(), req.body))
       : await s.grants.rotateRefreshToken(ctx, parseOAuth(RefreshBody.passthrough(), req.body));

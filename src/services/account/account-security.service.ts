@@ -11,6 +11,7 @@ import type { KnownAccount } from '../../domain/interaction';
 import type { Deps } from '../deps';
 import { checkPassword, type FieldError } from '../user-rules';
 import type { AccountMail } from './account-mail';
+import { createSecurityEvents, type SecurityOrigin } from '../security-events';
 
 /**
  * Signs a user out of every browser and app: browser sessions that signed in before now stop
@@ -24,6 +25,7 @@ export async function endAllSessions(trx: Queryable, user: Pick<User, 'id' | 'pl
 
 /** Passwords, sessions and connected apps of a signed-in user (the account page). */
 export function createAccountSecurity(deps: Deps, mail: AccountMail) {
+  const events = createSecurityEvents(deps);
   return {
     /**
      * The browser's accounts with those signed out elsewhere ("sign out everywhere", a password
@@ -43,8 +45,8 @@ export function createAccountSecurity(deps: Deps, mail: AccountMail) {
       return accounts.some(stale) ? accounts.map((a) => (stale(a) ? { ...a, authTime: null, signedInAt: undefined } : a)) : accounts;
     },
 
-    /** The current password is required; the new one follows the sign-up policy. Other sessions end. */
-    async changePassword(platform: Platform, user: User, current: string, next: string): Promise<{ ok: true } | { ok: false; errors: FieldError[] }> {
+    /** The current password is required; the new one follows the sign-up policy. Other sessions end. `origin`: password.changed, same transaction. */
+    async changePassword(platform: Platform, user: User, current: string, next: string, origin?: SecurityOrigin): Promise<{ ok: true } | { ok: false; errors: FieldError[] }> {
       const stored = current ? await users.findById(deps.db, user.platformId, user.id) : undefined; // the hash stays below the domain's User
       if (!stored || !(await verifyPassword(stored.passwordHash, current))) {
         return { ok: false, errors: [{ field: 'current_password', message: 'Your current password is not correct' }] };
@@ -56,15 +58,19 @@ export function createAccountSecurity(deps: Deps, mail: AccountMail) {
       const now = deps.now();
       await deps.db.transaction(async (trx) => {
         await userAccount.updatePasswordHash(trx, platform.id, user.id, hash);
-        await endAllSessions(trx, user, now);
+        const revoked = await endAllSessions(trx, user, now);
         await mail.passwordChanged(trx, platform, user);
+        if (origin) await events.record(trx, origin, 'password.changed', user.id, { refresh_tokens_revoked: revoked });
       });
       return { ok: true };
     },
 
-    /** Every browser (this one too) and every app's refresh tokens. */
-    async signOutEverywhere(user: User): Promise<void> {
-      await deps.db.transaction((trx) => endAllSessions(trx, user, deps.now()));
+    /** Every browser (this one too) and every app's refresh tokens. `origin`: sign_out_everywhere, same transaction. */
+    async signOutEverywhere(user: User, origin?: SecurityOrigin): Promise<void> {
+      await deps.db.transaction(async (trx) => {
+        const revoked = await endAllSessions(trx, user, deps.now());
+        if (origin) await events.record(trx, origin, 'sign_out_everywhere', user.id, { refresh_tokens_revoked: revoked });
+      });
     },
 
     /** Apps holding consent, most recent first. */
@@ -75,12 +81,13 @@ export function createAccountSecurity(deps: Deps, mail: AccountMail) {
         .sort((a: { updatedAt: Date }, b: { updatedAt: Date }) => b.updatedAt.getTime() - a.updatedAt.getTime());
     },
 
-    /** Withdraws consent; the app's refresh tokens (and their access tokens) die with it. */
-    async revokeApp(user: User, clientId: string): Promise<boolean> {
+    /** Withdraws consent; the app's refresh tokens (and their access tokens) die with it. `origin`: consent.revoked, same transaction. */
+    async revokeApp(user: User, clientId: string, origin?: SecurityOrigin): Promise<boolean> {
       if (!isUuid(clientId)) return false;
       return deps.db.transaction(async (trx) => {
         const removed = await consents.remove(trx, user.id, clientId);
-        await tokens.revokeByUserAndClient(trx, user.id, clientId, deps.now());
+        const revoked = await tokens.revokeByUserAndClient(trx, user.id, clientId, deps.now());
+        if (removed > 0 && origin) await events.record(trx, { ...origin, clientId }, 'consent.revoked', user.id, { refresh_tokens_revoked: revoked });
         return removed > 0;
       });
     },

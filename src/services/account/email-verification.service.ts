@@ -6,6 +6,7 @@ import type { User } from '../../domain/user';
 import type { Deps } from '../deps';
 import type { AccountMail } from './account-mail';
 import { inspectAccountToken, issueAccountToken, throttleWait, type LinkStatus } from './account-tokens';
+import { createSecurityEvents, type SecurityOrigin } from '../security-events';
 
 export const VERIFY_EMAIL_TTL_SECONDS = 24 * 3600;
 const THROTTLE = { intervalSeconds: 60, perHour: 5 };
@@ -14,6 +15,7 @@ export type VerifyResult = { status: 'verified'; user: User } | { status: Exclud
 
 /** Email verification (issue 6): a single-use, hashed, 24-hour link sets email_verified. */
 export function createEmailVerification(deps: Deps, mail: AccountMail) {
+  const events = createSecurityEvents(deps);
   const linkFor = (platformId: string, token: string) =>
     `${deps.config.baseUrl}/verify-email?platform_guid=${encodeURIComponent(platformId)}&token=${encodeURIComponent(token)}`;
 
@@ -41,8 +43,8 @@ export function createEmailVerification(deps: Deps, mail: AccountMail) {
       }
     },
 
-    /** Uses the link once: email_verified becomes true for the address the link was sent to. */
-    async verify(platformId: string, token: string): Promise<VerifyResult> {
+    /** Uses the link once: email_verified becomes true for the address the link was sent to. `origin`: email.verified, same transaction. */
+    async verify(platformId: string, token: string, origin?: SecurityOrigin): Promise<VerifyResult> {
       const now = deps.now();
       const found = await inspectAccountToken(deps.db, platformId, 'verify_email', token, now);
       const user = found.row && (await users.findById(deps.db, platformId, found.row.userId));
@@ -52,6 +54,7 @@ export function createEmailVerification(deps: Deps, mail: AccountMail) {
         if (!(await accountTokens.markConsumed(trx, found.row!.id, now))) return { status: 'used' as const, user };
         const ok = await userAccount.markEmailVerified(trx, platformId, user.id, users.normalizeEmail(found.row!.email), now);
         if (!ok) return { status: 'changed' as const, user };
+        if (origin) await events.record(trx, origin, 'email.verified', user.id, { email: found.row!.email });
         return { status: 'verified' as const, user: { ...user, emailVerified: true, updatedAt: now } };
       });
     },

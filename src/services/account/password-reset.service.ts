@@ -9,6 +9,7 @@ import { checkPassword } from '../user-rules';
 import type { AccountMail } from './account-mail';
 import { endAllSessions } from './account-security.service';
 import { inspectAccountToken, issueAccountToken, throttleWait, type LinkStatus } from './account-tokens';
+import { createSecurityEvents, type SecurityOrigin } from '../security-events';
 
 export const RESET_PASSWORD_TTL_SECONDS = 30 * 60;
 const THROTTLE = { intervalSeconds: 60, perHour: 5 };
@@ -23,7 +24,9 @@ export function createPasswordReset(deps: Deps, mail: AccountMail) {
   const linkFor = (platformId: string, token: string) =>
     `${deps.config.baseUrl}/password/reset?platform_guid=${encodeURIComponent(platformId)}&token=${encodeURIComponent(token)}`;
 
-  async function sendResetLink(platform: Platform, email: string): Promise<void> {
+  const events = createSecurityEvents(deps);
+
+  async function sendResetLink(platform: Platform, email: string, origin?: SecurityOrigin): Promise<void> {
     const user = email.trim() ? await users.findByEmail(deps.db, platform.id, email) : undefined;
     if (!user) return;
     const now = deps.now();
@@ -34,6 +37,7 @@ export function createPasswordReset(deps: Deps, mail: AccountMail) {
       const token = await issueAccountToken(trx, user, 'reset_password', RESET_PASSWORD_TTL_SECONDS, now);
       // In the same transaction: the link exists exactly when its mail will be sent (the outbox).
       await mail.resetPassword(trx, platform, user, linkFor(platform.id, token), RESET_PASSWORD_TTL_SECONDS / 60);
+      if (origin) await events.record(trx, origin, 'password.reset_requested', user.id);
     });
   }
 
@@ -42,11 +46,12 @@ export function createPasswordReset(deps: Deps, mail: AccountMail) {
      * Mails a reset link when the email has an account. Returns nothing either way and never
      * throws (a failure is logged): callers run it after answering, so that the answer cannot tell
      * by its timing whether the address has an account (issue 10 §7). A request within a minute of
-     * the last one (or beyond five an hour) sends nothing, silently.
+     * the last one (or beyond five an hour) sends nothing, silently. With `origin`, a link sent is
+     * audited (password.reset_requested) in the link's transaction; nothing sent, nothing recorded.
      */
-    async requestReset(platform: Platform, email: string): Promise<void> {
+    async requestReset(platform: Platform, email: string, origin?: SecurityOrigin): Promise<void> {
       try {
-        await sendResetLink(platform, email);
+        await sendResetLink(platform, email, origin);
       } catch (err) {
         deps.logger.error({ platformId: platform.id, err: (err as Error).message }, 'password reset request failed');
       }
@@ -60,9 +65,9 @@ export function createPasswordReset(deps: Deps, mail: AccountMail) {
 
     /**
      * Sets the new password (sign-up policy) and uses the link; every refresh token of the user is
-     * revoked and every browser session signed out.
+     * revoked and every browser session signed out. `origin`: password.reset, same transaction.
      */
-    async resetPassword(platform: Platform, token: string, password: string): Promise<ResetResult> {
+    async resetPassword(platform: Platform, token: string, password: string, origin?: SecurityOrigin): Promise<ResetResult> {
       const now = deps.now();
       const found = await inspectAccountToken(deps.db, platform.id, 'reset_password', token, now);
       if (found.status !== 'valid' || !found.row) return { ok: false, status: found.status === 'valid' ? 'invalid' : found.status };
@@ -77,8 +82,9 @@ export function createPasswordReset(deps: Deps, mail: AccountMail) {
         await accountTokens.consumeAllForUser(trx, user.id, 'reset_password', now);
         // The link reached the mailbox: that proves the address as well as a verification link does.
         if (!user.emailVerified) await userAccount.markEmailVerified(trx, platform.id, user.id, users.normalizeEmail(found.row!.email), now);
-        await endAllSessions(trx, user, now);
+        const revoked = await endAllSessions(trx, user, now);
         await mail.passwordChanged(trx, platform, user);
+        if (origin) await events.record(trx, origin, 'password.reset', user.id, { refresh_tokens_revoked: revoked });
         return true;
       });
       if (!done) return { ok: false, status: 'used' };

@@ -6,25 +6,46 @@ import * as consents from '../../repositories/consent.repository';
 import * as tokens from '../../repositories/token.repository';
 import * as users from '../../repositories/user.repository';
 import type { User } from '../../domain/user';
+import type { Queryable } from '../../db';
 import type { Deps } from '../deps';
 import { formatScope } from '../scopes';
 import type { AuthorizationRequest } from '../../domain/authorization-request';
 import { acrOf, amrOf, amrToText, type AuthMethod } from '../../domain/mfa';
+import type { CredentialCheck } from '../attempt-throttle.service';
+import { createSecurityEvents, type SecurityOrigin } from '../security-events';
 
 /** The user's side of an authorization: credentials, consent, the code, sign-out. */
 export function createInteraction(deps: Deps) {
+  const events = createSecurityEvents(deps);
+
+  /**
+   * The user when email and password match; otherwise the account the email named, if any (the
+   * audit log's subject of a failed sign-in, without a second read). Constant-ish time.
+   */
+  async function checkCredentials(platformId: string, email: string, password: string): Promise<CredentialCheck> {
+    const user = await users.findByEmail(deps.db, platformId, email);
+    // Verify against a dummy hash for unknown emails, so timing does not tell them apart.
+    const ok = await verifyPassword(user?.passwordHash ?? (await dummyPasswordHash(deps.config.argon2)), password);
+    return user && ok ? { ok: true, user } : { ok: false, userId: user?.id ?? null };
+  }
+
   return {
+    checkCredentials,
+
     /** The user when email and password match; undefined otherwise, in constant-ish time. */
     async verifyCredentials(platformId: string, email: string, password: string): Promise<User | undefined> {
-      const user = await users.findByEmail(deps.db, platformId, email);
-      // Verify against a dummy hash for unknown emails, so timing does not tell them apart.
-      const ok = await verifyPassword(user?.passwordHash ?? (await dummyPasswordHash(deps.config.argon2)), password);
-      return user && ok ? user : undefined;
+      const check = await checkCredentials(platformId, email, password);
+      return check.ok ? check.user : undefined;
     },
 
-    /** Remembers consent for the requested scopes (asked again only for new ones). */
-    async grantConsent(req: AuthorizationRequest, userId: string): Promise<void> {
-      await consents.upsertScopes(deps.db, { platformId: req.platformId, userId, clientId: req.clientId, scopes: req.scopes }, deps.now());
+    /** Remembers consent for the requested scopes (asked again only for new ones); consent.granted with `origin`. */
+    async grantConsent(req: AuthorizationRequest, userId: string, origin?: SecurityOrigin): Promise<void> {
+      const grant = (q: Queryable) => consents.upsertScopes(q, { platformId: req.platformId, userId, clientId: req.clientId, scopes: req.scopes }, deps.now());
+      if (!origin) return void (await grant(deps.db));
+      await deps.db.transaction(async (trx) => {
+        await grant(trx);
+        await events.record(trx, origin, 'consent.granted', userId, { scopes: req.scopes });
+      });
     },
 
     /** A single-use code bound to client, redirect_uri, PKCE challenge, nonce, scopes and auth_time. */
@@ -50,9 +71,16 @@ export function createInteraction(deps: Deps) {
       return code;
     },
 
-    /** Spec Authentication 8: signing out revokes the refresh tokens issued through this browser. */
-    async signOut(platformId: string, userId: string, browserSessionId: string): Promise<void> {
-      await tokens.revokeByBrowserSession(deps.db, platformId, userId, browserSessionId, deps.now());
+    /**
+     * Spec Authentication 8: signing out revokes the refresh tokens issued through this browser.
+     * With `origin`, a `logout` event in the same transaction; `via` says which page.
+     */
+    async signOut(platformId: string, userId: string, browserSessionId: string, origin?: SecurityOrigin, via = 'account_page'): Promise<void> {
+      if (!origin) return void (await tokens.revokeByBrowserSession(deps.db, platformId, userId, browserSessionId, deps.now()));
+      await deps.db.transaction(async (trx) => {
+        const revoked = await tokens.revokeByBrowserSession(trx, platformId, userId, browserSessionId, deps.now());
+        await events.record(trx, origin, 'logout', userId, { via, refresh_tokens_revoked: revoked });
+      });
     },
   };
 }

@@ -3,6 +3,7 @@ import { digest } from '../../crypto/digest';
 import { invalidGrant } from '../../errors';
 import * as statements from '../../repositories/grant-statements.repository';
 import * as tokens from '../../repositories/token.repository';
+import type { AuditContext } from '../../domain/audit';
 import type { Client } from '../../domain/client';
 import type { Platform } from '../../domain/platform';
 import type { Deps } from '../deps';
@@ -19,6 +20,8 @@ export interface CodeExchangeInput {
 export interface ClientCtx {
   platform: Platform;
   client: Client;
+  /** The request, for the audit log (a refresh token reuse is recorded with it). */
+  audit?: AuditContext;
 }
 
 /**

@@ -8,6 +8,7 @@ import { parseScope } from '../scopes';
 import type { SigningKeys } from '../signing-keys.service';
 import type { ClientCtx } from './authorization-code.grant';
 import type { TokenIssuer } from './issue-tokens';
+import { createSecurityEvents } from '../security-events';
 
 export interface RefreshInput {
   refresh_token: string;
@@ -30,6 +31,7 @@ export function createRefreshTokenGrant(deps: Deps, keys: SigningKeys, issuer: T
   const successorMac = createKeyedDigest(deps.config.masterKey, 'refresh-token-successor/v1');
   // Keyed, not a plain hash: whoever saw a rotated token must not be able to compute its successor.
   const successorOf = (presented: string) => `rt_${successorMac(presented)}`;
+  const events = createSecurityEvents(deps);
 
   return async function rotateRefreshToken(ctx: ClientCtx, input: RefreshInput) {
     const signingKey = await keys.activeKey(ctx.platform.id);
@@ -51,7 +53,14 @@ export function createRefreshTokenGrant(deps: Deps, keys: SigningKeys, issuer: T
       // hand out a token its holder has spent, and a new one would fork the family. Refuse only.
       if (row.successorUsed) throw invalidGrant('The refresh token was already rotated and its successor used');
       // Only a rotation older than the grace window is left: reuse of a stolen or replayed token.
-      await tokens.revokeFamily(deps.db, row.familyId, prepared.now);
+      // Detected by the rotation statement; the family's revocation and its audit event commit together.
+      await deps.db.transaction(async (trx) => {
+        const revoked = await tokens.revokeFamily(trx, row.familyId, prepared.now);
+        if (ctx.audit && revoked > 0) {
+          const origin = { ctx: ctx.audit, platformId: ctx.platform.id, clientId: ctx.client.id };
+          await events.record(trx, origin, 'refresh_token.reuse_detected', row.user?.id ?? null, { family_id: row.familyId, rotated_at: row.rotatedAt });
+        }
+      });
       deps.metrics.refreshReuse.inc();
       throw invalidGrant('The refresh token was already used; its family has been revoked');
     }

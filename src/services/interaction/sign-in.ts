@@ -1,6 +1,7 @@
 import type { Platform } from '../../domain/platform';
 import type { User } from '../../domain/user';
-import type { AttemptThrottle } from '../attempt-throttle.service';
+import type { AttemptThrottle, SignInAudit } from '../attempt-throttle.service';
+import type { SecurityOrigin } from '../security-events';
 import type { EmailVerification } from '../account/email-verification.service';
 import type { NewUserInput, Users } from '../users.service';
 
@@ -25,22 +26,22 @@ const locked = (seconds: number): FormRefusal => ({ ok: false, status: 429, erro
 /**
  * Email and password, the one way both the authorization's sign-in page and the account page sign
  * a user in: throttled per account+source and per source, no password checked while locked
- * (issue 5 §2, docs/decisions.md).
+ * (issue 5 §2, docs/decisions.md). With `audit`, the outcome is in the audit log (attemptSignIn).
  */
 export function createPasswordSignIn(throttle: AttemptThrottle) {
-  return async function signInWithPassword(platformId: string, email: string, password: string, source: string): Promise<{ ok: true; user: User } | FormRefusal> {
+  return async function signInWithPassword(platformId: string, email: string, password: string, source: string, audit?: SignInAudit): Promise<{ ok: true; user: User } | FormRefusal> {
     if (!email || !password) return { ok: false, status: 400, error: 'Enter your email and password.' };
-    const attempt = await throttle.attemptSignIn(platformId, email, password, source);
+    const attempt = await throttle.attemptSignIn(platformId, email, password, source, audit);
     if (attempt.ok) return { ok: true, user: attempt.user };
     if (attempt.lockedSeconds) return locked(attempt.lockedSeconds);
     return { ok: false, status: 400, error: 'Incorrect email or password.' };
   };
 }
 
-/** Sign-up: throttled per source (issue 10 §8); a new account gets its verification mail. */
+/** Sign-up: throttled per source (issue 10 §8); a new account gets its verification mail. `origin`: audited (attemptSignUp). */
 export function createPasswordSignUp(throttle: AttemptThrottle, users: Users, emailVerification: EmailVerification) {
-  return async function signUpWithPassword(platform: Platform, input: NewUserInput, source: string): Promise<{ ok: true; user: User } | FormRefusal> {
-    const result = await throttle.attemptSignUp(platform.id, source, () => users.createUser(platform.id, input));
+  return async function signUpWithPassword(platform: Platform, input: NewUserInput, source: string, origin?: SecurityOrigin): Promise<{ ok: true; user: User } | FormRefusal> {
+    const result = await throttle.attemptSignUp(platform.id, source, () => users.createUser(platform.id, input), origin);
     if (!result.ok && 'lockedSeconds' in result) return locked(result.lockedSeconds);
     if (!result.ok) return { ok: false, status: 400, error: null, fieldErrors: Object.fromEntries(result.errors.map((e) => [e.field, e.message])) };
     await emailVerification.sendAfterSignUp(platform, result.user);

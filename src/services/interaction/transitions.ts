@@ -10,6 +10,8 @@ import { tooManyAttempts } from './sign-in';
 import type { Mfa } from '../mfa';
 import { amrOf, type AuthMethod } from '../../domain/mfa';
 import type { Passkeys } from '../mfa/passkeys.service';
+import type { AuditContext } from '../../domain/audit';
+import type { SecurityOrigin } from '../security-events';
 
 type At<K extends PageStep['kind']> = Extract<PageStep, { kind: K }>;
 
@@ -36,7 +38,8 @@ export interface SignUpForm {
  * next, decided once by ./decide.ts. The HTTP layer maps a request to one transition and answers the
  * step (src/http/routers/interaction.router.ts). A new way in (a passkey) is a sibling of
  * passwordVerified that ends in firstFactorVerified; a new page is a step in src/domain/interaction.ts,
- * a check in ./decide.ts and the transition that moves past it here.
+ * a check in ./decide.ts and the transition that moves past it here. `ctx` (the request, for the
+ * audit log) is handed on to the services that record the security events; without it, none is.
  */
 export function createInteractionFlow(
   deps: Deps,
@@ -50,6 +53,8 @@ export function createInteractionFlow(
   const { secondFactorNeed } = mfa;
   const nowSeconds = () => Math.floor(deps.now().getTime() / 1000);
   const next = (ar: AuthorizationRequest, browser: BrowserAccounts) => decide(ar, browser.list());
+  /** The audit origin of a transition: the request, this platform and the client asking. */
+  const originOf = (ar: AuthorizationRequest, ctx?: AuditContext): SecurityOrigin | undefined => ctx && { ctx, platformId: ar.platformId, clientId: ar.clientId };
   const refuse = (step: PageStep, refusal: Omit<FormRefusal, 'ok'> & Partial<Pick<FormRefusal, 'ok'>>, values?: Refused['values']): Refused => ({ ...refusal, ok: false, kind: 'refused', step, values });
 
   /**
@@ -73,8 +78,8 @@ export function createInteractionFlow(
   /** A pinned sign-in (login_hint, id_token_hint, re-authentication) is for its email only. */
   const otherEmail = (at: { email?: string; emailLocked: boolean }, email: string) => at.emailLocked && normalizeEmail(email) !== normalizeEmail(at.email ?? '');
 
-  async function signOut(ar: AuthorizationRequest, browser: BrowserAccounts, userId: string) {
-    await authorize.signOut(ar.platformId, userId, browser.id());
+  async function signOut(ar: AuthorizationRequest, browser: BrowserAccounts, userId: string, ctx?: AuditContext) {
+    await authorize.signOut(ar.platformId, userId, browser.id(), originOf(ar, ctx), 'chooser');
     browser.signedOut(userId);
   }
 
@@ -102,23 +107,23 @@ export function createInteractionFlow(
     },
 
     /** The chooser's "Sign out" of one account (a signed-out one is forgotten), or of all. */
-    async signOutAccount(ar: AuthorizationRequest, browser: BrowserAccounts, userId: string): Promise<Step> {
+    async signOutAccount(ar: AuthorizationRequest, browser: BrowserAccounts, userId: string, ctx?: AuditContext): Promise<Step> {
       const account = browser.list().find((a) => a.userId === userId);
       if (account?.authTime === null) browser.forget(account.userId);
-      else if (account) await signOut(ar, browser, account.userId);
+      else if (account) await signOut(ar, browser, account.userId, ctx);
       return next(ar, browser);
     },
 
-    async signOutAll(ar: AuthorizationRequest, browser: BrowserAccounts): Promise<Step> {
-      for (const a of browser.list().filter((x) => x.authTime !== null)) await signOut(ar, browser, a.userId);
+    async signOutAll(ar: AuthorizationRequest, browser: BrowserAccounts, ctx?: AuditContext): Promise<Step> {
+      for (const a of browser.list().filter((x) => x.authTime !== null)) await signOut(ar, browser, a.userId, ctx);
       return next(ar, browser);
     },
 
     /** The sign-in form: email and password (throttled), for the pinned email when there is one. */
-    async passwordSubmitted(ar: AuthorizationRequest, browser: BrowserAccounts, at: At<'signin'>, form: PasswordForm, source: string): Promise<Step | Refused> {
+    async passwordSubmitted(ar: AuthorizationRequest, browser: BrowserAccounts, at: At<'signin'>, form: PasswordForm, source: string, ctx?: AuditContext): Promise<Step | Refused> {
       const lockedTo = { status: 400 as const, error: `This sign-in is for ${at.email}.` };
       if (otherEmail(at, form.email)) return refuse(at, lockedTo);
-      const result = await signInWithPassword(ar.platformId, form.email, form.password, source);
+      const result = await signInWithPassword(ar.platformId, form.email, form.password, source, originOf(ar, ctx));
       if (!result.ok) return refuse({ ...at, email: form.email }, result);
       if (at.emailLocked && ar.userId && ar.userId !== result.user.id) return refuse(at, lockedTo);
       return this.passwordVerified(ar, browser, result.user);
@@ -128,9 +133,9 @@ export function createInteractionFlow(
      * The second-factor page's form (DESIGN §15): a code from the authenticator app or a recovery
      * code, throttled per account and source like passwords; a used TOTP step is refused.
      */
-    async secondFactorSubmitted(ar: AuthorizationRequest, browser: BrowserAccounts, at: At<'second_factor'>, form: { method: string; code: string }, source: string): Promise<Step | Refused> {
+    async secondFactorSubmitted(ar: AuthorizationRequest, browser: BrowserAccounts, at: At<'second_factor'>, form: { method: string; code: string }, source: string, ctx?: AuditContext): Promise<Step | Refused> {
       const method = form.method === 'recovery_code' ? 'recovery_code' : 'totp';
-      const result = await mfa.verifySecondFactor(ar.platformId, at.user, { method, code: form.code }, source);
+      const result = await mfa.verifySecondFactor(ar.platformId, at.user, { method, code: form.code }, source, originOf(ar, ctx));
       if (result.ok) return this.secondFactorVerified(ar, browser, at.user, [result.amr]);
       if (result.lockedSeconds) return refuse(at, { status: 429, error: tooManyAttempts(result.lockedSeconds), retryAfterSeconds: result.lockedSeconds });
       return refuse(at, { status: 400, error: method === 'recovery_code' ? 'That recovery code is not valid, or it was already used.' : 'That code is not right. Enter the code the app shows now.' });
@@ -145,9 +150,9 @@ export function createInteractionFlow(
      * "Use a passkey" on the second-factor page (DESIGN §15): one of this user's own passkeys, user
      * verification not needed (the password was the first factor). amr adds `hwk`/`swk` (+ `user`).
      */
-    async passkeySecondFactorSubmitted(ar: AuthorizationRequest, browser: BrowserAccounts, at: At<'second_factor'>, platform: Platform, form: { credential: string; expectedChallenge?: string }): Promise<Step | Refused> {
+    async passkeySecondFactorSubmitted(ar: AuthorizationRequest, browser: BrowserAccounts, at: At<'second_factor'>, platform: Platform, form: { credential: string; expectedChallenge?: string }, ctx?: AuditContext): Promise<Step | Refused> {
       if (!form.expectedChallenge) return refuse(at, { status: 400, error: 'This passkey request has expired. Try again.' });
-      const result = await passkeys.authenticate(platform, { credential: form.credential, expectedChallenge: form.expectedChallenge, forUser: at.user });
+      const result = await passkeys.authenticate(platform, { credential: form.credential, expectedChallenge: form.expectedChallenge, forUser: at.user }, originOf(ar, ctx));
       if (!result.ok || result.user.id !== at.user.id) return refuse(at, { status: 400, error: result.ok ? 'This passkey is not registered for this account.' : result.message });
       return this.secondFactorVerified(ar, browser, at.user, result.amr);
     },
@@ -171,8 +176,8 @@ export function createInteractionFlow(
      * Policy `required` or a step-up, for a user without a second factor: the authenticator app set
      * up during sign-in, confirmed with its first code. Answers the recovery codes, to show once.
      */
-    async totpSetupConfirmed(ar: AuthorizationRequest, browser: BrowserAccounts, at: At<'totp_setup'>, code: string): Promise<{ kind: 'enrolled'; step: Step; recoveryCodes: string[] } | Refused> {
-      const result = await mfa.confirmTotp(at.user.id, code);
+    async totpSetupConfirmed(ar: AuthorizationRequest, browser: BrowserAccounts, at: At<'totp_setup'>, code: string, ctx?: AuditContext): Promise<{ kind: 'enrolled'; step: Step; recoveryCodes: string[] } | Refused> {
+      const result = await mfa.confirmTotp(at.user.id, code, originOf(ar, ctx));
       if (!result.ok) return refuse(at, { status: 400, error: 'That code did not match. Enter the code the app shows now (check the time on your phone).' });
       return { kind: 'enrolled', step: await this.secondFactorVerified(ar, browser, at.user, ['otp']), recoveryCodes: result.recoveryCodes };
     },
@@ -187,28 +192,28 @@ export function createInteractionFlow(
      * verified the user (DESIGN §15; s.passkeys checks it). amr: `hwk` or `swk`, and `user`.
      * `expectedChallenge` is this browser's single-use challenge (undefined: none, or expired).
      */
-    async passkeySubmitted(ar: AuthorizationRequest, browser: BrowserAccounts, at: At<'signin'>, platform: Platform, form: { credential: string; expectedChallenge?: string }): Promise<Step | Refused> {
+    async passkeySubmitted(ar: AuthorizationRequest, browser: BrowserAccounts, at: At<'signin'>, platform: Platform, form: { credential: string; expectedChallenge?: string }, ctx?: AuditContext): Promise<Step | Refused> {
       if (!form.expectedChallenge) return refuse(at, { status: 400, error: 'This passkey request has expired. Try again.' });
-      const result = await passkeys.authenticate(platform, { credential: form.credential, expectedChallenge: form.expectedChallenge });
+      const result = await passkeys.authenticate(platform, { credential: form.credential, expectedChallenge: form.expectedChallenge }, originOf(ar, ctx));
       if (!result.ok) return refuse(at, { status: 400, error: result.message });
       if (otherEmail(at, result.user.email)) return refuse(at, { status: 400, error: `This sign-in is for ${at.email}.` });
       return firstFactorVerified(ar, browser, result.user, result.amr);
     },
 
     /** The sign-up form (also posted from the sign-in page's step); the new account is signed in. */
-    async signUpSubmitted(ar: AuthorizationRequest, browser: BrowserAccounts, at: At<'signin'> | At<'signup'>, platform: Platform, form: SignUpForm, source: string): Promise<Step | Refused> {
+    async signUpSubmitted(ar: AuthorizationRequest, browser: BrowserAccounts, at: At<'signin'> | At<'signup'>, platform: Platform, form: SignUpForm, source: string, ctx?: AuditContext): Promise<Step | Refused> {
       const signupStep: At<'signup'> = { kind: 'signup', email: at.email, emailLocked: at.emailLocked };
       if (otherEmail(at, form.email)) return refuse(signupStep, { status: 400, error: `This sign-up is for ${at.email}.` }, { email: at.email });
       const result = await signUpWithPassword(platform, {
         email: form.email, password: form.password, givenName: form.given_name, familyName: form.family_name, birthdate: form.birthdate, phoneNumber: form.phone_number,
-      }, source);
+      }, source, originOf(ar, ctx));
       if (!result.ok) return refuse(signupStep, result);
       return firstFactorVerified(ar, browser, result.user, ['pwd']);
     },
 
     /** Allow: remembered for these scopes (asked again only for new ones). */
-    async consentGiven(ar: AuthorizationRequest, browser: BrowserAccounts, at: At<'consent'>): Promise<Step> {
-      await authorize.grantConsent(ar, at.user.id);
+    async consentGiven(ar: AuthorizationRequest, browser: BrowserAccounts, at: At<'consent'>, ctx?: AuditContext): Promise<Step> {
+      await authorize.grantConsent(ar, at.user.id, originOf(ar, ctx));
       ar.consentGiven = true;
       return next(ar, browser);
     },

@@ -1,10 +1,13 @@
 import * as mfa from '../../repositories/mfa.repository';
 import { isMfaPolicy, type AuthMethod, type MfaPolicy } from '../../domain/mfa';
+import type { Queryable } from '../../db';
 import type { Deps } from '../deps';
 import { createTotp } from './totp.service';
 import { createRecoveryCodes } from './recovery-codes.service';
 import { createSecondFactorThrottle } from './second-factor-throttle';
 import { createSecondFactorRequirement } from './requirement';
+import { createSecurityEvents, type SecurityOrigin } from '../security-events';
+import type { SignInAudit } from '../attempt-throttle.service';
 
 export type SecondFactorInput = { method: 'totp' | 'recovery_code'; code: string };
 export type SecondFactorOutcome =
@@ -19,6 +22,7 @@ export function createMfa(deps: Deps) {
   const totp = createTotp(deps);
   const recoveryCodes = createRecoveryCodes(deps);
   const throttle = createSecondFactorThrottle(deps);
+  const events = createSecurityEvents(deps);
 
   return {
     totp,
@@ -42,30 +46,56 @@ export function createMfa(deps: Deps) {
       return { totp: status.enrolled, recoveryCodesLeft: left };
     },
 
-    /** Confirms a pending TOTP enrolment with its first code; answers the first recovery codes, to show once. */
-    async confirmTotp(userId: string, code: string): Promise<{ ok: true; recoveryCodes: string[] } | { ok: false }> {
+    /**
+     * Confirms a pending TOTP enrolment with its first code; answers the first recovery codes, to
+     * show once. With `origin`, mfa.enrolled commits with the recovery codes (the enrolment's end).
+     */
+    async confirmTotp(userId: string, code: string, origin?: SecurityOrigin): Promise<{ ok: true; recoveryCodes: string[] } | { ok: false }> {
       if (!(await totp.confirmEnrolment(userId, code))) return { ok: false };
-      return { ok: true, recoveryCodes: await recoveryCodes.regenerate(userId) };
+      const audited = origin && ((trx: Queryable) => events.record(trx, origin, 'mfa.enrolled', userId, { factor: 'totp' }));
+      return { ok: true, recoveryCodes: await recoveryCodes.regenerate(userId, audited) };
     },
 
-    /** Removes the authenticator app and the recovery codes that stood in for it. */
-    async removeTotp(userId: string): Promise<void> {
-      await totp.remove(userId);
-      await recoveryCodes.remove(userId);
+    /** New recovery codes replacing the old ones (account page); with `origin`, mfa.enrolled (factor recovery_codes) in the same transaction. */
+    regenerateRecoveryCodes(userId: string, origin?: SecurityOrigin): Promise<string[]> {
+      return recoveryCodes.regenerate(userId, origin && ((trx) => events.record(trx, origin, 'mfa.enrolled', userId, { factor: 'recovery_codes' })));
+    },
+
+    /**
+     * Removes the authenticator app and the recovery codes that stood in for it, in one transaction.
+     * With `origin` (the user on the account page), mfa.removed in it too; an admin reset records its own event.
+     */
+    async removeTotp(userId: string, origin?: SecurityOrigin): Promise<void> {
+      await deps.db.transaction(async (trx) => {
+        await mfa.deleteTotp(trx, userId);
+        await mfa.deleteRecoveryCodes(trx, userId);
+        if (origin) await events.record(trx, origin, 'mfa.removed', userId, { factor: 'totp' });
+      });
     },
 
     /**
      * Checks a second factor at sign-in, throttled per account and source like passwords. A TOTP
-     * code's step is used up; a recovery code is used up.
+     * code's step is used up; a recovery code is used up. With `audit`: mfa.used right after the
+     * code is used up (its own statement), or sign_in.failed (+ sign_in.locked_out) with the count.
      */
-    async verifySecondFactor(platformId: string, user: { id: string; email: string }, input: SecondFactorInput, source: string): Promise<SecondFactorOutcome> {
-      return throttle.attempt(platformId, user.email, source, async (): Promise<SecondFactorOutcome> => {
-        if (input.method === 'recovery_code') {
+    async verifySecondFactor(platformId: string, user: { id: string; email: string }, input: SecondFactorInput, source: string, audit?: SignInAudit): Promise<SecondFactorOutcome> {
+      const method = input.method;
+      const purpose = audit?.purpose ? { purpose: audit.purpose } : {};
+      let counted = false;
+      const outcome = await throttle.attempt(platformId, user.email, source, async (): Promise<SecondFactorOutcome> => {
+        if (method === 'recovery_code') {
           return (await recoveryCodes.use(user.id, input.code)) ? { ok: true, amr: 'otp' } : { ok: false, lockedSeconds: 0, reason: 'invalid' };
         }
         const check = await totp.verify(user.id, input.code);
         return check.ok ? { ok: true, amr: 'otp' } : { ok: false, lockedSeconds: 0, reason: check.reason };
-      });
+      }, audit && (async (trx, failure, lockedSeconds) => {
+        counted = true;
+        await events.record(trx, audit, 'sign_in.failed', user.id, { method, second_factor: true, reason: failure.ok ? 'invalid' : failure.reason ?? 'invalid', ...purpose });
+        if (lockedSeconds) await events.record(trx, audit, 'sign_in.locked_out', user.id, { method, second_factor: true, throttle: 'account_source', locked_seconds: lockedSeconds });
+      }));
+      if (audit && outcome.ok) await events.record(deps.db, audit, 'mfa.used', user.id, { factor: method, ...purpose });
+      else if (audit && !counted) await events.record(deps.db, audit, 'sign_in.failed', user.id, { method, second_factor: true, reason: 'locked', ...purpose });
+      return outcome;
     },
   };
 }

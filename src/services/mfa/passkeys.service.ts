@@ -3,6 +3,7 @@ import {
   generateAuthenticationOptions, generateRegistrationOptions, verifyAuthenticationResponse, verifyRegistrationResponse,
   type AuthenticationResponseJSON, type PublicKeyCredentialCreationOptionsJSON, type PublicKeyCredentialRequestOptionsJSON, type RegistrationResponseJSON,
 } from '@simplewebauthn/server';
+import type { Queryable } from '../../db';
 import type { Deps } from '../deps';
 import { newId } from '../../crypto/random';
 import { invalidRequest } from '../../errors';
@@ -10,6 +11,7 @@ import { isUuid } from '../../domain/ids';
 import { PASSKEY_NAME_MAX, passkeyAmr, type Passkey } from '../../domain/passkey';
 import * as credentials from '../../repositories/webauthn-credential.repository';
 import * as users from '../../repositories/user.repository';
+import { createSecurityEvents, type SecurityOrigin } from '../security-events';
 
 /** The WebAuthn relying party of this provider: BASE_URL's host and origin (DESIGN §15). */
 export interface RelyingParty {
@@ -54,6 +56,7 @@ function parseCredential<T>(json: string): T | undefined {
 /** Passkeys (DESIGN §15): register several per account, list, remove; sign in with one alone or after a password. */
 export function createPasskeys(deps: Deps) {
   const rp = relyingPartyOf(deps.config.baseUrl);
+  const events = createSecurityEvents(deps);
   const requireRp = () => {
     if (!rp.isAvailable) throw invalidRequest('Passkeys need a host name: BASE_URL is an IP address');
   };
@@ -84,8 +87,8 @@ export function createPasskeys(deps: Deps) {
       });
     },
 
-    /** Verifies the browser's answer to registrationOptions and stores the passkey under `name`. */
-    async register(platform: Tenant, user: Account, input: { name: string; credential: string; expectedChallenge: string }): Promise<RegisterResult> {
+    /** Verifies the browser's answer to registrationOptions and stores the passkey under `name`; with `origin`, mfa.enrolled in the same transaction. */
+    async register(platform: Tenant, user: Account, input: { name: string; credential: string; expectedChallenge: string }, origin?: SecurityOrigin): Promise<RegisterResult> {
       requireRp();
       const name = input.name.trim().replace(/\s+/g, ' ');
       if (!name) return { ok: false, message: 'Give the passkey a name.' };
@@ -115,7 +118,12 @@ export function createPasskeys(deps: Deps) {
         aaguid: info.aaguid,
       };
       const at = deps.now();
-      if (!(await credentials.insert(deps.db, passkey, at))) return { ok: false, message: 'This passkey is already registered.' };
+      const stored = await deps.db.transaction(async (trx) => {
+        if (!(await credentials.insert(trx, passkey, at))) return false;
+        if (origin) await events.record(trx, origin, 'mfa.enrolled', user.id, { factor: 'passkey', passkey_id: passkey.id, name });
+        return true;
+      });
+      if (!stored) return { ok: false, message: 'This passkey is already registered.' };
       return { ok: true, passkey: { ...passkey, createdAt: at, lastUsedAt: null } };
     },
 
@@ -137,16 +145,23 @@ export function createPasskeys(deps: Deps) {
     /**
      * Verifies a sign-in assertion: the credential must be registered on this platform (and be
      * `forUser`'s for a second factor); a passwordless sign-in needs user verification.
-     * The counter and last use are updated in the same transaction as the check.
+     * The counter and last use are updated in the same transaction as the check. With `origin`,
+     * the outcome is audited in that transaction: sign_in.succeeded (passwordless), mfa.used (a
+     * second factor) or sign_in.failed.
      */
-    async authenticate(platform: Tenant, input: { credential: string; expectedChallenge: string; forUser?: { id: string } }): Promise<AuthenticateResult> {
+    async authenticate(platform: Tenant, input: { credential: string; expectedChallenge: string; forUser?: { id: string } }, origin?: SecurityOrigin): Promise<AuthenticateResult> {
       requireRp();
+      const step = input.forUser ? { second_factor: true } : {};
+      const failed = async (q: Queryable, reason: string, subject: string | null, message: string): Promise<AuthenticateResult> => {
+        if (origin) await events.record(q, origin, 'sign_in.failed', subject, { method: 'passkey', reason, ...step });
+        return { ok: false, message };
+      };
       const response = parseCredential<AuthenticationResponseJSON>(input.credential);
-      if (!response) return { ok: false, message: FAILED };
+      if (!response) return failed(deps.db, 'malformed', input.forUser?.id ?? null, FAILED);
       const requireUserVerification = !input.forUser;
       return deps.db.transaction(async (trx) => {
         const passkey = await credentials.findByCredentialIdForUpdate(trx, platform.id, response.id);
-        if (!passkey || (input.forUser && passkey.userId !== input.forUser.id)) return { ok: false, message: 'This passkey is not registered for this account.' };
+        if (!passkey || (input.forUser && passkey.userId !== input.forUser.id)) return failed(trx, 'unknown_passkey', input.forUser?.id ?? null, 'This passkey is not registered for this account.');
         let verified;
         try {
           verified = await verifyAuthenticationResponse({
@@ -160,23 +175,33 @@ export function createPasskeys(deps: Deps) {
         } catch (err) {
           deps.logger.info({ err: (err as Error).message, passkey: passkey.id }, 'passkey sign-in refused');
           const uv = /user could not be verified/i.test((err as Error).message);
-          return { ok: false, message: uv ? 'Your device did not verify you (PIN or biometrics), which a sign-in with a passkey alone requires.' : FAILED };
+          return failed(trx, uv ? 'user_not_verified' : 'invalid', passkey.userId, uv ? 'Your device did not verify you (PIN or biometrics), which a sign-in with a passkey alone requires.' : FAILED);
         }
-        if (!verified.verified) return { ok: false, message: FAILED };
+        if (!verified.verified) return failed(trx, 'invalid', passkey.userId, FAILED);
         const row = await users.findById(trx, platform.id, passkey.userId);
-        if (!row) return { ok: false, message: FAILED };
+        if (!row) return failed(trx, 'unknown_user', null, FAILED);
         const { newCounter, userVerified, credentialBackedUp } = verified.authenticationInfo;
         await credentials.markUsed(trx, passkey.id, { counter: newCounter, isBackedUp: credentialBackedUp }, deps.now());
         const { passwordHash: _hash, ...user } = row;
-        return { ok: true, user, passkey, userVerified, amr: passkeyAmr(passkey, userVerified) } as const;
+        const amr = passkeyAmr(passkey, userVerified);
+        if (origin && input.forUser) await events.record(trx, origin, 'mfa.used', user.id, { factor: 'passkey', passkey_id: passkey.id, amr });
+        else if (origin) await events.record(trx, origin, 'sign_in.succeeded', user.id, { method: 'passkey', passkey_id: passkey.id, amr });
+        return { ok: true, user, passkey, userVerified, amr } as const;
       });
     },
 
     /** Removes every passkey of the user (admin user reset-mfa: a lost device); how many there were. */
     removeAll: (platformId: string, userId: string) => credentials.removeAllByUser(deps.db, platformId, userId),
 
-    /** Removes one of the user's passkeys; false when it was not theirs or already gone. */
-    remove: async (platformId: string, userId: string, passkeyId: string) => isUuid(passkeyId) && credentials.remove(deps.db, platformId, userId, passkeyId),
+    /** Removes one of the user's passkeys; false when it was not theirs or already gone. With `origin`, mfa.removed in the same transaction. */
+    async remove(platformId: string, userId: string, passkeyId: string, origin?: SecurityOrigin): Promise<boolean> {
+      if (!isUuid(passkeyId)) return false;
+      return deps.db.transaction(async (trx) => {
+        const removed = await credentials.remove(trx, platformId, userId, passkeyId);
+        if (removed && origin) await events.record(trx, origin, 'mfa.removed', userId, { factor: 'passkey', passkey_id: passkeyId });
+        return removed;
+      });
+    },
   };
 }
 

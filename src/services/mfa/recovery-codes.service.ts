@@ -3,6 +3,7 @@ import * as mfa from '../../repositories/mfa.repository';
 import { digest } from '../../crypto/digest';
 import { newId } from '../../crypto/random';
 import { formatRecoveryCode, normalizeRecoveryCode, RECOVERY_CODE_ALPHABET, RECOVERY_CODE_COUNT } from '../../domain/mfa';
+import type { Queryable } from '../../db';
 import type { Deps } from '../deps';
 
 /** One random code: 10 characters of a 31-letter alphabet (about 49 bits), uniform (randomInt). */
@@ -14,10 +15,13 @@ const newCode = () => Array.from({ length: 10 }, () => RECOVERY_CODE_ALPHABET[ra
  */
 export function createRecoveryCodes(deps: Deps) {
   return {
-    /** A fresh set replacing every earlier code; returns them formatted to show once. */
-    async regenerate(userId: string): Promise<string[]> {
+    /** A fresh set replacing every earlier code; returns them formatted to show once. `also` runs in the same transaction (the audit log). */
+    async regenerate(userId: string, also?: (trx: Queryable) => Promise<void>): Promise<string[]> {
       const codes = Array.from({ length: RECOVERY_CODE_COUNT }, newCode);
-      await deps.db.transaction((trx) => mfa.replaceRecoveryCodes(trx, userId, codes.map((c) => ({ id: newId(), codeHash: digest(c) })), deps.now()));
+      await deps.db.transaction(async (trx) => {
+        await mfa.replaceRecoveryCodes(trx, userId, codes.map((c) => ({ id: newId(), codeHash: digest(c) })), deps.now());
+        if (also) await also(trx);
+      });
       return codes.map(formatRecoveryCode);
     },
 

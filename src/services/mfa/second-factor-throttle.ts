@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import * as throttles from '../../repositories/attempt-throttle.repository';
 import { normalizeEmail } from '../../domain/user';
 import { afterAttempt, lockedSeconds, SIGN_IN_ACCOUNT_SOURCE } from '../attempt-throttle.service';
+import type { Queryable } from '../../db';
 import type { Deps } from '../deps';
 
 const hash = (s: string) => createHash('sha256').update(s).digest('base64url');
@@ -17,8 +18,14 @@ export function createSecondFactorThrottle(deps: Deps) {
   const sourceKey = (platformId: string, source: string) => `signin:source:${platformId}:${source}`;
 
   return {
-    /** Runs `check` unless locked; a failure counts and may start a lock, a success clears the key. */
-    async attempt<T extends { ok: boolean }>(platformId: string, email: string, source: string, check: () => Promise<T>): Promise<T | { ok: false; lockedSeconds: number }> {
+    /**
+     * Runs `check` unless locked; a failure counts and may start a lock, a success clears the key.
+     * `counted` runs in the counting transaction with the failure and the lock it started (0: none).
+     */
+    async attempt<T extends { ok: boolean }>(
+      platformId: string, email: string, source: string, check: () => Promise<T>,
+      counted?: (trx: Queryable, failure: T, lockedSeconds: number) => Promise<void>,
+    ): Promise<T | { ok: false; lockedSeconds: number }> {
       const key = accountKey(platformId, email, source);
       const now = deps.now();
       const locked = Math.max(0, ...(await throttles.findMany(deps.db, [key, sourceKey(platformId, source)])).map((r) => lockedSeconds(r, now)));
@@ -33,6 +40,7 @@ export function createSecondFactorThrottle(deps: Deps) {
         const rows = await throttles.findManyForUpdate(trx, [key], at);
         const next = afterAttempt(rows.get(key)!, at, SIGN_IN_ACCOUNT_SOURCE);
         await throttles.update(trx, next);
+        if (counted) await counted(trx, result, lockedSeconds(next, at)); // unlocked before the check: a lock now is this failure's
         return lockedSeconds(next, at);
       });
       if (lockedNow) {
