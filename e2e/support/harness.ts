@@ -28,13 +28,13 @@ export interface Harness {
  * The provider on a real port (BASE_URL = its own address), with a stand-in relying party at
  * /__rp/* on the same server, and one Chromium for the whole test file.
  */
-export async function startHarness(options: { hostName?: string } = {}): Promise<Harness> {
+export async function startHarness(options: { hostName?: string; env?: Record<string, string>; mailWorker?: boolean } = {}): Promise<Harness> {
   const server = http.createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   // hostName 'localhost' for passkeys: browsers refuse an IP address as WebAuthn RP id (DESIGN §15).
   const base = `http://${options.hostName ?? '127.0.0.1'}:${port}`;
-  const t = await buildTestApp({ BASE_URL: base });
+  const t = await buildTestApp({ ...options.env, BASE_URL: base }, undefined, { mailWorker: options.mailWorker });
   server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
     if (req.url?.startsWith('/__rp/')) {
       res.setHeader('content-type', 'text/plain');

@@ -1,0 +1,46 @@
+import { parseInput } from '../../services/admin/parse-input';
+import { Uuid } from '../../services/admin/schemas/common.schemas';
+import type { Operator } from '../../domain/operator';
+import type { CliCommand } from '../command-table';
+import { one } from '../flags';
+
+const presentOperator = (o: Operator) => ({
+  id: o.id,
+  email: o.email,
+  platform_guid: o.platformId,
+  totp_enrolled: o.hasTotp,
+  created_at: o.createdAt.toISOString(),
+  last_sign_in_at: o.lastSignInAt?.toISOString() ?? null,
+  disabled_at: o.disabledAt?.toISOString() ?? null,
+});
+
+/** Admin console operators (DESIGN §14): created here only; they sign in at /admin with the password and an authenticator app. */
+export const operatorCommands: CliCommand[] = [
+  {
+    group: 'operator', verb: 'create', usage: '--email E [--platform G] [--password P]', flags: ['email', 'platform', 'password'],
+    summary: 'Create a console operator: global, or limited to one platform.',
+    details: [
+      'Without --password a strong one is generated and printed once, as "password".',
+      'At the first sign-in at /admin the operator sets up an authenticator app (TOTP): a second factor is mandatory.',
+    ],
+    async run(s, flags, actor) {
+      const platform = one(flags, 'platform');
+      const { operator, password } = await s.operators.create(actor, {
+        email: one(flags, 'email', true),
+        platformId: platform === undefined ? null : parseInput(Uuid, platform),
+        password: one(flags, 'password'),
+      });
+      return { ...presentOperator(operator), ...(password ? { password } : {}) };
+    },
+  },
+  {
+    group: 'operator', verb: 'list', usage: '', flags: [],
+    summary: 'Every console operator (never a password or TOTP secret).',
+    run: async (s, _flags, actor) => ({ operators: (await s.operators.list(actor)).map(presentOperator) }),
+  },
+  {
+    group: 'operator', verb: 'disable', usage: '--email E', flags: ['email'],
+    summary: 'Disable an operator: no more sign-ins, and its console session ends at its next request.',
+    run: async (s, flags, actor) => presentOperator(await s.operators.disable(actor, one(flags, 'email', true))),
+  },
+];
