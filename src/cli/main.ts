@@ -6,13 +6,20 @@ import { createSealer } from '../crypto/seal';
 import { createServices } from '../services';
 import { createMetrics } from '../services/metrics';
 import { OAuthError } from '../errors';
-import { runCommand } from './commands';
+import { helpRequest, helpText, runCommand } from './commands';
 import { backupCommand, restoreCommand } from './database-commands';
 
-/** `npm run --silent admin -- …`: one JSON object on stdout; errors on stderr, exit 1. */
+/** `npm run --silent admin -- …`: one JSON object on stdout; errors on stderr, exit 1; `--help` at every level, exit 0. */
 async function main() {
   let database;
   try {
+    // Help never needs the database: it answers at once, even with the provider down or unconfigured.
+    const help = helpRequest(process.argv.slice(2));
+    if (help) {
+      process.stdout.write(`${helpText(help.words)}\n`);
+      process.exitCode = 0;
+      return;
+    }
     const config = withDevSecrets(loadConfig(process.env));
     database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: 2, statementTimeoutMs: config.dbStatementTimeoutMs, fromTemplate: process.argv[2] !== 'restore' });
     const argv = process.argv.slice(2);

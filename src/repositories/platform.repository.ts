@@ -31,9 +31,11 @@ export async function updateRateLimitOverrides(db: Queryable, id: string, overri
 
 /** Oldest first (keyset on created_at, id); `onlyId` for a platform-scoped caller. */
 export async function listPage(db: Queryable, opts: { after?: { at: string; id: string }; limit: number; onlyId?: string }): Promise<PlatformWithPolicy[]> {
-  const q = db('platforms').orderBy([{ column: 'created_at' }, { column: 'id' }]).limit(opts.limit);
+  // Milliseconds, as the cursor carries them: Postgres keeps microseconds, and a cursor cut to
+  // milliseconds would repeat a row created in the same millisecond after it.
+  const q = db('platforms').orderByRaw("date_trunc('milliseconds', created_at), id").limit(opts.limit);
   if (opts.onlyId) q.where({ id: opts.onlyId });
-  if (opts.after) q.whereRaw('(created_at, id) > (?, ?)', [opts.after.at, opts.after.id]);
+  if (opts.after) q.whereRaw("(date_trunc('milliseconds', created_at), id) > (?::timestamptz, ?)", [opts.after.at, opts.after.id]);
   return (await q).map(toPlatformWithPolicy);
 }
 

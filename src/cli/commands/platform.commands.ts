@@ -1,0 +1,71 @@
+import { invalidRequest } from '../../errors';
+import { isMfaPolicy, MFA_POLICIES } from '../../domain/mfa';
+import { RATE_LIMITED_ENDPOINTS } from '../../domain/platform';
+import { parseInput } from '../../services/admin/parse-input';
+import { PageQuery, PlatformParams } from '../../services/admin/schemas/common.schemas';
+import { PlatformCreate, PlatformUpdate, RateLimitParams, RateLimitSet } from '../../services/admin/schemas/platforms.schemas';
+import { presentPlatform, presentRateLimits } from '../../presenters/admin/platform.presenter';
+import type { CliCommand } from '../command-table';
+import { one, pageFlags } from '../flags';
+
+const platformOf = (flags: Parameters<CliCommand['run']>[1]) => parseInput(PlatformParams, { platform_guid: one(flags, 'platform', true) }).platform_guid;
+
+export const platformCommands: CliCommand[] = [
+  {
+    group: 'platform', verb: 'create', usage: '--name NAME', flags: ['name'],
+    summary: 'Create a platform with its first signing key.',
+    async run(s, flags, actor) {
+      const { platform, kid } = await s.admin.platforms.create(actor, parseInput(PlatformCreate, { name: one(flags, 'name', true) }));
+      return { ...presentPlatform(platform), kid };
+    },
+  },
+  {
+    group: 'platform', verb: 'list', usage: '[--limit N] [--cursor C]', flags: ['limit', 'cursor'],
+    summary: 'List platforms, oldest first (a page; next_cursor continues).',
+    async run(s, flags, actor) {
+      const page = await s.admin.platforms.list(actor, parseInput(PageQuery, pageFlags(flags)));
+      return { items: page.items.map(presentPlatform), next_cursor: page.nextCursor };
+    },
+  },
+  {
+    group: 'platform', verb: 'show', usage: '--platform G', flags: ['platform'],
+    summary: 'One platform: name, second-factor policy, rate-limit overrides.',
+    run: async (s, flags, actor) => presentPlatform(await s.admin.platforms.get(actor, platformOf(flags))),
+  },
+  {
+    group: 'platform', verb: 'update', usage: '--platform G [--name NAME] [--mfa off|optional|required]', flags: ['platform', 'name', 'mfa'],
+    summary: 'Rename a platform or set its second-factor policy.',
+    details: ['--mfa off: never asked; optional: asked of users who enrolled; required: every user enrols'],
+    async run(s, flags, actor) {
+      const body = parseInput(PlatformUpdate, { name: one(flags, 'name'), mfa: one(flags, 'mfa') });
+      return presentPlatform(await s.admin.platforms.update(actor, platformOf(flags), body));
+    },
+  },
+  {
+    group: 'platform', verb: 'mfa', usage: '--platform G --policy off|optional|required', flags: ['platform', 'policy'],
+    summary: 'Set the second-factor policy (the same as update --mfa).',
+    async run(s, flags, actor) {
+      const policy = one(flags, 'policy', true);
+      if (!isMfaPolicy(policy)) throw invalidRequest(`--policy must be one of ${MFA_POLICIES.join(', ')}`);
+      const platform = await s.admin.platforms.update(actor, platformOf(flags), { mfa: policy });
+      return { platform_guid: platform.id, mfa: platform.mfaPolicy };
+    },
+  },
+  {
+    group: 'platform', verb: 'rate-limits', usage: '--platform G', flags: ['platform'],
+    summary: 'Every rate-limited endpoint: the spec\'s limit, the override and the limit in force.',
+    run: async (s, flags, actor) => presentRateLimits(await s.admin.platforms.get(actor, platformOf(flags))),
+  },
+  {
+    group: 'platform', verb: 'rate-limit', usage: '--platform G --endpoint NAME --per-minute N|default', flags: ['platform', 'endpoint', 'per-minute'],
+    summary: 'Override one endpoint\'s limit (requests per minute), or go back to the spec\'s with "default".',
+    details: [`--endpoint one of ${RATE_LIMITED_ENDPOINTS.join(', ')}`],
+    async run(s, flags, actor) {
+      const { platform_guid, endpoint } = parseInput(RateLimitParams, { platform_guid: one(flags, 'platform', true), endpoint: one(flags, 'endpoint', true) });
+      const raw = one(flags, 'per-minute', true);
+      const perMinute = raw === 'default' ? null : parseInput(RateLimitSet, { per_minute: Number(raw) }).per_minute;
+      const platform = await s.admin.platforms.setRateLimit(actor, platform_guid, endpoint, perMinute);
+      return { platform_guid, rate_limits: platform.rateLimitOverrides };
+    },
+  },
+];
