@@ -90,6 +90,24 @@ describe('audit: sign_in.succeeded', () => {
 });
 
 describe('audit: sign_in.failed', () => {
+  it('another account\'s passkey on a sign-in pinned by login_hint: failed (other_account), not a sign-in', async () => {
+    const { p, c, u } = await tenant();
+    const pinned = await buildUser(t.services, p.id, { email: newEmail() });
+    const credential = await addPasskey(p, u);
+    const b = auditBrowser(t.app);
+    await b.get(`/oauth/authorize?${authorizeQuery(p, c, { login_hint: pinned.email })}`);
+    expect(b.pageTitle()).toBe('Sign in');
+    const options = await b.agent.post(/data-options="([^"]+)"/.exec(b.html)![1].replace(/&amp;/g, '&')).type('form')
+      .send({ _csrf: inputValue(b.html, '_csrf')!, restart: inputValue(b.html, 'restart')!.replace(/&amp;/g, '&') });
+    const step = await b.submit('/passkey', { credential: getAssertion(credential, options.body.options, BASE) });
+    expect(step.res.status).toBe(400);
+    expect(b.html).toContain(`This sign-in is for ${pinned.email}.`);
+    expect((await eventsOf(db(), step.requestId)).map((r) => r.kind)).toEqual(['sign_in.failed']);
+    expectUserEvent(await eventOf(db(), step.requestId, 'sign_in.failed'), {
+      kind: 'sign_in.failed', platformId: p.id, subject: u.id, clientId: c.id, requestId: step.requestId, details: { method: 'passkey', reason: 'other_account' },
+    }, []);
+  });
+
   it('a wrong password names the account (subject and actor) and the email, never the password tried', async () => {
     const { p, u } = await tenant();
     const b = auditBrowser(t.app);

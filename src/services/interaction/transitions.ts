@@ -194,9 +194,10 @@ export function createInteractionFlow(
      */
     async passkeySubmitted(ar: AuthorizationRequest, browser: BrowserAccounts, at: At<'signin'>, platform: Platform, form: { credential: string; expectedChallenge?: string }, ctx?: AuditContext): Promise<Step | Refused> {
       if (!form.expectedChallenge) return refuse(at, { status: 400, error: 'This passkey request has expired. Try again.' });
-      const result = await passkeys.authenticate(platform, { credential: form.credential, expectedChallenge: form.expectedChallenge }, originOf(ar, ctx));
+      // A pinned sign-in refuses another account's passkey inside s.passkeys, before a sign-in is recorded.
+      const onlyEmail = at.emailLocked ? at.email ?? '' : undefined;
+      const result = await passkeys.authenticate(platform, { credential: form.credential, expectedChallenge: form.expectedChallenge, onlyEmail }, originOf(ar, ctx));
       if (!result.ok) return refuse(at, { status: 400, error: result.message });
-      if (otherEmail(at, result.user.email)) return refuse(at, { status: 400, error: `This sign-in is for ${at.email}.` });
       return firstFactorVerified(ar, browser, result.user, result.amr);
     },
 

@@ -11,6 +11,7 @@ import { isUuid } from '../../domain/ids';
 import { PASSKEY_NAME_MAX, passkeyAmr, type Passkey } from '../../domain/passkey';
 import * as credentials from '../../repositories/webauthn-credential.repository';
 import * as users from '../../repositories/user.repository';
+import { normalizeEmail } from '../../domain/user';
 import { createSecurityEvents, type SecurityOrigin } from '../security-events';
 
 /** The WebAuthn relying party of this provider: BASE_URL's host and origin (DESIGN §15). */
@@ -144,12 +145,12 @@ export function createPasskeys(deps: Deps) {
 
     /**
      * Verifies a sign-in assertion: the credential must be registered on this platform (and be
-     * `forUser`'s for a second factor); a passwordless sign-in needs user verification.
+     * `forUser`'s for a second factor, `onlyEmail`'s for a pinned sign-in); a passwordless sign-in needs user verification.
      * The counter and last use are updated in the same transaction as the check. With `origin`,
      * the outcome is audited in that transaction: sign_in.succeeded (passwordless), mfa.used (a
      * second factor) or sign_in.failed.
      */
-    async authenticate(platform: Tenant, input: { credential: string; expectedChallenge: string; forUser?: { id: string } }, origin?: SecurityOrigin): Promise<AuthenticateResult> {
+    async authenticate(platform: Tenant, input: { credential: string; expectedChallenge: string; forUser?: { id: string }; onlyEmail?: string }, origin?: SecurityOrigin): Promise<AuthenticateResult> {
       requireRp();
       const step = input.forUser ? { second_factor: true } : {};
       const failed = async (q: Queryable, reason: string, subject: string | null, message: string): Promise<AuthenticateResult> => {
@@ -180,6 +181,8 @@ export function createPasskeys(deps: Deps) {
         if (!verified.verified) return failed(trx, 'invalid', passkey.userId, FAILED);
         const row = await users.findById(trx, platform.id, passkey.userId);
         if (!row) return failed(trx, 'unknown_user', null, FAILED);
+        // login_hint / id_token_hint / re-authentication: another account's passkey signs nobody in.
+        if (input.onlyEmail !== undefined && normalizeEmail(row.email) !== normalizeEmail(input.onlyEmail)) return failed(trx, 'other_account', row.id, `This sign-in is for ${input.onlyEmail}.`);
         const { newCounter, userVerified, credentialBackedUp } = verified.authenticationInfo;
         await credentials.markUsed(trx, passkey.id, { counter: newCounter, isBackedUp: credentialBackedUp }, deps.now());
         const { passwordHash: _hash, ...user } = row;
