@@ -3,7 +3,7 @@ import { buildTestApp, expectOAuthError } from '../helpers';
 import { buildClient, buildPlatform, buildUser, TEST_PASSWORD } from '../factories';
 import { authorizeQuery, basic, exchange, inputValue, signInThrough } from '../support/account-flows';
 import { createCredential, getAssertion } from '../support/soft-authenticator';
-import { totpAt } from '../support/totp';
+import { recoveryCodesOf, setupKeyOf, totpAt } from '../support/totp';
 import { AUDIT_APP_ENV, auditBrowser, CLIENT_IP, eventOf, eventsOf, expectUserEvent, USER_AGENT, type AuditBrowser } from './support';
 
 // The security events of signing in (DESIGN §14), each driven through the real pages and token
@@ -211,6 +211,42 @@ describe('audit: mfa.used', () => {
     expect(step.location ?? b.pageTitle()).not.toBe('Two-step verification');
     const row = await eventOf(db(), step.requestId, 'mfa.used');
     expectUserEvent(row, { kind: 'mfa.used', platformId: p.id, subject: u.id, clientId: c.id, requestId: step.requestId, details: { factor: 'recovery_code' } }, codes);
+  });
+});
+
+describe('audit: mfa.used on the account page', () => {
+  it('the account page\'s own sign-in: a code after the password, no client', async () => {
+    const { p, u } = await tenant();
+    const { secret } = await enrolTotp(u);
+    const b = auditBrowser(t.app);
+    await accountSignInPage(b, p);
+    await b.submit(`/account/signin?platform_guid=${p.id}`, { email: u.email, password: TEST_PASSWORD });
+    expect(b.pageTitle()).toBe('Two-step verification');
+    const code = totpAt(secret, now());
+    const step = await b.submit(`/account/second-factor?platform_guid=${p.id}`, { code });
+    expect(b.pageTitle()).toBe('Your account');
+    expectUserEvent(await eventOf(db(), step.requestId, 'mfa.used'), {
+      kind: 'mfa.used', platformId: p.id, subject: u.id, requestId: step.requestId, details: { factor: 'totp' },
+    }, [code, secret, TEST_PASSWORD]);
+  });
+});
+
+describe('audit: mfa.enrolled during sign-in', () => {
+  it('policy required: the authenticator app set up in the flow, with the client; never the secret, code or recovery codes', async () => {
+    const { p, c, u } = await tenant();
+    await t.services.mfa.setPolicy(p.id, 'required');
+    const b = auditBrowser(t.app);
+    await toSignIn(b, p, c);
+    await b.submit('/signin', { email: u.email, password: TEST_PASSWORD });
+    expect(b.pageTitle()).toBe('Set up authenticator app');
+    const secret = setupKeyOf(b.html);
+    const code = totpAt(secret, now());
+    const step = await b.submit('/totp-setup', { code });
+    expect(b.pageTitle()).toBe('Save your recovery codes');
+    const codes = recoveryCodesOf(b.html);
+    expectUserEvent(await eventOf(db(), step.requestId, 'mfa.enrolled'), {
+      kind: 'mfa.enrolled', platformId: p.id, subject: u.id, clientId: c.id, requestId: step.requestId, details: { factor: 'totp' },
+    }, [secret, code, ...codes]);
   });
 });
 
