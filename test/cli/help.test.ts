@@ -1,0 +1,47 @@
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { COMMANDS } from '../../src/cli/commands/index';
+import { helpRequest, helpText } from '../../src/cli/commands';
+
+const exec = promisify(execFile);
+/** No database at all: help must answer without one (DATABASE_URL points at a closed port, DATA_DIR nowhere). */
+const cli = (args: string[]) =>
+  exec(process.execPath, [require.resolve('tsx/cli'), path.resolve(__dirname, '../../src/cli/main.ts'), ...args], {
+    env: { ...process.env, NODE_ENV: 'test', DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none', DATA_DIR: '/nonexistent/latchkey' },
+  });
+
+describe('admin CLI --help', () => {
+  const groups = [...new Set(COMMANDS.map((c) => c.group))];
+
+  it('answers at the top level with every group, exit 0, without a database', async () => {
+    for (const args of [['--help'], ['-h'], ['help'], []]) {
+      const { stdout, stderr } = await cli(args);
+      expect(stderr).toBe('');
+      for (const g of groups) expect(stdout).toMatch(new RegExp(`^  ${g} `, 'm'));
+    }
+  });
+
+  it('answers for a group and for a verb as a process, exit 0', async () => {
+    expect((await cli(['user', '--help'])).stdout).toContain('admin user create');
+    expect((await cli(['platform', 'update', '--help'])).stdout).toMatch(/^Usage: admin platform update --platform G/);
+  });
+
+  it('has help for every group and every verb (the words the process reads)', () => {
+    for (const g of groups) {
+      const text = helpText(helpRequest([g, '--help'])!.words);
+      for (const c of COMMANDS.filter((x) => x.group === g)) expect(text).toContain(`admin ${g}${c.verb ? ` ${c.verb}` : ''}`);
+    }
+    for (const c of COMMANDS.filter((x) => x.verb)) {
+      const text = helpText(helpRequest([c.group, c.verb, '--help'])!.words);
+      expect(text.startsWith(`Usage: admin ${c.group} ${c.verb}`)).toBe(true);
+      expect(text).toContain(c.summary);
+    }
+  });
+
+  it('names an unknown command on stderr and exits 1', async () => {
+    const err = await cli(['frobnicate', '--help']).catch((e) => e);
+    expect(err.code).toBe(1);
+    expect(err.stderr).toBe('error: unknown command "frobnicate"; admin --help lists them\n');
+  });
+});
