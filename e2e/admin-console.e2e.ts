@@ -1,6 +1,6 @@
 // The admin console in real Chromium (issue 12 §4): an operator signs in (password, then the
 // authenticator app's set-up: QR code, "Setup key", "Code", "Verify"), and uses each screen —
-// Platforms, Rate limits, Mail, Audit log — by its visible labels; axe-core on each page, and
+// Platforms, Keys, Rate limits, Mail, Audit log — by its visible labels; axe-core on each page, and
 // screenshots. A platform-scoped operator sees its platform only.
 //   UPDATE_SCREENSHOTS=1 writes them to docs/screenshots/ (as e2e/screenshots.e2e.ts does).
 import fs from 'node:fs';
@@ -150,6 +150,7 @@ it('Platforms: lists the platforms and creates one', async () => {
   await clickAndLoad(page, page.getByRole('button', { name: 'Create platform' }));
   expect(await h1(page)).toBe('Acme Travel');
   expect(await flash(page)).toMatch(/Platform "Acme Travel" created/);
+  expect(await page.locator('.console-tabs a[aria-current="page"]').innerText()).toBe('Keys'); // a platform opens on its first screen
 
   await clickAndLoad(page, page.getByRole('link', { name: 'Platforms', exact: true }).first());
   const rows = page.locator('.console-table tbody tr');
@@ -157,6 +158,22 @@ it('Platforms: lists the platforms and creates one', async () => {
   expect(await rows.filter({ hasText: 'Globex Bank' }).count()).toBe(1);
   await expectAxeClean(page);
   await shoot(page, 'admin-platforms');
+});
+
+it('Keys: lists the signing keys and rotates', async () => {
+  await clickAndLoad(page, page.getByRole('link', { name: 'Acme Travel' }));
+  const rows = page.locator('.console-table tbody tr');
+  expect(await rows.count()).toBe(1);
+  const first = await rows.first().locator('code').innerText();
+  await clickAndLoad(page, page.getByRole('button', { name: 'Rotate key' }));
+  expect(await flash(page)).toMatch(/^New active key [0-9a-f-]{36}\./);
+  expect(await rows.count()).toBe(2);
+  expect(await rows.first().innerText()).toContain('active');
+  expect(await rows.nth(1).innerText()).toContain(first);
+  expect(await rows.nth(1).innerText()).toContain('retired, verifying');
+  await expectAxeClean(page);
+  await shoot(page, 'admin-keys');
+  await clickAndLoad(page, page.getByRole('link', { name: 'Platforms', exact: true }).first());
 });
 
 it('Rate limits: sets an override, refuses a bad value on the page, resets it', async () => {

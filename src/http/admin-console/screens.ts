@@ -7,6 +7,7 @@ import { issueCsrf, requireCsrf } from '../middleware/csrf';
 import type { RateLimits } from '../middleware/rate-limit';
 import { consoleSignInRouter } from '../routers/admin/console/sign-in.router';
 import { consolePlatformsRouter } from '../routers/admin/console/platforms.router';
+import { consoleKeysRouter } from '../routers/admin/console/keys.router';
 import { consoleRateLimitsRouter } from '../routers/admin/console/rate-limits.router';
 import { consoleMailRouter } from '../routers/admin/console/mail.router';
 import { consoleAuditRouter } from '../routers/admin/console/audit.router';
@@ -23,6 +24,7 @@ import { consoleSessionMiddleware } from './session';
 const SCREENS: Array<ConsoleNavEntry & { router: (s: Services) => Router }> = [
   { label: 'Platforms', section: 'global', path: '/platforms', router: consolePlatformsRouter },
   { label: 'Audit log', section: 'global', path: '/audit', router: consoleAuditRouter },
+  { label: 'Keys', section: 'platform', path: '/keys', router: consoleKeysRouter },
   { label: 'Rate limits', section: 'platform', path: '/rate-limits', router: consoleRateLimitsRouter },
   { label: 'Mail', section: 'platform', path: '/mail', router: consoleMailRouter },
 ];
