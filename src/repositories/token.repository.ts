@@ -112,6 +112,7 @@ export async function findAccessTokenWithUser(db: Queryable, jtiHash: string) {
   const row = await db('access_tokens as a')
     .join('users as u', 'u.id', 'a.user_id')
     .where({ 'a.jti_hash': jtiHash })
+    .whereNull('u.disabled_at') // a disabled user's tokens are accepted nowhere
     .select('u.*', db.raw('row_to_json(a.*) as access'))
     .first();
   if (!row) return undefined;

@@ -60,6 +60,7 @@ export async function setSessionsValidAfter(db: Queryable, platformId: string, u
 /** For each given user id that still exists: since when its sessions count (null: always). */
 export async function findSessionsValidAfter(db: Queryable, userIds: string[]): Promise<Map<string, Date | null>> {
   if (userIds.length === 0) return new Map();
-  const rows = await db('users').whereIn('id', userIds).select('id', 'sessions_valid_after');
+  // A disabled user counts as gone: every browser session of theirs ends.
+  const rows = await db('users').whereIn('id', userIds).whereNull('disabled_at').select('id', 'sessions_valid_after');
   return new Map(rows.map((r: { id: string; sessions_valid_after: Date | null }) => [r.id, r.sessions_valid_after]));
 }

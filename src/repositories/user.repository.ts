@@ -8,6 +8,8 @@ export { normalizeEmail } from '../domain/user';
 /** The stored user: the domain's User and the password hash, which stays in the repositories and the credential checks. */
 export interface UserRow extends User {
   passwordHash: string;
+  /** Set by an operator (admin user disable): no sign-in, no token accepted. */
+  disabledAt: Date | null;
 }
 
 export const toUser = (r: any): UserRow => ({
@@ -27,13 +29,14 @@ export const toUser = (r: any): UserRow => ({
   pictureUrl: r.picture_url,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
+  disabledAt: r.disabled_at ?? null,
 });
 
 /** A user row selected as row_to_json(users.*). */
-export const userFromJson = (json: Record<string, unknown>): UserRow => toUser(reviveTimestamps(json, ['created_at', 'updated_at']));
+export const userFromJson = (json: Record<string, unknown>): UserRow => toUser(reviveTimestamps(json, ['created_at', 'updated_at', 'disabled_at']));
 
 
-export type NewUser = Omit<UserRow, 'createdAt' | 'updatedAt' | 'middleName' | 'nickname' | 'address' | 'pictureUrl'> &
+export type NewUser = Omit<UserRow, 'createdAt' | 'updatedAt' | 'disabledAt' | 'middleName' | 'nickname' | 'address' | 'pictureUrl'> &
   Partial<Pick<UserRow, 'middleName' | 'nickname' | 'address' | 'pictureUrl'>>;
 
 /** Inserts unless the email is taken on the platform; undefined when it is. */

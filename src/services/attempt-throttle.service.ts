@@ -58,7 +58,7 @@ export function afterAttempt(prev: ThrottleRow, now: Date, p: ThrottlePolicy): T
 
 export type SignInOutcome = { ok: true; user: User } | { ok: false; lockedSeconds: number };
 /** What checking a password found: the user, or the account the email named (null: none). */
-export type CredentialCheck = { ok: true; user: User } | { ok: false; userId: string | null };
+export type CredentialCheck = { ok: true; user: User } | { ok: false; userId: string | null; disabled?: true };
 /** A sign-in to audit: where it comes from; `purpose` marks a password re-entered to confirm a change. */
 export type SignInAudit = SecurityOrigin & { purpose?: 'confirm' };
 export type SignUpOutcome = CreateUserResult | { ok: false; errors: []; lockedSeconds: number };
@@ -183,7 +183,7 @@ export function createAttemptThrottle(deps: Deps, checkCredentials: (platformId:
       }
       signIns.inc({ result: 'failure' });
       const lockedNow = await count([[account, SIGN_IN_ACCOUNT_SOURCE], [bySource, SIGN_IN_SOURCE]], audit && (async (trx, lockedKeys, seconds) => {
-        await events.record(trx, audit, 'sign_in.failed', check.userId, { method: 'pwd', reason: check.userId ? 'wrong_password' : 'unknown_email', email, ...purpose });
+        await events.record(trx, audit, 'sign_in.failed', check.userId, { method: 'pwd', reason: check.disabled ? 'disabled' : check.userId ? 'wrong_password' : 'unknown_email', email, ...purpose });
         if (lockedKeys.length) {
           const throttle = lockedKeys.includes(account) ? 'account_source' : 'source';
           await events.record(trx, audit, 'sign_in.locked_out', check.userId, { method: 'pwd', throttle, locked_seconds: seconds, email });

@@ -57,7 +57,7 @@ export function createServices(deps: Deps, notifications?: Notifications) {
   const masterKey = createMasterKey(deps);
   const operators = createOperators(deps, platforms, audit);
   const mailAdmin = createMailAdmin(deps, mailOutbox, audit);
-  const admin = createAdminServices(deps, { audit, platforms });
+  const admin = createAdminServices(deps, { audit, platforms, users, throttle, passwordReset: account.passwordReset });
   return { deps, audit, admin, masterKey, signingKeys, platforms, users, maintenance, clientAuth, grants, tokens, authorize, interaction, signInWithPassword, throttle, account, mailOutbox, logout, passkeys, mfa, operators, mailAdmin };
 }
 

@@ -2,6 +2,7 @@ import { newId } from '../crypto/random';
 import { hashPassword } from '../crypto/passwords';
 import * as users from '../repositories/user.repository';
 import type { User } from '../domain/user';
+import type { Queryable } from '../db';
 import type { Deps } from './deps';
 import {
   checkBirthdate, checkEmail, checkName, checkPassword, checkPreferredUsername, defaultPreferredUsername, normalizePhone, normalizePreferredUsername, type FieldError,
@@ -45,14 +46,15 @@ export function createUsers(deps: Deps) {
   }
 
   return {
-    async createUser(platformId: string, input: NewUserInput): Promise<CreateUserResult> {
+    /** `alsoInTransaction` (the admin API's audit event) commits with the new row, or neither does. */
+    async createUser(platformId: string, input: NewUserInput, alsoInTransaction?: (trx: Queryable, user: User) => Promise<void>): Promise<CreateUserResult> {
       const { errors, phone } = validate(input);
       if (errors.length) return { ok: false, errors };
       if (await users.findByEmail(deps.db, platformId, input.email)) {
         return emailTaken();
       }
       const passwordHash = await hashPassword(input.password, deps.config.argon2);
-      const user = await users.insertUnlessEmailTaken(deps.db, {
+      const insert = (q: Queryable) => users.insertUnlessEmailTaken(q, {
         id: newId(),
         platformId,
         email: input.email.trim(),
@@ -66,6 +68,13 @@ export function createUsers(deps: Deps) {
           ? defaultPreferredUsername(input.givenName, input.familyName)
           : normalizePreferredUsername(input.preferredUsername),
       });
+      const user = alsoInTransaction
+        ? await deps.db.transaction(async (trx) => {
+          const created = await insert(trx);
+          if (created) await alsoInTransaction(trx, created);
+          return created;
+        })
+        : await insert(deps.db);
       // A concurrent sign-up with the same email won the race.
       if (!user) return emailTaken();
       return { ok: true, user };

@@ -4,6 +4,7 @@ import * as userAccount from '../../repositories/user-account.repository';
 import * as users from '../../repositories/user.repository';
 import type { Platform } from '../../domain/platform';
 import type { User } from '../../domain/user';
+import type { Queryable } from '../../db';
 import type { Deps } from '../deps';
 import { checkPassword } from '../user-rules';
 import type { AccountMail } from './account-mail';
@@ -32,16 +33,22 @@ export function createPasswordReset(deps: Deps, mail: AccountMail) {
     const now = deps.now();
     if ((await throttleWait(deps.db, user.id, 'reset_password', THROTTLE, now)) > 0) return;
     await deps.db.transaction(async (trx) => {
-      // Only the newest link works.
-      await accountTokens.consumeAllForUser(trx, user.id, 'reset_password', now);
-      const token = await issueAccountToken(trx, user, 'reset_password', RESET_PASSWORD_TTL_SECONDS, now);
-      // In the same transaction: the link exists exactly when its mail will be sent (the outbox).
-      await mail.resetPassword(trx, platform, user, linkFor(platform.id, token), RESET_PASSWORD_TTL_SECONDS / 60);
+      await issueLink(trx, platform, user, now);
       if (origin) await events.record(trx, origin, 'password.reset_requested', user.id);
     });
   }
 
+  /** A new link (only the newest works) and its mail, in `trx`: the link exists exactly when its mail will be sent (the outbox). */
+  async function issueLink(trx: Queryable, platform: Platform, user: User, now: Date): Promise<void> {
+    await accountTokens.consumeAllForUser(trx, user.id, 'reset_password', now);
+    const token = await issueAccountToken(trx, user, 'reset_password', RESET_PASSWORD_TTL_SECONDS, now);
+    await mail.resetPassword(trx, platform, user, linkFor(platform.id, token), RESET_PASSWORD_TTL_SECONDS / 60);
+  }
+
   return {
+    /** An operator's "send a password reset mail" (admin users): in `trx`, without the request throttle. */
+    sendLinkIn: (trx: Queryable, platform: Platform, user: User) => issueLink(trx, platform, user, deps.now()),
+
     /**
      * Mails a reset link when the email has an account. Returns nothing either way and never
      * throws (a failure is logged): callers run it after answering, so that the answer cannot tell

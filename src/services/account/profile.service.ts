@@ -47,44 +47,47 @@ export function formatAddress(a: Address): string {
   return [a.street_address, cityLine, a.country ? countryName(a.country) : undefined].filter(Boolean).join('\n');
 }
 
+/** The account page's profile rules (also the admin API's user update): field errors, the phone in E.164, the address with `formatted`. */
+export function checkProfile(input: ProfileInput, user: User): { errors: FieldError[]; phone: string | null; address: Address | null } {
+  const errors: FieldError[] = [];
+  const push = (field: string, message: string | undefined) => message && errors.push({ field, message });
+  push('given_name', checkName(input.given_name, 'first name'));
+  push('family_name', checkName(input.family_name, 'last name'));
+  const limits: [keyof ProfileInput, number, string][] = [
+    ['middle_name', 100, 'Middle name'], ['nickname', 100, 'Nickname'],
+    ['street_address', 300, 'Street address'], ['locality', 100, 'City'], ['region', 100, 'State or region'], ['postal_code', 20, 'Postal code'],
+  ];
+  for (const [field, max, label] of limits) {
+    const v = input[field].trim();
+    if (v.length > max) push(field, `${label} must be at most ${max} characters`);
+    else if (field !== 'street_address' && CONTROL.test(v)) push(field, `${label} contains characters that are not allowed`);
+  }
+  // Required: the claim is always released with `profile`. A value stored before these rules
+  // existed (any string without spaces) stays acceptable while the user leaves it unchanged.
+  if (normalizePreferredUsername(input.preferred_username) !== user.preferredUsername) push('preferred_username', checkPreferredUsername(input.preferred_username));
+  let phone: string | null = null;
+  if (input.phone_number.trim()) {
+    const parsed = normalizePhone(input.phone_number);
+    if (parsed.ok) phone = parsed.e164;
+    else push('phone_number', parsed.message);
+  }
+  const country = input.country.trim().toUpperCase();
+  if (country && !isCountryCode(country)) push('country', 'Choose a country from the list (ISO 3166-1 alpha-2 code)');
+  const parts: Address = {
+    street_address: optional(input.street_address.replace(/\r\n/g, '\n')) ?? undefined,
+    locality: optional(input.locality) ?? undefined,
+    region: optional(input.region) ?? undefined,
+    postal_code: optional(input.postal_code) ?? undefined,
+    country: country || undefined,
+  };
+  const present = Object.fromEntries(Object.entries(parts).filter(([, v]) => v !== undefined)) as Address;
+  const address = Object.keys(present).length ? { formatted: formatAddress(present), ...present } : null;
+  return { errors, phone, address };
+}
+
 /** The profile claims a user edits on the account page (name parts, nickname, username, phone, address, picture). */
 export function createProfile(deps: Deps) {
-  function check(input: ProfileInput, user: User): { errors: FieldError[]; phone: string | null; address: Address | null } {
-    const errors: FieldError[] = [];
-    const push = (field: string, message: string | undefined) => message && errors.push({ field, message });
-    push('given_name', checkName(input.given_name, 'first name'));
-    push('family_name', checkName(input.family_name, 'last name'));
-    const limits: [keyof ProfileInput, number, string][] = [
-      ['middle_name', 100, 'Middle name'], ['nickname', 100, 'Nickname'],
-      ['street_address', 300, 'Street address'], ['locality', 100, 'City'], ['region', 100, 'State or region'], ['postal_code', 20, 'Postal code'],
-    ];
-    for (const [field, max, label] of limits) {
-      const v = input[field].trim();
-      if (v.length > max) push(field, `${label} must be at most ${max} characters`);
-      else if (field !== 'street_address' && CONTROL.test(v)) push(field, `${label} contains characters that are not allowed`);
-    }
-    // Required: the claim is always released with `profile`. A value stored before these rules
-    // existed (any string without spaces) stays acceptable while the user leaves it unchanged.
-    if (normalizePreferredUsername(input.preferred_username) !== user.preferredUsername) push('preferred_username', checkPreferredUsername(input.preferred_username));
-    let phone: string | null = null;
-    if (input.phone_number.trim()) {
-      const parsed = normalizePhone(input.phone_number);
-      if (parsed.ok) phone = parsed.e164;
-      else push('phone_number', parsed.message);
-    }
-    const country = input.country.trim().toUpperCase();
-    if (country && !isCountryCode(country)) push('country', 'Choose a country from the list (ISO 3166-1 alpha-2 code)');
-    const parts: Address = {
-      street_address: optional(input.street_address.replace(/\r\n/g, '\n')) ?? undefined,
-      locality: optional(input.locality) ?? undefined,
-      region: optional(input.region) ?? undefined,
-      postal_code: optional(input.postal_code) ?? undefined,
-      country: country || undefined,
-    };
-    const present = Object.fromEntries(Object.entries(parts).filter(([, v]) => v !== undefined)) as Address;
-    const address = Object.keys(present).length ? { formatted: formatAddress(present), ...present } : null;
-    return { errors, phone, address };
-  }
+  const check = checkProfile;
 
   return {
     /** Validates and saves the profile; updated_at moves only when a claim changed. */

@@ -3,9 +3,10 @@ import type { Audit } from '../audit.service';
 import type { Platforms } from '../platforms.service';
 import { createAdminTokens } from './admin-tokens.service';
 import { createPlatformsAdmin } from './platforms.admin';
+import { createUsersAdmin, type UsersAdminBase } from './users.admin';
 
 /** What the admin services build on: the base services they reuse. */
-export interface AdminBase {
+export interface AdminBase extends UsersAdminBase {
   audit: Audit;
   platforms: Platforms;
 }
@@ -19,6 +20,7 @@ export function createAdminServices(deps: Deps, base: AdminBase) {
   return {
     tokens: createAdminTokens(deps, base.platforms, base.audit),
     platforms: createPlatformsAdmin(deps, base.platforms, base.audit),
+    users: createUsersAdmin(deps, base),
   };
 }
 

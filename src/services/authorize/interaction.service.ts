@@ -26,6 +26,8 @@ export function createInteraction(deps: Deps) {
     const user = await users.findByEmail(deps.db, platformId, email);
     // Verify against a dummy hash for unknown emails, so timing does not tell them apart.
     const ok = await verifyPassword(user?.passwordHash ?? (await dummyPasswordHash(deps.config.argon2)), password);
+    // A disabled account (admin user disable) fails like a wrong password: the page says nothing more.
+    if (user && ok && user.disabledAt) return { ok: false, userId: user.id, disabled: true };
     return user && ok ? { ok: true, user } : { ok: false, userId: user?.id ?? null };
   }
 

@@ -181,6 +181,7 @@ export function createPasskeys(deps: Deps) {
         if (!verified.verified) return failed(trx, 'invalid', passkey.userId, FAILED);
         const row = await users.findById(trx, platform.id, passkey.userId);
         if (!row) return failed(trx, 'unknown_user', null, FAILED);
+        if (row.disabledAt) return failed(trx, 'disabled', row.id, FAILED); // admin user disable: the generic failure
         // login_hint / id_token_hint / re-authentication: another account's passkey signs nobody in.
         if (input.onlyEmail !== undefined && normalizeEmail(row.email) !== normalizeEmail(input.onlyEmail)) return failed(trx, 'other_account', row.id, `This sign-in is for ${input.onlyEmail}.`);
         const { newCounter, userVerified, credentialBackedUp } = verified.authenticationInfo;
