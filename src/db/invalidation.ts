@@ -14,3 +14,20 @@ export function onUserInvalidated(listener: Listener): () => void {
 export function invalidateUsers(userIds: Iterable<string>): void {
   for (const id of new Set(userIds)) for (const l of listeners) l(id);
 }
+
+/**
+ * The same for a platform's signing keys (rotated or retired): verified tokens cached on this
+ * instance may have been signed by a key that no longer verifies. Other instances learn it from
+ * the signing_keys trigger's NOTIFY (`keys:<platform id>`).
+ */
+type KeysListener = (platformId: string) => void;
+const keysListeners = new Set<KeysListener>();
+
+export function onSigningKeysChanged(listener: KeysListener): () => void {
+  keysListeners.add(listener);
+  return () => keysListeners.delete(listener);
+}
+
+export function signingKeysChanged(platformId: string): void {
+  for (const l of keysListeners) l(platformId);
+}

@@ -1,5 +1,5 @@
 import type { Notifications } from '../db/notifications';
-import { onUserInvalidated } from '../db/invalidation';
+import { onSigningKeysChanged, onUserInvalidated } from '../db/invalidation';
 import type { AccessTokenRecord } from '../repositories/token.repository';
 import type { User } from '../domain/user';
 
@@ -37,8 +37,13 @@ export function createAccessTokenCache(notifications: Notifications | undefined)
   }
 
   const unsubscribeLocal = onUserInvalidated(invalidateUser);
+  // A key retired (or rotated): tokens it signed may no longer verify. Rare enough to start over.
+  const unsubscribeKeys = onSigningKeysChanged(clear);
   notifications?.subscribe('latchkey_cache', {
-    onMessage: (payload) => payload.startsWith('user:') && invalidateUser(payload.slice(5)),
+    onMessage: (payload) => {
+      if (payload.startsWith('user:')) invalidateUser(payload.slice(5));
+      else if (payload.startsWith('keys:')) clear();
+    },
     onListening: (isListening) => {
       listening = isListening;
       clear();
@@ -68,7 +73,10 @@ export function createAccessTokenCache(notifications: Notifications | undefined)
       keysByUser.set(live.user.id, keys);
     },
 
-    dispose: unsubscribeLocal,
+    dispose: () => {
+      unsubscribeLocal();
+      unsubscribeKeys();
+    },
   };
 }
 

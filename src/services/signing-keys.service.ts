@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../db';
+import type { Notifications } from '../db/notifications';
+import { signingKeysChanged } from '../db/invalidation';
 import * as keys from '../repositories/signing-key.repository';
 import { newSigningKeyBytes } from '../crypto/random';
 import { importHs512Key } from '../crypto/jwt';
@@ -16,11 +18,17 @@ export interface SigningKey {
 const CACHE_SECONDS = 30;
 
 /**
- * Platform HS512 keys, unsealed once and cached briefly per platform. A stale cache is safe:
- * a key retired elsewhere still verifies until the tokens it signed have expired (DESIGN §5).
+ * Platform HS512 keys, unsealed once and cached briefly per platform. A rotated-out key still
+ * verifies until the tokens it signed have expired (DESIGN §5); an operator may retire it sooner
+ * (admin key retire), which every instance learns through NOTIFY (`keys:<platform id>`, raised by
+ * the signing_keys trigger) and drops its cached keys at once; the TTL bounds a missed notification.
  */
-export function createSigningKeys(deps: Deps) {
+export function createSigningKeys(deps: Deps, notifications?: Notifications) {
   const cache = createTtlCache<SigningKey[]>(deps.now, { ttlMs: CACHE_SECONDS * 1000 });
+  notifications?.subscribe('latchkey_cache', {
+    onMessage: (payload) => payload.startsWith('keys:') && cache.delete(payload.slice(5)),
+    onListening: () => {},
+  });
 
   async function load(platformId: string): Promise<SigningKey[]> {
     const retiredAfter = new Date(deps.now().getTime() - deps.config.accessTokenTtlSeconds * 1000);
@@ -61,6 +69,15 @@ export function createSigningKeys(deps: Deps) {
     /** A key by kid; reloads once on a miss so a rotation on another instance is seen at once. */
     async keyById(platformId: string, kid: string): Promise<SigningKey | undefined> {
       return (await usableKeys(platformId)).find((k) => k.kid === kid) ?? (await load(platformId)).find((k) => k.kid === kid);
+    },
+
+    /**
+     * After a committed key change: this instance reloads the platform's keys and drops verified
+     * tokens it cached (the access-token cache listens), at once rather than on the NOTIFY's arrival.
+     */
+    forget(platformId: string): void {
+      cache.delete(platformId);
+      signingKeysChanged(platformId);
     },
 
     /** Retires the active key and creates a new one; returns the new kid. Pass a transaction. */
