@@ -1,4 +1,5 @@
 import type { Queryable } from '../db';
+import { invalidateUsers } from '../db/invalidation';
 
 import type { Client } from '../domain/client';
 
@@ -15,11 +16,13 @@ const toClient = (r: any): ClientRow => ({
   postLogoutRedirectUris: r.post_logout_redirect_uris,
   allowedScopes: r.allowed_scopes,
   sealedSecret: r.sealed_secret,
+  previousSealedSecret: r.previous_sealed_secret ?? null,
+  previousSecretExpiresAt: r.previous_secret_expires_at ?? null,
   isResourceServer: r.is_resource_server,
   createdAt: r.created_at,
 });
 
-export async function insert(db: Queryable, c: Omit<ClientRow, 'createdAt'>): Promise<ClientRow> {
+export async function insert(db: Queryable, c: Omit<ClientRow, 'createdAt' | 'previousSealedSecret' | 'previousSecretExpiresAt'>): Promise<ClientRow> {
   const [row] = await db('clients')
     .insert({
       id: c.id,
@@ -44,4 +47,53 @@ export async function findById(db: Queryable, platformId: string, id: string): P
 export async function findFirstByPlatform(db: Queryable, platformId: string): Promise<ClientRow | undefined> {
   const row = await db('clients').where({ platform_id: platformId }).orderBy('created_at').first();
   return row && toClient(row);
+}
+
+/** A client's page of the admin list, oldest first (keyset on the millisecond creation time, then id). */
+export async function listPage(db: Queryable, platformId: string, page: { after?: { at: string; id: string }; limit: number }): Promise<ClientRow[]> {
+  const q = db('clients').where({ platform_id: platformId }).orderByRaw("date_trunc('milliseconds', created_at), id").limit(page.limit);
+  if (page.after) q.whereRaw("(date_trunc('milliseconds', created_at), id) > (?::timestamptz, ?)", [page.after.at, page.after.id]);
+  return (await q).map(toClient);
+}
+
+export interface ClientChanges {
+  name?: string;
+  type?: ClientRow['type'];
+  redirectUris?: string[];
+  postLogoutRedirectUris?: string[];
+  allowedScopes?: string[];
+  sealedSecret?: string | null;
+  previousSealedSecret?: string | null;
+  previousSecretExpiresAt?: Date | null;
+  isResourceServer?: boolean;
+}
+
+export async function update(db: Queryable, platformId: string, id: string, c: ClientChanges): Promise<ClientRow> {
+  const columns: Record<string, unknown> = {};
+  if (c.name !== undefined) columns.name = c.name;
+  if (c.type !== undefined) columns.type = c.type;
+  if (c.redirectUris !== undefined) columns.redirect_uris = c.redirectUris;
+  if (c.postLogoutRedirectUris !== undefined) columns.post_logout_redirect_uris = c.postLogoutRedirectUris;
+  if (c.allowedScopes !== undefined) columns.allowed_scopes = c.allowedScopes;
+  if (c.sealedSecret !== undefined) columns.sealed_secret = c.sealedSecret;
+  if (c.previousSealedSecret !== undefined) columns.previous_sealed_secret = c.previousSealedSecret;
+  if (c.previousSecretExpiresAt !== undefined) columns.previous_secret_expires_at = c.previousSecretExpiresAt;
+  if (c.isResourceServer !== undefined) columns.is_resource_server = c.isResourceServer;
+  const [row] = await db('clients').where({ platform_id: platformId, id }).update(columns).returning('*');
+  return toClient(row);
+}
+
+/**
+ * Deletes a client with everything issued to it: codes, access tokens, refresh-token families
+ * (their tokens cascade) and consents. Explicit rather than left to ON DELETE CASCADE, so the
+ * users whose cached access tokens die are known (this process drops them at once; others by NOTIFY).
+ */
+export async function deleteWithGrants(db: Queryable, platformId: string, id: string): Promise<{ accessTokens: number; refreshFamilies: number; consents: number; codes: number }> {
+  const access: { user_id: string }[] = await db('access_tokens').where({ client_id: id }).del().returning('user_id');
+  const refreshFamilies = await db('refresh_token_families').where({ client_id: id }).del();
+  const consents = await db('consents').where({ client_id: id }).del();
+  const codes = await db('authorization_codes').where({ client_id: id }).del();
+  await db('clients').where({ platform_id: platformId, id }).del();
+  invalidateUsers(access.map((r) => r.user_id));
+  return { accessTokens: access.length, refreshFamilies, consents, codes };
 }

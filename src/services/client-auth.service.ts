@@ -4,6 +4,7 @@ import { isUuid } from '../domain/ids';
 import * as clients from '../repositories/client.repository';
 import type { Client } from '../domain/client';
 import type { Platform } from '../domain/platform';
+import type { Notifications } from '../db/notifications';
 import type { Deps } from './deps';
 import type { Platforms } from './platforms.service';
 import { createTtlCache } from './ttl-cache';
@@ -36,18 +37,56 @@ export function parseBasicAuth(header: string): { id: string; secret: string } |
 
 const CLIENT_CACHE_MS = 60_000;
 
-export function createClientAuth(deps: Deps, platforms: Platforms) {
-  // Clients and their secrets are immutable once registered; a short cache spares a query and an unseal per request.
-  const cache = createTtlCache<{ client: Client; secret: string | null }>(deps.now, { ttlMs: CLIENT_CACHE_MS });
+interface CachedClient {
+  client: Client;
+  secret: string | null;
+  /** After a rotation, the secret before it, accepted until `previousUntil`. */
+  previous: string | null;
+  previousUntil: Date | null;
+}
+
+export function createClientAuth(deps: Deps, platforms: Platforms, notifications?: Notifications) {
+  // A short cache spares a query and an unseal per request. An admin change (update, rotation,
+  // deletion) calls forget() here, and other instances hear of it by NOTIFY (clients_changed).
+  let cache = createTtlCache<CachedClient>(deps.now, { ttlMs: CLIENT_CACHE_MS });
+  const byClientId = new Map<string, Set<string>>(); // client id → its cache keys
+  function forget(clientId: string) {
+    for (const key of byClientId.get(clientId) ?? []) cache.delete(key);
+    byClientId.delete(clientId);
+    platforms.forgetClient(clientId);
+  }
+  notifications?.subscribe('latchkey_cache', {
+    onMessage: (payload) => payload.startsWith('client:') && forget(payload.slice(7)),
+    // Notifications may have been missed: start over.
+    onListening: () => {
+      cache = createTtlCache<CachedClient>(deps.now, { ttlMs: CLIENT_CACHE_MS });
+      byClientId.clear();
+    },
+  });
+
   async function findClient(platformId: string, id: string) {
     const key = `${platformId}:${id}`;
     const hit = cache.get(key);
     if (hit) return hit.value;
     const client = await clients.findById(deps.db, platformId, id);
     if (!client) return undefined; // not cached: a client registered a moment later is found at once
-    const entry = { client, secret: platforms.clientSecret(client) };
+    const previous = client.previousSealedSecret ? deps.sealer.unseal(client.previousSealedSecret).toString('utf8') : null;
+    const entry = { client, secret: platforms.clientSecret(client), previous, previousUntil: client.previousSecretExpiresAt };
     cache.set(key, entry);
+    if (byClientId.size > 10_000) byClientId.clear();
+    byClientId.set(id, (byClientId.get(id) ?? new Set()).add(key));
     return entry;
+  }
+
+  /**
+   * The presented secret against the current one and, during a rotation's overlap, the previous
+   * one: both compared in constant time, always both, so the time taken tells nothing of which matched.
+   */
+  function secretMatches(found: CachedClient, presented: string): boolean {
+    const current = found.secret !== null && safeEqual(found.secret, presented);
+    const previousLive = found.previous !== null && found.previousUntil !== null && found.previousUntil.getTime() > deps.now().getTime();
+    const previous = safeEqual(found.previous ?? found.secret ?? '', presented) && previousLive;
+    return current || previous;
   }
 
   /** Decides the client and its method from the request. Throws invalid_request / invalid_client. */
@@ -81,11 +120,11 @@ export function createClientAuth(deps: Deps, platforms: Platforms) {
       return { client, method };
     }
     if (method === 'none') throw invalidClient(false, 'A confidential client must authenticate with its secret');
-    if (!found.secret || !safeEqual(found.secret, secret ?? '')) throw invalidClient(isBasic);
+    if (!found.secret || !secretMatches(found, secret ?? '')) throw invalidClient(isBasic);
     return { client, method };
   }
 
-  return { authenticate };
+  return { authenticate, forget };
 }
 
 export type ClientAuth = ReturnType<typeof createClientAuth>;

@@ -34,7 +34,7 @@ export function createServices(deps: Deps, notifications?: Notifications) {
   const platforms = createPlatforms(deps, signingKeys);
   const users = createUsers(deps);
   const maintenance = createMaintenance(deps);
-  const clientAuth = createClientAuth(deps, platforms);
+  const clientAuth = createClientAuth(deps, platforms, notifications);
   const issueTokens = createTokenIssuer(deps, platforms);
   const grants = {
     exchangeAuthorizationCode: createAuthorizationCodeGrant(deps, signingKeys, issueTokens),
@@ -57,7 +57,7 @@ export function createServices(deps: Deps, notifications?: Notifications) {
   const masterKey = createMasterKey(deps);
   const operators = createOperators(deps, platforms, audit);
   const mailAdmin = createMailAdmin(deps, mailOutbox, audit);
-  const admin = createAdminServices(deps, { audit, platforms, users, throttle, passwordReset: account.passwordReset });
+  const admin = createAdminServices(deps, { audit, platforms, clientAuth, users, throttle, passwordReset: account.passwordReset });
   return { deps, audit, admin, masterKey, signingKeys, platforms, users, maintenance, clientAuth, grants, tokens, authorize, interaction, signInWithPassword, throttle, account, mailOutbox, logout, passkeys, mfa, operators, mailAdmin };
 }
 

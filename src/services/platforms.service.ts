@@ -29,7 +29,7 @@ export const PLATFORM_CACHE_MS = 30_000;
 
 /** Platforms, their clients and keys: the operator's side (admin CLI, demo seed, tests). */
 export function createPlatforms(deps: Deps, signingKeys: SigningKeys) {
-  const clientKeys = new Map<string, Promise<CryptoKey>>(); // a client's secret never changes
+  const clientKeys = new Map<string, { sealed: string; key: Promise<CryptoKey> }>(); // per client: the key of its current secret
   const known = createTtlCache<Platform | undefined>(deps.now, { ttlMs: PLATFORM_CACHE_MS });
   return {
     /** A platform with its first active signing key. */
@@ -61,31 +61,22 @@ export function createPlatforms(deps: Deps, signingKeys: SigningKeys) {
     },
 
     /** Registers a client; confidential ones get a 64-octet secret, returned once and stored sealed. */
-    async createClient(platformId: string, input: NewClientInput): Promise<{ client: Client; secret: string | null }> {
-      await this.requirePlatform(platformId);
-      if (!input.name.trim()) throw invalidRequest('client name must not be empty');
-      if (input.type !== 'confidential' && input.type !== 'public') throw invalidRequest('client type must be "confidential" or "public"');
-      if (input.redirectUris.length === 0) throw invalidRequest('at least one redirect URI is required');
-      input.redirectUris.forEach(checkRedirectUri);
-      (input.postLogoutRedirectUris ?? []).forEach(checkRedirectUri);
-      const scopes = parseScope(input.scopes);
-      const unknown = scopes.filter((s) => !isSupportedScope(s));
-      if (unknown.length) throw invalidRequest(`unknown scope "${unknown[0]}" (supported: ${SUPPORTED_SCOPES.join(' ')})`);
-      if (!scopes.includes('openid')) throw invalidRequest('scopes must include openid');
-      if (input.isResourceServer && input.type !== 'confidential') throw invalidRequest('a resource server must be a confidential client (introspection needs a secret)');
-      const secret = input.type === 'confidential' ? newClientSecret() : null;
-      const client = await clients.insert(deps.db, {
+    async createClient(platformId: string, input: NewClientInput, q: Queryable = deps.db): Promise<{ client: Client; secret: string | null }> {
+      if (!(isUuid(platformId) && (await platforms.findById(q, platformId)))) throw invalidRequest(`unknown platform "${platformId}"`);
+      const checked = checkClientInput(input);
+      const secret = checked.type === 'confidential' ? newClientSecret() : null;
+      const client = await clients.insert(q, {
         id: newId(),
         platformId,
-        name: input.name.trim(),
-        type: input.type,
-        redirectUris: [...new Set(input.redirectUris)],
-        postLogoutRedirectUris: [...new Set(input.postLogoutRedirectUris ?? [])],
-        allowedScopes: SUPPORTED_SCOPES.filter((s) => scopes.includes(s)),
+        ...checked,
         sealedSecret: secret ? deps.sealer.seal(secret) : null,
-        isResourceServer: input.isResourceServer ?? false,
       });
       return { client, secret };
+    },
+
+    /** Drops the cached ID-token key of a client whose secret changed or that was deleted. */
+    forgetClient(id: string) {
+      clientKeys.delete(id);
     },
 
     async rotateKey(platformId: string): Promise<string> {
@@ -108,12 +99,12 @@ export function createPlatforms(deps: Deps, signingKeys: SigningKeys) {
     /** OIDC Core 10.1: the HS512 key of a confidential client's ID tokens is its secret's UTF-8 octets. */
     clientIdTokenKey(client: Client): Promise<CryptoKey> | undefined {
       if (!client.sealedSecret) return undefined;
-      let key = clientKeys.get(client.id);
-      if (!key) {
-        key = importHs512Key(new TextEncoder().encode(this.clientSecret(client)!));
-        if (clientKeys.size > 10_000) clientKeys.clear();
-        clientKeys.set(client.id, key);
-      }
+      // Keyed by id, checked against the sealed secret: a rotated secret never signs with the old key.
+      const cached = clientKeys.get(client.id);
+      if (cached?.sealed === client.sealedSecret) return cached.key;
+      const key = importHs512Key(new TextEncoder().encode(this.clientSecret(client)!));
+      if (clientKeys.size > 10_000) clientKeys.clear();
+      clientKeys.set(client.id, { sealed: client.sealedSecret, key });
       return key;
     },
 
@@ -121,6 +112,32 @@ export function createPlatforms(deps: Deps, signingKeys: SigningKeys) {
     clientSecret(client: Client): string | null {
       return client.sealedSecret ? deps.sealer.unseal(client.sealedSecret).toString('utf8') : null;
     },
+  };
+}
+
+/**
+ * The rules of a client's registration, for creation and for an admin update alike: a name, a
+ * known type, at least one redirect URI (each as checkRedirectUri allows), supported scopes
+ * including openid, and a resource server only if confidential. Returns the stored form.
+ */
+export function checkClientInput(input: NewClientInput) {
+  if (!input.name.trim()) throw invalidRequest('client name must not be empty');
+  if (input.type !== 'confidential' && input.type !== 'public') throw invalidRequest('client type must be "confidential" or "public"');
+  if (input.redirectUris.length === 0) throw invalidRequest('at least one redirect URI is required');
+  input.redirectUris.forEach(checkRedirectUri);
+  (input.postLogoutRedirectUris ?? []).forEach(checkRedirectUri);
+  const scopes = parseScope(input.scopes);
+  const unknown = scopes.filter((s) => !isSupportedScope(s));
+  if (unknown.length) throw invalidRequest(`unknown scope "${unknown[0]}" (supported: ${SUPPORTED_SCOPES.join(' ')})`);
+  if (!scopes.includes('openid')) throw invalidRequest('scopes must include openid');
+  if (input.isResourceServer && input.type !== 'confidential') throw invalidRequest('a resource server must be a confidential client (introspection needs a secret)');
+  return {
+    name: input.name.trim(),
+    type: input.type,
+    redirectUris: [...new Set(input.redirectUris)],
+    postLogoutRedirectUris: [...new Set(input.postLogoutRedirectUris ?? [])],
+    allowedScopes: SUPPORTED_SCOPES.filter((s) => scopes.includes(s)),
+    isResourceServer: input.isResourceServer ?? false,
   };
 }
 

@@ -1,7 +1,24 @@
 import { invalidRequest } from '../../errors';
-import type { ClientType } from '../../domain/client';
+import { parseInput } from '../../services/admin/parse-input';
+import { PageQuery } from '../../services/admin/schemas/common.schemas';
+import { ClientCreate, ClientParams, ClientSecretRotate, ClientUpdate } from '../../services/admin/schemas/clients.schemas';
+import { presentClient } from '../../presenters/admin/client.presenter';
 import type { CliCommand } from '../command-table';
-import { many, one } from '../flags';
+import { type Flags, many, one, pageFlags, switchFlag } from '../flags';
+
+const platformOf = (flags: Flags) => parseInput(ClientParams.pick({ platform_guid: true }), { platform_guid: one(flags, 'platform', true) }).platform_guid;
+const clientOf = (flags: Flags) => parseInput(ClientParams, { platform_guid: one(flags, 'platform', true), client_id: one(flags, 'client', true) });
+
+/** A repeatable URI flag: absent → unchanged; given → the new list. */
+const urisIfGiven = (flags: Flags, name: string) => (flags.has(name) ? many(flags, name) : undefined);
+
+/** `--NAME` / `--no-NAME` → true / false; neither → undefined; both → an error. */
+function onOff(flags: Flags, name: string): boolean | undefined {
+  const on = switchFlag(flags, name);
+  const off = switchFlag(flags, `no-${name}`);
+  if (on && off) throw invalidRequest(`give --${name} or --no-${name}, not both`);
+  return on ? true : off ? false : undefined;
+}
 
 export const clientCommands: CliCommand[] = [
   {
@@ -10,28 +27,88 @@ export const clientCommands: CliCommand[] = [
     flags: ['platform', 'name', 'type', 'redirect-uri', 'scopes', 'post-logout-redirect-uri', 'resource-server'],
     summary: 'Register a client; a confidential one gets its secret, shown once.',
     details: ['--resource-server: confidential only: may introspect other clients\' tokens'],
-    async run(s, flags) {
-      const resourceServer = flags.get('resource-server');
-      if (resourceServer && (resourceServer.length > 1 || resourceServer[0] !== true)) throw invalidRequest('--resource-server takes no value');
-      const { client, secret } = await s.platforms.createClient(one(flags, 'platform', true), {
+    async run(s, flags, actor) {
+      const platformId = platformOf(flags);
+      const body = parseInput(ClientCreate, {
         name: one(flags, 'name', true),
-        type: one(flags, 'type', true) as ClientType,
-        redirectUris: many(flags, 'redirect-uri'),
-        postLogoutRedirectUris: many(flags, 'post-logout-redirect-uri'),
+        type: one(flags, 'type', true),
+        redirect_uris: many(flags, 'redirect-uri'),
+        post_logout_redirect_uris: many(flags, 'post-logout-redirect-uri'),
         scopes: one(flags, 'scopes', true),
-        isResourceServer: Boolean(resourceServer),
+        is_resource_server: switchFlag(flags, 'resource-server'),
       });
-      return {
-        client_id: client.id,
-        client_secret: secret,
-        platform_guid: client.platformId,
-        name: client.name,
-        type: client.type,
-        redirect_uris: client.redirectUris,
-        post_logout_redirect_uris: client.postLogoutRedirectUris,
-        scopes: client.allowedScopes.join(' '),
-        is_resource_server: client.isResourceServer,
-      };
+      const { client, secret } = await s.admin.clients.create(actor, platformId, body);
+      return { ...presentClient(client), client_secret: secret };
+    },
+  },
+  {
+    group: 'client', verb: 'list', usage: '--platform G [--limit N] [--cursor C]', flags: ['platform', 'limit', 'cursor'],
+    summary: 'List a platform\'s clients, oldest first (a page; next_cursor continues). Secrets are never shown.',
+    async run(s, flags, actor) {
+      const page = await s.admin.clients.list(actor, platformOf(flags), parseInput(PageQuery, pageFlags(flags)));
+      return { items: page.items.map(presentClient), next_cursor: page.nextCursor };
+    },
+  },
+  {
+    group: 'client', verb: 'show', usage: '--platform G --client ID', flags: ['platform', 'client'],
+    summary: 'One client: type, URIs, scopes, resource-server flag, secret overlap (never the secret).',
+    async run(s, flags, actor) {
+      const { platform_guid, client_id } = clientOf(flags);
+      return presentClient(await s.admin.clients.get(actor, platform_guid, client_id));
+    },
+  },
+  {
+    group: 'client', verb: 'update',
+    usage: '--platform G --client ID [--name NAME] [--type confidential|public] [--redirect-uri URI ...] [--post-logout-redirect-uri URI ... | --no-post-logout-redirect-uris] [--scopes "openid ..."] [--resource-server | --no-resource-server]',
+    flags: ['platform', 'client', 'name', 'type', 'redirect-uri', 'post-logout-redirect-uri', 'no-post-logout-redirect-uris', 'scopes', 'resource-server', 'no-resource-server'],
+    summary: 'Change a client; the rules of create apply to the client as changed.',
+    details: [
+      '--redirect-uri / --post-logout-redirect-uri: the given list replaces the registered one',
+      '--no-post-logout-redirect-uris: removes every post-logout redirect URI',
+      '--type confidential (from public): a secret is issued, shown once; --type public drops the secret',
+      '--resource-server / --no-resource-server: may (not) introspect other clients\' tokens; confidential only',
+    ],
+    async run(s, flags, actor) {
+      const { platform_guid, client_id } = clientOf(flags);
+      const clearLogout = switchFlag(flags, 'no-post-logout-redirect-uris');
+      const logoutUris = urisIfGiven(flags, 'post-logout-redirect-uri');
+      if (clearLogout && logoutUris) throw invalidRequest('give --post-logout-redirect-uri or --no-post-logout-redirect-uris, not both');
+      const body = parseInput(ClientUpdate, withoutUndefined({
+        name: one(flags, 'name'),
+        type: one(flags, 'type'),
+        redirect_uris: urisIfGiven(flags, 'redirect-uri'),
+        post_logout_redirect_uris: clearLogout ? [] : logoutUris,
+        scopes: one(flags, 'scopes'),
+        is_resource_server: onOff(flags, 'resource-server'),
+      }));
+      const { client, secret } = await s.admin.clients.update(actor, platform_guid, client_id, body);
+      return secret ? { ...presentClient(client), client_secret: secret } : presentClient(client);
+    },
+  },
+  {
+    group: 'client', verb: 'rotate-secret', usage: '--platform G --client ID [--overlap-seconds N]', flags: ['platform', 'client', 'overlap-seconds'],
+    summary: 'A new secret, shown once; the previous one keeps working for the overlap.',
+    details: ['--overlap-seconds N: how long the previous secret still works (default CLIENT_SECRET_OVERLAP_SECONDS, 86400; 0: it stops now; at most 2592000)'],
+    async run(s, flags, actor) {
+      const { platform_guid, client_id } = clientOf(flags);
+      const raw = one(flags, 'overlap-seconds');
+      const body = parseInput(ClientSecretRotate, raw === undefined ? {} : { overlap_seconds: raw.trim() === '' ? NaN : Number(raw) });
+      const { client, secret } = await s.admin.clients.rotateSecret(actor, platform_guid, client_id, body);
+      return { ...presentClient(client), client_secret: secret };
+    },
+  },
+  {
+    group: 'client', verb: 'delete', usage: '--platform G --client ID', flags: ['platform', 'client'],
+    summary: 'Delete a client with its codes, tokens, refresh tokens and consents.',
+    async run(s, flags, actor) {
+      const { platform_guid, client_id } = clientOf(flags);
+      await s.admin.clients.delete(actor, platform_guid, client_id);
+      return { deleted: true, platform_guid, client_id };
     },
   },
 ];
+
+/** Only the flags given: an update with none is refused by the schema ("give at least one field"). */
+function withoutUndefined<T extends object>(o: T): T {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
+}

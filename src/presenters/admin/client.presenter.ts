@@ -1,0 +1,19 @@
+import type { z } from 'zod';
+import type { Client as ClientShape } from '../../services/admin/schemas/clients.schemas';
+import type { Client } from '../../domain/client';
+
+/** A client as the admin API shows it: never its secret (that leaves only where a schema adds client_secret). */
+export function presentClient(c: Client): z.infer<typeof ClientShape> {
+  return {
+    client_id: c.id,
+    platform_guid: c.platformId,
+    name: c.name,
+    type: c.type,
+    redirect_uris: c.redirectUris,
+    post_logout_redirect_uris: c.postLogoutRedirectUris,
+    scopes: c.allowedScopes.join(' '),
+    is_resource_server: c.isResourceServer,
+    previous_secret_expires_at: c.previousSecretExpiresAt ? c.previousSecretExpiresAt.toISOString() : null,
+    created_at: c.createdAt.toISOString(),
+  };
+}

@@ -1,0 +1,163 @@
+import type { z } from 'zod';
+import type { AdminActor } from '../../domain/admin';
+import type { Client } from '../../domain/client';
+import { isUuid } from '../../domain/ids';
+import { OAuthError } from '../../errors';
+import { newClientSecret } from '../../crypto/random';
+import * as clients from '../../repositories/client.repository';
+import type { Deps } from '../deps';
+import type { Audit } from '../audit.service';
+import type { ClientAuth } from '../client-auth.service';
+import { checkClientInput, type Platforms } from '../platforms.service';
+import { assertPlatformAccess } from './access';
+import { decodeCursor, toPage } from './cursor';
+import type { PlatformsAdmin } from './platforms.admin';
+import type { ClientCreate, ClientSecretRotate, ClientUpdate } from './schemas/clients.schemas';
+
+const unknownClient = (id: string) => new OAuthError('not_found', `unknown client "${id}"`);
+
+/**
+ * A platform's clients as operators manage them (API, CLI). Secrets leave only at creation, at a
+ * rotation and when an update makes a client confidential; every change is audited in its
+ * transaction and drops the cached client (this instance at once, others by NOTIFY).
+ */
+export function createClientsAdmin(deps: Deps, base: Platforms, clientAuth: ClientAuth, platformsAdmin: PlatformsAdmin, audit: Audit) {
+  /** The client of a platform the actor may see; else not_found. */
+  async function get(actor: AdminActor, platformId: string, id: string): Promise<Client> {
+    await platformsAdmin.get(actor, platformId);
+    const client = isUuid(id) ? await clients.findById(deps.db, platformId, id) : undefined;
+    if (!client) throw unknownClient(id);
+    return client;
+  }
+
+  return {
+    get,
+
+    async list(actor: AdminActor, platformId: string, page: { limit: number; cursor?: string }) {
+      await platformsAdmin.get(actor, platformId);
+      const rows = await clients.listPage(deps.db, platformId, { after: decodeCursor(page.cursor), limit: page.limit + 1 });
+      return toPage(rows, page.limit, (c) => ({ at: c.createdAt, id: c.id }));
+    },
+
+    async create(actor: AdminActor, platformId: string, input: z.infer<typeof ClientCreate>) {
+      await platformsAdmin.get(actor, platformId);
+      return deps.db.transaction(async (trx) => {
+        const created = await base.createClient(platformId, toNewClient(input), trx);
+        const c = created.client;
+        await audit.record(trx, actor, {
+          kind: 'client.created',
+          platformId,
+          clientId: c.id,
+          details: { name: c.name, type: c.type, redirect_uris: c.redirectUris, post_logout_redirect_uris: c.postLogoutRedirectUris, scopes: c.allowedScopes.join(' '), is_resource_server: c.isResourceServer },
+        });
+        return created;
+      });
+    },
+
+    /** The same rules as creation over the client as it would be; returns the new secret when it became confidential. */
+    async update(actor: AdminActor, platformId: string, id: string, input: z.infer<typeof ClientUpdate>): Promise<{ client: Client; secret?: string }> {
+      const before = await get(actor, platformId, id);
+      const checked = checkClientInput({
+        name: input.name ?? before.name,
+        type: input.type ?? before.type,
+        redirectUris: input.redirect_uris ?? before.redirectUris,
+        postLogoutRedirectUris: input.post_logout_redirect_uris ?? before.postLogoutRedirectUris,
+        scopes: input.scopes ?? before.allowedScopes.join(' '),
+        isResourceServer: input.is_resource_server ?? before.isResourceServer,
+      });
+      const becomesConfidential = before.type === 'public' && checked.type === 'confidential';
+      const becomesPublic = before.type === 'confidential' && checked.type === 'public';
+      const secret = becomesConfidential ? newClientSecret() : undefined;
+      const client = await deps.db.transaction(async (trx) => {
+        const updated = await clients.update(trx, platformId, id, {
+          ...checked,
+          ...(secret ? { sealedSecret: deps.sealer.seal(secret) } : {}),
+          ...(becomesPublic ? { sealedSecret: null, previousSealedSecret: null, previousSecretExpiresAt: null } : {}),
+        });
+        await audit.record(trx, actor, { kind: 'client.updated', platformId, clientId: id, details: changes(before, updated) });
+        return updated;
+      });
+      clientAuth.forget(id);
+      return secret ? { client, secret } : { client };
+    },
+
+    /**
+     * A new secret, shown once; the one it replaces keeps authenticating the client for
+     * `overlap_seconds` (default CLIENT_SECRET_OVERLAP_SECONDS) so deployments can switch over.
+     * ID tokens are signed with the new secret at once. An older overlap still running ends now.
+     */
+    async rotateSecret(actor: AdminActor, platformId: string, id: string, input: z.infer<typeof ClientSecretRotate>) {
+      const before = await get(actor, platformId, id);
+      if (before.type !== 'confidential' || !before.sealedSecret) throw new OAuthError('invalid_request', 'a public client has no secret to rotate');
+      const overlapSeconds = input.overlap_seconds ?? deps.config.clientSecretOverlapSeconds;
+      const secret = newClientSecret();
+      const expiresAt = new Date(deps.now().getTime() + overlapSeconds * 1000);
+      const client = await deps.db.transaction(async (trx) => {
+        const updated = await clients.update(trx, platformId, id, {
+          sealedSecret: deps.sealer.seal(secret),
+          previousSealedSecret: overlapSeconds > 0 ? before.sealedSecret : null,
+          previousSecretExpiresAt: overlapSeconds > 0 ? expiresAt : null,
+        });
+        await audit.record(trx, actor, {
+          kind: 'client.secret_rotated',
+          platformId,
+          clientId: id,
+          details: { overlap_seconds: overlapSeconds, previous_secret_expires_at: overlapSeconds > 0 ? expiresAt.toISOString() : null },
+        });
+        return updated;
+      });
+      clientAuth.forget(id);
+      return { client, secret };
+    },
+
+    /** Removes the client with its codes, tokens, refresh-token families and consents, in one transaction. */
+    async delete(actor: AdminActor, platformId: string, id: string): Promise<void> {
+      const before = await get(actor, platformId, id);
+      await deps.db.transaction(async (trx) => {
+        const removed = await clients.deleteWithGrants(trx, platformId, id);
+        await audit.record(trx, actor, {
+          kind: 'client.deleted',
+          platformId,
+          clientId: id,
+          details: {
+            name: before.name,
+            type: before.type,
+            access_tokens: removed.accessTokens,
+            refresh_token_families: removed.refreshFamilies,
+            consents: removed.consents,
+            authorization_codes: removed.codes,
+          },
+        });
+      });
+      clientAuth.forget(id);
+    },
+  };
+}
+
+function toNewClient(input: z.infer<typeof ClientCreate>) {
+  return {
+    name: input.name,
+    type: input.type,
+    redirectUris: input.redirect_uris,
+    postLogoutRedirectUris: input.post_logout_redirect_uris,
+    scopes: input.scopes,
+    isResourceServer: input.is_resource_server,
+  };
+}
+
+/** What an update changed, as `{field: {from, to}}` in wire names (URIs and scopes are not secrets). */
+function changes(before: Client, after: Client) {
+  const out: Record<string, { from: unknown; to: unknown }> = {};
+  const pairs: Array<[string, unknown, unknown]> = [
+    ['name', before.name, after.name],
+    ['type', before.type, after.type],
+    ['redirect_uris', before.redirectUris, after.redirectUris],
+    ['post_logout_redirect_uris', before.postLogoutRedirectUris, after.postLogoutRedirectUris],
+    ['scopes', before.allowedScopes.join(' '), after.allowedScopes.join(' ')],
+    ['is_resource_server', before.isResourceServer, after.isResourceServer],
+  ];
+  for (const [field, from, to] of pairs) if (JSON.stringify(from) !== JSON.stringify(to)) out[field] = { from, to };
+  return out;
+}
+
+export type ClientsAdmin = ReturnType<typeof createClientsAdmin>;
