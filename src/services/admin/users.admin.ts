@@ -78,6 +78,14 @@ export function createUsersAdmin(deps: Deps, base: UsersAdminBase) {
   return {
     get,
 
+    /** The user with this email (any case), for the CLI's `--email`. */
+    async getByEmail(actor: AdminActor, platformId: string, email: string) {
+      await platformOf(actor, platformId);
+      const user = await users.findByEmail(deps.db, platformId, email);
+      if (!user) throw new OAuthError('not_found', 'no user with that email on this platform');
+      return get(actor, platformId, user.id);
+    },
+
     /** Oldest first; `email` matches part of the address. */
     async list(actor: AdminActor, platformId: string, query: z.infer<typeof UserListQuery>) {
       await platformOf(actor, platformId);

@@ -5,12 +5,12 @@ import type { RateLimits } from '../../../middleware/rate-limit';
 import { noStore } from '../../../middleware/no-store';
 import { createAdminRegistry, generateAdminDocument } from '../../../admin-api/openapi-document';
 import { platformRoutes } from './platforms.routes';
-import { clientRoutes } from './clients.routes';
+import { userRoutes } from './users.routes';
 
 export const ADMIN_API_PATH = '/admin/api/v1';
 
 /** Every resource's routes; each adds its operations to the router and the document. */
-const RESOURCES = [platformRoutes, clientRoutes];
+const RESOURCES = [platformRoutes, userRoutes];
 
 /**
  * The admin REST API (DESIGN §14), mounted at /admin/api/v1: a bearer admin token, counted per
