@@ -115,6 +115,13 @@ export async function list(db: Queryable, f: MailFilter, limit: number): Promise
   return rows.map(toRow);
 }
 
+/** Newest first, keyset-paged on (created_at, id) in milliseconds, as the admin cursor carries them. */
+export async function listPage(db: Queryable, f: MailFilter, opts: { before?: { at: string; id: string }; limit: number }): Promise<MailOutboxRow[]> {
+  const q = filtered(db, f).orderByRaw("date_trunc('milliseconds', created_at) DESC, id DESC").limit(opts.limit);
+  if (opts.before) q.whereRaw("(date_trunc('milliseconds', created_at), id) < (?::timestamptz, ?)", [opts.before.at, opts.before.id]);
+  return (await q.select('*')).map(toRow);
+}
+
 export async function findById(db: Queryable, id: string): Promise<MailOutboxRow | undefined> {
   const row = await db('mail_outbox').where({ id }).first();
   return row ? toRow(row) : undefined;

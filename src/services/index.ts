@@ -24,13 +24,12 @@ import { createMfa } from './mfa';
 import { createPasskeys } from './mfa/passkeys.service';
 import { createAudit } from './audit.service';
 import { createOperators } from './admin/operators.service';
-import { createMailAdmin } from './admin/mail.admin';
 import { createAdminServices } from './admin';
 
 /** The service layer as one plain object; the app, the CLI and the tests build the same one. */
 export function createServices(deps: Deps, notifications?: Notifications) {
   const audit = createAudit(deps);
-  const signingKeys = createSigningKeys(deps);
+  const signingKeys = createSigningKeys(deps, notifications);
   const platforms = createPlatforms(deps, signingKeys);
   const users = createUsers(deps);
   const maintenance = createMaintenance(deps);
@@ -56,8 +55,8 @@ export function createServices(deps: Deps, notifications?: Notifications) {
   const logout = createLogout(deps, signingKeys, platforms);
   const masterKey = createMasterKey(deps);
   const operators = createOperators(deps, platforms, audit);
-  const mailAdmin = createMailAdmin(deps, mailOutbox, audit);
-  const admin = createAdminServices(deps, { audit, platforms, clientAuth, users, throttle, passwordReset: account.passwordReset });
+  const admin = createAdminServices(deps, { audit, platforms, clientAuth, users, throttle, passwordReset: account.passwordReset, signingKeys, mailOutbox });
+  const mailAdmin = admin.mail; // the console's name for it
   return { deps, audit, admin, masterKey, signingKeys, platforms, users, maintenance, clientAuth, grants, tokens, authorize, interaction, signInWithPassword, throttle, account, mailOutbox, logout, passkeys, mfa, operators, mailAdmin };
 }
 

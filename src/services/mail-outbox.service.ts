@@ -150,16 +150,16 @@ export function createMailOutbox(deps: Deps, transport: MailTransport = createMa
     /**
      * Operators: a dead mail is queued again with a fresh count of tries, a waiting one is made due
      * now; returns the mails requeued. Throws invalid_request for an unknown id, or one being sent
-     * or already sent.
+     * or already sent. In `db`'s transaction when given (the audit event of an admin retry).
      */
-    async retry(select: { id: string } | { allDead: true; platformId?: string }): Promise<MailOutboxRow[]> {
+    async retry(select: { id: string } | { allDead: true; platformId?: string }, db: Queryable = deps.db): Promise<MailOutboxRow[]> {
       if ('id' in select && !isUuid(select.id)) throw invalidRequest(`unknown mail "${select.id}"`);
-      const rows = await outbox.requeue(deps.db, select);
+      const rows = await outbox.requeue(db, select);
       if ('id' in select && rows.length === 0) {
-        const row = await outbox.findById(deps.db, select.id);
+        const row = await outbox.findById(db, select.id);
         throw invalidRequest(row ? `mail ${row.id} is ${row.status}: only a dead or queued mail can be retried` : `unknown mail "${select.id}"`);
       }
-      if (rows.length) notify();
+      if (rows.length) afterCommit(db, notify);
       return rows;
     },
 

@@ -6,6 +6,7 @@ import { keyCommands } from './key.commands';
 import { operationsCommands } from './operations.commands';
 import { tokenCommands } from './token.commands';
 import { operatorCommands } from './operator.commands';
+import { auditCommands } from './audit.commands';
 
 /** Backup and restore work on the database itself (src/cli/database-commands.ts); listed here for --help. */
 export const DATABASE_COMMANDS: CliCommand[] = [
@@ -28,6 +29,7 @@ export const COMMANDS: CliCommand[] = [
   ...userCommands,
   ...keyCommands,
   ...operationsCommands,
+  ...auditCommands,
   ...tokenCommands,
   ...operatorCommands,
   ...DATABASE_COMMANDS,

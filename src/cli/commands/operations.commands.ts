@@ -1,68 +1,55 @@
 import { invalidRequest } from '../../errors';
-import type { ThrottleEntry } from '../../services/attempt-throttle.service';
-import { MAIL_STATUSES, type MailStatus } from '../../repositories/mail-outbox.repository';
+import { MAIL_STATUSES, type MailStatus } from '../../services/admin/mail.admin';
+import { parseInput } from '../../services/admin/parse-input';
+import { ThrottleClearQuery, ThrottleQuery } from '../../services/admin/schemas/throttles.schemas';
 import { presentMail } from '../../presenters/mail.presenter';
+import { presentThrottle } from '../../presenters/admin/throttle.presenter';
 import type { CliCommand } from '../command-table';
 import { one, switchFlag } from '../flags';
 
-/** Sign-in and sign-up throttle keys as operators read them (snake_case, seconds). */
-const presentThrottle = (e: ThrottleEntry) => ({
-  kind: e.kind,
-  platform_guid: e.platformId,
-  email_sha256: e.emailSha256,
-  source: e.source,
-  failures: e.failures,
-  locks: e.locks,
-  locked_until: e.lockedUntil?.toISOString() ?? null,
-  locked_seconds: e.lockedSeconds,
-});
-
-/** Throttles, the mail outbox and MASTER_KEY rotation. */
+/** Throttles, the mail outbox (over the admin services: scoped like the API, changes audited) and MASTER_KEY rotation. */
 export const operationsCommands: CliCommand[] = [
   {
     group: 'throttle', verb: 'list', usage: '[--platform G] [--email E] [--source IP] [--locked]', flags: ['platform', 'email', 'source', 'locked'],
     summary: 'Sign-in and sign-up throttles: failures, locks, time left.',
-    async run(s, flags) {
-      const filter = { platformId: one(flags, 'platform'), email: one(flags, 'email'), source: one(flags, 'source') };
-      if (filter.platformId !== undefined) await s.platforms.requirePlatform(filter.platformId);
-      const entries = await s.throttle.listThrottles({ ...filter, lockedOnly: switchFlag(flags, 'locked') });
+    details: ['Without --platform: every platform\'s. Emails are shown only as their SHA-256.'],
+    async run(s, flags, actor) {
+      const query = parseInput(ThrottleQuery, { email: one(flags, 'email'), source: one(flags, 'source') });
+      const entries = await s.admin.throttles.list(actor, one(flags, 'platform') ?? null, { ...query, lockedOnly: switchFlag(flags, 'locked') });
       return { throttles: entries.map(presentThrottle) };
     },
   },
   {
     group: 'throttle', verb: 'clear', usage: '--platform G (--email E | --source IP | --all)', flags: ['platform', 'email', 'source', 'all'],
-    summary: 'Unlock: clear the throttles of an email, a source address, or the whole platform.',
-    async run(s, flags) {
-      const filter = { platformId: one(flags, 'platform', true), email: one(flags, 'email'), source: one(flags, 'source') };
-      await s.platforms.requirePlatform(filter.platformId);
-      if (!filter.email && !filter.source && !switchFlag(flags, 'all')) throw invalidRequest('throttle clear needs --email, --source or --all');
-      return { platform_guid: filter.platformId, cleared: await s.throttle.clearThrottles(filter) };
+    summary: 'Unlock: clear the throttles of an email, a source address, or the whole platform (audited).',
+    async run(s, flags, actor) {
+      const platformId = one(flags, 'platform', true);
+      const raw = { email: one(flags, 'email'), source: one(flags, 'source'), all: switchFlag(flags, 'all') ? 'true' : undefined };
+      if (!raw.email && !raw.source && !raw.all) throw invalidRequest('throttle clear needs --email, --source or --all');
+      const query = parseInput(ThrottleClearQuery, raw);
+      return { platform_guid: platformId, cleared: await s.admin.throttles.clear(actor, platformId, { email: query.email, source: query.source }) };
     },
   },
   {
-    group: 'mail', verb: 'list', usage: '[--status queued|sending|sent|dead] [--platform G] [--limit N]', flags: ['status', 'platform', 'limit'],
-    summary: 'The mail outbox: counts per status and the newest mails (never their bodies).',
-    async run(s, flags) {
+    group: 'mail', verb: 'list', usage: '[--status queued|sending|sent|dead] [--platform G] [--limit N] [--cursor C]', flags: ['status', 'platform', 'limit', 'cursor'],
+    summary: 'The mail outbox: counts per status and the newest mails (never their bodies); next_cursor continues.',
+    async run(s, flags, actor) {
       const status = one(flags, 'status');
       if (status !== undefined && !MAIL_STATUSES.includes(status as MailStatus)) throw invalidRequest(`--status must be one of ${MAIL_STATUSES.join(', ')}`);
-      const platformId = one(flags, 'platform');
-      if (platformId !== undefined) await s.platforms.requirePlatform(platformId);
       const limit = Number(one(flags, 'limit') ?? 50);
       if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw invalidRequest('--limit must be an integer from 1 to 1000');
-      const { mails, counts } = await s.mailOutbox.list({ status: status as MailStatus | undefined, platformId }, limit);
-      return { counts, mails: mails.map(presentMail) };
+      const page = await s.admin.mail.listPage(actor, one(flags, 'platform') ?? null, { status: status as MailStatus | undefined, limit, cursor: one(flags, 'cursor') });
+      return { counts: page.counts, mails: page.items.map(presentMail), next_cursor: page.nextCursor };
     },
   },
   {
     group: 'mail', verb: 'retry', usage: '(--id ID | --all-dead [--platform G])', flags: ['id', 'all-dead', 'platform'],
-    summary: 'Queue a dead mail (or all of them) again.',
-    async run(s, flags) {
+    summary: 'Queue a dead mail (or all of them) again (audited).',
+    async run(s, flags, actor) {
       const id = one(flags, 'id');
       const allDead = switchFlag(flags, 'all-dead');
-      const platformId = one(flags, 'platform');
       if (Boolean(id) === allDead) throw invalidRequest('mail retry needs --id ID or --all-dead');
-      if (platformId !== undefined) await s.platforms.requirePlatform(platformId);
-      const rows = await s.mailOutbox.retry(id ? { id } : { allDead: true, platformId });
+      const rows = await s.admin.mail.requeue(actor, one(flags, 'platform') ?? null, id ? { id } : { allDead: true });
       return { requeued: rows.length, mails: rows.map(presentMail) };
     },
   },

@@ -3,15 +3,23 @@ import type { Audit } from '../audit.service';
 import type { Platforms } from '../platforms.service';
 import { createAdminTokens } from './admin-tokens.service';
 import { createPlatformsAdmin } from './platforms.admin';
+import { createKeysAdmin } from './keys.admin';
+import { createThrottlesAdmin } from './throttles.admin';
+import { createMailAdmin } from './mail.admin';
+import { createAuditAdmin } from './audit.admin';
+import type { SigningKeys } from '../signing-keys.service';
+import type { MailOutbox } from '../mail-outbox.service';
+import { createUsersAdmin, type UsersAdminBase } from './users.admin';
 import { createClientsAdmin } from './clients.admin';
 import type { ClientAuth } from '../client-auth.service';
-import { createUsersAdmin, type UsersAdminBase } from './users.admin';
 
 /** What the admin services build on: the base services they reuse. */
 export interface AdminBase extends UsersAdminBase {
   audit: Audit;
   platforms: Platforms;
   clientAuth: ClientAuth;
+  signingKeys: SigningKeys;
+  mailOutbox: MailOutbox;
 }
 
 /**
@@ -24,8 +32,12 @@ export function createAdminServices(deps: Deps, base: AdminBase) {
   return {
     tokens: createAdminTokens(deps, base.platforms, base.audit),
     platforms,
-    clients: createClientsAdmin(deps, base.platforms, base.clientAuth, platforms, base.audit),
     users: createUsersAdmin(deps, base),
+    clients: createClientsAdmin(deps, base.platforms, base.clientAuth, platforms, base.audit),
+    keys: createKeysAdmin(deps, platforms, base.signingKeys, base.audit),
+    throttles: createThrottlesAdmin(deps, platforms, base.throttle, base.audit),
+    mail: createMailAdmin(deps, platforms, base.mailOutbox, base.audit),
+    audit: createAuditAdmin(platforms, base.audit),
   };
 }
 

@@ -1,0 +1,33 @@
+import type { Router } from 'express';
+import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
+import type { Services } from '../../../../services';
+import { PageQuery, PlatformParams } from '../../../../services/admin/schemas/common.schemas';
+import { KeyParams, KeyRotated, SigningKey, SigningKeyPage } from '../../../../services/admin/schemas/keys.schemas';
+import { presentKey, presentKeyRotated } from '../../../../presenters/admin/key.presenter';
+import { addOperation } from '../../../admin-api/admin-route';
+
+/** A platform's signing keys: list, rotate, retire. */
+export function keyRoutes(router: Router, registry: OpenAPIRegistry, s: Services) {
+  const tag = 'Signing keys';
+  addOperation(router, registry, {
+    method: 'get', path: '/platforms/:platform_guid/keys', operationId: 'listKeys', tag, summary: "The platform's signing keys, newest first (never their material)",
+    params: PlatformParams, query: PageQuery, status: 200, response: SigningKeyPage, responseDescription: 'A page of keys', errors: [404],
+    handler: async ({ params, query, actor }) => {
+      const page = await s.admin.keys.list(actor, params.platform_guid, query);
+      return { items: page.items.map(presentKey), next_cursor: page.nextCursor };
+    },
+  });
+  addOperation(router, registry, {
+    method: 'post', path: '/platforms/:platform_guid/keys/rotate', operationId: 'rotateKey', tag,
+    summary: 'A new active signing key; the old one verifies its tokens until they expire',
+    params: PlatformParams, status: 201, response: KeyRotated, responseDescription: 'The new kid and the one it replaced', errors: [404],
+    handler: async ({ params, actor }) => presentKeyRotated(params.platform_guid, await s.admin.keys.rotate(actor, params.platform_guid)),
+  });
+  addOperation(router, registry, {
+    method: 'post', path: '/platforms/:platform_guid/keys/:kid/retire', operationId: 'retireKey', tag,
+    summary: 'Retire a rotated-out key now: its tokens stop verifying and the JWKS drops it',
+    description: 'The active key cannot be retired (409): rotate first. Retiring a key that is already retired changes nothing.',
+    params: KeyParams, status: 200, response: SigningKey, responseDescription: 'The key, retired', errors: [404, 409],
+    handler: async ({ params, actor }) => presentKey(await s.admin.keys.retire(actor, params.platform_guid, params.kid)),
+  });
+}
