@@ -4,6 +4,10 @@ import { buildCode, buildPlatform, buildUser } from '../factories';
 import { adminClient, adminToken } from './admin-api-client';
 import { runCommand } from '../../src/cli/commands';
 import { importHs512Key, verifyHs512 } from '../../src/crypto/jwt';
+import { createSealer } from '../../src/crypto/seal';
+import { migrateLatest } from '../../src/db';
+import { randomBytes } from 'node:crypto';
+import { freshDatabase } from '../support/fresh-database';
 
 // The injected clock: tests move it to end a secret's overlap.
 let offsetMs = 0;
@@ -363,5 +367,38 @@ describe('admin CLI: client', () => {
     await expect(run(...argv(p.id, a.client_id as string))).rejects.toThrow(message);
     expect((await events(a.client_id as string)).map((e) => e.kind)).toEqual(['client.created']);
     expect(await authenticates(p.id, a.client_id as string, a.client_secret as string)).toBe(true);
+  });
+});
+
+describe('MASTER_KEY rotation covers a previous secret during its overlap', () => {
+  // A database of its own: resealing touches every row sealed under the run's key. Postgres only:
+  // an embedded database of its own would be served in-process, which jest cannot (test/ops/master-key covers processes).
+  const onPostgres = process.env.TEST_DATABASE_KIND === 'postgres' ? it : it.skip;
+  onPostgres('admin master-key reseal reseals clients.previous_sealed_secret; the previous secret still works under the new key', async () => {
+    const fresh = await freshDatabase();
+    const own = { ...fresh.env, DATABASE_URL: fresh.env.DATABASE_URL as string | undefined };
+    const before = await buildTestApp(own, undefined, { mailWorker: false });
+    let after: typeof before | undefined;
+    try {
+      await migrateLatest(before.database.db);
+      const p = await buildPlatform(before.services);
+      const actor = { actorType: 'cli' as const, platformId: null };
+      const { client, secret: old } = await before.services.admin.clients.create(actor, p.id, { name: 'Web', type: 'confidential', redirect_uris: ['https://app.example/cb'], scopes: 'openid' });
+      const rotated = await before.services.admin.clients.rotateSecret(actor, p.id, client.id, { overlap_seconds: 3600 });
+      await before.close();
+
+      const newKey = randomBytes(32).toString('base64url');
+      after = await buildTestApp({ ...own, MASTER_KEY: newKey, MASTER_KEY_PREVIOUS: before.config.masterKey! }, undefined, { mailWorker: false });
+      const counts = await after.services.masterKey.resealAll();
+      expect(counts['clients.previous_sealed_secret']).toBe(1);
+      const row = await after.database.db('clients').where({ id: client.id }).first();
+      expect(createSealer(newKey).unseal(row.previous_sealed_secret).toString('utf8')).toBe(old);
+      expect(createSealer(newKey).unseal(row.sealed_secret).toString('utf8')).toBe(rotated.secret);
+      expect(() => createSealer(before.config.masterKey!).unseal(row.previous_sealed_secret)).toThrow();
+      expect(await after.services.clientAuth.authenticate({ id: p.id } as never, { bodyClientId: client.id, bodyClientSecret: old! }, { allowPublic: false })).toMatchObject({ client: { id: client.id } });
+    } finally {
+      await after?.close();
+      await fresh.drop();
+    }
   });
 });
