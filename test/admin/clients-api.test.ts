@@ -376,7 +376,7 @@ describe('MASTER_KEY rotation covers a previous secret during its overlap', () =
   const onPostgres = process.env.TEST_DATABASE_KIND === 'postgres' ? it : it.skip;
   onPostgres('admin master-key reseal reseals clients.previous_sealed_secret; the previous secret still works under the new key', async () => {
     const fresh = await freshDatabase();
-    const own = { ...fresh.env, DATABASE_URL: fresh.env.DATABASE_URL as string | undefined };
+    const own = fresh.env;
     const before = await buildTestApp(own, undefined, { mailWorker: false });
     let after: typeof before | undefined;
     try {
