@@ -5,7 +5,6 @@ import { pageOf, PageQuery, Timestamp, Uuid } from './common.schemas';
 export const AUDIT_ACTOR_TYPES = ['user', 'admin_token', 'operator', 'cli', 'system'] as const satisfies readonly AuditActorType[];
 
 const IsoTime = z.iso.datetime({ offset: true, error: 'must be an ISO 8601 date-time, e.g. 2026-11-24T10:00:00Z' }).meta({ format: 'date-time' });
-const Text = z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters');
 
 export const AuditEvent = z
   .object({
@@ -30,11 +29,11 @@ export const AuditEventPage = pageOf(AuditEvent, 'AuditEventPage');
 /** The filters of an audit list; `since` inclusive, `until` exclusive. */
 export const AuditQuery = PageQuery.extend({
   kind: z.enum(AUDIT_EVENT_KINDS).optional(),
-  subject: Text.optional().meta({ description: 'The user (sub) or resource concerned' }),
-  client_id: Text.optional(),
+  subject: Uuid.optional().meta({ description: 'The user (sub) concerned' }),
+  client_id: Uuid.optional(),
   actor_type: z.enum(AUDIT_ACTOR_TYPES).optional(),
   since: IsoTime.optional().meta({ description: 'Events at or after this time' }),
   until: IsoTime.optional().meta({ description: 'Events before this time' }),
-});
+}).strict();
 
-export const AuditAllQuery = AuditQuery.extend({ platform_guid: Uuid.optional().meta({ description: "Only this platform's events" }) });
+export const AuditAllQuery = AuditQuery.extend({ platform_guid: Uuid.optional().meta({ description: "Only this platform's events" }) }).strict();

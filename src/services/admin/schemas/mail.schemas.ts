@@ -26,9 +26,9 @@ export const MailCounts = z
 
 export const MailPage = pageOf(Mail, 'MailPage').extend({ counts: MailCounts }).meta({ id: 'MailPage' });
 
-export const MailQuery = PageQuery.extend({ status: MailStatus.optional().meta({ description: 'Only mails in this status' }) });
+export const MailQuery = PageQuery.extend({ status: MailStatus.optional().meta({ description: 'Only mails in this status' }) }).strict();
 
-export const MailAllQuery = MailQuery.extend({ platform_guid: Uuid.optional().meta({ description: "Only this platform's mails" }) });
+export const MailAllQuery = MailQuery.extend({ platform_guid: Uuid.optional().meta({ description: "Only this platform's mails" }) }).strict();
 
 export const MailParams = PlatformParams.extend({ mail_id: Uuid.meta({ description: 'The mail' }) });
 

@@ -6,11 +6,16 @@ import { noStore } from '../../../middleware/no-store';
 import { createAdminRegistry, generateAdminDocument } from '../../../admin-api/openapi-document';
 import { platformRoutes } from './platforms.routes';
 import { userRoutes } from './users.routes';
+import { clientRoutes } from './clients.routes';
+import { keyRoutes } from './keys.routes';
+import { throttleRoutes } from './throttles.routes';
+import { mailRoutes } from './mail.routes';
+import { auditRoutes } from './audit.routes';
 
 export const ADMIN_API_PATH = '/admin/api/v1';
 
 /** Every resource's routes; each adds its operations to the router and the document. */
-const RESOURCES = [platformRoutes, userRoutes];
+const RESOURCES = [platformRoutes, userRoutes, clientRoutes, keyRoutes, throttleRoutes, mailRoutes, auditRoutes];
 
 /**
  * The admin REST API (DESIGN §14), mounted at /admin/api/v1: a bearer admin token, counted per
