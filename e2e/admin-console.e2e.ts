@@ -170,7 +170,12 @@ it('Keys: lists the signing keys and rotates', async () => {
   expect(await rows.count()).toBe(2);
   expect(await rows.first().innerText()).toContain('active');
   expect(await rows.nth(1).innerText()).toContain(first);
-  expect(await rows.nth(1).innerText()).toContain('retired, verifying');
+  expect(await rows.nth(1).innerText()).toContain('retiring');
+  await clickAndLoad(page, page.getByRole('button', { name: 'Rotate key' }));
+  await clickAndLoad(page, page.getByRole('button', { name: `Retire key ${first}` }));
+  expect(await flash(page)).toBe(`Key ${first} retired: the tokens it signed no longer verify.`);
+  expect(await rows.count()).toBe(3);
+  expect(await rows.nth(2).locator('.badge').innerText()).toBe('retired');
   await expectAxeClean(page);
   await shoot(page, 'admin-keys');
   await clickAndLoad(page, page.getByRole('link', { name: 'Platforms', exact: true }).first());

@@ -16,17 +16,26 @@ afterAll(() => t.close());
 const lastEvent = async (platformId: string, kind: Parameters<typeof t.services.audit.list>[0]['kind']) => (await t.services.audit.list({ platformId, kind }, 1)).events[0];
 
 describe('admin console screens', () => {
-  it('Keys: rotating makes a new active key, audited with the operator as actor', async () => {
+  it('Keys: rotate and retire, audited with the operator as actor; the active key cannot be retired (409 on the page)', async () => {
     const p = await buildPlatform(t.services);
     await b.get(`/admin/platforms/${p.id}/keys`);
     const res = await b.post(`/admin/platforms/${p.id}/keys/rotate`, {});
     expect({ status: res.status, location: res.headers.location }).toEqual({ status: 303, location: `/admin/platforms/${p.id}/keys` });
-    const event = await lastEvent(p.id, 'key.rotated');
-    expect(event).toMatchObject({ actorType: 'operator', actorName: email, platformId: p.id });
+    const rotated = await lastEvent(p.id, 'key.rotated');
+    expect(rotated).toMatchObject({ actorType: 'operator', actorName: email, platformId: p.id });
     const page = await b.get(`/admin/platforms/${p.id}/keys`);
-    expect(page.text).toContain(`New active key ${event.details.kid}`);
-    expect(page.text).toContain(String(event.details.kid));
-    expect((page.text.match(/retired, verifying/g) ?? []).length).toBe(1);
+    expect(page.text).toContain(`New active key ${rotated.details.kid}`);
+    expect((page.text.match(/class="badge">retiring</g) ?? []).length).toBe(1);
+
+    const active = await b.post(`/admin/platforms/${p.id}/keys/retire`, { kid: String(rotated.details.kid) });
+    expect(active.status).toBe(409);
+    expect(active.text).toContain('rotate first');
+    for (const kid of ['00000000-0000-4000-8000-000000000000', 'nope']) expect((await b.post(`/admin/platforms/${p.id}/keys/retire`, { kid })).status).toBe(404);
+
+    const retired = await b.post(`/admin/platforms/${p.id}/keys/retire`, { kid: String(rotated.details.previous_kid) });
+    expect(retired.status).toBe(303);
+    expect(await lastEvent(p.id, 'key.retired')).toMatchObject({ actorType: 'operator', actorName: email, details: { kid: rotated.details.previous_kid } });
+    expect((await b.follow(retired)).text).toMatch(/>retired</);
   });
 
   it('Platforms: a created platform is audited; a bad name is shown on the page (400), nothing created', async () => {
@@ -55,12 +64,12 @@ describe('admin console screens', () => {
     expect((await t.services.platforms.findPlatform(p.id))!.rateLimitOverrides).toEqual({});
   });
 
-  it('Mail: another platform\'s or an unknown mail id is refused on the page; "retry all dead" with none says so', async () => {
+  it('Mail: an unknown mail id is refused on the page; "retry all dead" with none says so', async () => {
     const p = await buildPlatform(t.services);
     await b.get(`/admin/platforms/${p.id}/mail`);
     for (const id of ['00000000-0000-4000-8000-000000000000', "1' OR 1=1"]) {
       const res = await b.post(`/admin/platforms/${p.id}/mail/retry`, { id });
-      expect(res.status).toBe(400);
+      expect(res.status).toBe(404); // shown on the mail page, with its error
       expect(res.text).toContain('unknown mail');
     }
     const none = await b.follow(await b.post(`/admin/platforms/${p.id}/mail/retry`, {}));
