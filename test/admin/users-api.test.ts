@@ -1,7 +1,9 @@
+import request from 'supertest';
 import { buildTestApp, expectOAuthError } from '../helpers';
-import { buildClient, buildPlatform, buildUser, TEST_PASSWORD } from '../factories';
+import { buildClient, buildCode, buildPlatform, buildUser, TEST_PASSWORD } from '../factories';
 import { browser } from '../support/browser';
-import { exchange, refresh, signInThrough, userinfo, authorizeQuery } from '../support/account-flows';
+import { basic, exchange, refresh, signInThrough, userinfo, authorizeQuery } from '../support/account-flows';
+import { createCredential, getAssertion } from '../support/soft-authenticator';
 import { runCommand } from '../../src/cli/commands';
 import * as mfa from '../../src/repositories/mfa.repository';
 import { adminClient, adminToken } from './admin-api-client';
@@ -145,6 +147,9 @@ describe('admin API: users', () => {
     const { p, c, u } = await setup();
     const { b, tokens } = await signedIn(p, c, u.email);
     expect((await userinfo(t.app, p, tokens.access_token)).status).toBe(200);
+    const introspect = async () => (await request(t.app).post('/oauth/introspect').auth(c.id, c.secret!).type('form').send({ token: tokens.access_token, platform_guid: p.id })).body.active;
+    expect(await introspect()).toBe(true);
+    const pendingCode = await buildCode(t.services, { platformId: p.id, client: c, user: u }); // issued, not yet exchanged
     const silent = () => b.get(`/oauth/authorize?${authorizeQuery(p, c, { prompt: 'none' })}`);
     expect((await silent()).location).toContain('code='); // signed in: straight back to the app
 
@@ -154,6 +159,10 @@ describe('admin API: users', () => {
     expect((await lastEvents(p.id, 1))[0]).toMatchObject({ kind: 'user.disabled', subject: u.id, details: { email: u.email, refresh_tokens_revoked: 1 } });
 
     expect((await userinfo(t.app, p, tokens.access_token)).status).toBe(401);
+    expect(await introspect()).toBe(false);
+    const late = await request(t.app).post('/oauth/token').set('Authorization', basic(c)).type('form')
+      .send({ grant_type: 'authorization_code', code: pendingCode, redirect_uri: c.redirectUris[0], platform_guid: p.id });
+    expect(late.body.error).toBe('invalid_grant');
     expect((await refresh(t.app, p, c, tokens.refresh_token!)).body.error).toBe('invalid_grant');
     // The browser that was signed in is asked to sign in again, and the right password fails like a wrong one.
     expect((await silent()).location).toContain('error=login_required');
@@ -172,6 +181,31 @@ describe('admin API: users', () => {
     expect((await lastEvents(p.id, 1))[0]).toMatchObject({ kind: 'user.enabled', subject: u.id });
     const again = await signedIn(p, c, u.email);
     expect((await userinfo(t.app, p, again.tokens.access_token)).status).toBe(200);
+  });
+
+  it('a disabled user cannot sign in with a passkey either (the generic failure, audited as disabled)', async () => {
+    const BASE = 'http://localhost:4567'; // passkeys need a secure context: localhost
+    const pk = await buildTestApp({ BASE_URL: BASE });
+    try {
+      const s = pk.services;
+      const p = await buildPlatform(s);
+      const u = await buildUser(s, p.id);
+      const reg = await s.passkeys.registrationOptions(p, u);
+      const { credential, json } = createCredential(reg, BASE, { uv: true });
+      expect(await s.passkeys.register(p, u, { name: 'Key', credential: json, expectedChallenge: reg.challenge })).toMatchObject({ ok: true });
+      const attempt = async () => {
+        const options = await s.passkeys.authenticationOptions(p);
+        return s.passkeys.authenticate(p, { credential: getAssertion(credential, options, BASE), expectedChallenge: options.challenge }, { ctx: { actorType: 'user' }, platformId: p.id });
+      };
+      expect(await attempt()).toMatchObject({ ok: true });
+      await global.post(`${usersOf(p)}/${u.id}/disable`);
+      expect(await attempt()).toEqual({ ok: false, message: 'That passkey could not be verified. Try again.' });
+      expect((await lastEvents(p.id, 1))[0]).toMatchObject({ kind: 'sign_in.failed', subject: u.id, details: { method: 'passkey', reason: 'disabled' } });
+      await global.post(`${usersOf(p)}/${u.id}/enable`);
+      expect(await attempt()).toMatchObject({ ok: true });
+    } finally {
+      await pk.close();
+    }
   });
 
   it('lists and revokes sessions and consents; sign-out ends every refresh family', async () => {
