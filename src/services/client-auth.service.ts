@@ -50,7 +50,9 @@ export function createClientAuth(deps: Deps, platforms: Platforms, notifications
   // deletion) calls forget() here, and other instances hear of it by NOTIFY (clients_changed).
   let cache = createTtlCache<CachedClient>(deps.now, { ttlMs: CLIENT_CACHE_MS });
   const byClientId = new Map<string, Set<string>>(); // client id → its cache keys
+  let epoch = 0; // a read that started before a forget() is not cached after it
   function forget(clientId: string) {
+    epoch++;
     for (const key of byClientId.get(clientId) ?? []) cache.delete(key);
     byClientId.delete(clientId);
     platforms.forgetClient(clientId);
@@ -59,6 +61,7 @@ export function createClientAuth(deps: Deps, platforms: Platforms, notifications
     onMessage: (payload) => payload.startsWith('client:') && forget(payload.slice(7)),
     // Notifications may have been missed: start over.
     onListening: () => {
+      epoch++;
       cache = createTtlCache<CachedClient>(deps.now, { ttlMs: CLIENT_CACHE_MS });
       byClientId.clear();
     },
@@ -68,12 +71,17 @@ export function createClientAuth(deps: Deps, platforms: Platforms, notifications
     const key = `${platformId}:${id}`;
     const hit = cache.get(key);
     if (hit) return hit.value;
+    const readAt = epoch;
     const client = await clients.findById(deps.db, platformId, id);
     if (!client) return undefined; // not cached: a client registered a moment later is found at once
     const previous = client.previousSealedSecret ? deps.sealer.unseal(client.previousSealedSecret).toString('utf8') : null;
     const entry = { client, secret: platforms.clientSecret(client), previous, previousUntil: client.previousSecretExpiresAt };
+    if (readAt !== epoch) return entry;
+    if (byClientId.size >= 10_000) {
+      cache = createTtlCache<CachedClient>(deps.now, { ttlMs: CLIENT_CACHE_MS }); // the index and the cache start over together
+      byClientId.clear();
+    }
     cache.set(key, entry);
-    if (byClientId.size > 10_000) byClientId.clear();
     byClientId.set(id, (byClientId.get(id) ?? new Set()).add(key));
     return entry;
   }
