@@ -47,7 +47,13 @@ export async function update(db: Queryable, platformId: string, id: string, c: U
     const taken = await db('users').where({ platform_id: platformId, email_normalized: set.email_normalized }).whereNot({ id }).first('id');
     if (taken) return 'email_taken';
   }
-  const [row] = await db('users').where({ platform_id: platformId, id }).update(set).returning('*');
+  let row;
+  try {
+    [row] = await db('users').where({ platform_id: platformId, id }).update(set).returning('*');
+  } catch (err) {
+    if ((err as { code?: string }).code === '23505') return 'email_taken'; // taken by a concurrent change since the check
+    throw err;
+  }
   invalidateUsers([id]);
   return row && toUser(row);
 }
