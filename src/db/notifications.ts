@@ -17,8 +17,12 @@ export function createNotifications(connection: pg.ClientConfig): Notifications 
   let closed = false;
   let retryTimer: NodeJS.Timeout | undefined;
   const subscriptions = new Map<string, NotificationHandlers[]>();
+  let listening = false;
+  /** LISTENs added while listening run one after another: a pg client takes one query at a time. */
+  let lastListen: Promise<void> = Promise.resolve();
 
   const setListening = (value: boolean) => {
+    listening = value;
     for (const handlers of subscriptions.values()) handlers.forEach((h) => h.onListening(value));
   };
 
@@ -51,9 +55,17 @@ export function createNotifications(connection: pg.ClientConfig): Notifications 
     subscribe(channel, handlers) {
       if (!/^[a-z_]+$/.test(channel)) throw new Error('bad channel name');
       const first = subscriptions.size === 0;
+      const known = subscriptions.has(channel);
       subscriptions.set(channel, [...(subscriptions.get(channel) ?? []), handlers]);
       if (first) void connect();
-      else if (client) client.query(`LISTEN ${channel}`).then(() => handlers.onListening(true), () => {});
+      // A channel already LISTENed on needs no second LISTEN (pg must not get overlapping queries on
+      // one client). While connecting, connect() LISTENs every channel and then tells every handler.
+      else if (known) {
+        if (listening) handlers.onListening(true);
+      } else if (client && listening) {
+        const c = client;
+        lastListen = lastListen.then(() => c.query(`LISTEN ${channel}`)).then(() => handlers.onListening(true), () => {});
+      }
     },
     async close() {
       closed = true;
