@@ -1,5 +1,6 @@
 import { decodeJwt } from 'jose';
-import { isAccessTokenJwt, peekKid, verifyHs512 } from '../crypto/jwt';
+import { isAccessTokenJwt } from '../crypto/jwt';
+import { idTokenHintClaims } from './id-token-hint';
 import { invalidRequest } from '../errors';
 import { isUuid } from '../domain/ids';
 import * as clients from '../repositories/client.repository';
@@ -35,10 +36,7 @@ export function createLogout(deps: Deps, keys: SigningKeys, platforms: Platforms
 
   /** Verifies an ID token we issued to the client (expired is fine, §2); else invalid_request. */
   async function subjectOf(platform: Platform, client: Client, hint: string): Promise<string> {
-    const secret = platforms.clientSecret(client);
-    const kid = peekKid(hint);
-    const key = secret ? new TextEncoder().encode(secret) : kid ? (await keys.keyById(platform.id, kid))?.secret : undefined;
-    const claims = key && (await verifyHs512(hint, key, deps.config.baseUrl, { allowExpired: true }));
+    const claims = await idTokenHintClaims(deps, keys, platforms, platform, client, hint);
     const aud = claims && (Array.isArray(claims.aud) ? claims.aud : [claims.aud]);
     if (!claims || !isUuid(claims.sub) || !aud?.includes(client.id)) throw invalidRequest('id_token_hint is not a valid ID token of this application');
     // A public client's access token is signed with the same platform key: refuse it by its kind.

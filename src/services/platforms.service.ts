@@ -108,6 +108,19 @@ export function createPlatforms(deps: Deps, signingKeys: SigningKeys) {
       return key;
     },
 
+    /**
+     * The keys an id_token_hint of a confidential client may be signed with: the current secret and,
+     * during a rotation's overlap, the previous one (its ID tokens were issued under it).
+     */
+    idTokenHintKeys(client: Client): Uint8Array[] {
+      if (!client.sealedSecret) return [];
+      const keys = [new TextEncoder().encode(this.clientSecret(client)!)];
+      if (client.previousSealedSecret && client.previousSecretExpiresAt && client.previousSecretExpiresAt > deps.now()) {
+        keys.push(new Uint8Array(deps.sealer.unseal(client.previousSealedSecret)));
+      }
+      return keys;
+    },
+
     /** The client secret in clear, for HS512 ID tokens and authentication. */
     clientSecret(client: Client): string | null {
       return client.sealedSecret ? deps.sealer.unseal(client.sealedSecret).toString('utf8') : null;

@@ -162,6 +162,18 @@ describe('admin API: clients', () => {
       expect(JSON.stringify(event.details)).not.toContain(old);
     });
 
+    it('an ID token issued before the rotation is still a valid id_token_hint during the overlap, not after', async () => {
+      const { p, client } = await platformWithClient();
+      const before = await exchange(p.id, client.client_id, client.client_secret!);
+      const hint = before.body.id_token as string;
+      const logout = () => request(t.app).get(`/oauth/logout?${new URLSearchParams({ platform_guid: p.id, client_id: client.client_id, id_token_hint: hint })}`);
+      expect((await logout()).status).not.toBe(400);
+      await global.post(`/platforms/${p.id}/clients/${client.client_id}/rotate-secret`, { overlap_seconds: 3600 });
+      expect((await logout()).status).not.toBe(400);
+      offsetMs = 3601_000; // past the overlap
+      expect((await logout()).status).toBe(400);
+    });
+
     it('overlap 0 ends the previous secret at once', async () => {
       const { p, client } = await platformWithClient();
       expect(await authenticates(p.id, client.client_id, client.client_secret!)).toBe(true); // now cached

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { OAuthError, invalidRequest } from '../../errors';
-import { isAccessTokenJwt, peekKid, verifyHs512 } from '../../crypto/jwt';
+import { isAccessTokenJwt } from '../../crypto/jwt';
+import { idTokenHintClaims } from '../id-token-hint';
 import { newId } from '../../crypto/random';
 import { isUuid } from '../../domain/ids';
 import * as clients from '../../repositories/client.repository';
@@ -126,10 +127,7 @@ export function createRequestValidation(deps: Deps, keys: SigningKeys, platforms
 
   /** An ID token we issued to this client (expired is fine: OIDC Core 3.1.2.1); else invalid_request. */
   async function subjectOfIdTokenHint(platform: Platform, client: Client, hint: string): Promise<string> {
-    const clientKey = platforms.clientIdTokenKey(client);
-    const kid = peekKid(hint);
-    const key = clientKey ? await clientKey : kid ? (await keys.keyById(platform.id, kid))?.secret : undefined;
-    const claims = key && (await verifyHs512(hint, key, deps.config.baseUrl, { allowExpired: true }));
+    const claims = await idTokenHintClaims(deps, keys, platforms, platform, client, hint);
     if (!claims || !isUuid(claims.sub) || (claims.aud !== client.id && !(Array.isArray(claims.aud) && claims.aud.includes(client.id)))) {
       throw invalidRequest('id_token_hint is not a valid ID token issued to this client');
     }
