@@ -50,6 +50,8 @@ export const AUDIT_EVENT_KINDS = [
   'operator.disabled',
   'operator.signed_in',
   'operator.sign_in_failed',
+  'operator.passkey_added',
+  'operator.passkey_removed',
   'master_key.resealed',
 ] as const;
 

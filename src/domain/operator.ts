@@ -12,3 +12,16 @@ export interface Operator {
   lastSignInAt: Date | null;
   disabledAt: Date | null;
 }
+
+/** An operator's passkey (a WebAuthn credential): a second factor of the console, like the app's code. */
+export interface OperatorPasskey {
+  id: string;
+  operatorId: string;
+  credentialId: string;
+  publicKey: string;
+  counter: number;
+  transports: string[];
+  name: string;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+}

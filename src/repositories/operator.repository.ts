@@ -36,6 +36,12 @@ export async function findById(db: Queryable, id: string): Promise<OperatorRow |
   return row && toRow(row);
 }
 
+/** FOR UPDATE: a change of the operator's second factors waits for another one (at least one stays). */
+export async function findByIdForUpdate(db: Queryable, id: string): Promise<OperatorRow | undefined> {
+  const row = await db('operators').where({ id }).forUpdate().first();
+  return row && toRow(row);
+}
+
 export async function findByEmail(db: Queryable, email: string): Promise<OperatorRow | undefined> {
   const row = await db('operators').where({ email }).first();
   return row && toRow(row);

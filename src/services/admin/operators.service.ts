@@ -14,6 +14,8 @@ import type { Platforms } from '../platforms.service';
 import { matchTotpStep, newTotpEnrolment, totpUri, type TotpEnrolment } from '../mfa/totp.service';
 import { assertGlobal } from './access';
 import { createOperatorThrottle } from './operator-throttle';
+import { createOperatorPasskeys } from './operator-passkeys.service';
+import { countByOperator } from '../../repositories/operator-passkey.repository';
 
 /** The authenticator app's account name reads "Latchkey admin: <email>". */
 const TOTP_ISSUER = 'Latchkey admin';
@@ -37,7 +39,12 @@ export function createOperators(deps: Deps, platforms: Platforms, audit: Audit) 
     return row && !row.disabledAt ? row : undefined;
   };
 
+  const passkeys = createOperatorPasskeys(deps, audit, throttle);
+
   return {
+    /** The operator's passkeys: a second factor next to or instead of the app (operator-passkeys.service.ts). */
+    passkeys,
+
     /** A new operator; without a password a strong one is generated (returned once). Throws invalid_request. */
     async create(actor: AdminActor, input: { email: string; platformId: string | null; password?: string }) {
       assertGlobal(actor, 'creating an operator');
@@ -99,7 +106,8 @@ export function createOperators(deps: Deps, platforms: Platforms, audit: Audit) 
     /** Starts the enrolment of an operator without an app (a pending secret), or shows the pending one again. */
     async totpEnrolment(operatorId: string): Promise<TotpEnrolment | undefined> {
       const row = await live(operatorId);
-      if (!row || row.hasTotp) return undefined;
+      // An operator with a passkey signs in with it: the sign-in is no way to add an app past it.
+      if (!row || row.hasTotp || (await countByOperator(deps.db, row.id)) > 0) return undefined;
       if (row.sealedTotpSecret) return { secret: unseal(row), uri: totpUri(TOTP_ISSUER, row.email, unseal(row)) };
       const enrolment = newTotpEnrolment(TOTP_ISSUER, row.email);
       return (await operators.setPendingTotp(deps.db, row.id, deps.sealer.seal(enrolment.secret))) ? enrolment : undefined;
@@ -112,6 +120,8 @@ export function createOperators(deps: Deps, platforms: Platforms, audit: Audit) 
     async verifyCode(ctx: AuditContext, operatorId: string, code: string, source: string): Promise<OperatorCodeOutcome> {
       const row = await live(operatorId);
       if (!row?.sealedTotpSecret) return { ok: false, lockedSeconds: 0, reason: 'invalid' };
+      // A pending app confirms only for an operator without any second factor (not past a passkey).
+      if (!row.hasTotp && (await countByOperator(deps.db, row.id)) > 0) return { ok: false, lockedSeconds: 0, reason: 'invalid' };
       const locked = await throttle.codeLocked(row.id, source);
       if (locked) return { ok: false, lockedSeconds: locked, reason: 'locked' };
       const step = matchTotpStep(unseal(row), code, deps.now());
@@ -126,11 +136,12 @@ export function createOperators(deps: Deps, platforms: Platforms, audit: Audit) 
       return { ok: false, lockedSeconds: lockedNow, reason };
     },
 
-    /** Both factors passed: the sign-in counts (last_sign_in_at, audit operator.signed_in). */
-    async signedIn(ctx: AuditContext, operator: Operator, enrolled: boolean): Promise<void> {
+    /** Both factors passed: the sign-in counts (last_sign_in_at, audit operator.signed_in with the second factor used). */
+    async signedIn(ctx: AuditContext, operator: Operator, enrolled: boolean, secondFactor: 'totp' | 'passkey' = 'totp'): Promise<void> {
+      const enrolment = secondFactor === 'totp' ? { totp_enrolled: enrolled } : { passkey_enrolled: enrolled };
       await deps.db.transaction(async (trx) => {
         await operators.markSignedIn(trx, operator.id, deps.now());
-        await audit.record(trx, { ...ctx, actorId: operator.id, actorName: operator.email }, { kind: 'operator.signed_in', platformId: operator.platformId, details: { email: operator.email, totp_enrolled: enrolled } });
+        await audit.record(trx, { ...ctx, actorId: operator.id, actorName: operator.email }, { kind: 'operator.signed_in', platformId: operator.platformId, details: { email: operator.email, second_factor: secondFactor, ...enrolment } });
       });
     },
   };

@@ -1,8 +1,4 @@
-import { isIP } from 'node:net';
-import {
-  generateAuthenticationOptions, generateRegistrationOptions, verifyAuthenticationResponse, verifyRegistrationResponse,
-  type AuthenticationResponseJSON, type PublicKeyCredentialCreationOptionsJSON, type PublicKeyCredentialRequestOptionsJSON, type RegistrationResponseJSON,
-} from '@simplewebauthn/server';
+import type { AuthenticationResponseJSON, PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server';
 import type { Queryable } from '../../db';
 import type { Deps } from '../deps';
 import { newId } from '../../crypto/random';
@@ -13,24 +9,10 @@ import * as credentials from '../../repositories/webauthn-credential.repository'
 import * as users from '../../repositories/user.repository';
 import { normalizeEmail } from '../../domain/user';
 import { createSecurityEvents, type SecurityOrigin } from '../security-events';
+import * as webauthn from './webauthn';
+import { parseCredential, relyingPartyOf } from './webauthn';
 
-/** The WebAuthn relying party of this provider: BASE_URL's host and origin (DESIGN §15). */
-export interface RelyingParty {
-  rpId: string;
-  origin: string;
-  /** False for an IP BASE_URL: browsers refuse an IP address as RP id, so the passkey buttons are hidden. */
-  isAvailable: boolean;
-}
-
-export function relyingPartyOf(baseUrl: string): RelyingParty {
-  const url = new URL(baseUrl);
-  const host = url.hostname.replace(/^\[|\]$/g, '');
-  return { rpId: host, origin: url.origin, isAvailable: isIP(host) === 0 };
-}
-
-/** How long a ceremony's challenge may wait for the browser (conditional UI waits on the page). */
-export const CHALLENGE_TTL_SECONDS = 600;
-const TIMEOUT_MS = 300_000;
+export { relyingPartyOf, CHALLENGE_TTL_SECONDS, type RelyingParty } from './webauthn';
 
 type Account = { id: string; email: string; givenName?: string; familyName?: string };
 type Tenant = { id: string; name: string };
@@ -42,17 +24,6 @@ export type AuthenticateResult =
   | { ok: false; message: string };
 
 const FAILED = 'That passkey could not be verified. Try again.';
-
-/** The browser's JSON (a hidden form field) as the library's response type; undefined when it is not one. */
-function parseCredential<T>(json: string): T | undefined {
-  try {
-    const value = JSON.parse(json) as Record<string, unknown> | null;
-    const ok = value && typeof value === 'object' && typeof value.id === 'string' && typeof value.rawId === 'string' && value.type === 'public-key' && value.response && typeof value.response === 'object';
-    return ok ? (value as T) : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 /** Passkeys (DESIGN §15): register several per account, list, remove; sign in with one alone or after a password. */
 export function createPasskeys(deps: Deps) {
@@ -73,19 +44,7 @@ export function createPasskeys(deps: Deps) {
       requireRp();
       const existing = await credentials.listByUser(deps.db, platform.id, user.id);
       const displayName = [user.givenName, user.familyName].filter(Boolean).join(' ');
-      return generateRegistrationOptions({
-        rpName: platform.name,
-        rpID: rp.rpId,
-        userName: user.email,
-        // The user handle is the user's id (no personal data); the browser returns it at a passwordless sign-in.
-        userID: new TextEncoder().encode(user.id),
-        userDisplayName: displayName || user.email,
-        timeout: TIMEOUT_MS,
-        attestationType: 'none',
-        excludeCredentials: existing.map((c) => ({ id: c.credentialId, transports: c.transports as never })),
-        // A passkey: discoverable, so it can sign in without an email; verification is checked at sign-in.
-        authenticatorSelection: { residentKey: 'required', userVerification: 'preferred' },
-      });
+      return webauthn.registrationOptions(rp, { rpName: platform.name, userName: user.email, userId: user.id, displayName: displayName || user.email, existing });
     },
 
     /** Verifies the browser's answer to registrationOptions and stores the passkey under `name`; with `origin`, mfa.enrolled in the same transaction. */
@@ -94,30 +53,9 @@ export function createPasskeys(deps: Deps) {
       const name = input.name.trim().replace(/\s+/g, ' ');
       if (!name) return { ok: false, message: 'Give the passkey a name.' };
       if (name.length > PASSKEY_NAME_MAX) return { ok: false, message: `A passkey's name has at most ${PASSKEY_NAME_MAX} characters.` };
-      const response = parseCredential<RegistrationResponseJSON>(input.credential);
-      if (!response) return { ok: false, message: 'The passkey was not created. Try again.' };
-      let verified;
-      try {
-        verified = await verifyRegistrationResponse({ response, expectedChallenge: input.expectedChallenge, expectedOrigin: rp.origin, expectedRPID: rp.rpId, requireUserVerification: false });
-      } catch (err) {
-        deps.logger.info({ err: (err as Error).message }, 'passkey registration refused');
-        return { ok: false, message: 'The passkey was not created. Try again.' };
-      }
-      if (!verified.verified) return { ok: false, message: 'The passkey was not created. Try again.' };
-      const info = verified.registrationInfo;
-      const passkey: credentials.NewPasskey = {
-        id: newId(),
-        platformId: platform.id,
-        userId: user.id,
-        credentialId: info.credential.id,
-        publicKey: Buffer.from(info.credential.publicKey).toString('base64url'),
-        counter: info.credential.counter,
-        transports: (response.response.transports ?? []).filter((t) => /^[a-z-]{1,16}$/.test(t)).slice(0, 8),
-        name,
-        isBackupEligible: info.credentialDeviceType === 'multiDevice',
-        isBackedUp: info.credentialBackedUp,
-        aaguid: info.aaguid,
-      };
+      const info = await webauthn.verifyRegistration(rp, input.credential, input.expectedChallenge, (err) => deps.logger.info({ err }, 'passkey registration refused'));
+      if (!info) return { ok: false, message: 'The passkey was not created. Try again.' };
+      const passkey: credentials.NewPasskey = { id: newId(), platformId: platform.id, userId: user.id, ...info, name };
       const at = deps.now();
       const stored = await deps.db.transaction(async (trx) => {
         if (!(await credentials.insert(trx, passkey, at))) return false;
@@ -135,12 +73,7 @@ export function createPasskeys(deps: Deps) {
     async authenticationOptions(platform: Tenant, forUser?: { id: string }): Promise<PublicKeyCredentialRequestOptionsJSON> {
       requireRp();
       const allow = forUser ? await credentials.listByUser(deps.db, platform.id, forUser.id) : [];
-      return generateAuthenticationOptions({
-        rpID: rp.rpId,
-        timeout: TIMEOUT_MS,
-        allowCredentials: allow.map((c) => ({ id: c.credentialId, transports: c.transports as never })),
-        userVerification: forUser ? 'preferred' : 'required',
-      });
+      return webauthn.authenticationOptions(rp, allow, forUser ? 'preferred' : 'required');
     },
 
     /**
@@ -165,26 +98,19 @@ export function createPasskeys(deps: Deps) {
         if (!passkey || (input.forUser && passkey.userId !== input.forUser.id)) return failed(trx, 'unknown_passkey', input.forUser?.id ?? null, 'This passkey is not registered for this account.');
         let verified;
         try {
-          verified = await verifyAuthenticationResponse({
-            response,
-            expectedChallenge: input.expectedChallenge,
-            expectedOrigin: rp.origin,
-            expectedRPID: rp.rpId,
-            credential: { id: passkey.credentialId, publicKey: Buffer.from(passkey.publicKey, 'base64url'), counter: passkey.counter, transports: passkey.transports as never },
-            requireUserVerification,
-          });
+          verified = await webauthn.verifyAssertion(rp, response, passkey, input.expectedChallenge, requireUserVerification);
         } catch (err) {
           deps.logger.info({ err: (err as Error).message, passkey: passkey.id }, 'passkey sign-in refused');
           const uv = /user could not be verified/i.test((err as Error).message);
           return failed(trx, uv ? 'user_not_verified' : 'invalid', passkey.userId, uv ? 'Your device did not verify you (PIN or biometrics), which a sign-in with a passkey alone requires.' : FAILED);
         }
-        if (!verified.verified) return failed(trx, 'invalid', passkey.userId, FAILED);
+        if (!verified) return failed(trx, 'invalid', passkey.userId, FAILED);
         const row = await users.findById(trx, platform.id, passkey.userId);
         if (!row) return failed(trx, 'unknown_user', null, FAILED);
         if (row.disabledAt) return failed(trx, 'disabled', row.id, FAILED); // admin user disable: the generic failure
         // login_hint / id_token_hint / re-authentication: another account's passkey signs nobody in.
         if (input.onlyEmail !== undefined && normalizeEmail(row.email) !== normalizeEmail(input.onlyEmail)) return failed(trx, 'other_account', row.id, `This sign-in is for ${input.onlyEmail}.`);
-        const { newCounter, userVerified, credentialBackedUp } = verified.authenticationInfo;
+        const { newCounter, userVerified, credentialBackedUp } = verified;
         await credentials.markUsed(trx, passkey.id, { counter: newCounter, isBackedUp: credentialBackedUp }, deps.now());
         const { passwordHash: _hash, ...user } = row;
         const amr = passkeyAmr(passkey, userVerified);
