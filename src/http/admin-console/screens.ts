@@ -7,6 +7,8 @@ import { issueCsrf, requireCsrf } from '../middleware/csrf';
 import type { RateLimits } from '../middleware/rate-limit';
 import { consoleSignInRouter } from '../routers/admin/console/sign-in.router';
 import { consolePlatformsRouter } from '../routers/admin/console/platforms.router';
+import { consoleClientsRouter } from '../routers/admin/console/clients.router';
+import { consoleUsersRouter } from '../routers/admin/console/users.router';
 import { consoleKeysRouter } from '../routers/admin/console/keys.router';
 import { consoleRateLimitsRouter } from '../routers/admin/console/rate-limits.router';
 import { consoleMailRouter } from '../routers/admin/console/mail.router';
@@ -24,6 +26,8 @@ import { consoleSessionMiddleware } from './session';
 const SCREENS: Array<ConsoleNavEntry & { router: (s: Services) => Router }> = [
   { label: 'Platforms', section: 'global', path: '/platforms', router: consolePlatformsRouter },
   { label: 'Audit log', section: 'global', path: '/audit', router: consoleAuditRouter },
+  { label: 'Clients', section: 'platform', path: '/clients', router: consoleClientsRouter },
+  { label: 'Users', section: 'platform', path: '/users', router: consoleUsersRouter },
   { label: 'Keys', section: 'platform', path: '/keys', router: consoleKeysRouter },
   { label: 'Rate limits', section: 'platform', path: '/rate-limits', router: consoleRateLimitsRouter },
   { label: 'Mail', section: 'platform', path: '/mail', router: consoleMailRouter },

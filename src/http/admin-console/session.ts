@@ -16,6 +16,8 @@ export interface ConsoleSession {
   lastSeenAt: number;
   /** One message for the next page (after a form's 303). */
   flash?: string;
+  /** A client secret just issued, sealed, for the client page's next render only (then deleted). */
+  secretOnce?: { clientId: string; sealed: string };
 }
 
 declare module 'express-session' {

@@ -1,0 +1,180 @@
+import { Router, type Request, type Response } from 'express';
+import type { Services } from '../../../../services';
+import { SUPPORTED_SCOPES } from '../../../../domain/scopes';
+import { invalidRequest } from '../../../../errors';
+import { parseInput } from '../../../../services/admin/parse-input';
+import { ClientCreate, ClientSecretRotate, ClientUpdate } from '../../../../services/admin/schemas/clients.schemas';
+import { presentClient } from '../../../../presenters/admin/client.presenter';
+import { field, queryParam, submitForm } from '../../../admin-console/forms';
+import { operatorActor } from '../../../admin-console/operator';
+import { renderConsole } from '../../../admin-console/render';
+import { saveConsoleSession } from '../../../admin-console/session';
+
+const PAGE = 50;
+/** The rotation's overlap choices (seconds): how long the previous secret keeps working. */
+const OVERLAPS = [
+  { seconds: 0, label: 'None: the old secret stops now' },
+  { seconds: 3600, label: '1 hour' },
+  { seconds: 86_400, label: '1 day' },
+  { seconds: 604_800, label: '7 days' },
+];
+
+/** Every value of a repeated form field (checkboxes), trimmed, empties dropped. */
+function fieldList(req: Request, name: string): string[] {
+  const value = (req.body as Record<string, unknown> | undefined)?.[name];
+  const list = Array.isArray(value) ? value : value === undefined ? [] : [value];
+  return list.filter((v): v is string => typeof v === 'string').map((v) => v.trim()).filter(Boolean);
+}
+
+/** A textarea's lines, trimmed, blank lines dropped. */
+const lines = (text: string) => text.split(/\r?\n/).map((l) => l.trim()).filter(Boolean);
+
+/** The client form as the admin API's body (the same schema, so the same messages). */
+function clientBody(req: Request) {
+  return {
+    name: field(req, 'name'),
+    redirect_uris: lines(field(req, 'redirect_uris')),
+    post_logout_redirect_uris: lines(field(req, 'post_logout_redirect_uris')),
+    scopes: fieldList(req, 'scopes').join(' '),
+    is_resource_server: field(req, 'is_resource_server') === 'yes',
+  };
+}
+
+/** The form as typed, to show it again after a refusal. */
+function formOf(req: Request) {
+  return {
+    name: field(req, 'name'),
+    type: field(req, 'type'),
+    redirect_uris: field(req, 'redirect_uris'),
+    post_logout_redirect_uris: field(req, 'post_logout_redirect_uris'),
+    scopes: fieldList(req, 'scopes'),
+    is_resource_server: field(req, 'is_resource_server') === 'yes',
+  };
+}
+
+/**
+ * A platform's clients (s.admin.clients): list and create; a client's page to edit it, rotate its
+ * secret and delete it. A secret leaves once: sealed in the console session across the 303, shown
+ * on the next render of that client's page and dropped from the session by that render.
+ */
+export function consoleClientsRouter(s: Services): Router {
+  const r = Router();
+  const base = (req: Request) => `/admin/platforms/${req.params.platformId}/clients`;
+  const platformId = (req: Request) => String(req.params.platformId);
+  const clientId = (req: Request) => String(req.params.clientId);
+
+  async function showList(req: Request, res: Response, form: ReturnType<typeof formOf> | null = null, error: string | null = null, status = 200) {
+    const cursor = queryParam(req, 'cursor') || undefined;
+    const page = await s.admin.clients.list(operatorActor(req, res), platformId(req), { limit: PAGE, cursor });
+    renderConsole(req, res, 'clients', {
+      title: 'Clients',
+      clients: page.items.map(presentClient),
+      nextUrl: page.nextCursor ? `${base(req)}?cursor=${encodeURIComponent(page.nextCursor)}` : null,
+      firstUrl: cursor ? base(req) : null,
+      scopes: SUPPORTED_SCOPES,
+      form: form ?? { name: '', type: 'confidential', redirect_uris: '', post_logout_redirect_uris: '', scopes: ['openid', 'profile', 'email'], is_resource_server: false },
+      action: base(req),
+      error,
+    }, status);
+  }
+
+  async function showClient(req: Request, res: Response, form: ReturnType<typeof formOf> | null = null, error: string | null = null, status = 200) {
+    const client = presentClient(await s.admin.clients.get(operatorActor(req, res), platformId(req), clientId(req)));
+    const once = req.session.console?.secretOnce;
+    let secret: string | null = null;
+    if (once) {
+      // Shown on this render only, whichever client it was for.
+      delete req.session.console!.secretOnce;
+      await saveConsoleSession(req);
+      if (once.clientId === client.client_id) secret = s.deps.sealer.unseal(once.sealed).toString('utf8');
+    }
+    renderConsole(req, res, 'client', {
+      title: client.name,
+      client,
+      secret,
+      scopes: SUPPORTED_SCOPES,
+      overlaps: OVERLAPS,
+      defaultOverlap: s.deps.config.clientSecretOverlapSeconds,
+      form: form ?? {
+        name: client.name,
+        type: client.type,
+        redirect_uris: client.redirect_uris.join('\n'),
+        post_logout_redirect_uris: client.post_logout_redirect_uris.join('\n'),
+        scopes: client.scopes.split(' '),
+        is_resource_server: client.is_resource_server,
+      },
+      listUrl: base(req),
+      action: `${base(req)}/${client.client_id}`,
+      error,
+    }, status);
+  }
+
+  /** Keeps a new secret, sealed, for the client page's next render. */
+  function revealOnce(req: Request, id: string, secret: string) {
+    req.session.console!.secretOnce = { clientId: id, sealed: s.deps.sealer.seal(secret) };
+  }
+
+  r.get('/admin/platforms/:platformId/clients', (req, res) => showList(req, res));
+
+  r.post('/admin/platforms/:platformId/clients', (req, res) =>
+    submitForm(
+      req,
+      res,
+      async () => {
+        const input = parseInput(ClientCreate, { ...clientBody(req), type: field(req, 'type') });
+        const { client, secret } = await s.admin.clients.create(operatorActor(req, res), platformId(req), input);
+        if (secret) revealOnce(req, client.id, secret);
+        return { message: `Client "${client.name}" created.`, to: `${base(req)}/${client.id}` };
+      },
+      (error, status) => showList(req, res, formOf(req), error, status),
+    ),
+  );
+
+  r.get('/admin/platforms/:platformId/clients/:clientId', (req, res) => showClient(req, res));
+
+  r.post('/admin/platforms/:platformId/clients/:clientId', (req, res) =>
+    submitForm(
+      req,
+      res,
+      async () => {
+        const input = parseInput(ClientUpdate, clientBody(req));
+        const { client, secret } = await s.admin.clients.update(operatorActor(req, res), platformId(req), clientId(req), input);
+        if (secret) revealOnce(req, client.id, secret);
+        return { message: 'Changes saved.', to: `${base(req)}/${client.id}` };
+      },
+      (error, status) => showClient(req, res, formOf(req), error, status),
+    ),
+  );
+
+  r.post('/admin/platforms/:platformId/clients/:clientId/rotate-secret', (req, res) =>
+    submitForm(
+      req,
+      res,
+      async () => {
+        const raw = field(req, 'overlap_seconds');
+        const input = parseInput(ClientSecretRotate, raw === '' ? {} : { overlap_seconds: Number(raw) });
+        const { client, secret } = await s.admin.clients.rotateSecret(operatorActor(req, res), platformId(req), clientId(req), input);
+        revealOnce(req, client.id, secret);
+        const until = client.previousSecretExpiresAt ? ` The previous secret works until ${client.previousSecretExpiresAt.toISOString().slice(0, 16).replace('T', ' ')} UTC.` : ' The previous secret no longer works.';
+        return { message: `New secret issued.${until}`, to: `${base(req)}/${client.id}` };
+      },
+      (error, status) => showClient(req, res, null, error, status),
+    ),
+  );
+
+  r.post('/admin/platforms/:platformId/clients/:clientId/delete', (req, res) =>
+    submitForm(
+      req,
+      res,
+      async () => {
+        const client = await s.admin.clients.get(operatorActor(req, res), platformId(req), clientId(req));
+        if (field(req, 'confirm') !== 'yes') throw invalidRequest('tick "I understand" to delete the client');
+        await s.admin.clients.delete(operatorActor(req, res), platformId(req), client.id);
+        return { message: `Client "${client.name}" deleted, with its tokens and consents.`, to: base(req) };
+      },
+      (error, status) => showClient(req, res, null, error, status),
+    ),
+  );
+
+  return r;
+}
