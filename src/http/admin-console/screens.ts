@@ -13,6 +13,7 @@ import { consoleKeysRouter } from '../routers/admin/console/keys.router';
 import { consoleRateLimitsRouter } from '../routers/admin/console/rate-limits.router';
 import { consoleMailRouter } from '../routers/admin/console/mail.router';
 import { consoleAuditRouter } from '../routers/admin/console/audit.router';
+import { consoleAccountRouter } from '../routers/admin/console/account.router';
 import { operatorActor, requireOperator } from './operator';
 import { renderConsole, type ConsoleNavEntry } from './render';
 import { consoleSessionMiddleware } from './session';
@@ -48,6 +49,7 @@ export function adminConsole(s: Services, config: Config, sessionPool: Pool, rat
   r.use('/admin/platforms/:platformId', loadPlatform(s));
   r.get('/admin/platforms/:platformId', (req, res) => res.redirect(303, `/admin/platforms/${req.params.platformId}${SCREENS.find((e) => e.section === 'platform')!.path}`));
   for (const screen of SCREENS) r.use(screen.router(s));
+  r.use(consoleAccountRouter(s)); // "Your account": linked from the header's email, not a screen
   r.use('/admin', (req) => {
     throw new OAuthError('not_found', `No page ${req.method} ${req.originalUrl.split('?')[0]}`);
   });

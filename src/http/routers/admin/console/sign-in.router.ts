@@ -8,15 +8,22 @@ import { field } from '../../../admin-console/forms';
 import { renderConsole } from '../../../admin-console/render';
 import { SIGN_IN_PATH } from '../../../admin-console/operator';
 import { CONSOLE_SECOND_FACTOR_MS, endConsoleSession, startConsoleSession } from '../../../admin-console/session';
+import { consolePasskeyForm, operatorScope, passkeyOptionsRoute } from '../../../admin-console/passkeys';
+import { takeChallenge } from '../../../passkey-session';
+import type { Operator } from '../../../../domain/operator';
 
 const WRONG = 'Wrong email or password';
 const CODE_PATH = `${SIGN_IN_PATH}/code`;
 const ENROL_PATH = `${SIGN_IN_PATH}/authenticator`;
+const PASSKEY_PATH = `${SIGN_IN_PATH}/passkey`;
+const PASSKEY_ENROL_PATH = `${SIGN_IN_PATH}/new-passkey`;
 
 /**
  * Console sign-in (DESIGN §14): email and password, then always a second factor — the code of
  * the operator's authenticator app, or, for an operator without one, its enrolment (QR code and
  * "Setup key", then a first "Code"). Only then does the session count as signed in.
+ * A passkey is the other second factor (DESIGN §14 "TOTP or passkey"): "Use a passkey" next to
+ * or instead of the code, and "Add a passkey" next to the app's enrolment.
  */
 export function consoleSignInRouter(s: Services): Router {
   const r = Router();
@@ -48,22 +55,61 @@ export function consoleSignInRouter(s: Services): Router {
     }
     const now = s.deps.now().getTime();
     await startConsoleSession(req, { operatorId: outcome.operator.id, stage: 'second_factor', startedAt: now, lastSeenAt: now });
-    res.redirect(303, outcome.operator.hasTotp ? CODE_PATH : ENROL_PATH);
+    const hasFactor = outcome.operator.hasTotp || (await s.operators.passkeys.count(outcome.operator.id)) > 0;
+    res.redirect(303, hasFactor ? CODE_PATH : ENROL_PATH);
   });
 
-  /** The code page, or the enrolment page for an operator without an app. */
+  /** The code page (the app's code, "Use a passkey", or both), or the enrolment page for an operator without either. */
   async function showSecondFactor(req: Request, res: Response, error: string | null = null, status = 200) {
     const operator = await pending(req);
     if (!operator) return res.redirect(303, SIGN_IN_PATH);
-    if (operator.hasTotp) {
+    const passkeys = await s.operators.passkeys.count(operator.id);
+    if (operator.hasTotp || passkeys > 0) {
       if (req.path !== CODE_PATH) return res.redirect(303, CODE_PATH);
-      return renderConsole(req, res, 'sign-in-code', { title: 'Two-step verification', email: operator.email, error }, status);
+      const passkey = passkeys > 0 ? consolePasskeyForm(s, res, { action: PASSKEY_PATH, options: `${PASSKEY_PATH}/options` }) : null;
+      return renderConsole(req, res, 'sign-in-code', { title: 'Two-step verification', email: operator.email, hasTotp: operator.hasTotp, passkey, error }, status);
     }
     if (req.path !== ENROL_PATH) return res.redirect(303, ENROL_PATH);
     const enrolment = await s.operators.totpEnrolment(operator.id);
     if (!enrolment) return res.redirect(303, SIGN_IN_PATH);
-    renderConsole(req, res, 'sign-in-enrol', { title: 'Set up authenticator app', email: operator.email, error, ...(await presentTotpSetup(enrolment)) }, status);
+    const passkey = consolePasskeyForm(s, res, { action: PASSKEY_ENROL_PATH, options: `${PASSKEY_ENROL_PATH}/options` });
+    renderConsole(req, res, 'sign-in-enrol', { title: 'Set up authenticator app', email: operator.email, error, passkey, ...(await presentTotpSetup(enrolment)) }, status);
   }
+
+  /** Both factors passed: a new session id, signed in. */
+  async function finishSignIn(req: Request, res: Response, operator: Operator, enrolled: boolean, factor: 'totp' | 'passkey') {
+    await s.operators.signedIn(ctx(req, operator.email), operator, enrolled, factor);
+    const now = s.deps.now().getTime();
+    await startConsoleSession(req, { operatorId: operator.id, stage: 'signed_in', startedAt: now, lastSeenAt: now });
+    res.redirect(303, '/admin');
+  }
+
+  // "Use a passkey": options (JSON, for public/passkeys.js), then the form with the browser's answer.
+  r.post(`${PASSKEY_PATH}/options`, requireCsrf, issueCsrf, passkeyOptionsRoute(s, 'second-factor', pending, (operator) => s.operators.passkeys.authenticationOptions(operator.id)));
+  r.post(PASSKEY_PATH, requireCsrf, issueCsrf, async (req, res) => {
+    const operator = await pending(req);
+    if (!operator) return res.redirect(303, SIGN_IN_PATH);
+    const expectedChallenge = takeChallenge(req, 'second-factor', operatorScope(operator));
+    if (!expectedChallenge) return showSecondFactor(req, res, 'This passkey request has expired. Try again.', 400);
+    const outcome = await s.operators.passkeys.authenticate(ctx(req, operator.email), operator, { credential: field(req, 'credential'), expectedChallenge }, attemptSource(req));
+    if (!outcome.ok) {
+      if (outcome.lockedSeconds) res.set('Retry-After', String(outcome.lockedSeconds));
+      return showSecondFactor(req, res, outcome.lockedSeconds ? tooManyAttempts(outcome.lockedSeconds) : outcome.message, outcome.lockedSeconds ? 429 : 400);
+    }
+    await finishSignIn(req, res, operator, false, 'passkey');
+  });
+
+  // "Add a passkey" as the first second factor (an operator without the app or a passkey).
+  r.post(`${PASSKEY_ENROL_PATH}/options`, requireCsrf, issueCsrf, passkeyOptionsRoute(s, 'register', pending, (operator) => s.operators.passkeys.registrationOptions(operator)));
+  r.post(PASSKEY_ENROL_PATH, requireCsrf, issueCsrf, async (req, res) => {
+    const operator = await pending(req);
+    if (!operator) return res.redirect(303, SIGN_IN_PATH);
+    const expectedChallenge = takeChallenge(req, 'register', operatorScope(operator));
+    if (!expectedChallenge) return showSecondFactor(req, res, 'This passkey request has expired. Try again.', 400);
+    const added = await s.operators.passkeys.register(ctx(req, operator.email), operator, { name: field(req, 'name'), credential: field(req, 'credential'), expectedChallenge, firstFactor: true });
+    if (!added.ok) return showSecondFactor(req, res, `The passkey was not added. ${added.message}`, 400);
+    await finishSignIn(req, res, operator, true, 'passkey');
+  });
 
   r.get([CODE_PATH, ENROL_PATH], issueCsrf, (req, res) => showSecondFactor(req, res));
 
@@ -76,10 +122,7 @@ export function consoleSignInRouter(s: Services): Router {
       const error = outcome.lockedSeconds ? tooManyAttempts(outcome.lockedSeconds) : outcome.reason === 'replayed' ? 'This code was already used. Wait for the next one.' : 'That code is not right. Try again.';
       return showSecondFactor(req, res, error, outcome.lockedSeconds ? 429 : 400);
     }
-    await s.operators.signedIn(ctx(req, operator.email), operator, !operator.hasTotp);
-    const now = s.deps.now().getTime();
-    await startConsoleSession(req, { operatorId: operator.id, stage: 'signed_in', startedAt: now, lastSeenAt: now });
-    res.redirect(303, '/admin');
+    await finishSignIn(req, res, operator, !operator.hasTotp, 'totp');
   });
 
   r.post('/admin/sign-out', requireCsrf, async (req, res) => {

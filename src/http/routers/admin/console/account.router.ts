@@ -1,0 +1,55 @@
+import { Router, type Request, type Response } from 'express';
+import type { Services } from '../../../../services';
+import { presentOperatorPasskeys } from '../../../../presenters/operator-passkey.presenter';
+import { field, submitForm } from '../../../admin-console/forms';
+import { operatorActor } from '../../../admin-console/operator';
+import { consolePasskeyForm, operatorScope, passkeyOptionsRoute } from '../../../admin-console/passkeys';
+import { renderConsole } from '../../../admin-console/render';
+import { takeChallenge } from '../../../passkey-session';
+import { invalidRequest } from '../../../../errors';
+
+const PATH = '/admin/account';
+
+/**
+ * "Your account" (linked from the operator's email in the header, not a screen of the navigation):
+ * the operator's second factors — whether the authenticator app is set, and its passkeys, which it
+ * adds (public/passkeys.js) and removes here. The last second factor cannot be removed.
+ */
+export function consoleAccountRouter(s: Services): Router {
+  const r = Router();
+
+  const show = async (req: Request, res: Response, error: string | null = null, status = 200) => {
+    const operator = res.locals.operator!;
+    const passkeys = await s.operators.passkeys.list(operator.id);
+    renderConsole(req, res, 'account', {
+      title: 'Your account',
+      accountPage: true,
+      hasTotp: operator.hasTotp,
+      passkeys: presentOperatorPasskeys(passkeys),
+      // Without the app, the last passkey has no Remove button (the service refuses it too).
+      canRemove: operator.hasTotp || passkeys.length > 1,
+      passkey: consolePasskeyForm(s, res, { action: `${PATH}/passkeys`, options: `${PATH}/passkeys/options` }),
+      error,
+    }, status);
+  };
+
+  r.get(PATH, (req, res) => show(req, res));
+
+  r.post(`${PATH}/passkeys/options`, passkeyOptionsRoute(s, 'register', async (_req, res) => res.locals.operator, (operator) => s.operators.passkeys.registrationOptions(operator)));
+
+  r.post(`${PATH}/passkeys`, (req, res) => submitForm(req, res, async () => {
+    const operator = res.locals.operator!;
+    const expectedChallenge = takeChallenge(req, 'register', operatorScope(operator));
+    if (!expectedChallenge) throw invalidRequest('This passkey request has expired. Try again.');
+    const added = await s.operators.passkeys.register(operatorActor(req, res), operator, { name: field(req, 'name'), credential: field(req, 'credential'), expectedChallenge, firstFactor: false });
+    if (!added.ok) throw invalidRequest(`The passkey was not added. ${added.message}`);
+    return { message: `Passkey “${added.passkey.name}” added.`, to: PATH };
+  }, (error, status) => show(req, res, error, status)));
+
+  r.post(`${PATH}/passkeys/remove`, (req, res) => submitForm(req, res, async () => {
+    const removed = await s.operators.passkeys.remove(operatorActor(req, res), res.locals.operator!, field(req, 'passkey'));
+    return { message: `Passkey “${removed.name}” removed. Also remove it from your device or password manager.`, to: PATH };
+  }, (error, status) => show(req, res, error, status)));
+
+  return r;
+}
