@@ -150,7 +150,7 @@ it('Platforms: lists the platforms and creates one', async () => {
   await clickAndLoad(page, page.getByRole('button', { name: 'Create platform' }));
   expect(await h1(page)).toBe('Acme Travel');
   expect(await flash(page)).toMatch(/Platform "Acme Travel" created/);
-  expect(await page.locator('.console-tabs a[aria-current="page"]').innerText()).toBe('Keys'); // a platform opens on its first screen
+  expect(await page.locator('.console-tabs a[aria-current="page"]').innerText()).toBe('Clients'); // a platform opens on its first screen
 
   await clickAndLoad(page, page.getByRole('link', { name: 'Platforms', exact: true }).first());
   const rows = page.locator('.console-table tbody tr');
@@ -162,6 +162,7 @@ it('Platforms: lists the platforms and creates one', async () => {
 
 it('Keys: lists the signing keys and rotates', async () => {
   await clickAndLoad(page, page.getByRole('link', { name: 'Acme Travel' }));
+  await clickAndLoad(page, page.getByRole('link', { name: 'Keys', exact: true }));
   const rows = page.locator('.console-table tbody tr');
   expect(await rows.count()).toBe(1);
   const first = await rows.first().locator('code').innerText();
