@@ -60,16 +60,16 @@ export function consoleSignInRouter(s: Services): Router {
   });
 
   /** The code page (the app's code, "Use a passkey", or both), or the enrolment page for an operator without either. */
-  async function showSecondFactor(req: Request, res: Response, error: string | null = null, status = 200) {
+  async function showSecondFactor(req: Request, res: Response, error: string | null = null, status = 200, fromPasskeyForm = false) {
     const operator = await pending(req);
     if (!operator) return res.redirect(303, SIGN_IN_PATH);
     const passkeys = await s.operators.passkeys.count(operator.id);
     if (operator.hasTotp || passkeys > 0) {
-      if (req.path !== CODE_PATH) return res.redirect(303, CODE_PATH);
+      if (req.path !== CODE_PATH && !fromPasskeyForm) return res.redirect(303, CODE_PATH);
       const passkey = passkeys > 0 ? consolePasskeyForm(s, res, { action: PASSKEY_PATH, options: `${PASSKEY_PATH}/options` }) : null;
       return renderConsole(req, res, 'sign-in-code', { title: 'Two-step verification', email: operator.email, hasTotp: operator.hasTotp, passkey, error }, status);
     }
-    if (req.path !== ENROL_PATH) return res.redirect(303, ENROL_PATH);
+    if (req.path !== ENROL_PATH && !fromPasskeyForm) return res.redirect(303, ENROL_PATH);
     const enrolment = await s.operators.totpEnrolment(operator.id);
     if (!enrolment) return res.redirect(303, SIGN_IN_PATH);
     const passkey = consolePasskeyForm(s, res, { action: PASSKEY_ENROL_PATH, options: `${PASSKEY_ENROL_PATH}/options` });
@@ -90,11 +90,11 @@ export function consoleSignInRouter(s: Services): Router {
     const operator = await pending(req);
     if (!operator) return res.redirect(303, SIGN_IN_PATH);
     const expectedChallenge = takeChallenge(req, 'second-factor', operatorScope(operator));
-    if (!expectedChallenge) return showSecondFactor(req, res, 'This passkey request has expired. Try again.', 400);
+    if (!expectedChallenge) return showSecondFactor(req, res, 'This passkey request has expired. Try again.', 400, true);
     const outcome = await s.operators.passkeys.authenticate(ctx(req, operator.email), operator, { credential: field(req, 'credential'), expectedChallenge }, attemptSource(req));
     if (!outcome.ok) {
       if (outcome.lockedSeconds) res.set('Retry-After', String(outcome.lockedSeconds));
-      return showSecondFactor(req, res, outcome.lockedSeconds ? tooManyAttempts(outcome.lockedSeconds) : outcome.message, outcome.lockedSeconds ? 429 : 400);
+      return showSecondFactor(req, res, outcome.lockedSeconds ? tooManyAttempts(outcome.lockedSeconds) : outcome.message, outcome.lockedSeconds ? 429 : 400, true);
     }
     await finishSignIn(req, res, operator, false, 'passkey');
   });
@@ -105,9 +105,9 @@ export function consoleSignInRouter(s: Services): Router {
     const operator = await pending(req);
     if (!operator) return res.redirect(303, SIGN_IN_PATH);
     const expectedChallenge = takeChallenge(req, 'register', operatorScope(operator));
-    if (!expectedChallenge) return showSecondFactor(req, res, 'This passkey request has expired. Try again.', 400);
+    if (!expectedChallenge) return showSecondFactor(req, res, 'This passkey request has expired. Try again.', 400, true);
     const added = await s.operators.passkeys.register(ctx(req, operator.email), operator, { name: field(req, 'name'), credential: field(req, 'credential'), expectedChallenge, firstFactor: true });
-    if (!added.ok) return showSecondFactor(req, res, `The passkey was not added. ${added.message}`, 400);
+    if (!added.ok) return showSecondFactor(req, res, `The passkey was not added. ${added.message}`, 400, true);
     await finishSignIn(req, res, operator, true, 'passkey');
   });
 
