@@ -41,6 +41,7 @@ it('enrols a passkey as the first second factor, signs in with password + passke
   expect(await h1(page)).toBe('Set up authenticator app');
   await page.getByRole('heading', { name: 'Or add a passkey' }).waitFor();
   expect(await axeViolations(page)).toEqual([]);
+  await page.screenshot({ path: path.join(SCREENSHOTS, 'admin-passkey-enrol.png'), fullPage: true });
   await page.getByLabel('Passkey name').fill('Laptop');
   await clickAndLoad(page, page.getByRole('button', { name: 'Add a passkey' }));
   expect(await h1(page)).toBe('Platforms');
