@@ -11,7 +11,8 @@ export function auditContext(req: Request, actor: { type: AuditActorType; id?: s
     actorType: actor.type,
     actorId: actor.id ?? null,
     actorName: actor.name ?? null,
-    source: req.ip ?? null,
+    // An IPv4 client on a dual-stack socket arrives as ::ffff:a.b.c.d: record the address people read.
+    source: req.ip?.replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/, '$1') ?? null,
     userAgent: userAgent ? userAgent.slice(0, 512) : null,
     requestId: typeof req.id === 'string' ? req.id : req.id != null ? String(req.id) : null,
   };

@@ -56,6 +56,7 @@ describe('admin API: platforms, tokens, rate limits', () => {
     expect(events.map((e) => e.kind)).toEqual(['platform.updated', 'platform.created']);
     expect(events[0]).toMatchObject({ actorType: 'admin_token', actorName: 'test token', details: { name: { from: 'Acme', to: 'Acme Corp' }, mfa: { from: 'optional', to: 'required' } } });
     expect(events[0].requestId).toBe(updated.headers['x-request-id']);
+    expect(events[0].source).toBe('127.0.0.1'); // not the dual-stack socket's ::ffff:127.0.0.1
   });
 
   it('answers bad input with a clear 400 naming the field', async () => {
