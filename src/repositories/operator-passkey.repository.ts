@@ -48,3 +48,8 @@ export async function markUsed(db: Queryable, id: string, counter: number, at: D
 export async function remove(db: Queryable, operatorId: string, id: string): Promise<boolean> {
   return (await db('operator_webauthn_credentials').where({ id, operator_id: operatorId }).delete()) > 0;
 }
+
+/** All of the operator's passkeys (a lost device: `admin operator reset-mfa`); how many there were. */
+export async function removeAll(db: Queryable, operatorId: string): Promise<number> {
+  return db('operator_webauthn_credentials').where({ operator_id: operatorId }).delete();
+}

@@ -57,6 +57,25 @@ export async function disable(db: Queryable, id: string, at: Date): Promise<bool
   return (await db('operators').where({ id }).whereNull('disabled_at').update({ disabled_at: at })) > 0;
 }
 
+export async function enable(db: Queryable, id: string): Promise<boolean> {
+  return (await db('operators').where({ id }).whereNotNull('disabled_at').update({ disabled_at: null })) > 0;
+}
+
+/** A confirmed app in one step (set up on "Your account" from a secret kept in the session, never pending here). */
+export async function setConfirmedTotp(db: Queryable, id: string, sealedSecret: string, step: number, at: Date): Promise<boolean> {
+  return (await db('operators').where({ id }).whereNull('totp_confirmed_at').update({ sealed_totp_secret: sealedSecret, totp_confirmed_at: at, last_totp_step: step })) > 0;
+}
+
+/** Removes the app, confirmed or pending (its secret is gone: a later enrolment starts afresh). */
+export async function clearTotp(db: Queryable, id: string): Promise<void> {
+  await db('operators').where({ id }).update({ sealed_totp_secret: null, totp_confirmed_at: null, last_totp_step: null });
+}
+
+/** Deletes the operator's console sessions (signed in or between password and code) from the session table. */
+export async function endConsoleSessions(db: Queryable, id: string): Promise<number> {
+  return db('session').whereRaw(`sess->'console'->>'operatorId' = ?`, [id]).delete();
+}
+
 /** A new pending secret; refused (false) once one is confirmed, so enrolment cannot replace a working app. */
 export async function setPendingTotp(db: Queryable, id: string, sealedSecret: string): Promise<boolean> {
   return (await db('operators').where({ id }).whereNull('totp_confirmed_at').update({ sealed_totp_secret: sealedSecret, last_totp_step: null })) > 0;

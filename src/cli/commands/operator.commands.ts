@@ -14,7 +14,7 @@ const presentOperator = (o: Operator) => ({
   disabled_at: o.disabledAt?.toISOString() ?? null,
 });
 
-/** Admin console operators (DESIGN §14): created here only; they sign in at /admin with the password and an authenticator app. */
+/** Admin console operators (DESIGN §14): created here only; they sign in at /admin with the password and a second factor (app or passkey). */
 export const operatorCommands: CliCommand[] = [
   {
     group: 'operator', verb: 'create', usage: '--email E [--platform G] [--password P]', flags: ['email', 'platform', 'password'],
@@ -42,5 +42,19 @@ export const operatorCommands: CliCommand[] = [
     group: 'operator', verb: 'disable', usage: '--email E', flags: ['email'],
     summary: 'Disable an operator: no more sign-ins, and its console session ends at its next request.',
     run: async (s, flags, actor) => presentOperator(await s.operators.disable(actor, one(flags, 'email', true))),
+  },
+  {
+    group: 'operator', verb: 'enable', usage: '--email E', flags: ['email'],
+    summary: 'Enable a disabled operator again: it signs in with its password and second factor as before.',
+    run: async (s, flags, actor) => presentOperator(await s.operators.enable(actor, one(flags, 'email', true))),
+  },
+  {
+    group: 'operator', verb: 'reset-mfa', usage: '--email E', flags: ['email'],
+    summary: 'A lost device: remove the operator\'s authenticator app and passkeys, and end its console sessions.',
+    details: ['At the next sign-in, after the password, the operator sets up a second factor again (an app or a passkey).'],
+    async run(s, flags, actor) {
+      const { operator, totpRemoved, passkeysRemoved, sessionsEnded } = await s.operators.resetMfa(actor, one(flags, 'email', true));
+      return { ...presentOperator(operator), totp_removed: totpRemoved, passkeys_removed: passkeysRemoved, sessions_ended: sessionsEnded };
+    },
   },
 ];

@@ -18,6 +18,8 @@ export interface ConsoleSession {
   flash?: string;
   /** A client secret just issued, sealed, for the client page's next render only (then deleted). */
   secretOnce?: { clientId: string; sealed: string };
+  /** "Your account": the authenticator app being set up, its secret sealed (stored only once a code confirms it). */
+  totpSetup?: string;
 }
 
 declare module 'express-session' {

@@ -15,13 +15,14 @@ import { matchTotpStep, newTotpEnrolment, totpUri, type TotpEnrolment } from '..
 import { assertGlobal } from './access';
 import { createOperatorThrottle } from './operator-throttle';
 import { createOperatorPasskeys } from './operator-passkeys.service';
-import { countByOperator } from '../../repositories/operator-passkey.repository';
+import { countByOperator, removeAll as removeAllPasskeys } from '../../repositories/operator-passkey.repository';
 
 /** The authenticator app's account name reads "Latchkey admin: <email>". */
 const TOTP_ISSUER = 'Latchkey admin';
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 export type OperatorPasswordOutcome = { ok: true; operator: Operator } | { ok: false; lockedSeconds: number };
+export type AccountTotpSetup = TotpEnrolment & { sealed: string };
 export type OperatorCodeOutcome = { ok: true } | { ok: false; lockedSeconds: number; reason: 'invalid' | 'replayed' | 'locked' };
 
 const publicView = ({ passwordHash: _h, sealedTotpSecret: _s, totpConfirmedAt: _c, ...operator }: OperatorRow): Operator => operator;
@@ -40,6 +41,14 @@ export function createOperators(deps: Deps, platforms: Platforms, audit: Audit) 
   };
 
   const passkeys = createOperatorPasskeys(deps, audit, throttle);
+  const shownTotp = (operator: Operator, sealed: string): TotpEnrolment | undefined => {
+    try {
+      const secret = deps.sealer.unseal(sealed).toString('utf8');
+      return { secret, uri: totpUri(TOTP_ISSUER, operator.email, secret) };
+    } catch {
+      return undefined;
+    }
+  };
 
   return {
     /** The operator's passkeys: a second factor next to or instead of the app (operator-passkeys.service.ts). */
@@ -78,6 +87,76 @@ export function createOperators(deps: Deps, platforms: Platforms, audit: Audit) 
         }
       });
       return publicView((await operators.findById(deps.db, row.id))!);
+    },
+
+    /** Enables a disabled operator again (audited operator.enabled); its factors are as they were. Throws not_found. */
+    async enable(actor: AdminActor, email: string): Promise<Operator> {
+      assertGlobal(actor, 'enabling an operator');
+      const row = await operators.findByEmail(deps.db, normalizeEmail(email));
+      if (!row) throw new OAuthError('not_found', `unknown operator "${email}"`);
+      await deps.db.transaction(async (trx) => {
+        if (await operators.enable(trx, row.id)) {
+          await audit.record(trx, actor, { kind: 'operator.enabled', platformId: row.platformId, details: { operator_id: row.id, email: row.email } });
+        }
+      });
+      return publicView((await operators.findById(deps.db, row.id))!);
+    },
+
+    /**
+     * A lost device: removes the operator's app (confirmed or pending) and every passkey, and deletes
+     * its console sessions, so the next sign-in asks for a new second factor after the password.
+     * Audited operator.mfa_reset (what was removed, never a secret). Throws not_found.
+     */
+    async resetMfa(actor: AdminActor, email: string): Promise<{ operator: Operator; totpRemoved: boolean; passkeysRemoved: number; sessionsEnded: number }> {
+      assertGlobal(actor, 'resetting an operator\'s second factors');
+      const found = await operators.findByEmail(deps.db, normalizeEmail(email));
+      if (!found) throw new OAuthError('not_found', `unknown operator "${email}"`);
+      return deps.db.transaction(async (trx) => {
+        const row = (await operators.findByIdForUpdate(trx, found.id))!;
+        const passkeysRemoved = await removeAllPasskeys(trx, row.id);
+        await operators.clearTotp(trx, row.id);
+        const sessionsEnded = await operators.endConsoleSessions(trx, row.id);
+        const details = { operator_id: row.id, email: row.email, totp_removed: row.hasTotp, passkeys_removed: passkeysRemoved, sessions_ended: sessionsEnded };
+        await audit.record(trx, actor, { kind: 'operator.mfa_reset', platformId: row.platformId, details });
+        return { operator: publicView((await operators.findById(trx, row.id))!), totpRemoved: row.hasTotp, passkeysRemoved, sessionsEnded };
+      });
+    },
+
+    /**
+     * "Your account": a new app secret for a signed-in operator without one (it signed in with a
+     * passkey, proof enough). Sealed for the console session, not stored yet: a pending secret
+     * someone saw at sign-in before the passkey was added is never the one confirmed.
+     */
+    accountTotpSetup(operator: Operator): AccountTotpSetup {
+      const enrolment = newTotpEnrolment(TOTP_ISSUER, operator.email);
+      return { ...enrolment, sealed: deps.sealer.seal(enrolment.secret) };
+    },
+
+    /** The setup's secret again (a reload shows the same QR code); undefined if it does not unseal. */
+    accountTotpShown: shownTotp,
+
+    /** Confirms the "Your account" setup with a first code (audited operator.totp_added). Throws invalid_request. */
+    async confirmAccountTotp(ctx: AuditContext, operator: Operator, sealed: string, code: string): Promise<void> {
+      const shown = shownTotp(operator, sealed);
+      if (!shown) throw invalidRequest('This setup has expired. Start again.');
+      const step = matchTotpStep(shown.secret, code, deps.now());
+      if (step === undefined) throw invalidRequest('That code is not right. Try again.');
+      await deps.db.transaction(async (trx) => {
+        const row = await operators.findByIdForUpdate(trx, operator.id);
+        if (!row || row.disabledAt || !(await operators.setConfirmedTotp(trx, row.id, sealed, step, deps.now()))) throw invalidRequest('An authenticator app is already set up.');
+        await audit.record(trx, { ...ctx, actorId: row.id, actorName: row.email }, { kind: 'operator.totp_added', platformId: row.platformId, details: { email: row.email } });
+      });
+    },
+
+    /** Removes the app of an operator that keeps a passkey (audited operator.totp_removed). Throws invalid_request. */
+    async removeTotp(ctx: AuditContext, operator: Operator): Promise<void> {
+      await deps.db.transaction(async (trx) => {
+        const row = await operators.findByIdForUpdate(trx, operator.id);
+        if (!row?.hasTotp) throw invalidRequest('No authenticator app is set up.');
+        if ((await countByOperator(trx, row.id)) === 0) throw invalidRequest('The authenticator app is your only second factor: add a passkey before removing it.');
+        await operators.clearTotp(trx, row.id);
+        await audit.record(trx, { ...ctx, actorId: row.id, actorName: row.email }, { kind: 'operator.totp_removed', platformId: row.platformId, details: { email: row.email } });
+      });
     },
 
     /** A signed-in operator that is still enabled (checked on every console request). */
