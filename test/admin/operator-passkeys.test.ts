@@ -3,6 +3,7 @@ import { buildPlatform } from '../factories';
 import { createCredential, getAssertion, type SoftCredential } from '../support/soft-authenticator';
 import { totpAt } from '../support/totp';
 import { cliActor } from '../../src/domain/admin';
+import { runCommand } from '../../src/cli/commands';
 import type { Operator } from '../../src/domain/operator';
 import { buildOperator, consoleBrowser, h1Of, OPERATOR_PASSWORD, setupKeyOf, signInConsole, type ConsoleBrowser } from './console-support';
 
@@ -210,6 +211,104 @@ describe('operator passkeys (console)', () => {
     const replay = await b.post('/admin/account/passkeys', { name: 'Again', credential: createCredential(more, BASE).json });
     expect(replay.status).toBe(400);
     expect(replay.text).toContain('This passkey request has expired');
+  });
+});
+
+describe('the authenticator app on "Your account"', () => {
+  /** An operator signed in with a passkey only; the sign-in's enrolment page seen first (a pending secret). */
+  async function passkeyOperator() {
+    const op = await buildOperator(t.services);
+    const b = consoleBrowser(t.app);
+    const enrol = await afterPassword(b, op.email);
+    const pendingAtSignIn = setupKeyOf(enrol.text)!;
+    const options = (await b.post('/admin/sign-in/new-passkey/options', {})).body.options;
+    const { credential, json } = createCredential(options, BASE);
+    expect((await b.post('/admin/sign-in/new-passkey', { name: 'Laptop', credential: json })).headers.location).toBe('/admin');
+    return { op, b, credential, pendingAtSignIn };
+  }
+
+  it('a passkey operator sets up the app (a new secret, the same on reload), then signs in with its code; audited without the secret', async () => {
+    const { op, b, pendingAtSignIn } = await passkeyOperator();
+    const account = await b.get('/admin/account');
+    expect(account.text).toContain('Not set up');
+    expect(account.text).toContain('href="/admin/account/authenticator"');
+    const setup = await b.get('/admin/account/authenticator');
+    expect(h1Of(setup.text)).toBe('Set up authenticator app');
+    const secret = setupKeyOf(setup.text)!;
+    expect(secret).toMatch(/^[A-Z2-7]{16,}$/);
+    // Not the secret shown at sign-in before the passkey existed (someone with the password alone saw that one).
+    expect(secret).not.toBe(pendingAtSignIn);
+    expect(setupKeyOf((await b.get('/admin/account/authenticator')).text)).toBe(secret);
+
+    const wrong = await b.post('/admin/account/authenticator', { code: '000000' === totpAt(secret, now()) ? '111111' : '000000' });
+    expect(wrong.status).toBe(400);
+    expect(wrong.text).toContain('That code is not right');
+    expect(setupKeyOf(wrong.text)).toBe(secret);
+    const done = await b.follow(await b.post('/admin/account/authenticator', { code: totpAt(secret, now()) }));
+    expect(done.text).toContain('Authenticator app set up.');
+    expect(done.text).toContain('Remove authenticator app');
+    expect((await b.get('/admin/account/authenticator')).headers.location).toBe('/admin/account');
+    const added = (await eventsOf(op.email)).find((e) => e.kind === 'operator.totp_added')!;
+    expect(added).toMatchObject({ actorType: 'operator', actorId: op.id });
+    expect(JSON.stringify(added)).not.toContain(secret);
+
+    // The code that confirmed it does not sign in again (its step is used); the next one does.
+    const again = consoleBrowser(t.app);
+    const page = await afterPassword(again, op.email);
+    expect(page.text).toContain('id="code"');
+    expect((await again.post('/admin/sign-in/code', { code: totpAt(secret, now()) })).status).toBe(400);
+    clock += 30_000;
+    expect((await again.post('/admin/sign-in/code', { code: totpAt(secret, now()) })).headers.location).toBe('/admin');
+  });
+
+  it('a setup form without a started setup, or with a bad code, is refused plainly', async () => {
+    const { b } = await passkeyOperator();
+    await b.get('/admin/account');
+    const unstarted = await b.post('/admin/account/authenticator', { code: '123456' });
+    expect(unstarted.status).toBe(400);
+    expect(unstarted.text).toContain('This setup has expired');
+    await b.get('/admin/account/authenticator');
+    expect((await b.post('/admin/account/authenticator', { code: 'not a code' })).status).toBe(400);
+  });
+
+  it('an operator with both removes the app (audited); the app alone cannot be removed', async () => {
+    const op = await buildOperator(t.services);
+    const b = consoleBrowser(t.app);
+    await signInConsole(b, op.email, now);
+    const appOnly = await b.get('/admin/account');
+    expect(appOnly.text).not.toContain('Remove authenticator app');
+    expect(appOnly.text).toContain('add a passkey before removing it');
+    const refused = await b.post('/admin/account/authenticator/remove', {});
+    expect(refused.status).toBe(400);
+    expect(refused.text).toContain('The authenticator app is your only second factor');
+
+    const options = (await b.post('/admin/account/passkeys/options', {})).body.options;
+    await b.follow(await b.post('/admin/account/passkeys', { name: 'Key', credential: createCredential(options, BASE).json }));
+    const removed = await b.follow(await b.post('/admin/account/authenticator/remove', {}));
+    expect(removed.text).toContain('Authenticator app removed.');
+    expect(removed.text).toContain('Not set up');
+    expect((await t.services.operators.findActive(op.id))!.hasTotp).toBe(false);
+    expect((await eventsOf(op.email)).filter((e) => e.kind === 'operator.totp_removed')).toHaveLength(1);
+    // Twice: nothing left to remove.
+    expect((await b.post('/admin/account/authenticator/remove', {})).status).toBe(400);
+    // The next sign-in offers the passkey only.
+    const next = await afterPassword(consoleBrowser(t.app), op.email);
+    expect(next.text).not.toContain('id="code"');
+    expect(next.text).toContain('Use a passkey');
+  });
+
+  it('admin operator reset-mfa removes the passkeys too: the next sign-in is an enrolment again', async () => {
+    const { op, b, credential } = await passkeyOperator();
+    await addPasskey((await t.services.operators.findActive(op.id))!, 'Spare');
+    const out = await runCommand(t.services, ['operator', 'reset-mfa', '--email', op.email]);
+    expect(out).toMatchObject({ totp_removed: false, passkeys_removed: 2, sessions_ended: 1 });
+    expect(await passkeysOf().count(op.id)).toBe(0);
+    expect((await b.get('/admin/account')).headers.location).toBe('/admin/sign-in');
+    const again = consoleBrowser(t.app);
+    expect(h1Of((await afterPassword(again, op.email)).text)).toBe('Set up authenticator app');
+    // The old passkey no longer stands for the operator.
+    const { json, challenge } = await assertWith(op, credential);
+    expect((await passkeysOf().authenticate(ctx, op, { credential: json, expectedChallenge: challenge }, 'test-source')).ok).toBe(false);
   });
 });
 
