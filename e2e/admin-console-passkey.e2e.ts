@@ -1,10 +1,12 @@
 // An operator's passkey in real Chromium (issue 12 §4, DESIGN §14 "TOTP or passkey"), with its
 // virtual authenticator: enrolled as the first second factor at sign-in, then used after the
-// password, a second one added and removed on "Your account". axe-core on each page; screenshot.
+// password, a second one added and removed on "Your account", and the authenticator app set up and
+// removed there. axe-core on each page; screenshot.
 //   UPDATE_SCREENSHOTS=1 writes it to docs/screenshots/.
 import path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { cliActor } from '../src/domain/admin';
+import { totpAt } from '../test/support/totp';
 import { clickAndLoad, newPage, startHarness, type Harness } from './support/harness';
 import { addVirtualAuthenticator, axeViolations, credentialsOf, SCREENSHOTS } from './support/passkeys';
 
@@ -80,6 +82,20 @@ it('enrols a passkey as the first second factor, signs in with password + passke
   await clickAndLoad(page, page.getByRole('button', { name: 'Remove passkey Security key' }));
   await page.getByText('Passkey “Security key” removed.').waitFor();
   expect(await page.locator('.passkey-table tbody td:first-child').allInnerTexts()).toEqual(['Laptop']);
+
+  // The authenticator app next to the passkey: set up on "Your account" (QR code, Setup key, Code), then removed again.
+  await clickAndLoad(page, page.getByRole('link', { name: 'Set up authenticator app' }));
+  expect(await h1(page)).toBe('Set up authenticator app');
+  expect(await axeViolations(page)).toEqual([]);
+  const setupKey = (await page.locator('#setup-key').innerText()).replace(/ /g, '');
+  await page.getByLabel('Code').fill(totpAt(setupKey, h.t.services.deps.now()));
+  await clickAndLoad(page, page.getByRole('button', { name: 'Verify' }));
+  await page.getByText('Authenticator app set up.').waitFor();
+  expect(await page.getByRole('button', { name: /^Remove/ }).count()).toBe(2); // the app, and now the only passkey too
+  await clickAndLoad(page, page.getByRole('button', { name: 'Remove authenticator app' }));
+  await page.getByText('Authenticator app removed.').waitFor();
+  expect(await page.getByText('Your only second factor').count()).toBe(1);
+
   const kinds = (await h.t.services.audit.list({}, 50)).events.filter((e) => e.details.email === email).map((e) => e.kind);
-  expect(kinds).toEqual(expect.arrayContaining(['operator.passkey_added', 'operator.passkey_removed']));
+  expect(kinds).toEqual(expect.arrayContaining(['operator.passkey_added', 'operator.passkey_removed', 'operator.totp_added', 'operator.totp_removed']));
 });
