@@ -17,7 +17,7 @@ let context: BrowserContext;
 let page: Page;
 
 beforeAll(async () => {
-  h = await startHarness({ hostName: 'localhost' }); // a host name: browsers refuse an IP as RP id
+  h = await startHarness({ hostName: 'localhost', ownDatabase: true }); // a host name: browsers refuse an IP as RP id
   await h.t.services.operators.create(cliActor(), { email, platformId: null, password: PASSWORD });
   ({ context, page } = await newPage(h));
 });

@@ -27,7 +27,7 @@ const contexts: BrowserContext[] = [];
 beforeAll(async () => {
   fs.mkdirSync(OUT, { recursive: true });
   smtp = await startSmtpSink();
-  h = await startHarness({ env: { SMTP_URL: `smtp://${SMTP_USER}:${SMTP_PASSWORD}@127.0.0.1:${smtp.port}` }, mailWorker: true });
+  h = await startHarness({ env: { SMTP_URL: `smtp://${SMTP_USER}:${SMTP_PASSWORD}@127.0.0.1:${smtp.port}` }, mailWorker: true, ownDatabase: true });
   await h.t.services.operators.create(cliActor(), { email: operatorEmail, platformId: null, password: PASSWORD });
   page = await freshPage();
 });

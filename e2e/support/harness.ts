@@ -3,6 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { chromium, type Browser, type BrowserContext, type Locator, type Page, type Response } from 'playwright-core';
 import { buildTestApp } from '../../test/helpers';
+import { freshDatabase, type FreshDatabase } from '../../test/support/fresh-database';
+import { migrateLatest } from '../../src/db';
 import { buildClient, buildPlatform, buildUser, TEST_PASSWORD } from '../../test/factories';
 
 export { TEST_PASSWORD };
@@ -28,13 +30,17 @@ export interface Harness {
  * The provider on a real port (BASE_URL = its own address), with a stand-in relying party at
  * /__rp/* on the same server, and one Chromium for the whole test file.
  */
-export async function startHarness(options: { hostName?: string; env?: Record<string, string>; mailWorker?: boolean } = {}): Promise<Harness> {
+export async function startHarness(options: { hostName?: string; env?: Record<string, string>; mailWorker?: boolean; ownDatabase?: boolean } = {}): Promise<Harness> {
   const server = http.createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   // hostName 'localhost' for passkeys: browsers refuse an IP address as WebAuthn RP id (DESIGN §15).
   const base = `http://${options.hostName ?? '127.0.0.1'}:${port}`;
-  const t = await buildTestApp({ ...options.env, BASE_URL: base }, undefined, { mailWorker: options.mailWorker });
+  // ownDatabase: screens that list everything (the admin console) must not see other suites' rows,
+  // which the run's shared database gains while files run in parallel. Postgres runs only.
+  const own: FreshDatabase | undefined = options.ownDatabase && process.env.TEST_DATABASE_KIND === 'postgres' ? await freshDatabase() : undefined;
+  const t = await buildTestApp({ ...options.env, ...(own ? { DATABASE_URL: own.env.DATABASE_URL } : {}), BASE_URL: base }, undefined, { mailWorker: options.mailWorker });
+  if (own) await migrateLatest(t.database.db);
   server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
     if (req.url?.startsWith('/__rp/')) {
       res.setHeader('content-type', 'text/plain');
@@ -51,6 +57,7 @@ export async function startHarness(options: { hostName?: string; env?: Record<st
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await t.close();
+      await own?.drop();
     },
   };
 }
