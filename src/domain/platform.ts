@@ -3,8 +3,13 @@ export interface Platform {
   id: string;
   name: string;
   rateLimitOverrides: Record<string, number>;
+  /** seed: the spec's HS512 interface, unchanged; standard: asymmetric keys and a public JWKS (DESIGN §16). */
+  signingProfile: SigningProfile;
   createdAt: Date;
 }
+
+export const SIGNING_PROFILES = ['seed', 'standard'] as const;
+export type SigningProfile = (typeof SIGNING_PROFILES)[number];
 
 /** The spec's rate-limited endpoints (spec Limits), whose per-minute limit a platform may override. */
 export const RATE_LIMITED_ENDPOINTS = ['discovery', 'authorize', 'token', 'userinfo', 'jwks', 'introspect', 'revoke'] as const;

@@ -1,17 +1,17 @@
 import type { Queryable } from '../db';
 
-import type { Platform } from '../domain/platform';
+import type { Platform, SigningProfile } from '../domain/platform';
 
 export type { Platform };
 
-const toPlatform = (r: any): Platform => ({ id: r.id, name: r.name, rateLimitOverrides: r.rate_limit_overrides ?? {}, createdAt: r.created_at });
+const toPlatform = (r: any): Platform => ({ id: r.id, name: r.name, rateLimitOverrides: r.rate_limit_overrides ?? {}, signingProfile: r.signing_profile ?? 'seed', createdAt: r.created_at });
 
 /** A platform with its two-step policy, for the admin surfaces. */
 export type PlatformWithPolicy = Platform & { mfaPolicy: string };
 const toPlatformWithPolicy = (r: any): PlatformWithPolicy => ({ ...toPlatform(r), mfaPolicy: r.mfa_policy });
 
-export async function insert(db: Queryable, p: { id: string; name: string }): Promise<Platform> {
-  const [row] = await db('platforms').insert({ id: p.id, name: p.name }).returning('*');
+export async function insert(db: Queryable, p: { id: string; name: string; signingProfile?: SigningProfile }): Promise<Platform> {
+  const [row] = await db('platforms').insert({ id: p.id, name: p.name, signing_profile: p.signingProfile ?? 'seed' }).returning('*');
   return toPlatform(row);
 }
 
@@ -46,4 +46,8 @@ export async function findWithPolicy(db: Queryable, id: string): Promise<Platfor
 
 export async function updateName(db: Queryable, id: string, name: string): Promise<void> {
   await db('platforms').where({ id }).update({ name });
+}
+
+export async function updateSigningProfile(db: Queryable, id: string, profile: SigningProfile): Promise<void> {
+  await db('platforms').where({ id }).update({ signing_profile: profile });
 }

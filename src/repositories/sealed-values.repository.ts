@@ -7,7 +7,8 @@ import type { Queryable } from '../db';
 export const SEALED_COLUMNS: ReadonlyArray<{ table: string; key: string; column: string }> = [
   { table: 'clients', key: 'id', column: 'sealed_secret' },
   { table: 'clients', key: 'id', column: 'previous_sealed_secret' }, // null unless a rotation's overlap is running
-  { table: 'signing_keys', key: 'kid', column: 'sealed_secret' },
+  { table: 'signing_keys', key: 'kid', column: 'sealed_secret' }, // HS512 keys
+  { table: 'signing_keys', key: 'kid', column: 'sealed_private_jwk' }, // RS256/ES256/EdDSA keys of standard platforms
   { table: 'mail_outbox', key: 'id', column: 'sealed_body' }, // null once sent
   { table: 'user_totp', key: 'user_id', column: 'sealed_secret' },
   { table: 'operators', key: 'id', column: 'sealed_totp_secret' },

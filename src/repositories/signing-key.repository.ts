@@ -1,9 +1,15 @@
 import type { Queryable } from '../db';
+import type { AsymmetricAlg, SigningAlg } from '../domain/signing-key';
 
 export interface SigningKeyRow {
   kid: string;
   platformId: string;
-  sealedSecret: string;
+  alg: SigningAlg;
+  /** HS512 keys: the sealed key octets; null for asymmetric keys. */
+  sealedSecret: string | null;
+  /** Asymmetric keys: the private JWK, sealed; the public JWK in clear. Null for HS512 keys. */
+  sealedPrivateJwk: string | null;
+  publicJwk: Record<string, string> | null;
   status: 'active' | 'retired';
   createdAt: Date;
   /** Rotated out: no longer signs (it still verifies until its tokens expire, unless withdrawn). */
@@ -15,28 +21,46 @@ export interface SigningKeyRow {
 const toKey = (r: any): SigningKeyRow => ({
   kid: r.kid,
   platformId: r.platform_id,
+  alg: r.alg ?? 'HS512',
   sealedSecret: r.sealed_secret,
+  sealedPrivateJwk: r.sealed_private_jwk ?? null,
+  publicJwk: typeof r.public_jwk === 'string' ? JSON.parse(r.public_jwk) : (r.public_jwk ?? null),
   status: r.status,
   createdAt: r.created_at,
   retiredAt: r.retired_at,
   withdrawnAt: r.withdrawn_at ?? null,
 });
 
-/** Keys that still verify: the active one and those retired after `retiredAfter`. Active first. */
-export async function listUsable(db: Queryable, platformId: string, retiredAfter: Date): Promise<SigningKeyRow[]> {
+/** Keys of `alg` (HS512 unless given) that still verify: the active one and those retired after `retiredAfter`. Active first. */
+export async function listUsable(db: Queryable, platformId: string, retiredAfter: Date, algs: readonly SigningAlg[] = ['HS512']): Promise<SigningKeyRow[]> {
   const rows = await db('signing_keys')
     .where({ platform_id: platformId })
+    .whereIn('alg', algs as SigningAlg[])
     .andWhere((q) => q.where({ status: 'active' }).orWhere((r) => r.where('retired_at', '>', retiredAfter).whereNull('withdrawn_at')))
     .orderByRaw(`status = 'active' DESC, created_at DESC`);
   return rows.map(toKey);
 }
 
-export async function retireActive(db: Queryable, platformId: string, at: Date): Promise<void> {
-  await db('signing_keys').where({ platform_id: platformId, status: 'active' }).update({ status: 'retired', retired_at: at });
+export async function retireActive(db: Queryable, platformId: string, at: Date, alg: SigningAlg = 'HS512'): Promise<void> {
+  await db('signing_keys').where({ platform_id: platformId, status: 'active', alg }).update({ status: 'retired', retired_at: at });
 }
 
 export async function insertActive(db: Queryable, k: { kid: string; platformId: string; sealedSecret: string }): Promise<void> {
   await db('signing_keys').insert({ kid: k.kid, platform_id: k.platformId, sealed_secret: k.sealedSecret, status: 'active' });
+}
+
+export async function insertActiveAsymmetric(
+  db: Queryable,
+  k: { kid: string; platformId: string; alg: AsymmetricAlg; sealedPrivateJwk: string; publicJwk: Record<string, string> },
+): Promise<void> {
+  await db('signing_keys').insert({
+    kid: k.kid,
+    platform_id: k.platformId,
+    alg: k.alg,
+    sealed_private_jwk: k.sealedPrivateJwk,
+    public_jwk: JSON.stringify(k.publicJwk),
+    status: 'active',
+  });
 }
 
 export async function deleteRetiredBefore(db: Queryable, before: Date): Promise<number> {
@@ -66,7 +90,7 @@ export async function withdraw(db: Queryable, platformId: string, kid: string, a
   return n > 0;
 }
 
-export async function findActive(db: Queryable, platformId: string): Promise<SigningKeyRow | undefined> {
-  const row = await db('signing_keys').where({ platform_id: platformId, status: 'active' }).first();
+export async function findActive(db: Queryable, platformId: string, alg: SigningAlg = 'HS512'): Promise<SigningKeyRow | undefined> {
+  const row = await db('signing_keys').where({ platform_id: platformId, status: 'active', alg }).first();
   return row ? toKey(row) : undefined;
 }

@@ -8,7 +8,7 @@ import * as platforms from '../repositories/platform.repository';
 import * as clients from '../repositories/client.repository';
 import type { Client, ClientType } from '../domain/client';
 import type { Deps } from './deps';
-import type { Platform } from '../domain/platform';
+import type { Platform, SigningProfile } from '../domain/platform';
 import { createTtlCache } from './ttl-cache';
 import { isSupportedScope, parseScope, SUPPORTED_SCOPES } from './scopes';
 import { checkRedirectUri } from './redirect-uris';
@@ -32,13 +32,14 @@ export function createPlatforms(deps: Deps, signingKeys: SigningKeys) {
   const clientKeys = new Map<string, { sealed: string; key: Promise<CryptoKey> }>(); // per client: the key of its current secret
   const known = createTtlCache<Platform | undefined>(deps.now, { ttlMs: PLATFORM_CACHE_MS });
   return {
-    /** A platform with its first active signing key. */
-    async createPlatform(name: string, q?: Knex.Transaction) {
+    /** A platform with its first active HS512 key and, for the standard profile, one key per asymmetric alg. */
+    async createPlatform(name: string, q?: Knex.Transaction, signingProfile: SigningProfile = 'seed') {
       if (!name.trim()) throw invalidRequest('platform name must not be empty');
       const create = async (trx: Knex.Transaction) => {
-        const platform = await platforms.insert(trx, { id: newId(), name: name.trim() });
+        const platform = await platforms.insert(trx, { id: newId(), name: name.trim(), signingProfile });
         const kid = await signingKeys.rotate(trx, platform.id);
-        return { platform, kid };
+        const asymmetricKids = signingProfile === 'standard' ? await signingKeys.ensureAsymmetricKeys(trx, platform.id) : {};
+        return { platform, kid, asymmetricKids };
       };
       return q ? create(q) : deps.db.transaction(create);
     },

@@ -5,6 +5,8 @@ import { signingKeysChanged } from '../db/invalidation';
 import * as keys from '../repositories/signing-key.repository';
 import { newSigningKeyBytes } from '../crypto/random';
 import { importHs512Key } from '../crypto/jwt';
+import { importPrivateJwk, newAsymmetricKeyPair } from '../crypto/asymmetric-keys';
+import { ASYMMETRIC_ALGS, isAsymmetricAlg, type AsymmetricAlg, type SigningAlg } from '../domain/signing-key';
 import type { Deps } from './deps';
 import { createTtlCache } from './ttl-cache';
 import { isUuid } from '../domain/ids';
@@ -12,6 +14,14 @@ import { isUuid } from '../domain/ids';
 export interface SigningKey {
   kid: string;
   secret: CryptoKey;
+  isActive: boolean;
+}
+
+/** A standard platform's asymmetric key: its public JWK is published; the private key is unsealed only to sign. */
+export interface AsymmetricKey {
+  kid: string;
+  alg: AsymmetricAlg;
+  publicJwk: Record<string, string>;
   isActive: boolean;
 }
 
@@ -25,16 +35,52 @@ const CACHE_SECONDS = 30;
  */
 export function createSigningKeys(deps: Deps, notifications?: Notifications) {
   const cache = createTtlCache<SigningKey[]>(deps.now, { ttlMs: CACHE_SECONDS * 1000 });
+  // Asymmetric keys (standard platforms) apart, so that the HS512 path reads exactly what it did.
+  const asymmetric = createTtlCache<Array<AsymmetricKey & { privateKey: () => Promise<CryptoKey> }>>(deps.now, { ttlMs: CACHE_SECONDS * 1000 });
   notifications?.subscribe('latchkey_cache', {
-    onMessage: (payload) => payload.startsWith('keys:') && cache.delete(payload.slice(5)),
+    onMessage: (payload) => {
+      if (!payload.startsWith('keys:')) return;
+      cache.delete(payload.slice(5));
+      asymmetric.delete(payload.slice(5));
+    },
     onListening: () => {},
   });
+
+  async function loadAsymmetric(platformId: string) {
+    const retiredAfter = new Date(deps.now().getTime() - deps.config.accessTokenTtlSeconds * 1000);
+    const rows = await keys.listUsable(deps.db, platformId, retiredAfter, ASYMMETRIC_ALGS);
+    const loaded = rows.map((r) => {
+      let imported: Promise<CryptoKey> | undefined; // unsealed on first use only
+      const alg = r.alg as AsymmetricAlg;
+      return {
+        kid: r.kid,
+        alg,
+        publicJwk: r.publicJwk!,
+        isActive: r.status === 'active',
+        privateKey: () => (imported ??= importPrivateJwk(JSON.parse(deps.sealer.unseal(r.sealedPrivateJwk!).toString('utf8')), alg)),
+      };
+    });
+    asymmetric.set(platformId, loaded);
+    return loaded;
+  }
+
+  const asymmetricKeys = async (platformId: string) => asymmetric.get(platformId)?.value ?? loadAsymmetric(platformId);
+
+  /** A new active asymmetric key of `alg`; the previous one (if any) retires and stays published for its tokens. */
+  async function rotateAsymmetric(db: Queryable, platformId: string, alg: AsymmetricAlg): Promise<string> {
+    const kid = randomUUID();
+    const { privateJwk, publicJwk } = await newAsymmetricKeyPair(alg);
+    await keys.retireActive(db, platformId, deps.now(), alg);
+    await keys.insertActiveAsymmetric(db, { kid, platformId, alg, sealedPrivateJwk: deps.sealer.seal(JSON.stringify(privateJwk)), publicJwk });
+    asymmetric.delete(platformId);
+    return kid;
+  }
 
   async function load(platformId: string): Promise<SigningKey[]> {
     const retiredAfter = new Date(deps.now().getTime() - deps.config.accessTokenTtlSeconds * 1000);
     const rows = await keys.listUsable(deps.db, platformId, retiredAfter);
     const loaded = await Promise.all(
-      rows.map(async (r) => ({ kid: r.kid, secret: await importHs512Key(deps.sealer.unseal(r.sealedSecret)), isActive: r.status === 'active' })),
+      rows.map(async (r) => ({ kid: r.kid, secret: await importHs512Key(deps.sealer.unseal(r.sealedSecret!)), isActive: r.status === 'active' })),
     );
     cache.set(platformId, loaded);
     return loaded;
@@ -77,11 +123,38 @@ export function createSigningKeys(deps: Deps, notifications?: Notifications) {
      */
     forget(platformId: string): void {
       cache.delete(platformId);
+      asymmetric.delete(platformId);
       signingKeysChanged(platformId);
     },
 
-    /** Retires the active key and creates a new one; returns the new kid. Pass a transaction. */
-    async rotate(db: Queryable, platformId: string): Promise<string> {
+    /** A standard platform's published keys (active and retiring, of every asymmetric alg): public JWKs only. */
+    async publishedKeys(platformId: string): Promise<AsymmetricKey[]> {
+      return (await asymmetricKeys(platformId)).map(({ kid, alg, publicJwk, isActive }) => ({ kid, alg, publicJwk, isActive }));
+    },
+
+    /** The active key of `alg` of a standard platform, with its private key unsealed, to sign with. */
+    async activeAsymmetricKey(platformId: string, alg: AsymmetricAlg): Promise<AsymmetricKey & { privateKey: CryptoKey }> {
+      const find = (ks: Awaited<ReturnType<typeof asymmetricKeys>>) => ks.find((k) => k.isActive && k.alg === alg);
+      const active = find(await asymmetricKeys(platformId)) ?? find(await loadAsymmetric(platformId));
+      if (!active) throw new Error(`platform ${platformId} has no active ${alg} signing key`);
+      return { kid: active.kid, alg, publicJwk: active.publicJwk, isActive: true, privateKey: await active.privateKey() };
+    },
+
+    /**
+     * Gives a standard platform one active key per asymmetric alg, creating those it lacks (at
+     * creation, or on switching to standard); returns the kids created. Pass a transaction.
+     */
+    async ensureAsymmetricKeys(db: Queryable, platformId: string): Promise<Partial<Record<AsymmetricAlg, string>>> {
+      const created: Partial<Record<AsymmetricAlg, string>> = {};
+      for (const alg of ASYMMETRIC_ALGS) {
+        if (!(await keys.findActive(db, platformId, alg))) created[alg] = await rotateAsymmetric(db, platformId, alg);
+      }
+      return created;
+    },
+
+    /** Retires the active key of `alg` (HS512 unless given) and creates a new one; returns the new kid. Pass a transaction. */
+    async rotate(db: Queryable, platformId: string, alg: SigningAlg = 'HS512'): Promise<string> {
+      if (isAsymmetricAlg(alg)) return rotateAsymmetric(db, platformId, alg);
       const kid = randomUUID();
       await keys.retireActive(db, platformId, deps.now());
       await keys.insertActive(db, { kid, platformId, sealedSecret: deps.sealer.seal(newSigningKeyBytes()) });

@@ -1,6 +1,6 @@
 import { parseInput } from '../../services/admin/parse-input';
 import { PageQuery } from '../../services/admin/schemas/common.schemas';
-import { KeyParams } from '../../services/admin/schemas/keys.schemas';
+import { KeyParams, KeyRotate } from '../../services/admin/schemas/keys.schemas';
 import { presentKey, presentKeyRotated } from '../../presenters/admin/key.presenter';
 import type { CliCommand } from '../command-table';
 import { one, pageFlags } from '../flags';
@@ -17,11 +17,13 @@ export const keyCommands: CliCommand[] = [
     },
   },
   {
-    group: 'key', verb: 'rotate', usage: '--platform G', flags: ['platform'],
+    group: 'key', verb: 'rotate', usage: '--platform G [--alg HS512|RS256|ES256|EdDSA]', flags: ['platform', 'alg'],
     summary: 'Make a new active signing key; the old one stays published for its tokens.',
+    details: ['--alg HS512 (default, every platform); RS256, ES256, EdDSA: standard platforms, one active key each'],
     async run(s, flags, actor) {
       const platformId = one(flags, 'platform', true);
-      return presentKeyRotated(platformId, await s.admin.keys.rotate(actor, platformId));
+      const { alg } = parseInput(KeyRotate, { alg: one(flags, 'alg') });
+      return presentKeyRotated(platformId, await s.admin.keys.rotate(actor, platformId, alg));
     },
   },
   {

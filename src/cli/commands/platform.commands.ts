@@ -12,10 +12,11 @@ const platformOf = (flags: Parameters<CliCommand['run']>[1]) => parseInput(Platf
 
 export const platformCommands: CliCommand[] = [
   {
-    group: 'platform', verb: 'create', usage: '--name NAME', flags: ['name'],
+    group: 'platform', verb: 'create', usage: '--name NAME [--profile seed|standard]', flags: ['name', 'profile'],
     summary: 'Create a platform with its first signing key.',
+    details: ['--profile seed (default): the spec\'s HS512 tokens; standard: also RS256, ES256 and EdDSA keys, published in the JWKS'],
     async run(s, flags, actor) {
-      const { platform, kid } = await s.admin.platforms.create(actor, parseInput(PlatformCreate, { name: one(flags, 'name', true) }));
+      const { platform, kid } = await s.admin.platforms.create(actor, parseInput(PlatformCreate, { name: one(flags, 'name', true), signing_profile: one(flags, 'profile') }));
       return { ...presentPlatform(platform), kid };
     },
   },
@@ -33,11 +34,14 @@ export const platformCommands: CliCommand[] = [
     run: async (s, flags, actor) => presentPlatform(await s.admin.platforms.get(actor, platformOf(flags))),
   },
   {
-    group: 'platform', verb: 'update', usage: '--platform G [--name NAME] [--mfa off|optional|required]', flags: ['platform', 'name', 'mfa'],
-    summary: 'Rename a platform or set its second-factor policy.',
-    details: ['--mfa off: never asked; optional: asked of users who enrolled; required: every user enrols'],
+    group: 'platform', verb: 'update', usage: '--platform G [--name NAME] [--mfa off|optional|required] [--profile seed|standard]', flags: ['platform', 'name', 'mfa', 'profile'],
+    summary: 'Rename a platform, set its second-factor policy or its signing profile.',
+    details: [
+      '--mfa off: never asked; optional: asked of users who enrolled; required: every user enrols',
+      '--profile standard: RS256, ES256 and EdDSA keys (created if missing), public keys in the JWKS; seed: the spec\'s HS512 interface',
+    ],
     async run(s, flags, actor) {
-      const body = parseInput(PlatformUpdate, { name: one(flags, 'name'), mfa: one(flags, 'mfa') });
+      const body = parseInput(PlatformUpdate, { name: one(flags, 'name'), mfa: one(flags, 'mfa'), signing_profile: one(flags, 'profile') });
       return presentPlatform(await s.admin.platforms.update(actor, platformOf(flags), body));
     },
   },

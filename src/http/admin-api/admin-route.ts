@@ -22,6 +22,8 @@ export interface AdminOperation<P extends Schema | undefined, Q extends Schema |
   params?: P;
   query?: Q;
   body?: B;
+  /** The body may be left out altogether (no Content-Type, no content): it is then read as `{}`. */
+  bodyOptional?: boolean;
   /** 200 with this body, 201 for a creation, or 204 with none (`response` undefined). */
   status: 200 | 201 | 204;
   response?: R;
@@ -71,7 +73,7 @@ export function addOperation<P extends Schema | undefined, Q extends Schema | un
     request: {
       params: op.params as z.ZodObject | undefined as never,
       query: op.query as z.ZodObject | undefined as never,
-      body: op.body ? { required: true, content: { 'application/json': { schema: op.body } } } : undefined,
+      body: op.body ? { required: !op.bodyOptional, content: { 'application/json': { schema: op.body } } } : undefined,
     },
     responses,
   });
@@ -79,7 +81,8 @@ export function addOperation<P extends Schema | undefined, Q extends Schema | un
   router[op.method](op.path, async (req, res) => {
     const params = op.params ? parseInput(op.params, req.params) : undefined;
     const query = op.query ? parseInput(op.query, req.query) : undefined;
-    if (op.body && !req.is('application/json')) {
+    // req.is answers null for a request without a body, false for one of another type.
+    if (op.body && !req.is('application/json') && !(op.bodyOptional && req.is('application/json') === null)) {
       res.status(415).json({ error: 'invalid_request', error_description: 'the body must be application/json' });
       return;
     }

@@ -6,7 +6,7 @@ import type { AdminSigningKey } from '../../services/admin/keys.admin';
 export function presentKey(k: AdminSigningKey): z.infer<typeof SigningKey> {
   return {
     kid: k.kid,
-    alg: 'HS512',
+    alg: k.alg,
     status: k.status,
     created_at: k.createdAt.toISOString(),
     rotated_at: k.rotatedAt?.toISOString() ?? null,
@@ -14,6 +14,8 @@ export function presentKey(k: AdminSigningKey): z.infer<typeof SigningKey> {
   };
 }
 
-export function presentKeyRotated(platformId: string, r: { kid: string; previousKid: string | null }): z.infer<typeof KeyRotated> {
-  return { platform_guid: platformId, kid: r.kid, previous_kid: r.previousKid };
+export function presentKeyRotated(platformId: string, r: { kid: string; previousKid: string | null; alg: z.infer<typeof KeyRotated>['alg'] }): z.infer<typeof KeyRotated> {
+  // HS512 rotations answer exactly as before signing profiles; other algs name theirs.
+  const out = { platform_guid: platformId, kid: r.kid, previous_kid: r.previousKid };
+  return r.alg && r.alg !== 'HS512' ? { ...out, alg: r.alg } : out;
 }

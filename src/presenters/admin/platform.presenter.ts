@@ -8,6 +8,7 @@ export function presentPlatform(p: PlatformWithPolicy): z.infer<typeof Platform>
     platform_guid: p.id,
     name: p.name,
     mfa: p.mfaPolicy as z.infer<typeof Platform>['mfa'],
+    signing_profile: p.signingProfile,
     rate_limits: p.rateLimitOverrides,
     created_at: p.createdAt.toISOString(),
   };

@@ -28,7 +28,7 @@ export interface AdminBase extends UsersAdminBase {
  * the change's own transaction.
  */
 export function createAdminServices(deps: Deps, base: AdminBase) {
-  const platforms = createPlatformsAdmin(deps, base.platforms, base.audit);
+  const platforms = createPlatformsAdmin(deps, base.platforms, base.audit, base.signingKeys);
   return {
     tokens: createAdminTokens(deps, base.platforms, base.audit),
     platforms,

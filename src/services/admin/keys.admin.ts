@@ -7,6 +7,7 @@ import type { Audit } from '../audit.service';
 import type { SigningKeys } from '../signing-keys.service';
 import { conflict } from './access';
 import { decodeCursor, toPage } from './cursor';
+import { isAsymmetricAlg, type SigningAlg } from '../../domain/signing-key';
 import type { PlatformsAdmin } from './platforms.admin';
 
 export type KeyStatus = 'active' | 'retiring' | 'retired';
@@ -14,6 +15,7 @@ export type KeyStatus = 'active' | 'retiring' | 'retired';
 /** A signing key as operators see it (never its material). */
 export interface AdminSigningKey {
   kid: string;
+  alg: SigningAlg;
   status: KeyStatus;
   createdAt: Date;
   /** When a rotation replaced it; null while active. */
@@ -31,7 +33,7 @@ export interface AdminSigningKey {
 export function createKeysAdmin(deps: Deps, platforms: PlatformsAdmin, signingKeys: SigningKeys, audit: Audit) {
   /** The same rule as the verifier (signing-key.repository listUsable): rotated out, verifying until its tokens expire unless withdrawn. */
   function describe(row: SigningKeyRow): AdminSigningKey {
-    const base = { kid: row.kid, createdAt: row.createdAt };
+    const base = { kid: row.kid, alg: row.alg, createdAt: row.createdAt };
     if (row.status === 'active') return { ...base, status: 'active', rotatedAt: null, retiredAt: null };
     const rotatedAt = row.retiredAt ?? row.createdAt;
     const graceEnds = new Date(rotatedAt.getTime() + deps.config.accessTokenTtlSeconds * 1000);
@@ -58,14 +60,22 @@ export function createKeysAdmin(deps: Deps, platforms: PlatformsAdmin, signingKe
       return describe(row);
     },
 
-    /** A new active key; the one it replaces keeps verifying its tokens until they expire (retiring). */
-    async rotate(actor: AdminActor, platformId: string): Promise<{ kid: string; previousKid: string | null }> {
-      await platforms.get(actor, platformId);
+    /**
+     * A new active key of `alg` (HS512 unless given); the one it replaces keeps verifying its tokens
+     * until they expire (retiring) and, for an asymmetric alg, stays in the JWKS as long. RS256, ES256
+     * and EdDSA keys belong to standard platforms only (409 on a seed platform).
+     */
+    async rotate(actor: AdminActor, platformId: string, alg: SigningAlg = 'HS512'): Promise<{ kid: string; previousKid: string | null; alg: SigningAlg }> {
+      const platform = await platforms.get(actor, platformId);
+      if (isAsymmetricAlg(alg) && platform.signingProfile !== 'standard') {
+        throw conflict(`${alg} keys belong to the standard signing profile: this platform uses "${platform.signingProfile}" (admin platform update --profile standard)`);
+      }
       const rotated = await deps.db.transaction(async (trx) => {
-        const previousKid = (await keys.findActive(trx, platformId))?.kid ?? null;
-        const kid = await signingKeys.rotate(trx, platformId);
-        await audit.record(trx, actor, { kind: 'key.rotated', platformId, details: { kid, previous_kid: previousKid } });
-        return { kid, previousKid };
+        const previousKid = (await keys.findActive(trx, platformId, alg))?.kid ?? null;
+        const kid = await signingKeys.rotate(trx, platformId, alg);
+        // The details of an HS512 rotation stay as they were; other algs name theirs.
+        await audit.record(trx, actor, { kind: 'key.rotated', platformId, details: alg === 'HS512' ? { kid, previous_kid: previousKid } : { kid, previous_kid: previousKid, alg } });
+        return { kid, previousKid, alg };
       });
       signingKeys.forget(platformId);
       return rotated;

@@ -7,12 +7,13 @@ import * as mfa from '../../repositories/mfa.repository';
 import type { Deps } from '../deps';
 import type { Audit } from '../audit.service';
 import type { Platforms } from '../platforms.service';
+import type { SigningKeys } from '../signing-keys.service';
 import { assertGlobal, assertPlatformAccess, unknownPlatform } from './access';
 import { decodeCursor, toPage } from './cursor';
 import type { PlatformCreate, PlatformUpdate } from './schemas/platforms.schemas';
 
 /** Platforms as operators manage them (API, CLI, console); every change audited in its transaction. */
-export function createPlatformsAdmin(deps: Deps, base: Platforms, audit: Audit) {
+export function createPlatformsAdmin(deps: Deps, base: Platforms, audit: Audit, signingKeys: SigningKeys) {
   /** The platform, if the actor may see it; else not_found (whether or not it exists). */
   async function get(actor: AdminActor, id: string) {
     const platform = isUuid(id) ? await platforms.findWithPolicy(deps.db, id) : undefined;
@@ -32,8 +33,10 @@ export function createPlatformsAdmin(deps: Deps, base: Platforms, audit: Audit) 
     async create(actor: AdminActor, input: z.infer<typeof PlatformCreate>) {
       assertGlobal(actor, 'creating a platform');
       const { platform, kid } = await deps.db.transaction(async (trx) => {
-        const created = await base.createPlatform(input.name, trx);
-        await audit.record(trx, actor, { kind: 'platform.created', platformId: created.platform.id, details: { name: created.platform.name, kid: created.kid } });
+        const created = await base.createPlatform(input.name, trx, input.signing_profile ?? 'seed');
+        const details: Record<string, unknown> = { name: created.platform.name, kid: created.kid, signing_profile: created.platform.signingProfile };
+        if (Object.keys(created.asymmetricKids).length) details.keys_created = created.asymmetricKids; // kids only
+        await audit.record(trx, actor, { kind: 'platform.created', platformId: created.platform.id, details });
         return created;
       });
       return { platform: (await platforms.findWithPolicy(deps.db, platform.id))!, kid };
@@ -44,9 +47,17 @@ export function createPlatformsAdmin(deps: Deps, base: Platforms, audit: Audit) 
       await deps.db.transaction(async (trx) => {
         if (input.name !== undefined) await platforms.updateName(trx, id, input.name);
         if (input.mfa !== undefined) await mfa.updateMfaPolicy(trx, id, input.mfa);
-        await audit.record(trx, actor, { kind: 'platform.updated', platformId: id, details: changes(before, input) });
+        const details: Record<string, unknown> = changes(before, input);
+        if (input.signing_profile !== undefined) {
+          await platforms.updateSigningProfile(trx, id, input.signing_profile);
+          // Switching to standard gives the platform the asymmetric keys it lacks; back to seed keeps them (unpublished, unused).
+          const created = input.signing_profile === 'standard' ? await signingKeys.ensureAsymmetricKeys(trx, id) : {};
+          if (Object.keys(created).length) details.keys_created = created;
+        }
+        await audit.record(trx, actor, { kind: 'platform.updated', platformId: id, details });
       });
       base.forget(id);
+      signingKeys.forget(id);
       return get(actor, id);
     },
 
@@ -72,6 +83,7 @@ function changes(before: platforms.PlatformWithPolicy, input: z.infer<typeof Pla
   const out: Record<string, { from: unknown; to: unknown }> = {};
   if (input.name !== undefined && input.name !== before.name) out.name = { from: before.name, to: input.name };
   if (input.mfa !== undefined && input.mfa !== before.mfaPolicy) out.mfa = { from: before.mfaPolicy, to: input.mfa };
+  if (input.signing_profile !== undefined && input.signing_profile !== before.signingProfile) out.signing_profile = { from: before.signingProfile, to: input.signing_profile };
   return out;
 }
 

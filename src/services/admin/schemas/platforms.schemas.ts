@@ -1,7 +1,11 @@
 import { z } from 'zod';
 import { MFA_POLICIES } from '../../../domain/mfa';
-import { RATE_LIMITED_ENDPOINTS } from '../../../domain/platform';
+import { RATE_LIMITED_ENDPOINTS, SIGNING_PROFILES } from '../../../domain/platform';
 import { pageOf, Timestamp, Uuid } from './common.schemas';
+
+const SigningProfile = z.enum(SIGNING_PROFILES).meta({
+  description: 'seed: the spec\'s HS512 tokens and oct descriptors (default, unchanged); standard: asymmetric keys (RS256, ES256, EdDSA) and a JWKS of public keys',
+});
 
 const Name = z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters');
 
@@ -10,6 +14,7 @@ export const Platform = z
     platform_guid: Uuid,
     name: z.string(),
     mfa: z.enum(MFA_POLICIES).meta({ description: 'Second factor: off, optional (users who enrolled), required (everyone)' }),
+    signing_profile: SigningProfile,
     rate_limits: z.record(z.string(), z.number().int()).meta({ description: 'Per-endpoint overrides, requests per minute' }),
     created_at: Timestamp,
   })
@@ -17,10 +22,10 @@ export const Platform = z
 
 export const PlatformPage = pageOf(Platform, 'PlatformPage');
 
-export const PlatformCreate = z.object({ name: Name }).strict().meta({ id: 'PlatformCreate' });
+export const PlatformCreate = z.object({ name: Name, signing_profile: SigningProfile.optional() }).strict().meta({ id: 'PlatformCreate' });
 
 export const PlatformUpdate = z
-  .object({ name: Name.optional(), mfa: z.enum(MFA_POLICIES).optional() })
+  .object({ name: Name.optional(), mfa: z.enum(MFA_POLICIES).optional(), signing_profile: SigningProfile.optional() })
   .strict()
   .refine((b) => Object.keys(b).length > 0, 'give at least one field to change')
   .meta({ id: 'PlatformUpdate' });

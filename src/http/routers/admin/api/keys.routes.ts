@@ -2,7 +2,7 @@ import type { Router } from 'express';
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import type { Services } from '../../../../services';
 import { PageQuery, PlatformParams } from '../../../../services/admin/schemas/common.schemas';
-import { KeyParams, KeyRotated, SigningKey, SigningKeyPage } from '../../../../services/admin/schemas/keys.schemas';
+import { KeyParams, KeyRotate, KeyRotated, SigningKey, SigningKeyPage } from '../../../../services/admin/schemas/keys.schemas';
 import { presentKey, presentKeyRotated } from '../../../../presenters/admin/key.presenter';
 import { addOperation } from '../../../admin-api/admin-route';
 
@@ -20,8 +20,9 @@ export function keyRoutes(router: Router, registry: OpenAPIRegistry, s: Services
   addOperation(router, registry, {
     method: 'post', path: '/platforms/:platform_guid/keys/rotate', operationId: 'rotateKey', tag,
     summary: 'A new active signing key; the old one verifies its tokens until they expire',
-    params: PlatformParams, status: 201, response: KeyRotated, responseDescription: 'The new kid and the one it replaced', errors: [404],
-    handler: async ({ params, actor }) => presentKeyRotated(params.platform_guid, await s.admin.keys.rotate(actor, params.platform_guid)),
+    description: 'The body names the algorithm (`{"alg": "ES256"}`); HS512 unless given. RS256, ES256 and EdDSA keys belong to standard platforms (409 on a seed platform).',
+    params: PlatformParams, body: KeyRotate, bodyOptional: true, status: 201, response: KeyRotated, responseDescription: 'The new kid and the one it replaced', errors: [404, 409],
+    handler: async ({ params, body, actor }) => presentKeyRotated(params.platform_guid, await s.admin.keys.rotate(actor, params.platform_guid, body.alg)),
   });
   addOperation(router, registry, {
     method: 'post', path: '/platforms/:platform_guid/keys/:kid/retire', operationId: 'retireKey', tag,
