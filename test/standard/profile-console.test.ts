@@ -17,7 +17,7 @@ it('Platforms lists the signing profile; Keys shows each key\'s algorithm', asyn
   let url: string | undefined = '/admin/platforms';
   let row: string | undefined;
   while (url && !row) {
-    const list = (await b.get(url)).text;
+    const list: string = (await b.get(url)).text;
     expect(list).toContain('<th scope="col">Signing</th>');
     row = new RegExp(`<tr>\\s*<td><a class="link" href="/admin/platforms/${platform.id}">[\\s\\S]*?</tr>`).exec(list)?.[0];
     url = /href="(\/admin\/platforms\?cursor=[^"]+)"/.exec(list)?.[1];
