@@ -3,18 +3,14 @@
 // gone on a reload), searches a user by email, opens them, disables and enables them, and sends a
 // password reset mail (it arrives). axe-core on each page, and screenshots.
 //   UPDATE_SCREENSHOTS=1 writes them to docs/screenshots/ (as e2e/admin-console.e2e.ts does).
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { generateSync } from 'otplib';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { cliActor } from '../src/domain/admin';
 import { buildClient, buildPlatform, buildUser } from '../test/factories';
 import { startSmtpSink, SMTP_PASSWORD, SMTP_USER, type SmtpSink } from '../test/mail/smtp-sink';
 import { clickAndLoad, startHarness, type Harness } from './support/harness';
+import { browserContexts, expectAxeClean, shoot } from './support/page-checks';
 
-const OUT = process.env.UPDATE_SCREENSHOTS === '1' ? path.resolve(__dirname, '..', 'docs', 'screenshots') : fs.mkdtempSync(path.join(os.tmpdir(), 'latchkey-admin-cu-'));
-const AXE = require.resolve('axe-core/axe.min.js');
 const PASSWORD = 'operator password long enough';
 
 let h: Harness;
@@ -22,10 +18,10 @@ let smtp: SmtpSink;
 let page: Page;
 let platformId: string;
 const operatorEmail = 'ada.lovelace@example.com';
-const contexts: BrowserContext[] = [];
+const browsers = browserContexts(() => h);
+const freshPage = browsers.freshPage;
 
 beforeAll(async () => {
-  fs.mkdirSync(OUT, { recursive: true });
   smtp = await startSmtpSink();
   h = await startHarness({ env: { SMTP_URL: `smtp://${SMTP_USER}:${SMTP_PASSWORD}@127.0.0.1:${smtp.port}` }, mailWorker: true, ownDatabase: true });
   await h.t.services.operators.create(cliActor(), { email: operatorEmail, platformId: null, password: PASSWORD });
@@ -41,36 +37,10 @@ beforeAll(async () => {
   page = await freshPage();
 });
 afterAll(async () => {
-  for (const c of contexts) await c.close();
+  await browsers.closeAll();
   await h?.close();
   await smtp?.stop();
 });
-
-/** A fresh browser; bypassCSP only so that the test can inject axe-core (the pages' CSP allows no inline script). */
-async function freshPage(): Promise<Page> {
-  const context = await h.browser.newContext({ viewport: { width: 1280, height: 800 }, deviceScaleFactor: 1, bypassCSP: true });
-  contexts.push(context);
-  return context.newPage();
-}
-
-async function expectAxeClean(p: Page) {
-  await p.addScriptTag({ path: AXE });
-  const violations = await p.evaluate(async () => {
-    const result = await (window as unknown as { axe: { run: (ctx: Document, opts: object) => Promise<{ violations: Array<{ id: string; nodes: Array<{ html: string }> }> }> } })
-      .axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] } });
-    return result.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.html).join(' | ')}`);
-  });
-  expect(violations).toEqual([]);
-}
-
-async function shoot(p: Page, name: string) {
-  await p.evaluate(() => document.fonts.ready);
-  await p.evaluate(() => window.scrollTo(0, 0));
-  const file = path.join(OUT, `${name}.png`);
-  await p.screenshot({ path: file });
-  const png = fs.readFileSync(file);
-  expect([png.readUInt32BE(16), png.readUInt32BE(20)]).toEqual([1280, 800]);
-}
 
 const code = (key: string) => generateSync({ secret: key, epoch: Math.floor(Date.now() / 1000) });
 const h1 = (p: Page) => p.locator('h1').first().innerText();

@@ -2,54 +2,27 @@
 // "Setup key", first "Code", "Verify"), the recovery codes, then an app's sign-in asks for the
 // second factor; keyboard only, axe-core on each new page, screenshots of the three pages.
 //   UPDATE_SCREENSHOTS=1 writes them to docs/screenshots/ (as e2e/screenshots.e2e.ts does).
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { generateSync } from 'otplib';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { buildClient, buildPlatform } from '../test/factories';
 import { authorizeUrl, callbackParams, clickAndLoad, createUser, exchangeCode, jwtPayload, newEmail, openAuthorize, pageKind, signIn, startHarness, type Harness, type Tenant } from './support/harness';
-
-const OUT = process.env.UPDATE_SCREENSHOTS === '1' ? path.resolve(__dirname, '..', 'docs', 'screenshots') : fs.mkdtempSync(path.join(os.tmpdir(), 'latchkey-mfa-'));
-const AXE = require.resolve('axe-core/axe.min.js');
+import { browserContexts, expectAxeClean, shoot } from './support/page-checks';
 
 let h: Harness;
 let tenant: Tenant;
-const contexts: BrowserContext[] = [];
+const browsers = browserContexts(() => h);
+const freshPage = browsers.freshPage;
 
 beforeAll(async () => {
-  fs.mkdirSync(OUT, { recursive: true });
   h = await startHarness();
   const platform = await buildPlatform(h.t.services, 'Acme');
   const client = await buildClient(h.t.services, platform.id, { redirectUris: [`${h.base}/__rp/callback`], name: 'Acme Notes' });
   tenant = { platform, client };
 });
 afterAll(async () => {
-  for (const c of contexts) await c.close();
+  await browsers.closeAll();
   await h?.close();
 });
-
-/** A fresh browser; bypassCSP only so that the test can inject axe-core (the pages' CSP allows no inline script). */
-async function freshPage(): Promise<Page> {
-  const context = await h.browser.newContext({ viewport: { width: 1280, height: 800 }, deviceScaleFactor: 1, bypassCSP: true });
-  contexts.push(context);
-  return context.newPage();
-}
-
-async function expectAxeClean(page: Page) {
-  await page.addScriptTag({ path: AXE });
-  const violations = await page.evaluate(async () => {
-    const result = await (window as unknown as { axe: { run: (ctx: Document, opts: object) => Promise<{ violations: Array<{ id: string; nodes: Array<{ html: string }> }> }> } })
-      .axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] } });
-    return result.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.html).join(' | ')}`);
-  });
-  expect(violations).toEqual([]);
-}
-
-async function shoot(page: Page, name: string) {
-  await page.evaluate(() => document.fonts.ready);
-  await page.screenshot({ path: path.join(OUT, `${name}.png`) });
-}
 
 const code = (secret: string, offsetSteps = 0) => generateSync({ secret, epoch: Math.floor(Date.now() / 1000) + offsetSteps * 30 });
 

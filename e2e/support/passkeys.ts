@@ -1,6 +1,4 @@
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import type { BrowserContext, CDPSession, Page } from 'playwright-core';
 import { buildClient, buildPlatform } from '../../test/factories';
 import { clickAndLoad, createUser, TEST_PASSWORD, type Harness, type Tenant } from './harness';
@@ -53,8 +51,7 @@ export async function axeViolations(page: Page) {
   return (result.violations as { id: string; nodes: unknown[] }[]).map((v) => `${v.id} (${v.nodes.length})`);
 }
 
-/** Where screenshots go: docs/screenshots with UPDATE_SCREENSHOTS=1, else a temporary directory. */
-export const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS === '1' ? path.resolve(__dirname, '..', '..', 'docs', 'screenshots') : fs.mkdtempSync(path.join(os.tmpdir(), 'latchkey-screenshots-'));
+export { SCREENSHOTS } from './page-checks';
 
 /** A user with one passkey on this page's authenticator; the browser then forgets every cookie. */
 export async function userWithPasskey(h: Harness, tenant: Tenant, page: Page, context: BrowserContext) {
