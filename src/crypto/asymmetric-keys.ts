@@ -19,3 +19,8 @@ export async function newAsymmetricKeyPair(alg: AsymmetricAlg): Promise<{ privat
 export async function importPrivateJwk(jwk: JWK, alg: AsymmetricAlg): Promise<CryptoKey> {
   return (await importJWK(jwk, alg)) as CryptoKey;
 }
+
+/** The public key of a published JWK, for verifying. */
+export async function importPublicJwk(jwk: Record<string, string>, alg: AsymmetricAlg): Promise<CryptoKey> {
+  return (await importJWK(jwk, alg)) as CryptoKey;
+}

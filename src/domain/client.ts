@@ -15,8 +15,23 @@ export interface Client {
   previousSecretExpiresAt: Date | null;
   /** May introspect tokens issued to the platform's other clients (RFC 7662 §4). */
   isResourceServer: boolean;
+  /** Standard platforms (DESIGN §16): RS256 (null, the default), ES256, EdDSA, or HS512 keyed with the secret (confidential only). Seed platforms ignore it. */
+  idTokenSignedResponseAlg: IdTokenAlg | null;
+  /** OIDC Back-Channel Logout 1.0 §2.2: where logout tokens are POSTed, and whether they must carry `sid`. */
+  backchannelLogoutUri: string | null;
+  backchannelLogoutSessionRequired: boolean;
+  /** OIDC Front-Channel Logout 1.0 §2: rendered in an iframe on sign-out, with `iss` and `sid` when required. */
+  frontchannelLogoutUri: string | null;
+  frontchannelLogoutSessionRequired: boolean;
   createdAt: Date;
 }
+
+/** The ID-token algorithms a client of a standard platform may register. */
+export const ID_TOKEN_ALGS = ['RS256', 'ES256', 'EdDSA', 'HS512'] as const;
+export type IdTokenAlg = (typeof ID_TOKEN_ALGS)[number];
+
+/** The client's registration fields that have a default, optional when a client is created. */
+export type ClientLogoutAndAlgFields = 'idTokenSignedResponseAlg' | 'backchannelLogoutUri' | 'backchannelLogoutSessionRequired' | 'frontchannelLogoutUri' | 'frontchannelLogoutSessionRequired';
 
 /** The longest a rotated-out client secret may keep working: 30 days. */
 export const CLIENT_SECRET_OVERLAP_MAX_SECONDS = 2_592_000;

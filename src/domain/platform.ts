@@ -25,3 +25,12 @@ export const RATE_LIMITS: Readonly<Record<string, number>> = {
   introspect: 120,
   revoke: 60,
 } satisfies Record<RateLimitedEndpoint, number>;
+
+/**
+ * The platform's issuer (DESIGN §4, §16): `BASE_URL` exactly for `seed` (the spec), and
+ * `BASE_URL/platforms/{platform_guid}` for `standard`, so that a relying party derives discovery
+ * from the issuer alone. The same string in discovery, every token's `iss` and the authorization
+ * response's `iss`.
+ */
+export const issuerOf = (baseUrl: string, platform: Pick<Platform, 'id' | 'signingProfile'>): string =>
+  platform.signingProfile === 'standard' ? `${baseUrl}/platforms/${platform.id}` : baseUrl;

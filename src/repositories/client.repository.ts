@@ -1,7 +1,7 @@
 import type { Queryable } from '../db';
 import { invalidateUsers } from '../db/invalidation';
 
-import type { Client } from '../domain/client';
+import type { Client, ClientLogoutAndAlgFields } from '../domain/client';
 
 export type { ClientType } from '../domain/client';
 /** The stored client is the domain's Client. */
@@ -19,10 +19,18 @@ const toClient = (r: any): ClientRow => ({
   previousSealedSecret: r.previous_sealed_secret ?? null,
   previousSecretExpiresAt: r.previous_secret_expires_at ?? null,
   isResourceServer: r.is_resource_server,
+  idTokenSignedResponseAlg: r.id_token_signed_response_alg ?? null,
+  backchannelLogoutUri: r.backchannel_logout_uri ?? null,
+  backchannelLogoutSessionRequired: r.backchannel_logout_session_required ?? false,
+  frontchannelLogoutUri: r.frontchannel_logout_uri ?? null,
+  frontchannelLogoutSessionRequired: r.frontchannel_logout_session_required ?? false,
   createdAt: r.created_at,
 });
 
-export async function insert(db: Queryable, c: Omit<ClientRow, 'createdAt' | 'previousSealedSecret' | 'previousSecretExpiresAt'>): Promise<ClientRow> {
+export async function insert(
+  db: Queryable,
+  c: Omit<ClientRow, 'createdAt' | 'previousSealedSecret' | 'previousSecretExpiresAt' | ClientLogoutAndAlgFields> & Partial<Pick<ClientRow, ClientLogoutAndAlgFields>>,
+): Promise<ClientRow> {
   const [row] = await db('clients')
     .insert({
       id: c.id,
@@ -34,6 +42,11 @@ export async function insert(db: Queryable, c: Omit<ClientRow, 'createdAt' | 'pr
       allowed_scopes: c.allowedScopes,
       sealed_secret: c.sealedSecret,
       is_resource_server: c.isResourceServer,
+      id_token_signed_response_alg: c.idTokenSignedResponseAlg ?? null,
+      backchannel_logout_uri: c.backchannelLogoutUri ?? null,
+      backchannel_logout_session_required: c.backchannelLogoutSessionRequired ?? false,
+      frontchannel_logout_uri: c.frontchannelLogoutUri ?? null,
+      frontchannel_logout_session_required: c.frontchannelLogoutSessionRequired ?? false,
     })
     .returning('*');
   return toClient(row);
@@ -66,6 +79,11 @@ export interface ClientChanges {
   previousSealedSecret?: string | null;
   previousSecretExpiresAt?: Date | null;
   isResourceServer?: boolean;
+  idTokenSignedResponseAlg?: Client['idTokenSignedResponseAlg'];
+  backchannelLogoutUri?: string | null;
+  backchannelLogoutSessionRequired?: boolean;
+  frontchannelLogoutUri?: string | null;
+  frontchannelLogoutSessionRequired?: boolean;
 }
 
 export async function update(db: Queryable, platformId: string, id: string, c: ClientChanges): Promise<ClientRow> {
@@ -79,6 +97,11 @@ export async function update(db: Queryable, platformId: string, id: string, c: C
   if (c.previousSealedSecret !== undefined) columns.previous_sealed_secret = c.previousSealedSecret;
   if (c.previousSecretExpiresAt !== undefined) columns.previous_secret_expires_at = c.previousSecretExpiresAt;
   if (c.isResourceServer !== undefined) columns.is_resource_server = c.isResourceServer;
+  if (c.idTokenSignedResponseAlg !== undefined) columns.id_token_signed_response_alg = c.idTokenSignedResponseAlg;
+  if (c.backchannelLogoutUri !== undefined) columns.backchannel_logout_uri = c.backchannelLogoutUri;
+  if (c.backchannelLogoutSessionRequired !== undefined) columns.backchannel_logout_session_required = c.backchannelLogoutSessionRequired;
+  if (c.frontchannelLogoutUri !== undefined) columns.frontchannel_logout_uri = c.frontchannelLogoutUri;
+  if (c.frontchannelLogoutSessionRequired !== undefined) columns.frontchannel_logout_session_required = c.frontchannelLogoutSessionRequired;
   const [row] = await db('clients').where({ platform_id: platformId, id }).update(columns).returning('*');
   return toClient(row);
 }

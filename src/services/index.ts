@@ -7,6 +7,7 @@ import { createUsers } from './users.service';
 import { createMaintenance } from './maintenance.service';
 import { createClientAuth } from './client-auth.service';
 import { createTokenIssuer } from './grants/issue-tokens';
+import { createTokenSigner } from './token-signer';
 import { createAuthorizationCodeGrant } from './grants/authorization-code.grant';
 import { createRefreshTokenGrant } from './grants/refresh-token.grant';
 import { createTokens } from './tokens.service';
@@ -34,6 +35,7 @@ export function createServices(deps: Deps, notifications?: Notifications) {
   const users = createUsers(deps);
   const maintenance = createMaintenance(deps);
   const clientAuth = createClientAuth(deps, platforms, notifications);
+  const tokenSigner = createTokenSigner(signingKeys, platforms);
   const issueTokens = createTokenIssuer(deps, platforms);
   const grants = {
     exchangeAuthorizationCode: createAuthorizationCodeGrant(deps, signingKeys, issueTokens),
@@ -57,7 +59,7 @@ export function createServices(deps: Deps, notifications?: Notifications) {
   const operators = createOperators(deps, platforms, audit);
   const admin = createAdminServices(deps, { audit, platforms, clientAuth, users, throttle, passwordReset: account.passwordReset, signingKeys, mailOutbox });
   const mailAdmin = admin.mail; // the console's name for it
-  return { deps, audit, admin, masterKey, signingKeys, platforms, users, maintenance, clientAuth, grants, tokens, authorize, interaction, signInWithPassword, throttle, account, mailOutbox, logout, passkeys, mfa, operators, mailAdmin };
+  return { deps, tokenSigner, audit, admin, masterKey, signingKeys, platforms, users, maintenance, clientAuth, grants, tokens, authorize, interaction, signInWithPassword, throttle, account, mailOutbox, logout, passkeys, mfa, operators, mailAdmin };
 }
 
 export type Services = ReturnType<typeof createServices>;

@@ -5,7 +5,7 @@ import { signingKeysChanged } from '../db/invalidation';
 import * as keys from '../repositories/signing-key.repository';
 import { newSigningKeyBytes } from '../crypto/random';
 import { importHs512Key } from '../crypto/jwt';
-import { importPrivateJwk, newAsymmetricKeyPair } from '../crypto/asymmetric-keys';
+import { importPrivateJwk, importPublicJwk, newAsymmetricKeyPair } from '../crypto/asymmetric-keys';
 import { ASYMMETRIC_ALGS, isAsymmetricAlg, type AsymmetricAlg, type SigningAlg } from '../domain/signing-key';
 import type { Deps } from './deps';
 import { createTtlCache } from './ttl-cache';
@@ -91,6 +91,7 @@ export function createSigningKeys(deps: Deps, notifications?: Notifications) {
   }
 
   const platformOfKid = new Map<string, string>(); // a kid never moves between platforms
+  const publicKeys = new Map<string, Promise<CryptoKey>>(); // a kid's public key never changes
 
   return {
     usableKeys,
@@ -130,6 +131,17 @@ export function createSigningKeys(deps: Deps, notifications?: Notifications) {
     /** A standard platform's published keys (active and retiring, of every asymmetric alg): public JWKs only. */
     async publishedKeys(platformId: string): Promise<AsymmetricKey[]> {
       return (await asymmetricKeys(platformId)).map(({ kid, alg, publicJwk, isActive }) => ({ kid, alg, publicJwk, isActive }));
+    },
+
+    /**
+     * A standard platform's published key by kid, as a public CryptoKey with its alg, to verify a
+     * token it signed; reloads once on a miss so a rotation on another instance is seen at once.
+     */
+    async publicKeyById(platformId: string, kid: string): Promise<{ alg: AsymmetricAlg; key: CryptoKey } | undefined> {
+      const found = (await asymmetricKeys(platformId)).find((k) => k.kid === kid) ?? (await loadAsymmetric(platformId)).find((k) => k.kid === kid);
+      if (!found) return undefined;
+      publicKeys.get(kid) ?? publicKeys.set(kid, importPublicJwk(found.publicJwk, found.alg));
+      return { alg: found.alg, key: await publicKeys.get(kid)! };
     },
 
     /** The active key of `alg` of a standard platform, with its private key unsealed, to sign with. */
