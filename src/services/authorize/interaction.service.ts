@@ -4,6 +4,8 @@ import { newAuthorizationCode, newId } from '../../crypto/random';
 import * as codes from '../../repositories/authorization-code.repository';
 import * as consents from '../../repositories/consent.repository';
 import * as tokens from '../../repositories/token.repository';
+import * as sessionClients from '../../repositories/session-client.repository';
+import { createSidOf } from '../session-id';
 import * as users from '../../repositories/user.repository';
 import type { User } from '../../domain/user';
 import type { Queryable } from '../../db';
@@ -17,6 +19,7 @@ import { createSecurityEvents, type SecurityOrigin } from '../security-events';
 /** The user's side of an authorization: credentials, consent, the code, sign-out. */
 export function createInteraction(deps: Deps) {
   const events = createSecurityEvents(deps);
+  const sidOf = createSidOf(deps.config.masterKey!); // the app refuses to start without one
 
   /**
    * The user when email and password match; otherwise the account the email named, if any (the
@@ -55,6 +58,8 @@ export function createInteraction(deps: Deps) {
       const code = newAuthorizationCode();
       const amr = amrOf(methods as AuthMethod[]); // DESIGN §15: amr and acr in the ID token
       const now = deps.now();
+      // The app joins this browser sign-in (sid), so that signing out reaches it (DESIGN §16).
+      await sessionClients.record(deps.db, { platformId: req.platformId, userId: user.id, browserSessionId, clientId: req.clientId, sid: sidOf(browserSessionId, user.id) }, now);
       await codes.insert(deps.db, digest(code), {
         id: newId(),
         platformId: req.platformId,
