@@ -67,6 +67,9 @@ export const configSchema = z
     MAIL_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(10).describe('Tries before an outgoing mail is marked dead (backoff from 30 s, doubling up to 1 h)'),
     METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional().describe('Bearer token for GET /metrics (Prometheus) on PORT; unset: /metrics is 404 there'),
     METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional().describe('Port of a second HTTP server serving only /metrics, without a token (keep it private)'),
+    ALLOW_PRIVATE_NETWORK_TARGETS: booleanish
+      .default(false)
+      .describe('In production, let outbound requests (back-channel logout, upstream providers, logo URLs) reach loopback, private and link-local addresses; development and test always may'),
   })
   .superRefine((env, ctx) => {
     if (env.METRICS_PORT !== undefined && env.METRICS_PORT === env.PORT) ctx.addIssue({ code: 'custom', path: ['METRICS_PORT'], message: 'must differ from PORT' });
@@ -119,6 +122,7 @@ function toConfig(env: z.infer<typeof configSchema>) {
     mailMaxAttempts: env.MAIL_MAX_ATTEMPTS,
     metricsToken: env.METRICS_TOKEN,
     metricsPort: env.METRICS_PORT,
+    allowPrivateNetworkTargets: env.ALLOW_PRIVATE_NETWORK_TARGETS,
   };
 }
 

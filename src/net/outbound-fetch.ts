@@ -1,0 +1,186 @@
+import http from 'node:http';
+import https from 'node:https';
+import { lookup } from 'node:dns/promises';
+import type { LookupAddress } from 'node:dns';
+import { isIP } from 'node:net';
+import type { Config } from '../config';
+import { isPrivateAddress } from './private-address';
+
+/** A response read to the end (within the size cap). Redirects are returned as they are. */
+export interface OutboundResponse {
+  status: number;
+  headers: Headers;
+  body: string;
+}
+
+export type OutboundFailure = 'refused' | 'timeout' | 'too_large' | 'network' | 'bad_url';
+
+/** Why an outbound request failed. The message names the reason and host only: never headers or bodies (they carry tokens). */
+export class OutboundRequestError extends Error {
+  constructor(
+    readonly reason: OutboundFailure,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'OutboundRequestError';
+  }
+}
+
+export interface OutboundFetchOptions {
+  /** Loopback, private, link-local … targets: allowed in development and tests only (DESIGN §16). */
+  allowPrivateTargets: boolean;
+  /** Covers DNS, connect and the whole response. */
+  timeoutMs?: number;
+  maxResponseBytes?: number;
+}
+
+export interface OutboundInit {
+  method?: string;
+  headers?: Record<string, string>;
+  body?: string;
+}
+
+export type OutboundFetch = (url: string, init?: OutboundInit) => Promise<OutboundResponse>;
+
+const DEFAULT_TIMEOUT_MS = 5000;
+const DEFAULT_MAX_RESPONSE_BYTES = 1024 * 1024;
+
+/**
+ * The one way the provider calls other servers on its own (back-channel logout, upstream
+ * discovery/JWKS/token, logo URLs): SSRF guard, no redirects, a timeout and a size cap
+ * (DESIGN §16). Rejects with OutboundRequestError.
+ */
+export function createOutboundFetch(options: OutboundFetchOptions): OutboundFetch {
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const maxBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+  return async (url, init = {}) => {
+    const target = parseTarget(url); // throws inside the async function: a rejection, as for every other failure
+    let timer: NodeJS.Timeout | undefined;
+    let abort: (err: OutboundRequestError) => void = () => {};
+    const timedOut = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        const err = new OutboundRequestError('timeout', `${target.host}: no complete answer within ${timeoutMs} ms`);
+        abort(err);
+        reject(err);
+      }, timeoutMs);
+    });
+    const work = (async () => {
+      const addresses = await resolveTarget(target.hostname, options.allowPrivateTargets);
+      return send(target.url, addresses, init, maxBytes, (fn) => (abort = fn));
+    })();
+    work.catch(() => {}); // the timeout may win the race; the loser must not be an unhandled rejection
+    return Promise.race([work, timedOut]).finally(() => clearTimeout(timer));
+  };
+}
+
+/** From config: private targets allowed unless production, or when ALLOW_PRIVATE_NETWORK_TARGETS=true. */
+export function outboundFetchFromConfig(config: Config): OutboundFetch {
+  return createOutboundFetch({ allowPrivateTargets: !config.isProduction || config.allowPrivateNetworkTargets });
+}
+
+interface Target {
+  url: URL;
+  /** Without IPv6 brackets. */
+  hostname: string;
+  host: string;
+}
+
+function parseTarget(raw: string): Target {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new OutboundRequestError('bad_url', 'not a URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new OutboundRequestError('bad_url', `scheme ${url.protocol} is not http or https`);
+  // Credentials in a URL end up in logs and proxies; callers send them in headers instead.
+  if (url.username || url.password) throw new OutboundRequestError('bad_url', 'URL carries credentials');
+  const hostname = url.hostname.replace(/^\[|\]$/g, '');
+  if (!hostname) throw new OutboundRequestError('bad_url', 'URL has no host');
+  return { url, hostname, host: url.host };
+}
+
+/** Every address the name resolves to is checked: one private answer refuses the whole name. */
+async function resolveTarget(hostname: string, allowPrivate: boolean): Promise<LookupAddress[]> {
+  let addresses: LookupAddress[];
+  if (isIP(hostname)) {
+    addresses = [{ address: hostname, family: isIP(hostname) }];
+  } else {
+    try {
+      addresses = await lookup(hostname, { all: true, verbatim: true });
+    } catch (cause) {
+      throw new OutboundRequestError('network', `${hostname}: name not resolved`, { cause });
+    }
+    if (addresses.length === 0) throw new OutboundRequestError('network', `${hostname}: name not resolved`);
+  }
+  if (!allowPrivate) {
+    const bad = addresses.find((a) => isPrivateAddress(a.address));
+    if (bad) throw new OutboundRequestError('refused', `${hostname}: resolves to a non-public address (${bad.address})`);
+  }
+  return addresses;
+}
+
+type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+
+function send(
+  url: URL,
+  addresses: LookupAddress[],
+  init: OutboundInit,
+  maxBytes: number,
+  onAbort: (abort: (err: OutboundRequestError) => void) => void,
+): Promise<OutboundResponse> {
+  return new Promise((resolve, reject) => {
+    const headers: Record<string, string | number> = { ...init.headers };
+    if (init.body !== undefined) headers['content-length'] = Buffer.byteLength(init.body);
+    const request = (url.protocol === 'https:' ? https : http).request(url, {
+      method: init.method ?? 'GET',
+      headers,
+      // A fresh connection each time: a pooled socket must not carry one caller's vetted address to another.
+      agent: false,
+      // Connect to the addresses vetted above, never a second DNS answer (DNS rebinding);
+      // TLS SNI, certificate check and Host stay on the URL's host name.
+      lookup: (_host: string, opts: { all?: boolean }, callback: LookupCallback) => {
+        if (opts.all) callback(null, addresses);
+        else callback(null, addresses[0].address, addresses[0].family);
+      },
+    });
+    const fail = (err: OutboundRequestError) => {
+      request.destroy(err);
+      reject(err);
+    };
+    onAbort(fail);
+    request.on('error', (cause) => {
+      reject(cause instanceof OutboundRequestError ? cause : new OutboundRequestError('network', `${url.host}: ${(cause as NodeJS.ErrnoException).code ?? 'request failed'}`, { cause }));
+    });
+    request.on('response', (res) => {
+      const declared = Number(res.headers['content-length']);
+      if (declared > maxBytes) return fail(tooLarge(url, maxBytes));
+      const chunks: Buffer[] = [];
+      let size = 0;
+      res.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > maxBytes) return fail(tooLarge(url, maxBytes));
+        chunks.push(chunk);
+      });
+      res.on('error', (cause) => reject(new OutboundRequestError('network', `${url.host}: response interrupted`, { cause })));
+      res.on('end', () => {
+        resolve({ status: res.statusCode ?? 0, headers: toHeaders(res.headers), body: Buffer.concat(chunks).toString('utf8') });
+      });
+    });
+    request.end(init.body);
+  });
+}
+
+function tooLarge(url: URL, maxBytes: number): OutboundRequestError {
+  return new OutboundRequestError('too_large', `${url.host}: response larger than ${maxBytes} bytes`);
+}
+
+function toHeaders(raw: http.IncomingHttpHeaders): Headers {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(raw)) {
+    if (value === undefined) continue;
+    for (const v of Array.isArray(value) ? value : [value]) headers.append(name, v);
+  }
+  return headers;
+}
