@@ -21,6 +21,9 @@ export function riskySettings(config: Config): string[] {
   if (config.trustProxy === true) {
     warnings.push('TRUST_PROXY=true trusts every X-Forwarded-For hop, so clients can choose their own source address; name the proxy hops or subnets instead');
   }
+  if (config.isProduction && config.allowPrivateNetworkTargets) {
+    warnings.push('ALLOW_PRIVATE_NETWORK_TARGETS=true: requests the provider makes itself (back-channel logout, upstream providers, logo URLs) may reach loopback, private and link-local addresses, cloud metadata included, wherever a client registration points them');
+  }
   if (isIP(base.hostname.replace(/^\[|\]$/g, '')) !== 0) {
     warnings.push(`BASE_URL's host ${base.hostname} is an IP address: passkeys are unavailable (browsers refuse an IP as WebAuthn relying-party id); use a host name, e.g. localhost`);
   }

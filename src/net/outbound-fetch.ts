@@ -56,21 +56,18 @@ export function createOutboundFetch(options: OutboundFetchOptions): OutboundFetc
   const maxBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   return async (url, init = {}) => {
     const target = parseTarget(url); // throws inside the async function: a rejection, as for every other failure
-    let timer: NodeJS.Timeout | undefined;
-    let abort: (err: OutboundRequestError) => void = () => {};
-    const timedOut = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        const err = new OutboundRequestError('timeout', `${target.host}: no complete answer within ${timeoutMs} ms`);
-        abort(err);
-        reject(err);
-      }, timeoutMs);
-    });
-    const work = (async () => {
-      const addresses = await resolveTarget(target.hostname, options.allowPrivateTargets);
-      return send(target.url, addresses, init, maxBytes, (fn) => (abort = fn));
-    })();
-    work.catch(() => {}); // the timeout may win the race; the loser must not be an unhandled rejection
-    return Promise.race([work, timedOut]).finally(() => clearTimeout(timer));
+    // One deadline over DNS, connect and the whole body; a slow DNS answer must not start a late request.
+    const deadline = new AbortController();
+    const timer = setTimeout(
+      () => deadline.abort(new OutboundRequestError('timeout', `${target.host}: no complete answer within ${timeoutMs} ms`)),
+      timeoutMs,
+    );
+    try {
+      const addresses = await untilAborted(resolveTarget(target.hostname, options.allowPrivateTargets), deadline.signal);
+      return await send(target.url, addresses, init, maxBytes, deadline.signal);
+    } finally {
+      clearTimeout(timer);
+    }
   };
 }
 
@@ -128,13 +125,17 @@ function send(
   addresses: LookupAddress[],
   init: OutboundInit,
   maxBytes: number,
-  onAbort: (abort: (err: OutboundRequestError) => void) => void,
+  signal: AbortSignal,
 ): Promise<OutboundResponse> {
   return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
     const headers: Record<string, string | number> = { ...init.headers };
     if (init.body !== undefined) headers['content-length'] = Buffer.byteLength(init.body);
-    const request = (url.protocol === 'https:' ? https : http).request(url, {
-      method: init.method ?? 'GET',
+    const method = (init.method ?? 'GET').toUpperCase();
+    let request: http.ClientRequest;
+    try {
+      request = (url.protocol === 'https:' ? https : http).request(url, {
+      method,
       headers,
       // A fresh connection each time: a pooled socket must not carry one caller's vetted address to another.
       agent: false,
@@ -145,17 +146,21 @@ function send(
         else callback(null, addresses[0].address, addresses[0].family);
       },
     });
+    } catch (cause) {
+      // node:http validates the method and header values before sending anything
+      return reject(new OutboundRequestError('network', `${url.host}: request not sent (invalid method or header)`, { cause }));
+    }
     const fail = (err: OutboundRequestError) => {
       request.destroy(err);
       reject(err);
     };
-    onAbort(fail);
+    signal.addEventListener('abort', () => fail(signal.reason), { once: true });
     request.on('error', (cause) => {
       reject(cause instanceof OutboundRequestError ? cause : new OutboundRequestError('network', `${url.host}: ${(cause as NodeJS.ErrnoException).code ?? 'request failed'}`, { cause }));
     });
     request.on('response', (res) => {
       const declared = Number(res.headers['content-length']);
-      if (declared > maxBytes) return fail(tooLarge(url, maxBytes));
+      if (method !== 'HEAD' && declared > maxBytes) return fail(tooLarge(url, maxBytes));
       const chunks: Buffer[] = [];
       let size = 0;
       res.on('data', (chunk: Buffer) => {
@@ -163,12 +168,23 @@ function send(
         if (size > maxBytes) return fail(tooLarge(url, maxBytes));
         chunks.push(chunk);
       });
-      res.on('error', (cause) => reject(new OutboundRequestError('network', `${url.host}: response interrupted`, { cause })));
+      const interrupted = (cause?: unknown) => reject(new OutboundRequestError('network', `${url.host}: response interrupted`, { cause }));
+      res.on('error', interrupted);
+      res.on('close', () => res.complete || interrupted());
       res.on('end', () => {
         resolve({ status: res.statusCode ?? 0, headers: toHeaders(res.headers), body: Buffer.concat(chunks).toString('utf8') });
       });
     });
     request.end(init.body);
+  });
+}
+
+/** Rejects with the signal's reason as soon as it aborts (a DNS lookup cannot be cancelled, only abandoned). */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+    work.then(resolve, reject);
   });
 }
 
