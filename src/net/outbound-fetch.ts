@@ -113,7 +113,10 @@ async function resolveTarget(hostname: string, allowPrivate: boolean): Promise<L
   }
   if (!allowPrivate) {
     const bad = addresses.find((a) => isPrivateAddress(a.address));
-    if (bad) throw new OutboundRequestError('refused', `${hostname}: resolves to a non-public address (${bad.address})`);
+    if (bad) {
+      const what = bad.address === hostname ? 'is not a public address' : `resolves to a non-public address (${bad.address})`;
+      throw new OutboundRequestError('refused', `${hostname} ${what}`);
+    }
   }
   return addresses;
 }
