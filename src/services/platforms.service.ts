@@ -13,8 +13,9 @@ import { createTtlCache } from './ttl-cache';
 import { isSupportedScope, parseScope, SUPPORTED_SCOPES } from './scopes';
 import { checkRedirectUri } from './redirect-uris';
 import type { SigningKeys } from './signing-keys.service';
+import { checkSigningAndLogout, type ClientSigningAndLogoutInput } from './client-registration';
 
-export interface NewClientInput {
+export interface NewClientInput extends ClientSigningAndLogoutInput {
   name: string;
   type: ClientType;
   redirectUris: string[];
@@ -63,13 +64,16 @@ export function createPlatforms(deps: Deps, signingKeys: SigningKeys) {
 
     /** Registers a client; confidential ones get a 64-octet secret, returned once and stored sealed. */
     async createClient(platformId: string, input: NewClientInput, q: Queryable = deps.db): Promise<{ client: Client; secret: string | null }> {
-      if (!(isUuid(platformId) && (await platforms.findById(q, platformId)))) throw invalidRequest(`unknown platform "${platformId}"`);
+      const platform = isUuid(platformId) ? await platforms.findById(q, platformId) : undefined;
+      if (!platform) throw invalidRequest(`unknown platform "${platformId}"`);
       const checked = checkClientInput(input);
+      const signingAndLogout = checkSigningAndLogout(input, { signingProfile: platform.signingProfile, type: checked.type, isProduction: deps.config.isProduction });
       const secret = checked.type === 'confidential' ? newClientSecret() : null;
       const client = await clients.insert(q, {
         id: newId(),
         platformId,
         ...checked,
+        ...signingAndLogout,
         sealedSecret: secret ? deps.sealer.seal(secret) : null,
       });
       return { client, secret };

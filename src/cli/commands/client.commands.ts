@@ -20,13 +20,36 @@ function onOff(flags: Flags, name: string): boolean | undefined {
   return on ? true : off ? false : undefined;
 }
 
+/** `--id-token-alg A`: `default` clears it (null: RS256); absent → undefined. */
+function idTokenAlg(flags: Flags): string | null | undefined {
+  const value = one(flags, 'id-token-alg');
+  return value === 'default' ? null : value;
+}
+
+/** `--NAME-uri URI` / `--no-NAME-uri` → the URI / null (cleared); neither → undefined; both → an error. */
+function uriOrNone(flags: Flags, name: string): string | null | undefined {
+  const value = one(flags, name);
+  const none = switchFlag(flags, `no-${name}`);
+  if (value !== undefined && none) throw invalidRequest(`give --${name} or --no-${name}, not both`);
+  return none ? null : value;
+}
+
+const SIGNING_AND_LOGOUT_DETAILS = [
+  '--id-token-alg RS256|ES256|EdDSA|HS512: standard platforms only: the ID-token algorithm (default RS256; HS512, keyed with the secret: confidential only)',
+  '--backchannel-logout-uri URI: where logout tokens are POSTed (OIDC Back-Channel Logout); --backchannel-logout-session-required: they must carry sid',
+  '--frontchannel-logout-uri URI: loaded in an iframe at sign-out (OIDC Front-Channel Logout); --frontchannel-logout-session-required: with iss and sid',
+  'Logout URIs: absolute http(s), no fragment; https in production except on a loopback host',
+];
+
 export const clientCommands: CliCommand[] = [
   {
     group: 'client', verb: 'create',
-    usage: '--platform G --name NAME --type confidential|public --redirect-uri URI [--redirect-uri URI ...] --scopes "openid profile email phone address offline_access" [--post-logout-redirect-uri URI ...] [--resource-server]',
-    flags: ['platform', 'name', 'type', 'redirect-uri', 'scopes', 'post-logout-redirect-uri', 'resource-server'],
+    usage:
+      '--platform G --name NAME --type confidential|public --redirect-uri URI [--redirect-uri URI ...] --scopes "openid profile email phone address offline_access" [--post-logout-redirect-uri URI ...] [--resource-server]' +
+      ' [--id-token-alg RS256|ES256|EdDSA|HS512] [--backchannel-logout-uri URI [--backchannel-logout-session-required]] [--frontchannel-logout-uri URI [--frontchannel-logout-session-required]]',
+    flags: ['platform', 'name', 'type', 'redirect-uri', 'scopes', 'post-logout-redirect-uri', 'resource-server', 'id-token-alg', 'backchannel-logout-uri', 'backchannel-logout-session-required', 'frontchannel-logout-uri', 'frontchannel-logout-session-required'],
     summary: 'Register a client; a confidential one gets its secret, shown once.',
-    details: ['--resource-server: confidential only: may introspect other clients\' tokens'],
+    details: ['--resource-server: confidential only: may introspect other clients\' tokens', ...SIGNING_AND_LOGOUT_DETAILS],
     async run(s, flags, actor) {
       const platformId = platformOf(flags);
       const body = parseInput(ClientCreate, {
@@ -36,6 +59,13 @@ export const clientCommands: CliCommand[] = [
         post_logout_redirect_uris: many(flags, 'post-logout-redirect-uri'),
         scopes: one(flags, 'scopes', true),
         is_resource_server: switchFlag(flags, 'resource-server'),
+        ...withoutUndefined({
+          id_token_signed_response_alg: idTokenAlg(flags),
+          backchannel_logout_uri: one(flags, 'backchannel-logout-uri'),
+          frontchannel_logout_uri: one(flags, 'frontchannel-logout-uri'),
+        }),
+        backchannel_logout_session_required: switchFlag(flags, 'backchannel-logout-session-required'),
+        frontchannel_logout_session_required: switchFlag(flags, 'frontchannel-logout-session-required'),
       });
       const { client, secret } = await s.admin.clients.create(actor, platformId, body);
       return { ...presentClient(client), client_secret: secret };
@@ -59,14 +89,23 @@ export const clientCommands: CliCommand[] = [
   },
   {
     group: 'client', verb: 'update',
-    usage: '--platform G --client ID [--name NAME] [--type confidential|public] [--redirect-uri URI ...] [--post-logout-redirect-uri URI ... | --no-post-logout-redirect-uris] [--scopes "openid ..."] [--resource-server | --no-resource-server]',
-    flags: ['platform', 'client', 'name', 'type', 'redirect-uri', 'post-logout-redirect-uri', 'no-post-logout-redirect-uris', 'scopes', 'resource-server', 'no-resource-server'],
+    usage:
+      '--platform G --client ID [--name NAME] [--type confidential|public] [--redirect-uri URI ...] [--post-logout-redirect-uri URI ... | --no-post-logout-redirect-uris] [--scopes "openid ..."] [--resource-server | --no-resource-server]' +
+      ' [--id-token-alg RS256|ES256|EdDSA|HS512|default] [--backchannel-logout-uri URI | --no-backchannel-logout-uri] [--backchannel-logout-session-required | --no-backchannel-logout-session-required]' +
+      ' [--frontchannel-logout-uri URI | --no-frontchannel-logout-uri] [--frontchannel-logout-session-required | --no-frontchannel-logout-session-required]',
+    flags: [
+      'platform', 'client', 'name', 'type', 'redirect-uri', 'post-logout-redirect-uri', 'no-post-logout-redirect-uris', 'scopes', 'resource-server', 'no-resource-server',
+      'id-token-alg', 'backchannel-logout-uri', 'no-backchannel-logout-uri', 'backchannel-logout-session-required', 'no-backchannel-logout-session-required',
+      'frontchannel-logout-uri', 'no-frontchannel-logout-uri', 'frontchannel-logout-session-required', 'no-frontchannel-logout-session-required',
+    ],
     summary: 'Change a client; the rules of create apply to the client as changed.',
     details: [
       '--redirect-uri / --post-logout-redirect-uri: the given list replaces the registered one',
       '--no-post-logout-redirect-uris: removes every post-logout redirect URI',
       '--type confidential (from public): a secret is issued, shown once; --type public drops the secret',
       '--resource-server / --no-resource-server: may (not) introspect other clients\' tokens; confidential only',
+      ...SIGNING_AND_LOGOUT_DETAILS,
+      '--id-token-alg default: back to the default (RS256); --no-backchannel-logout-uri / --no-frontchannel-logout-uri: removes it; --no-…-session-required: turns it off',
     ],
     async run(s, flags, actor) {
       const { platform_guid, client_id } = clientOf(flags);
@@ -80,6 +119,11 @@ export const clientCommands: CliCommand[] = [
         post_logout_redirect_uris: clearLogout ? [] : logoutUris,
         scopes: one(flags, 'scopes'),
         is_resource_server: onOff(flags, 'resource-server'),
+        id_token_signed_response_alg: idTokenAlg(flags),
+        backchannel_logout_uri: uriOrNone(flags, 'backchannel-logout-uri'),
+        backchannel_logout_session_required: onOff(flags, 'backchannel-logout-session-required'),
+        frontchannel_logout_uri: uriOrNone(flags, 'frontchannel-logout-uri'),
+        frontchannel_logout_session_required: onOff(flags, 'frontchannel-logout-session-required'),
       }));
       const { client, secret } = await s.admin.clients.update(actor, platform_guid, client_id, body);
       return secret ? { ...presentClient(client), client_secret: secret } : presentClient(client);

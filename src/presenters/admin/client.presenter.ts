@@ -14,6 +14,11 @@ export function presentClient(c: Client): z.infer<typeof ClientShape> {
     scopes: c.allowedScopes.join(' '),
     is_resource_server: c.isResourceServer,
     previous_secret_expires_at: c.previousSecretExpiresAt ? c.previousSecretExpiresAt.toISOString() : null,
+    id_token_signed_response_alg: c.idTokenSignedResponseAlg,
+    backchannel_logout_uri: c.backchannelLogoutUri,
+    backchannel_logout_session_required: c.backchannelLogoutSessionRequired,
+    frontchannel_logout_uri: c.frontchannelLogoutUri,
+    frontchannel_logout_session_required: c.frontchannelLogoutSessionRequired,
     created_at: c.createdAt.toISOString(),
   };
 }

@@ -9,6 +9,7 @@ import type { Deps } from '../deps';
 import type { Audit } from '../audit.service';
 import type { ClientAuth } from '../client-auth.service';
 import { checkClientInput, type Platforms } from '../platforms.service';
+import { checkSigningAndLogout } from '../client-registration';
 import { assertPlatformAccess } from './access';
 import { decodeCursor, toPage } from './cursor';
 import type { PlatformsAdmin } from './platforms.admin';
@@ -24,10 +25,14 @@ const unknownClient = (id: string) => new OAuthError('not_found', `unknown clien
 export function createClientsAdmin(deps: Deps, base: Platforms, clientAuth: ClientAuth, platformsAdmin: PlatformsAdmin, audit: Audit) {
   /** The client of a platform the actor may see; else not_found. */
   async function get(actor: AdminActor, platformId: string, id: string): Promise<Client> {
-    await platformsAdmin.get(actor, platformId);
+    return (await withPlatform(actor, platformId, id)).client;
+  }
+
+  async function withPlatform(actor: AdminActor, platformId: string, id: string) {
+    const platform = await platformsAdmin.get(actor, platformId);
     const client = isUuid(id) ? await clients.findById(deps.db, platformId, id) : undefined;
     if (!client) throw unknownClient(id);
-    return client;
+    return { platform, client };
   }
 
   return {
@@ -48,7 +53,15 @@ export function createClientsAdmin(deps: Deps, base: Platforms, clientAuth: Clie
           kind: 'client.created',
           platformId,
           clientId: c.id,
-          details: { name: c.name, type: c.type, redirect_uris: c.redirectUris, post_logout_redirect_uris: c.postLogoutRedirectUris, scopes: c.allowedScopes.join(' '), is_resource_server: c.isResourceServer },
+          details: {
+            name: c.name,
+            type: c.type,
+            redirect_uris: c.redirectUris,
+            post_logout_redirect_uris: c.postLogoutRedirectUris,
+            scopes: c.allowedScopes.join(' '),
+            is_resource_server: c.isResourceServer,
+            ...signingAndLogoutDetails(c),
+          },
         });
         return created;
       });
@@ -56,7 +69,7 @@ export function createClientsAdmin(deps: Deps, base: Platforms, clientAuth: Clie
 
     /** The same rules as creation over the client as it would be; returns the new secret when it became confidential. */
     async update(actor: AdminActor, platformId: string, id: string, input: z.infer<typeof ClientUpdate>): Promise<{ client: Client; secret?: string }> {
-      const before = await get(actor, platformId, id);
+      const { platform, client: before } = await withPlatform(actor, platformId, id);
       const checked = checkClientInput({
         name: input.name ?? before.name,
         type: input.type ?? before.type,
@@ -65,12 +78,24 @@ export function createClientsAdmin(deps: Deps, base: Platforms, clientAuth: Clie
         scopes: input.scopes ?? before.allowedScopes.join(' '),
         isResourceServer: input.is_resource_server ?? before.isResourceServer,
       });
+      // Only the fields given are checked: a stored value stays as it is (e.g. an algorithm kept after a switch to seed).
+      const signingAndLogout = checkSigningAndLogout(
+        {
+          idTokenSignedResponseAlg: input.id_token_signed_response_alg,
+          backchannelLogoutUri: input.backchannel_logout_uri,
+          backchannelLogoutSessionRequired: input.backchannel_logout_session_required,
+          frontchannelLogoutUri: input.frontchannel_logout_uri,
+          frontchannelLogoutSessionRequired: input.frontchannel_logout_session_required,
+        },
+        { signingProfile: platform.signingProfile, type: checked.type, isProduction: deps.config.isProduction, currentAlg: before.idTokenSignedResponseAlg },
+      );
       const becomesConfidential = before.type === 'public' && checked.type === 'confidential';
       const becomesPublic = before.type === 'confidential' && checked.type === 'public';
       const secret = becomesConfidential ? newClientSecret() : undefined;
       const client = await deps.db.transaction(async (trx) => {
         const updated = await clients.update(trx, platformId, id, {
           ...checked,
+          ...signingAndLogout,
           ...(secret ? { sealedSecret: deps.sealer.seal(secret) } : {}),
           ...(becomesPublic ? { sealedSecret: null, previousSealedSecret: null, previousSecretExpiresAt: null } : {}),
         });
@@ -142,6 +167,22 @@ function toNewClient(input: z.infer<typeof ClientCreate>) {
     postLogoutRedirectUris: input.post_logout_redirect_uris,
     scopes: input.scopes,
     isResourceServer: input.is_resource_server,
+    idTokenSignedResponseAlg: input.id_token_signed_response_alg,
+    backchannelLogoutUri: input.backchannel_logout_uri,
+    backchannelLogoutSessionRequired: input.backchannel_logout_session_required,
+    frontchannelLogoutUri: input.frontchannel_logout_uri,
+    frontchannelLogoutSessionRequired: input.frontchannel_logout_session_required,
+  };
+}
+
+/** The ID-token algorithm and logout registration in wire names (URIs are not secrets). */
+function signingAndLogoutDetails(c: Client) {
+  return {
+    id_token_signed_response_alg: c.idTokenSignedResponseAlg,
+    backchannel_logout_uri: c.backchannelLogoutUri,
+    backchannel_logout_session_required: c.backchannelLogoutSessionRequired,
+    frontchannel_logout_uri: c.frontchannelLogoutUri,
+    frontchannel_logout_session_required: c.frontchannelLogoutSessionRequired,
   };
 }
 
@@ -156,6 +197,8 @@ function changes(before: Client, after: Client) {
     ['scopes', before.allowedScopes.join(' '), after.allowedScopes.join(' ')],
     ['is_resource_server', before.isResourceServer, after.isResourceServer],
   ];
+  const [from, to] = [signingAndLogoutDetails(before), signingAndLogoutDetails(after)];
+  for (const field of Object.keys(to) as Array<keyof typeof to>) pairs.push([field, from[field], to[field]]);
   for (const [field, from, to] of pairs) if (JSON.stringify(from) !== JSON.stringify(to)) out[field] = { from, to };
   return out;
 }

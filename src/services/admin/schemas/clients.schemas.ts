@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CLIENT_SECRET_OVERLAP_MAX_SECONDS } from '../../../domain/client';
+import { CLIENT_SECRET_OVERLAP_MAX_SECONDS, ID_TOKEN_ALGS } from '../../../domain/client';
 import { pageOf, Timestamp, Uuid } from './common.schemas';
 
 const Name = z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters');
@@ -7,6 +7,20 @@ const Type = z.enum(['confidential', 'public'], { error: 'client type must be "c
 const Uri = z.string().max(2000, 'must be at most 2000 characters');
 const Uris = z.array(Uri).max(100, 'at most 100 URIs');
 const Scopes = z.string().max(500, 'must be at most 500 characters').meta({ description: 'Space-separated; must include openid', example: 'openid profile email offline_access' });
+
+const IdTokenAlg = z.enum(ID_TOKEN_ALGS, { error: `must be one of ${ID_TOKEN_ALGS.join(', ')} (or null: the default)` });
+const IdTokenAlgInput = IdTokenAlg.nullable().meta({
+  description: 'Standard platforms only: RS256 (the default, null), ES256, EdDSA, or HS512 keyed with the client secret (confidential clients). null clears it',
+});
+const LogoutUri = Uri.nullable();
+const BackchannelLogoutUri = LogoutUri.meta({
+  description: 'OIDC Back-Channel Logout: where logout tokens are POSTed. Absolute http(s), no fragment; https in production except on a loopback host. null or "" clears it',
+});
+const FrontchannelLogoutUri = LogoutUri.meta({
+  description: 'OIDC Front-Channel Logout: loaded in an iframe at sign-out. Absolute http(s), no fragment; https in production except on a loopback host. null or "" clears it',
+});
+const BackchannelSessionRequired = z.boolean().meta({ description: 'Logout tokens must carry sid (default false)' });
+const FrontchannelSessionRequired = z.boolean().meta({ description: 'The front-channel URI gets iss and sid query parameters (default false)' });
 
 export const ClientParams = z.object({ platform_guid: Uuid.meta({ description: 'The platform' }), client_id: Uuid.meta({ description: 'The client' }) });
 
@@ -21,6 +35,11 @@ export const Client = z
     scopes: z.string().meta({ description: 'Space-separated scopes the client may ask for' }),
     is_resource_server: z.boolean().meta({ description: "May introspect the platform's other clients' tokens (confidential only)" }),
     previous_secret_expires_at: Timestamp.nullable().meta({ description: 'After a secret rotation: until when the previous secret still works (null: no overlap running)' }),
+    id_token_signed_response_alg: IdTokenAlg.nullable().meta({ description: 'Standard platforms: the ID-token algorithm (null: RS256, the default); seed platforms sign every ID token HS512' }),
+    backchannel_logout_uri: z.string().nullable(),
+    backchannel_logout_session_required: z.boolean(),
+    frontchannel_logout_uri: z.string().nullable(),
+    frontchannel_logout_session_required: z.boolean(),
     created_at: Timestamp,
   })
   .meta({ id: 'Client' });
@@ -35,6 +54,11 @@ export const ClientCreate = z
     post_logout_redirect_uris: Uris.optional(),
     scopes: Scopes,
     is_resource_server: z.boolean().optional(),
+    id_token_signed_response_alg: IdTokenAlgInput.optional(),
+    backchannel_logout_uri: BackchannelLogoutUri.optional(),
+    backchannel_logout_session_required: BackchannelSessionRequired.optional(),
+    frontchannel_logout_uri: FrontchannelLogoutUri.optional(),
+    frontchannel_logout_session_required: FrontchannelSessionRequired.optional(),
   })
   .strict()
   .meta({ id: 'ClientCreate' });
@@ -47,6 +71,11 @@ export const ClientUpdate = z
     post_logout_redirect_uris: Uris.optional().meta({ description: 'Replaces the list' }),
     scopes: Scopes.optional(),
     is_resource_server: z.boolean().optional(),
+    id_token_signed_response_alg: IdTokenAlgInput.optional(),
+    backchannel_logout_uri: BackchannelLogoutUri.optional(),
+    backchannel_logout_session_required: BackchannelSessionRequired.optional(),
+    frontchannel_logout_uri: FrontchannelLogoutUri.optional(),
+    frontchannel_logout_session_required: FrontchannelSessionRequired.optional(),
   })
   .strict()
   .refine((b) => Object.keys(b).length > 0, 'give at least one field to change')

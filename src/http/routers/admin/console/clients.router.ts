@@ -1,6 +1,7 @@
 import { Router, type Request, type Response } from 'express';
 import type { Services } from '../../../../services';
 import { SUPPORTED_SCOPES } from '../../../../domain/scopes';
+import { ID_TOKEN_ALGS } from '../../../../domain/client';
 import { invalidRequest } from '../../../../errors';
 import { parseInput } from '../../../../services/admin/parse-input';
 import { ClientCreate, ClientSecretRotate, ClientUpdate } from '../../../../services/admin/schemas/clients.schemas';
@@ -29,6 +30,9 @@ function fieldList(req: Request, name: string): string[] {
 /** A textarea's lines, trimmed, blank lines dropped. */
 const lines = (text: string) => text.split(/\r?\n/).map((l) => l.trim()).filter(Boolean);
 
+/** Whether the form carries the field at all (the ID-token algorithm is on standard platforms' forms only). */
+const hasField = (req: Request, name: string) => (req.body as Record<string, unknown> | undefined)?.[name] !== undefined;
+
 /** The client form as the admin API's body (the same schema, so the same messages). */
 function clientBody(req: Request) {
   return {
@@ -37,6 +41,12 @@ function clientBody(req: Request) {
     post_logout_redirect_uris: lines(field(req, 'post_logout_redirect_uris')),
     scopes: fieldList(req, 'scopes').join(' '),
     is_resource_server: field(req, 'is_resource_server') === 'yes',
+    // '' is "Default": null clears the algorithm; a form without the select leaves it as it is.
+    ...(hasField(req, 'id_token_signed_response_alg') ? { id_token_signed_response_alg: field(req, 'id_token_signed_response_alg') || null } : {}),
+    backchannel_logout_uri: field(req, 'backchannel_logout_uri') || null,
+    backchannel_logout_session_required: field(req, 'backchannel_logout_session_required') === 'yes',
+    frontchannel_logout_uri: field(req, 'frontchannel_logout_uri') || null,
+    frontchannel_logout_session_required: field(req, 'frontchannel_logout_session_required') === 'yes',
   };
 }
 
@@ -49,8 +59,28 @@ function formOf(req: Request) {
     post_logout_redirect_uris: field(req, 'post_logout_redirect_uris'),
     scopes: fieldList(req, 'scopes'),
     is_resource_server: field(req, 'is_resource_server') === 'yes',
+    id_token_signed_response_alg: field(req, 'id_token_signed_response_alg'),
+    backchannel_logout_uri: field(req, 'backchannel_logout_uri'),
+    backchannel_logout_session_required: field(req, 'backchannel_logout_session_required') === 'yes',
+    frontchannel_logout_uri: field(req, 'frontchannel_logout_uri'),
+    frontchannel_logout_session_required: field(req, 'frontchannel_logout_session_required') === 'yes',
   };
 }
+
+/** The empty create form: the defaults of registration. */
+const NEW_FORM = {
+  name: '',
+  type: 'confidential',
+  redirect_uris: '',
+  post_logout_redirect_uris: '',
+  scopes: ['openid', 'profile', 'email'],
+  is_resource_server: false,
+  id_token_signed_response_alg: '',
+  backchannel_logout_uri: '',
+  backchannel_logout_session_required: false,
+  frontchannel_logout_uri: '',
+  frontchannel_logout_session_required: false,
+};
 
 /**
  * A platform's clients (s.admin.clients): list and create; a client's page to edit it, rotate its
@@ -66,13 +96,15 @@ export function consoleClientsRouter(s: Services): Router {
   async function showList(req: Request, res: Response, form: ReturnType<typeof formOf> | null = null, error: string | null = null, status = 200) {
     const cursor = queryParam(req, 'cursor') || undefined;
     const page = await s.admin.clients.list(operatorActor(req, res), platformId(req), { limit: PAGE, cursor });
+    const platform = await s.admin.platforms.get(operatorActor(req, res), platformId(req));
     renderConsole(req, res, 'clients', {
       title: 'Clients',
       clients: page.items.map(presentClient),
       nextUrl: page.nextCursor ? `${base(req)}?cursor=${encodeURIComponent(page.nextCursor)}` : null,
       firstUrl: cursor ? base(req) : null,
       scopes: SUPPORTED_SCOPES,
-      form: form ?? { name: '', type: 'confidential', redirect_uris: '', post_logout_redirect_uris: '', scopes: ['openid', 'profile', 'email'], is_resource_server: false },
+      form: form ?? NEW_FORM,
+      idTokenAlgs: platform.signingProfile === 'standard' ? ID_TOKEN_ALGS : null,
       action: base(req),
       error,
     }, status);
@@ -80,6 +112,7 @@ export function consoleClientsRouter(s: Services): Router {
 
   async function showClient(req: Request, res: Response, form: ReturnType<typeof formOf> | null = null, error: string | null = null, status = 200) {
     const client = presentClient(await s.admin.clients.get(operatorActor(req, res), platformId(req), clientId(req)));
+    const platform = await s.admin.platforms.get(operatorActor(req, res), platformId(req));
     const once = req.session.console?.secretOnce;
     let secret: string | null = null;
     if (once) {
@@ -102,7 +135,13 @@ export function consoleClientsRouter(s: Services): Router {
         post_logout_redirect_uris: client.post_logout_redirect_uris.join('\n'),
         scopes: client.scopes.split(' '),
         is_resource_server: client.is_resource_server,
+        id_token_signed_response_alg: client.id_token_signed_response_alg ?? '',
+        backchannel_logout_uri: client.backchannel_logout_uri ?? '',
+        backchannel_logout_session_required: client.backchannel_logout_session_required,
+        frontchannel_logout_uri: client.frontchannel_logout_uri ?? '',
+        frontchannel_logout_session_required: client.frontchannel_logout_session_required,
       },
+      idTokenAlgs: platform.signingProfile === 'standard' ? ID_TOKEN_ALGS : null,
       listUrl: base(req),
       action: `${base(req)}/${client.client_id}`,
       error,
