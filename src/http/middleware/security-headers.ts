@@ -88,3 +88,22 @@ export function allowPasskeyScripts(res: Response): void {
   if (typeof csp === 'string') res.setHeader('Content-Security-Policy', csp.replace(/(^|;)script-src 'none'/, "$1script-src 'self'"));
   res.locals.passkeyScripts = true;
 }
+
+/**
+ * Front-Channel Logout 1.0 (§4): the signed-out page loads each application's logout URL in a hidden
+ * iframe, so that response alone gets `frame-src` with those origins (by default frames fall back to
+ * default-src 'self'). Only a URL whose origin a CSP source can name exactly is framed; the ones
+ * allowed are returned (the others would be blocked, so the page leaves them out).
+ */
+export function allowFramesOf(res: Response, urls: string[]): string[] {
+  const csp = res.getHeader('Content-Security-Policy');
+  if (typeof csp !== 'string') return [];
+  const framed = urls.filter((u) => /^https?:\/\//.test(cspSource(u) ?? ''));
+  if (framed.length === 0) return [];
+  const origins = [...new Set(framed.map((u) => cspSource(u)!))];
+  const existing = /(^|;)frame-src ([^;]*)/.exec(csp);
+  res.setHeader('Content-Security-Policy', existing
+    ? csp.replace(/(^|;)frame-src ([^;]*)/, (_m, lead: string, sources: string) => `${lead}frame-src ${[...new Set([...sources.split(' '), ...origins])].join(' ')}`)
+    : `${csp};frame-src ${origins.join(' ')}`);
+  return framed;
+}

@@ -12,6 +12,7 @@ import { accountUrl } from '../urls';
 import { renderPage } from '../pages/render';
 import { redirectPostToGet } from '../post-to-get';
 import { securityOrigin } from '../security-origin';
+import { frontchannelUrlsBeforeSignOut, showFrontchannelFrames } from '../frontchannel-frames';
 
 const PARAMS = ['id_token_hint', 'client_id', 'post_logout_redirect_uri', 'state'] as const;
 
@@ -37,24 +38,38 @@ function logoutParams(input: unknown): LogoutParams {
  * id_token_hint signs its user out at once; any other request asks the user first (§6: the
  * request may come from anyone). Signing out revokes the refresh tokens issued through this
  * browser session, then the browser goes to the registered post_logout_redirect_uri with state.
+ * Front-Channel Logout 1.0: the apps of the signed-out sessions that registered a frontchannel_logout_uri
+ * are loaded in hidden iframes on the page that follows (with a redirect: an intermediate page first).
  */
 export function logoutRouter(s: Services): Router {
   const r = Router();
 
-  async function signOut(req: Request, platformId: string, userIds: string[], lr: LogoutRequest) {
-    if (userIds.length === 0) return; // nothing signed in: no browser id, no session row (issue 10 §2)
+  /** Signs the users out of this browser; the front-channel logout URLs of their apps (read first). */
+  async function signOut(req: Request, res: Response, userIds: string[], lr: LogoutRequest): Promise<string[]> {
+    if (userIds.length === 0) return []; // nothing signed in: no browser id, no session row (issue 10 §2)
+    const platformId = res.locals.platform.id;
+    const frames = await frontchannelUrlsBeforeSignOut(s, req, res.locals.platform, userIds);
     await s.logout.endBrowserSessions(platformId, userIds, browserId(req), securityOrigin(req, platformId, lr.client?.id));
     for (const id of userIds) markSignedOut(req, platformId, id);
+    return frames;
   }
 
-  async function finish(req: Request, res: Response, lr: LogoutRequest, signedOut: boolean) {
+  async function finish(req: Request, res: Response, lr: LogoutRequest, signedOut: boolean, frontchannel: string[] = []) {
     res.set('Cache-Control', 'no-store');
+    const p = res.locals.platform;
+    const frames = showFrontchannelFrames(res, frontchannel);
     if (lr.redirectUri) {
       const url = new URL(lr.redirectUri);
       if (lr.state !== undefined) url.searchParams.set('state', lr.state);
-      return res.redirect(req.method === 'POST' ? 303 : 302, url.toString());
+      if (frames.length === 0) return res.redirect(req.method === 'POST' ? 303 : 302, url.toString());
+      // Front-Channel Logout §4: the apps' frames load on this page, then on to the app (no script: CSP).
+      const apps = frames.length === 1 ? '1 app' : `${frames.length} apps`;
+      return renderPage(res, 'frontchannel-logout', {
+        title: 'Signing out', platformName: p.name, heading: `Signing you out of ${apps}…`,
+        message: `You have signed out of ${p.name} on this browser. You will be taken back in a moment.`,
+        continueUrl: url.toString(), refreshUrl: url.toString(),
+      });
     }
-    const p = res.locals.platform;
     renderPage(res, 'signed-out', {
       title: signedOut ? 'Signed out' : 'Still signed in', platformName: p.name,
       heading: signedOut ? 'You are signed out' : 'You are still signed in',
@@ -70,8 +85,8 @@ export function logoutRouter(s: Services): Router {
     const signedIn = signedInAccounts(req, p.id);
     if (lr.hintSub) {
       // Trusted: the app holds an ID token of this user; only that account is signed out.
-      await signOut(req, p.id, signedIn.filter((a) => a.userId === lr.hintSub).map((a) => a.userId), lr);
-      return await finish(req, res, lr, true);
+      const frames = await signOut(req, res, signedIn.filter((a) => a.userId === lr.hintSub).map((a) => a.userId), lr);
+      return await finish(req, res, lr, true, frames);
     }
     if (signedIn.length === 0) return await finish(req, res, lr, true);
     if (lr.redirectUri) allowFormRedirectTo(res, lr.redirectUri); // "Sign out" ends there (CSP form-action)
@@ -89,9 +104,9 @@ export function logoutRouter(s: Services): Router {
     const hidden = Object.fromEntries(PARAMS.map((k) => [k, field(req.body, k, 8192)]));
     const lr = await s.logout.validateLogout(p, logoutParams(hidden)); // checked again: hidden fields are input too
     if (field(req.body, 'decision') !== 'logout') return await finish(req, res, { ...lr, redirectUri: undefined }, false);
-    await signOut(req, p.id, signedInAccounts(req, p.id).map((a) => a.userId), lr);
+    const frames = await signOut(req, res, signedInAccounts(req, p.id).map((a) => a.userId), lr);
     // Signed-out accounts stay listed (the chooser offers them with the email pre-filled).
-    await finish(req, res, lr, true);
+    await finish(req, res, lr, true, frames);
   });
 
   return r;
