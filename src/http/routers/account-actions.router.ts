@@ -8,6 +8,7 @@ import { field, redirectSaved, setFlash, requireAccount } from '../account-sessi
 import { accountPageRenderer, errorsByField } from '../pages/account.page';
 import { accountUrl } from '../urls';
 import { securityOrigin } from '../security-origin';
+import { frontchannelUrlsBeforeSignOut, stashFrontchannelFrames } from '../frontchannel-frames';
 
 const PROFILE_FIELDS: (keyof ProfileInput)[] = [
   'given_name', 'middle_name', 'family_name', 'nickname', 'preferred_username', 'phone_number', 'street_address', 'locality', 'region', 'postal_code', 'country',
@@ -61,6 +62,8 @@ export function accountActionsRouter(s: Services): Router {
 
   r.post('/account/signout', ...form, async (req, res) => {
     const p = res.locals.platform;
+    // Front-Channel Logout: the apps' URLs are read before sign-out forgets them; the signed-out page frames them.
+    stashFrontchannelFrames(req, p.id, await frontchannelUrlsBeforeSignOut(s, req, p, [user(res).id]));
     await s.authorize.signOut(p.id, user(res).id, browserId(req), securityOrigin(req, p.id), 'account_page');
     markSignedOut(req, p.id, user(res).id);
     await redirectSaved(req, res, accountUrl(p.id, '/signed-out'));
@@ -68,6 +71,8 @@ export function accountActionsRouter(s: Services): Router {
 
   r.post('/account/signout-everywhere', ...form, async (req, res) => {
     const p = res.locals.platform;
+    // Front channel: only this browser's apps can be reached (the back channel reaches the others).
+    stashFrontchannelFrames(req, p.id, await frontchannelUrlsBeforeSignOut(s, req, p, [user(res).id]));
     await s.account.security.signOutEverywhere(user(res), securityOrigin(req, p.id));
     markSignedOut(req, p.id, user(res).id);
     await redirectSaved(req, res, `${accountUrl(p.id, '/signed-out')}&everywhere=1`);

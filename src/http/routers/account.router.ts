@@ -12,6 +12,7 @@ import { chooseAccount, currentAccount, field, redirectSaved, signedInAccounts }
 import { accountPageRenderer } from '../pages/account.page';
 import { renderAccountSignIn } from '../passkeys-page';
 import { securityOrigin } from '../security-origin';
+import { takeFrontchannelFrames } from '../frontchannel-frames';
 
 /**
  * The account page of a signed-in user (`/account?platform_guid=G`): the browser session's
@@ -86,6 +87,7 @@ export function accountRouter(s: Services): Router {
   r.get('/account/signed-out', resolvePlatform(s), (req, res) => {
     const p = platformOf(res);
     const everywhere = req.query.everywhere === '1';
+    takeFrontchannelFrames(req, res, p.id); // the apps signed out of through this browser (hidden iframes)
     renderPage(res, 'signed-out', {
       title: 'Signed out', platformName: p.name, heading: 'You are signed out',
       message: everywhere ? 'You are signed out on every device, and apps will ask you to sign in again.' : 'You are signed out on this browser.',

@@ -16,6 +16,7 @@ import { allowFormRedirectTo } from '../middleware/security-headers';
 import { startCeremony, takeChallenge } from '../passkey-session';
 import { CHALLENGE_TTL_SECONDS } from '../../services/mfa/passkeys.service';
 import { auditContext } from '../audit-context';
+import { frontchannelUrlsBeforeSignOut, stashFrontchannelFrames, takeFrontchannelFrames } from '../frontchannel-frames';
 
 /**
  * The hosted pages of an authorization (DESIGN §9): each route maps the request to one transition
@@ -73,6 +74,7 @@ export function interactionRouter(s: Services): Router {
 
   r.get('/interaction/:iid', loadInteraction, issueCsrf, async (req, res) => {
     const { ar, browser } = interaction(req, res);
+    takeFrontchannelFrames(req, res, ar.platformId); // after the chooser's "Sign out": the apps' logout iframes
     await pages.show(req, res, ar, await flow.current(ar, browser));
   });
 
@@ -192,11 +194,15 @@ export function interactionRouter(s: Services): Router {
   r.post('/interaction/:iid/chooser', ...form, async (req, res) => {
     const { ar, browser } = interaction(req, res);
     const known = (name: string) => browser.list().some((a) => a.userId === field(req.body, name));
+    // Front-Channel Logout: the apps of the accounts about to be signed out, read before sign-out forgets them.
+    const leaving = known('account') || field(req.body, 'another') ? [] : known('signout') ? [field(req.body, 'signout')] : field(req.body, 'signout_all') ? browser.list().map((a) => a.userId) : [];
+    const frames = await frontchannelUrlsBeforeSignOut(s, req, res.locals.platform, browser.list().filter((a) => a.authTime !== null && leaving.includes(a.userId)).map((a) => a.userId));
     const step = known('account') ? await flow.pickAccount(ar, browser, field(req.body, 'account'))
       : field(req.body, 'another') ? await flow.useAnotherAccount(ar, browser)
         : known('signout') ? await flow.signOutAccount(ar, browser, field(req.body, 'signout'), audit(req))
           : field(req.body, 'signout_all') ? await flow.signOutAll(ar, browser, audit(req))
             : await flow.current(ar, browser);
+    stashFrontchannelFrames(req, ar.platformId, frames); // the page after the redirect carries them
     await answer(req, res, step);
   });
 
