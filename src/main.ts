@@ -9,6 +9,7 @@ import { createMetricsServer } from './http/metrics-server';
 import { seedDemo } from './cli/demo-seed';
 import { startPurgeJob } from './jobs/purge.job';
 import { startMailOutboxJob } from './jobs/mail-outbox.job';
+import { startBackchannelLogoutJob } from './jobs/backchannel-logout.job';
 
 async function main() {
   let config;
@@ -39,6 +40,7 @@ async function main() {
   if (metricsServer) await listen(metricsServer, config.metricsPort!);
   const purge = startPurgeJob(services, config.purgeIntervalSeconds);
   const mailOutbox = startMailOutboxJob(services); // durable mail: sends what the outbox holds, on every instance
+  const backchannelLogout = startBackchannelLogoutJob(services); // logout tokens to the apps of ended sign-ins, the same way
   logger.info({ port: config.port, metricsPort: config.metricsPort, issuer: config.baseUrl, database: database.isEmbedded ? 'embedded' : 'postgres' }, 'Latchkey is ready');
 
   let stopping = false;
@@ -51,6 +53,7 @@ async function main() {
     const force = setTimeout(() => process.exit(1), 15_000).unref();
     server.close(async () => {
       await mailOutbox.stop(); // mails being sent are recorded before the pool closes
+      await backchannelLogout.stop();
       await database.close();
       clearTimeout(force);
       logger.info('stopped');

@@ -4,6 +4,7 @@ import { openDatabase, type Database } from '../src/db';
 import { createApp } from '../src/app';
 import { createLogger } from '../src/logger';
 import { startMailOutboxJob } from '../src/jobs/mail-outbox.job';
+import { startBackchannelLogoutJob } from '../src/jobs/backchannel-logout.job';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -27,16 +28,18 @@ export function testConfig(overrides: Record<string, string> = {}): Config {
  * A real app on the run's database; call close() in afterAll. Like the provider, it runs a mail
  * outbox worker (mails land in DATA_DIR/outbox, see support/outbox.ts) — except for apps given
  * their own SMTP_URL or DATABASE_URL (a worker of theirs must not take the run's mails), unless
- * `options.mailWorker` says otherwise.
+ * `options.mailWorker` says otherwise. `options.backchannelWorker` runs the back-channel logout
+ * worker too (off by default: tests of it drive deliveries themselves, on a database of their own).
  */
-export async function buildTestApp(overrides: Record<string, string> = {}, now?: () => Date, options: { mailWorker?: boolean } = {}) {
+export async function buildTestApp(overrides: Record<string, string> = {}, now?: () => Date, options: { mailWorker?: boolean; backchannelWorker?: boolean } = {}) {
   const config = testConfig(overrides);
   const database: Database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: 5 });
   const { app, services } = createApp({ config, db: database.db, sessionPool: database.sessionPool, // the embedded database is reached by URL in tests, but cannot forward NOTIFY either
     notifications: process.env.TEST_DATABASE_KIND === 'embedded' ? undefined : database.notifications,
     logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'), now });
   const mailWorker = (options.mailWorker ?? !(overrides.SMTP_URL || overrides.DATABASE_URL)) ? startMailOutboxJob(services) : undefined;
-  return { app, services, config, database, mailWorker, close: async () => { await mailWorker?.stop(); await database.close(); } };
+  const backchannelWorker = options.backchannelWorker ? startBackchannelLogoutJob(services) : undefined;
+  return { app, services, config, database, mailWorker, close: async () => { await mailWorker?.stop(); await backchannelWorker?.stop(); await database.close(); } };
 }
 
 /** The spec's error body, no caching, and the WWW-Authenticate a status calls for. */

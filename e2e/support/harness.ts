@@ -30,7 +30,7 @@ export interface Harness {
  * The provider on a real port (BASE_URL = its own address), with a stand-in relying party at
  * /__rp/* on the same server, and one Chromium for the whole test file.
  */
-export async function startHarness(options: { hostName?: string; env?: Record<string, string>; mailWorker?: boolean; ownDatabase?: boolean } = {}): Promise<Harness> {
+export async function startHarness(options: { hostName?: string; env?: Record<string, string>; mailWorker?: boolean; backchannelWorker?: boolean; ownDatabase?: boolean } = {}): Promise<Harness> {
   const server = http.createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
@@ -39,7 +39,7 @@ export async function startHarness(options: { hostName?: string; env?: Record<st
   // ownDatabase: screens that list everything (the admin console) must not see other suites' rows,
   // which the run's shared database gains while files run in parallel. Postgres runs only.
   const own: FreshDatabase | undefined = options.ownDatabase && process.env.TEST_DATABASE_KIND === 'postgres' ? await freshDatabase() : undefined;
-  const t = await buildTestApp({ ...options.env, ...(own ? { DATABASE_URL: own.env.DATABASE_URL } : {}), BASE_URL: base }, undefined, { mailWorker: options.mailWorker });
+  const t = await buildTestApp({ ...options.env, ...(own ? { DATABASE_URL: own.env.DATABASE_URL } : {}), BASE_URL: base }, undefined, { mailWorker: options.mailWorker, backchannelWorker: options.backchannelWorker });
   if (own) await migrateLatest(t.database.db);
   server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
     if (req.url?.startsWith('/__rp/')) {

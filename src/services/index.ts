@@ -18,6 +18,7 @@ import { createInteractionFlow } from './interaction/transitions';
 import { createPasswordSignIn, createPasswordSignUp } from './interaction/sign-in';
 import { createAccountServices } from './account';
 import { createLogout } from './logout.service';
+import { createBackchannelLogout } from './backchannel-logout.service';
 import { createAttemptThrottle } from './attempt-throttle.service';
 import { createMailOutbox } from './mail-outbox.service';
 import { createMasterKey } from './master-key.service';
@@ -36,6 +37,7 @@ export function createServices(deps: Deps, notifications?: Notifications) {
   const maintenance = createMaintenance(deps);
   const clientAuth = createClientAuth(deps, platforms, notifications);
   const tokenSigner = createTokenSigner(signingKeys, platforms);
+  const backchannelLogout = createBackchannelLogout(deps, platforms, tokenSigner);
   const issueTokens = createTokenIssuer(deps, platforms);
   const grants = {
     exchangeAuthorizationCode: createAuthorizationCodeGrant(deps, signingKeys, issueTokens),
@@ -44,22 +46,22 @@ export function createServices(deps: Deps, notifications?: Notifications) {
   const tokens = createTokens(deps, signingKeys, createAccessTokenCache(notifications));
   const authorize = {
     ...createRequestValidation(deps, signingKeys, platforms),
-    ...createInteraction(deps),
+    ...createInteraction(deps, backchannelLogout),
   };
   const throttle = createAttemptThrottle(deps, authorize.checkCredentials);
   const mailOutbox = createMailOutbox(deps);
-  const account = createAccountServices(deps, mailOutbox);
+  const account = createAccountServices(deps, mailOutbox, backchannelLogout);
   const signInWithPassword = createPasswordSignIn(throttle);
   const signUpWithPassword = createPasswordSignUp(throttle, users, account.emailVerification);
   const passkeys = createPasskeys(deps);
   const mfa = createMfa(deps);
   const interaction = createInteractionFlow(deps, createDecide(deps), authorize, signInWithPassword, signUpWithPassword, passkeys, mfa);
-  const logout = createLogout(deps, signingKeys, platforms);
+  const logout = createLogout(deps, signingKeys, platforms, backchannelLogout);
   const masterKey = createMasterKey(deps);
   const operators = createOperators(deps, platforms, audit);
-  const admin = createAdminServices(deps, { audit, platforms, clientAuth, users, throttle, passwordReset: account.passwordReset, signingKeys, mailOutbox });
+  const admin = createAdminServices(deps, { audit, platforms, clientAuth, users, throttle, passwordReset: account.passwordReset, signingKeys, mailOutbox, backchannelLogout });
   const mailAdmin = admin.mail; // the console's name for it
-  return { deps, tokenSigner, audit, admin, masterKey, signingKeys, platforms, users, maintenance, clientAuth, grants, tokens, authorize, interaction, signInWithPassword, throttle, account, mailOutbox, logout, passkeys, mfa, operators, mailAdmin };
+  return { deps, tokenSigner, audit, admin, masterKey, signingKeys, platforms, users, maintenance, clientAuth, grants, tokens, authorize, interaction, signInWithPassword, throttle, account, mailOutbox, logout, passkeys, mfa, operators, mailAdmin, backchannelLogout };
 }
 
 export type Services = ReturnType<typeof createServices>;

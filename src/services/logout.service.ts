@@ -12,6 +12,7 @@ import type { Platforms } from './platforms.service';
 import { matchRedirectUri } from './redirect-uris';
 import type { SigningKeys } from './signing-keys.service';
 import { createSecurityEvents, type SecurityOrigin } from './security-events';
+import type { BackchannelLogout } from './backchannel-logout.service';
 
 export interface LogoutParams {
   id_token_hint?: string;
@@ -31,7 +32,7 @@ export interface LogoutRequest {
 }
 
 /** OpenID Connect RP-Initiated Logout 1.0. */
-export function createLogout(deps: Deps, keys: SigningKeys, platforms: Platforms) {
+export function createLogout(deps: Deps, keys: SigningKeys, platforms: Platforms, backchannel: Pick<BackchannelLogout, 'enqueueForSession'>) {
   const events = createSecurityEvents(deps);
 
   /** Verifies an ID token we issued to the client (expired is fine, §2); else invalid_request. */
@@ -82,19 +83,18 @@ export function createLogout(deps: Deps, keys: SigningKeys, platforms: Platforms
     },
 
     /**
-     * Revokes the refresh tokens issued through this browser session to these users. With `origin`
-     * (its clientId: the app that asked), one `logout` event per user, each in its revocation's transaction.
+     * Revokes the refresh tokens issued through this browser session to these users, and sends the
+     * apps those sign-ins reached a back-channel logout token (DESIGN §16; the app that asked too:
+     * Back-Channel Logout §2.7 leaves it to the OP). With `origin` (its clientId: the app that
+     * asked), one `logout` event per user. One transaction per user.
      */
     async endBrowserSessions(platformId: string, userIds: string[], browserSessionId: string, origin?: SecurityOrigin): Promise<void> {
       const now = deps.now();
       for (const userId of userIds) {
-        if (!origin) {
-          await tokens.revokeByBrowserSession(deps.db, platformId, userId, browserSessionId, now);
-          continue;
-        }
         await deps.db.transaction(async (trx) => {
+          await backchannel.enqueueForSession(trx, platformId, userId, browserSessionId); // before the revocation: it reads the live tokens
           const revoked = await tokens.revokeByBrowserSession(trx, platformId, userId, browserSessionId, now);
-          await events.record(trx, origin, 'logout', userId, { via: 'rp_initiated', refresh_tokens_revoked: revoked });
+          if (origin) await events.record(trx, origin, 'logout', userId, { via: 'rp_initiated', refresh_tokens_revoked: revoked });
         });
       }
     },

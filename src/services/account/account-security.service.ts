@@ -12,19 +12,22 @@ import type { Deps } from '../deps';
 import { checkPassword, type FieldError } from '../user-rules';
 import type { AccountMail } from './account-mail';
 import { createSecurityEvents, type SecurityOrigin } from '../security-events';
+import type { BackchannelLogout } from '../backchannel-logout.service';
 
 /**
  * Signs a user out of every browser and app: browser sessions that signed in before now stop
- * counting (checked on each browser request, see revalidate-accounts), and every refresh token
- * family of the user is revoked with its access tokens.
+ * counting (checked on each browser request, see revalidate-accounts), the apps they signed in to
+ * get a back-channel logout token (DESIGN §16), and every refresh token family of the user is
+ * revoked with its access tokens.
  */
-export async function endAllSessions(trx: Queryable, user: Pick<User, 'id' | 'platformId'>, now: Date): Promise<number> {
+export async function endAllSessions(trx: Queryable, user: Pick<User, 'id' | 'platformId'>, now: Date, backchannel: Pick<BackchannelLogout, 'enqueueForUser'>): Promise<number> {
   await userAccount.setSessionsValidAfter(trx, user.platformId, user.id, now);
+  await backchannel.enqueueForUser(trx, user.platformId, user.id); // before the revocation: it reads the live tokens
   return tokens.revokeByUser(trx, user.id, now);
 }
 
 /** Passwords, sessions and connected apps of a signed-in user (the account page). */
-export function createAccountSecurity(deps: Deps, mail: AccountMail) {
+export function createAccountSecurity(deps: Deps, mail: AccountMail, backchannel: Pick<BackchannelLogout, 'enqueueForUser'>) {
   const events = createSecurityEvents(deps);
   return {
     /**
@@ -58,7 +61,7 @@ export function createAccountSecurity(deps: Deps, mail: AccountMail) {
       const now = deps.now();
       await deps.db.transaction(async (trx) => {
         await userAccount.updatePasswordHash(trx, platform.id, user.id, hash);
-        const revoked = await endAllSessions(trx, user, now);
+        const revoked = await endAllSessions(trx, user, now, backchannel);
         await mail.passwordChanged(trx, platform, user);
         if (origin) await events.record(trx, origin, 'password.changed', user.id, { refresh_tokens_revoked: revoked });
       });
@@ -68,7 +71,7 @@ export function createAccountSecurity(deps: Deps, mail: AccountMail) {
     /** Every browser (this one too) and every app's refresh tokens. `origin`: sign_out_everywhere, same transaction. */
     async signOutEverywhere(user: User, origin?: SecurityOrigin): Promise<void> {
       await deps.db.transaction(async (trx) => {
-        const revoked = await endAllSessions(trx, user, deps.now());
+        const revoked = await endAllSessions(trx, user, deps.now(), backchannel);
         if (origin) await events.record(trx, origin, 'sign_out_everywhere', user.id, { refresh_tokens_revoked: revoked });
       });
     },

@@ -11,6 +11,7 @@ import type { AccountMail } from './account-mail';
 import { endAllSessions } from './account-security.service';
 import { inspectAccountToken, issueAccountToken, throttleWait, type LinkStatus } from './account-tokens';
 import { createSecurityEvents, type SecurityOrigin } from '../security-events';
+import type { BackchannelLogout } from '../backchannel-logout.service';
 
 export const RESET_PASSWORD_TTL_SECONDS = 30 * 60;
 const THROTTLE = { intervalSeconds: 60, perHour: 5 };
@@ -21,7 +22,7 @@ export type ResetResult =
   | { ok: false; status: 'valid'; field: 'password'; message: string; email: string };
 
 /** Password reset (issue 3): a single-use, hashed, 30-minute link; the answer never tells whether the email exists. */
-export function createPasswordReset(deps: Deps, mail: AccountMail) {
+export function createPasswordReset(deps: Deps, mail: AccountMail, backchannel: Pick<BackchannelLogout, 'enqueueForUser'>) {
   const linkFor = (platformId: string, token: string) =>
     `${deps.config.baseUrl}/password/reset?platform_guid=${encodeURIComponent(platformId)}&token=${encodeURIComponent(token)}`;
 
@@ -89,7 +90,7 @@ export function createPasswordReset(deps: Deps, mail: AccountMail) {
         await accountTokens.consumeAllForUser(trx, user.id, 'reset_password', now);
         // The link reached the mailbox: that proves the address as well as a verification link does.
         if (!user.emailVerified) await userAccount.markEmailVerified(trx, platform.id, user.id, users.normalizeEmail(found.row!.email), now);
-        const revoked = await endAllSessions(trx, user, now);
+        const revoked = await endAllSessions(trx, user, now, backchannel);
         await mail.passwordChanged(trx, platform, user);
         if (origin) await events.record(trx, origin, 'password.reset', user.id, { refresh_tokens_revoked: revoked });
         return true;

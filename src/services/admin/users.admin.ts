@@ -18,6 +18,7 @@ import type { Platforms } from '../platforms.service';
 import type { Users } from '../users.service';
 import type { AttemptThrottle } from '../attempt-throttle.service';
 import type { PasswordReset } from '../account/password-reset.service';
+import type { BackchannelLogout } from '../backchannel-logout.service';
 import { endAllSessions } from '../account/account-security.service';
 import { checkProfile, type ProfileInput } from '../account/profile.service';
 import { checkBirthdate, checkEmail, type FieldError } from '../user-rules';
@@ -31,6 +32,7 @@ export interface UsersAdminBase {
   users: Users;
   throttle: AttemptThrottle;
   passwordReset: PasswordReset;
+  backchannelLogout: BackchannelLogout;
 }
 
 /** Field errors (the sign-up's and account page's words) as one 400 naming each field. */
@@ -134,7 +136,7 @@ export function createUsersAdmin(deps: Deps, base: UsersAdminBase) {
       await change(actor, platformId, sub, async (trx, user, now) => {
         if (user.disabledAt) return;
         await userAdmin.setDisabledAt(trx, platformId, sub, now);
-        const revoked = await endAllSessions(trx, user, now);
+        const revoked = await endAllSessions(trx, user, now, base.backchannelLogout);
         await userAdmin.revokeAccessTokens(trx, sub, now);
         await userAdmin.deleteUnusedCodes(trx, sub);
         await audit.record(trx, actor, { kind: 'user.disabled', platformId, subject: sub, details: { email: user.email, refresh_tokens_revoked: revoked } });
@@ -158,6 +160,8 @@ export function createUsersAdmin(deps: Deps, base: UsersAdminBase) {
       const keys = (await base.throttle.listThrottles({ platformId, email: known.email })).map((e) => e.key);
       return deps.db.transaction(async (trx) => {
         const user = await userOf(trx, platformId, sub);
+        // Before the user goes: its session rows cascade away with it (the logout rows do not).
+        await base.backchannelLogout.enqueueForUser(trx, platformId, sub);
         await userAdmin.remove(trx, platformId, sub);
         await throttles.deleteKeys(trx, keys);
         const mails = await userAdmin.deleteMailTo(trx, platformId, user.email);
@@ -181,7 +185,7 @@ export function createUsersAdmin(deps: Deps, base: UsersAdminBase) {
     /** The account page's "sign out everywhere": every browser session ends, every refresh family is revoked. */
     async signOut(actor: AdminActor, platformId: string, sub: string) {
       const revoked = await change(actor, platformId, sub, async (trx, user, now) => {
-        const n = await endAllSessions(trx, user, now);
+        const n = await endAllSessions(trx, user, now, base.backchannelLogout);
         await audit.record(trx, actor, { kind: 'user.signed_out', platformId, subject: sub, details: { refresh_tokens_revoked: n } });
         return n;
       });

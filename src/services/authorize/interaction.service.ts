@@ -15,9 +15,10 @@ import type { AuthorizationRequest } from '../../domain/authorization-request';
 import { acrOf, amrOf, amrToText, type AuthMethod } from '../../domain/mfa';
 import type { CredentialCheck } from '../attempt-throttle.service';
 import { createSecurityEvents, type SecurityOrigin } from '../security-events';
+import type { BackchannelLogout } from '../backchannel-logout.service';
 
 /** The user's side of an authorization: credentials, consent, the code, sign-out. */
-export function createInteraction(deps: Deps) {
+export function createInteraction(deps: Deps, backchannel: Pick<BackchannelLogout, 'enqueueForSession'>) {
   const events = createSecurityEvents(deps);
   const sidOf = createSidOf(deps.config.masterKey!); // the app refuses to start without one
 
@@ -80,13 +81,14 @@ export function createInteraction(deps: Deps) {
 
     /**
      * Spec Authentication 8: signing out revokes the refresh tokens issued through this browser.
-     * With `origin`, a `logout` event in the same transaction; `via` says which page.
+     * The apps this sign-in reached get a back-channel logout token (DESIGN §16), written in the
+     * same transaction; with `origin`, a `logout` event too; `via` says which page.
      */
     async signOut(platformId: string, userId: string, browserSessionId: string, origin?: SecurityOrigin, via = 'account_page'): Promise<void> {
-      if (!origin) return void (await tokens.revokeByBrowserSession(deps.db, platformId, userId, browserSessionId, deps.now()));
       await deps.db.transaction(async (trx) => {
+        await backchannel.enqueueForSession(trx, platformId, userId, browserSessionId); // before the revocation: it reads the live tokens
         const revoked = await tokens.revokeByBrowserSession(trx, platformId, userId, browserSessionId, deps.now());
-        await events.record(trx, origin, 'logout', userId, { via, refresh_tokens_revoked: revoked });
+        if (origin) await events.record(trx, origin, 'logout', userId, { via, refresh_tokens_revoked: revoked });
       });
     },
   };
