@@ -20,7 +20,7 @@ async function deleteInBatches(db: Queryable, table: string, where: (q: Knex.Que
 }
 
 /** Deletes rows whose lifetime is over; safe on every instance at once (see deleteInBatches). */
-export async function deleteExpired(db: Queryable, now: Date, keepRevokedFor: Date, mail: { sentBefore: Date; deadBefore: Date }) {
+export async function deleteExpired(db: Queryable, now: Date, keepRevokedFor: Date, mail: { sentBefore: Date; deadBefore: Date }, sessionsBefore: Date) {
   const codes = await deleteInBatches(db, 'authorization_codes', (q) => q.where('expires_at', '<', keepRevokedFor));
   const accessTokens = await deleteInBatches(db, 'access_tokens', (q) => q.where('expires_at', '<', now));
   const refreshTokens = await deleteInBatches(db, 'refresh_tokens', (q) => q.where('expires_at', '<', now));
@@ -40,7 +40,11 @@ export async function deleteExpired(db: Queryable, now: Date, keepRevokedFor: Da
   const mailOutbox = await deleteInBatches(db, 'mail_outbox', (q) =>
     q.where((w) => w.where('status', 'sent').andWhere('sent_at', '<', mail.sentBefore)).orWhere((w) => w.where('status', 'dead').andWhere('created_at', '<', mail.deadBefore)),
   );
-  return { codes, accessTokens, refreshTokens, families, sessions, counters, throttles, accountTokens, mailOutbox };
+  // A browser sign-in older than any browser session can be has no one left to sign out (DESIGN §16);
+  // back-channel logouts are kept as long, for support questions ("was it sent?").
+  const sessionClients = await deleteInBatches(db, 'session_clients', (q) => q.where('created_at', '<', sessionsBefore));
+  const backchannelLogouts = await deleteInBatches(db, 'backchannel_logouts', (q) => q.whereIn('status', ['delivered', 'failed']).andWhere('created_at', '<', sessionsBefore));
+  return { codes, accessTokens, refreshTokens, families, sessions, counters, throttles, accountTokens, mailOutbox, sessionClients, backchannelLogouts };
 }
 
 /** A real query on a real table: `select 1` alone passed while the app could not see its tables (DESIGN §13). */
