@@ -48,6 +48,13 @@ export const configSchema = z
     REFRESH_TOKEN_TTL_SECONDS: seconds(2592000, 'Refresh token lifetime, renewed on rotation'),
     SESSION_TTL_SECONDS: seconds(1209600, 'Browser session lifetime'),
     CLIENT_SECRET_OVERLAP_SECONDS: z.coerce.number().int().min(0).max(CLIENT_SECRET_OVERLAP_MAX_SECONDS).default(86400).describe('After a client secret rotation, how long the previous secret still authenticates the client (0: not at all; at most 30 days)'),
+    SIGNING_KEY_PUBLICATION_SECONDS: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .max(604800)
+      .default(7200)
+      .describe('Standard platforms: how long a rotated-in key is published in the JWKS before it signs (JWKS caches hold it up to an hour; at most 7 days)'),
     REFRESH_REUSE_GRACE_SECONDS: z.coerce.number().int().min(0).default(10).describe('Window in which a just-rotated refresh token may be presented again'),
     RATE_LIMIT_SCALE: z.coerce.number().min(0).default(1).describe('Multiplier for every rate limit; 0 disables limiting'),
     REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must be a redis:// URL').optional().describe('Redis for rate-limit counters; unset uses the database'),
@@ -108,6 +115,7 @@ function toConfig(env: z.infer<typeof configSchema>) {
     refreshTokenTtlSeconds: env.REFRESH_TOKEN_TTL_SECONDS,
     sessionTtlSeconds: env.SESSION_TTL_SECONDS,
     clientSecretOverlapSeconds: env.CLIENT_SECRET_OVERLAP_SECONDS,
+    signingKeyPublicationSeconds: env.SIGNING_KEY_PUBLICATION_SECONDS,
     refreshReuseGraceSeconds: env.REFRESH_REUSE_GRACE_SECONDS,
     rateLimitScale: env.RATE_LIMIT_SCALE,
     redisUrl: env.REDIS_URL,

@@ -10,8 +10,11 @@ export interface SigningKeyRow {
   /** Asymmetric keys: the private JWK, sealed; the public JWK in clear. Null for HS512 keys. */
   sealedPrivateJwk: string | null;
   publicJwk: Record<string, string> | null;
-  status: 'active' | 'retired';
+  /** next: published, signing from activatesAt (asymmetric rotations; see domain/key-schedule). */
+  status: 'active' | 'next' | 'retired';
   createdAt: Date;
+  /** A key that went through publication: when it starts (or started) signing. */
+  activatesAt: Date | null;
   /** Rotated out: no longer signs (it still verifies until its tokens expire, unless withdrawn). */
   retiredAt: Date | null;
   /** Retired by an operator ahead of that: verifies nothing from then. */
@@ -27,16 +30,21 @@ const toKey = (r: any): SigningKeyRow => ({
   publicJwk: typeof r.public_jwk === 'string' ? JSON.parse(r.public_jwk) : (r.public_jwk ?? null),
   status: r.status,
   createdAt: r.created_at,
+  activatesAt: r.activates_at ?? null,
   retiredAt: r.retired_at,
   withdrawnAt: r.withdrawn_at ?? null,
 });
 
-/** Keys of `alg` (HS512 unless given) that still verify: the active one and those retired after `retiredAfter`. Active first. */
+/**
+ * Keys of `alg` (HS512 unless given) that may still verify: the active and next ones and those
+ * retired after `retiredAfter`. Active first. (Whether a next key has taken over is the reader's
+ * call, by its activates_at: domain/key-schedule.)
+ */
 export async function listUsable(db: Queryable, platformId: string, retiredAfter: Date, algs: readonly SigningAlg[] = ['HS512']): Promise<SigningKeyRow[]> {
   const rows = await db('signing_keys')
     .where({ platform_id: platformId })
     .whereIn('alg', algs as SigningAlg[])
-    .andWhere((q) => q.where({ status: 'active' }).orWhere((r) => r.where('retired_at', '>', retiredAfter).whereNull('withdrawn_at')))
+    .andWhere((q) => q.whereIn('status', ['active', 'next']).orWhere((r) => r.where('retired_at', '>', retiredAfter).whereNull('withdrawn_at')))
     .orderByRaw(`status = 'active' DESC, created_at DESC`);
   return rows.map(toKey);
 }
@@ -61,6 +69,54 @@ export async function insertActiveAsymmetric(
     public_jwk: JSON.stringify(k.publicJwk),
     status: 'active',
   });
+}
+
+/** A rotation's new asymmetric key: published at once, signing from `activatesAt`. */
+export async function insertNextAsymmetric(
+  db: Queryable,
+  k: { kid: string; platformId: string; alg: AsymmetricAlg; sealedPrivateJwk: string; publicJwk: Record<string, string>; activatesAt: Date },
+): Promise<void> {
+  await db('signing_keys').insert({
+    kid: k.kid,
+    platform_id: k.platformId,
+    alg: k.alg,
+    sealed_private_jwk: k.sealedPrivateJwk,
+    public_jwk: JSON.stringify(k.publicJwk),
+    status: 'next',
+    activates_at: k.activatesAt,
+  });
+}
+
+export async function findNext(db: Queryable, platformId: string, alg: SigningAlg): Promise<SigningKeyRow | undefined> {
+  const row = await db('signing_keys').where({ platform_id: platformId, status: 'next', alg }).first();
+  return row ? toKey(row) : undefined;
+}
+
+/** The platform's next keys (at most one per alg). */
+export async function listNext(db: Queryable, platformId: string): Promise<SigningKeyRow[]> {
+  return (await db('signing_keys').where({ platform_id: platformId, status: 'next' })).map(toKey);
+}
+
+/**
+ * Writes down a next key's activation once its time has come: the active key of its alg retires
+ * as of that time, the next one becomes active. Returns whether anything changed.
+ */
+export async function activateDueNext(db: Queryable, platformId: string, alg: SigningAlg, now: Date): Promise<boolean> {
+  const next = await db('signing_keys').where({ platform_id: platformId, status: 'next', alg }).where('activates_at', '<=', now).first();
+  if (!next) return false;
+  // In this order: one active key per platform and alg (signing_keys_one_active).
+  await db('signing_keys').where({ platform_id: platformId, status: 'active', alg }).update({ status: 'retired', retired_at: next.activates_at });
+  await db('signing_keys').where({ kid: next.kid, status: 'next' }).update({ status: 'active' });
+  return true;
+}
+
+/** Drops a next key that has not started signing (a new rotation replaces it, or an operator cancels it): it verifies nothing. */
+export async function withdrawNext(db: Queryable, platformId: string, alg: SigningAlg, at: Date): Promise<string | undefined> {
+  const rows: { kid: string }[] = await db('signing_keys')
+    .where({ platform_id: platformId, status: 'next', alg })
+    .update({ status: 'retired', retired_at: at, withdrawn_at: at })
+    .returning('kid');
+  return rows[0]?.kid;
 }
 
 export async function deleteRetiredBefore(db: Queryable, before: Date): Promise<number> {

@@ -7,6 +7,7 @@ import { newSigningKeyBytes } from '../crypto/random';
 import { importHs512Key } from '../crypto/jwt';
 import { importPrivateJwk, importPublicJwk, newAsymmetricKeyPair } from '../crypto/asymmetric-keys';
 import { ASYMMETRIC_ALGS, isAsymmetricAlg, type AsymmetricAlg, type SigningAlg } from '../domain/signing-key';
+import { dueActivation, keyLifeAt, type KeyState } from '../domain/key-schedule';
 import type { Deps } from './deps';
 import { createTtlCache } from './ttl-cache';
 import { isUuid } from '../domain/ids';
@@ -23,6 +24,26 @@ export interface AsymmetricKey {
   alg: AsymmetricAlg;
   publicJwk: Record<string, string>;
   isActive: boolean;
+  /** next, active or retiring (the published ones), at the time of the call. */
+  state: KeyState;
+}
+
+/** An asymmetric rotation: the new kid, the signing key it replaces, and when the new one signs. */
+export interface AsymmetricRotation {
+  kid: string;
+  previousKid: string | null;
+  activatesAt: Date;
+  /** A next key that had not started signing yet and that this rotation replaced. */
+  replacedKid: string | null;
+}
+
+/** An asymmetric key as loaded (and cached): its stored life, its state is worked out per call. */
+interface LoadedAsymmetricKey {
+  kid: string;
+  alg: AsymmetricAlg;
+  publicJwk: Record<string, string>;
+  stored: keys.SigningKeyRow;
+  privateKey: () => Promise<CryptoKey>;
 }
 
 const CACHE_SECONDS = 30;
@@ -36,7 +57,7 @@ const CACHE_SECONDS = 30;
 export function createSigningKeys(deps: Deps, notifications?: Notifications) {
   const cache = createTtlCache<SigningKey[]>(deps.now, { ttlMs: CACHE_SECONDS * 1000 });
   // Asymmetric keys (standard platforms) apart, so that the HS512 path reads exactly what it did.
-  const asymmetric = createTtlCache<Array<AsymmetricKey & { privateKey: () => Promise<CryptoKey> }>>(deps.now, { ttlMs: CACHE_SECONDS * 1000 });
+  const asymmetric = createTtlCache<LoadedAsymmetricKey[]>(deps.now, { ttlMs: CACHE_SECONDS * 1000 });
   notifications?.subscribe('latchkey_cache', {
     onMessage: (payload) => {
       if (!payload.startsWith('keys:')) return;
@@ -46,7 +67,7 @@ export function createSigningKeys(deps: Deps, notifications?: Notifications) {
     onListening: () => {},
   });
 
-  async function loadAsymmetric(platformId: string) {
+  async function loadAsymmetric(platformId: string): Promise<LoadedAsymmetricKey[]> {
     const retiredAfter = new Date(deps.now().getTime() - deps.config.accessTokenTtlSeconds * 1000);
     const rows = await keys.listUsable(deps.db, platformId, retiredAfter, ASYMMETRIC_ALGS);
     const loaded = rows.map((r) => {
@@ -56,7 +77,7 @@ export function createSigningKeys(deps: Deps, notifications?: Notifications) {
         kid: r.kid,
         alg,
         publicJwk: r.publicJwk!,
-        isActive: r.status === 'active',
+        stored: r,
         privateKey: () => (imported ??= importPrivateJwk(JSON.parse(deps.sealer.unseal(r.sealedPrivateJwk!).toString('utf8')), alg)),
       };
     });
@@ -66,14 +87,49 @@ export function createSigningKeys(deps: Deps, notifications?: Notifications) {
 
   const asymmetricKeys = async (platformId: string) => asymmetric.get(platformId)?.value ?? loadAsymmetric(platformId);
 
-  /** A new active asymmetric key of `alg`; the previous one (if any) retires and stays published for its tokens. */
-  async function rotateAsymmetric(db: Queryable, platformId: string, alg: AsymmetricAlg): Promise<string> {
-    const kid = randomUUID();
+  /**
+   * The loaded keys with their state now (domain/key-schedule): decided from the stored times at
+   * each call, so a next key starts signing at its activates_at on every instance at once, cached or not.
+   */
+  function withStates(loaded: LoadedAsymmetricKey[]) {
+    const now = deps.now();
+    const stored = loaded.map((k) => k.stored);
+    return loaded
+      .map((k) => {
+        const supersededAt = k.stored.status === 'active' ? dueActivation(stored, k.alg, now) : undefined;
+        return { ...k, state: keyLifeAt(k.stored, supersededAt, now, deps.config.accessTokenTtlSeconds).state };
+      })
+      .filter((k) => k.state !== 'retired');
+  }
+
+  const newSealedPair = async (alg: AsymmetricAlg) => {
     const { privateJwk, publicJwk } = await newAsymmetricKeyPair(alg);
-    await keys.retireActive(db, platformId, deps.now(), alg);
-    await keys.insertActiveAsymmetric(db, { kid, platformId, alg, sealedPrivateJwk: deps.sealer.seal(JSON.stringify(privateJwk)), publicJwk });
+    return { kid: randomUUID(), sealedPrivateJwk: deps.sealer.seal(JSON.stringify(privateJwk)), publicJwk };
+  };
+
+  /**
+   * Rotates the key of `alg` (DESIGN §16: the next key is published before it signs; the old one is
+   * kept until its last token expires). The new key is published at once and signs after
+   * SIGNING_KEY_PUBLICATION_SECONDS — or at once with `immediately` (a compromised key). A next key
+   * still waiting is replaced (it never signed). Pass a transaction.
+   */
+  async function rotateAsymmetric(db: Queryable, platformId: string, alg: AsymmetricAlg, immediately = false): Promise<AsymmetricRotation> {
+    const now = deps.now();
+    await keys.activateDueNext(db, platformId, alg, now);
+    const previousKid = (await keys.findActive(db, platformId, alg))?.kid ?? null;
+    const replacedKid = (await keys.withdrawNext(db, platformId, alg, now)) ?? null;
+    const key = await newSealedPair(alg);
+    if (immediately) {
+      await keys.retireActive(db, platformId, now, alg);
+      await keys.insertActiveAsymmetric(db, { ...key, platformId, alg });
+    } else {
+      const activatesAt = new Date(now.getTime() + deps.config.signingKeyPublicationSeconds * 1000);
+      await keys.insertNextAsymmetric(db, { ...key, platformId, alg, activatesAt });
+      asymmetric.delete(platformId);
+      return { kid: key.kid, previousKid, activatesAt, replacedKid };
+    }
     asymmetric.delete(platformId);
-    return kid;
+    return { kid: key.kid, previousKid, activatesAt: now, replacedKid };
   }
 
   async function load(platformId: string): Promise<SigningKey[]> {
@@ -128,9 +184,9 @@ export function createSigningKeys(deps: Deps, notifications?: Notifications) {
       signingKeysChanged(platformId);
     },
 
-    /** A standard platform's published keys (active and retiring, of every asymmetric alg): public JWKs only. */
+    /** A standard platform's published keys (next, active and retiring, of every asymmetric alg): public JWKs only. */
     async publishedKeys(platformId: string): Promise<AsymmetricKey[]> {
-      return (await asymmetricKeys(platformId)).map(({ kid, alg, publicJwk, isActive }) => ({ kid, alg, publicJwk, isActive }));
+      return withStates(await asymmetricKeys(platformId)).map(({ kid, alg, publicJwk, state }) => ({ kid, alg, publicJwk, isActive: state === 'active', state }));
     },
 
     /**
@@ -138,35 +194,55 @@ export function createSigningKeys(deps: Deps, notifications?: Notifications) {
      * token it signed; reloads once on a miss so a rotation on another instance is seen at once.
      */
     async publicKeyById(platformId: string, kid: string): Promise<{ alg: AsymmetricAlg; key: CryptoKey } | undefined> {
-      const found = (await asymmetricKeys(platformId)).find((k) => k.kid === kid) ?? (await loadAsymmetric(platformId)).find((k) => k.kid === kid);
+      // A next key verifies too: another instance's clock may pass its activation a moment sooner.
+      const found = withStates(await asymmetricKeys(platformId)).find((k) => k.kid === kid) ?? withStates(await loadAsymmetric(platformId)).find((k) => k.kid === kid);
       if (!found) return undefined;
       publicKeys.get(kid) ?? publicKeys.set(kid, importPublicJwk(found.publicJwk, found.alg));
       return { alg: found.alg, key: await publicKeys.get(kid)! };
     },
 
-    /** The active key of `alg` of a standard platform, with its private key unsealed, to sign with. */
+    /** The key of `alg` that signs now on a standard platform (a next key from its activation on), with its private key unsealed. */
     async activeAsymmetricKey(platformId: string, alg: AsymmetricAlg): Promise<AsymmetricKey & { privateKey: CryptoKey }> {
-      const find = (ks: Awaited<ReturnType<typeof asymmetricKeys>>) => ks.find((k) => k.isActive && k.alg === alg);
+      const find = (ks: LoadedAsymmetricKey[]) => withStates(ks).find((k) => k.state === 'active' && k.alg === alg);
       const active = find(await asymmetricKeys(platformId)) ?? find(await loadAsymmetric(platformId));
       if (!active) throw new Error(`platform ${platformId} has no active ${alg} signing key`);
-      return { kid: active.kid, alg, publicJwk: active.publicJwk, isActive: true, privateKey: await active.privateKey() };
+      return { kid: active.kid, alg, publicJwk: active.publicJwk, isActive: true, state: 'active', privateKey: await active.privateKey() };
     },
 
     /**
      * Gives a standard platform one active key per asymmetric alg, creating those it lacks (at
-     * creation, or on switching to standard); returns the kids created. Pass a transaction.
+     * creation, or on switching to standard), active at once: nothing was signed before them.
+     * Returns the kids created. Pass a transaction.
      */
     async ensureAsymmetricKeys(db: Queryable, platformId: string): Promise<Partial<Record<AsymmetricAlg, string>>> {
       const created: Partial<Record<AsymmetricAlg, string>> = {};
       for (const alg of ASYMMETRIC_ALGS) {
-        if (!(await keys.findActive(db, platformId, alg))) created[alg] = await rotateAsymmetric(db, platformId, alg);
+        if (await keys.findActive(db, platformId, alg)) continue;
+        const key = await newSealedPair(alg);
+        await keys.insertActiveAsymmetric(db, { ...key, platformId, alg });
+        created[alg] = key.kid;
       }
+      asymmetric.delete(platformId);
       return created;
     },
 
-    /** Retires the active key of `alg` (HS512 unless given) and creates a new one; returns the new kid. Pass a transaction. */
+    rotateAsymmetric,
+
+    /**
+     * Writes down the activation of the platform's next keys whose time has come (the state is
+     * already decided by their activates_at; this keeps the stored status in step before a change).
+     */
+    async activateDueKeys(db: Queryable, platformId: string): Promise<void> {
+      for (const alg of ASYMMETRIC_ALGS) await keys.activateDueNext(db, platformId, alg, deps.now());
+    },
+
+    /**
+     * A new key of `alg` (HS512 unless given); returns its kid. HS512: the active key retires and the
+     * new one signs at once (as the spec's interface always has). Asymmetric: rotateAsymmetric, with
+     * the publication delay. Pass a transaction.
+     */
     async rotate(db: Queryable, platformId: string, alg: SigningAlg = 'HS512'): Promise<string> {
-      if (isAsymmetricAlg(alg)) return rotateAsymmetric(db, platformId, alg);
+      if (isAsymmetricAlg(alg)) return (await rotateAsymmetric(db, platformId, alg)).kid;
       const kid = randomUUID();
       await keys.retireActive(db, platformId, deps.now());
       await keys.insertActive(db, { kid, platformId, sealedSecret: deps.sealer.seal(newSigningKeyBytes()) });

@@ -72,7 +72,7 @@ describe('standard platform: keys and JWKS', () => {
     }
   });
 
-  it('rotate --alg ES256 publishes the new kid and keeps the old one as retiring; the others are untouched', async () => {
+  it('rotate --alg ES256 publishes the new kid next to the old one; the others are untouched', async () => {
     const p = await standardPlatform();
     const before = await jwks(p.id);
     const oldEs = before.find((k) => k.alg === 'ES256')!.kid;
@@ -81,13 +81,14 @@ describe('standard platform: keys and JWKS', () => {
     const after = await jwks(p.id);
     expect(after.map((k) => k.kid)).toEqual(expect.arrayContaining([...before.map((k) => k.kid), rotated.kid]));
     expect(after).toHaveLength(4);
-    expect((await t.services.signingKeys.activeAsymmetricKey(p.id, 'ES256')).kid).toBe(rotated.kid);
+    // Published before it signs (DESIGN §16): the old key signs until the publication delay has passed.
+    expect((await t.services.signingKeys.activeAsymmetricKey(p.id, 'ES256')).kid).toBe(oldEs);
     const listed = (await runCommand(t.services, ['key', 'list', '--platform', p.id])).items as Array<{ kid: string; alg: string; status: string }>;
-    expect(listed.find((k) => k.kid === oldEs)).toMatchObject({ alg: 'ES256', status: 'retiring' });
-    expect(listed.find((k) => k.kid === rotated.kid)).toMatchObject({ alg: 'ES256', status: 'active' });
+    expect(listed.find((k) => k.kid === oldEs)).toMatchObject({ alg: 'ES256', status: 'active' });
+    expect(listed.find((k) => k.kid === rotated.kid)).toMatchObject({ alg: 'ES256', status: 'next' });
     expect(listed.filter((k) => k.status === 'active').map((k) => k.alg).sort()).toEqual(['ES256', 'EdDSA', 'HS512', 'RS256']);
-    // past the access-token lifetime, the old key is no longer published
-    const later = await buildTestApp({}, () => new Date(Date.now() + 3601_000));
+    // past the publication delay and then the access-token lifetime, the old key is no longer published
+    const later = await buildTestApp({}, () => new Date(Date.now() + (t.config.signingKeyPublicationSeconds + 3601) * 1000));
     try {
       const kids = (await request(later.app).get(`/oauth/jwks?platform_guid=${p.id}`).expect(200)).body.keys.map((k: { kid: string }) => k.kid);
       expect(kids).not.toContain(oldEs);

@@ -64,9 +64,11 @@ describe('admin API: signing profile', () => {
     const oldRs = before.find((k) => k.alg === 'RS256')!.kid;
     const rotated = await global.post(`/platforms/${guid}/keys/rotate`, { alg: 'RS256' });
     expect(rotated.status).toBe(201);
-    expect(rotated.body).toEqual({ platform_guid: guid, kid: expect.any(String), previous_kid: oldRs, alg: 'RS256' });
+    expect(rotated.body).toEqual({ platform_guid: guid, kid: expect.any(String), previous_kid: oldRs, alg: 'RS256', activates_at: expect.any(String) });
+    // Published before it signs (DESIGN §16): the old key signs until activates_at.
     const after = (await global.get(`/platforms/${guid}/keys`)).body.items as Array<{ kid: string; alg: string; status: string }>;
-    expect(after.find((k) => k.kid === oldRs)).toMatchObject({ status: 'retiring', alg: 'RS256' });
+    expect(after.find((k) => k.kid === oldRs)).toMatchObject({ status: 'active', alg: 'RS256' });
+    expect(after.find((k) => k.kid === rotated.body.kid)).toMatchObject({ status: 'next', alg: 'RS256', activates_at: rotated.body.activates_at });
     const [event] = (await t.services.audit.list({ platformId: guid }, 10)).events;
     expect(event).toMatchObject({ kind: 'key.rotated', details: { kid: rotated.body.kid, previous_kid: oldRs, alg: 'RS256' } });
 

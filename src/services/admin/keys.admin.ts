@@ -8,9 +8,10 @@ import type { SigningKeys } from '../signing-keys.service';
 import { conflict } from './access';
 import { decodeCursor, toPage } from './cursor';
 import { isAsymmetricAlg, type SigningAlg } from '../../domain/signing-key';
+import { dueActivation, keyLifeAt, type KeyState } from '../../domain/key-schedule';
 import type { PlatformsAdmin } from './platforms.admin';
 
-export type KeyStatus = 'active' | 'retiring' | 'retired';
+export type KeyStatus = KeyState;
 
 /** A signing key as operators see it (never its material). */
 export interface AdminSigningKey {
@@ -18,10 +19,20 @@ export interface AdminSigningKey {
   alg: SigningAlg;
   status: KeyStatus;
   createdAt: Date;
-  /** When a rotation replaced it; null while active. */
+  /** When it starts (next) or started signing, for a key that went through publication; else null. */
+  activatesAt: Date | null;
+  /** When a rotation replaced it; null while next or active. */
   rotatedAt: Date | null;
-  /** When it stops (retiring) or stopped (retired) verifying; null while active. */
+  /** When it stops (retiring) or stopped (retired) verifying; null while next or active. */
   retiredAt: Date | null;
+}
+
+/** What a rotation answers: the new kid, the signing key it replaces and, for an asymmetric alg, when the new one signs. */
+export interface KeyRotation {
+  kid: string;
+  previousKid: string | null;
+  alg: SigningAlg;
+  activatesAt?: Date;
 }
 
 /**
@@ -31,15 +42,12 @@ export interface AdminSigningKey {
  * the signing_keys trigger's NOTIFY.
  */
 export function createKeysAdmin(deps: Deps, platforms: PlatformsAdmin, signingKeys: SigningKeys, audit: Audit) {
-  /** The same rule as the verifier (signing-key.repository listUsable): rotated out, verifying until its tokens expire unless withdrawn. */
-  function describe(row: SigningKeyRow): AdminSigningKey {
-    const base = { kid: row.kid, alg: row.alg, createdAt: row.createdAt };
-    if (row.status === 'active') return { ...base, status: 'active', rotatedAt: null, retiredAt: null };
-    const rotatedAt = row.retiredAt ?? row.createdAt;
-    const graceEnds = new Date(rotatedAt.getTime() + deps.config.accessTokenTtlSeconds * 1000);
-    const retiredAt = row.withdrawnAt ?? graceEnds;
-    const status = !row.withdrawnAt && graceEnds > deps.now() ? 'retiring' : 'retired';
-    return { ...base, status, rotatedAt, retiredAt };
+  /** The same rule as the signer and the verifier (domain/key-schedule), given the platform's next keys. */
+  function describe(row: SigningKeyRow, nextKeys: SigningKeyRow[]): AdminSigningKey {
+    const now = deps.now();
+    const supersededAt = row.status === 'active' ? dueActivation(nextKeys, row.alg, now) : undefined;
+    const life = keyLifeAt(row, supersededAt, now, deps.config.accessTokenTtlSeconds);
+    return { kid: row.kid, alg: row.alg, createdAt: row.createdAt, status: life.state, activatesAt: life.activatesAt, rotatedAt: life.rotatedAt, retiredAt: life.retiredAt };
   }
 
   const unknownKey = (kid: string) => new OAuthError('not_found', `unknown signing key "${kid}"`);
@@ -50,31 +58,44 @@ export function createKeysAdmin(deps: Deps, platforms: PlatformsAdmin, signingKe
       await platforms.get(actor, platformId);
       const rows = await keys.listPage(deps.db, platformId, { before: decodeCursor(page.cursor), limit: page.limit + 1 });
       const { items, nextCursor } = toPage(rows, page.limit, (k) => ({ at: k.createdAt, id: k.kid }));
-      return { items: items.map(describe), nextCursor };
+      const nextKeys = await keys.listNext(deps.db, platformId);
+      return { items: items.map((k) => describe(k, nextKeys)), nextCursor };
     },
 
     async get(actor: AdminActor, platformId: string, kid: string): Promise<AdminSigningKey> {
       await platforms.get(actor, platformId);
       const row = await keys.findByKid(deps.db, platformId, kid);
       if (!row) throw unknownKey(kid);
-      return describe(row);
+      return describe(row, await keys.listNext(deps.db, platformId));
     },
 
     /**
-     * A new active key of `alg` (HS512 unless given); the one it replaces keeps verifying its tokens
-     * until they expire (retiring) and, for an asymmetric alg, stays in the JWKS as long. RS256, ES256
-     * and EdDSA keys belong to standard platforms only (409 on a seed platform).
+     * A new key of `alg` (HS512 unless given). HS512: it signs at once and the one it replaces keeps
+     * verifying its tokens until they expire (retiring). RS256, ES256, EdDSA (standard platforms
+     * only, 409 on a seed platform): the new key is published at once and signs after
+     * SIGNING_KEY_PUBLICATION_SECONDS (`immediately`: at once, for a compromised key); the one it
+     * replaces then stays published until its tokens expire.
      */
-    async rotate(actor: AdminActor, platformId: string, alg: SigningAlg = 'HS512'): Promise<{ kid: string; previousKid: string | null; alg: SigningAlg }> {
+    async rotate(actor: AdminActor, platformId: string, alg: SigningAlg = 'HS512', options: { immediately?: boolean } = {}): Promise<KeyRotation> {
       const platform = await platforms.get(actor, platformId);
       if (isAsymmetricAlg(alg) && platform.signingProfile !== 'standard') {
         throw conflict(`${alg} keys belong to the standard signing profile: this platform uses "${platform.signingProfile}" (admin platform update --profile standard)`);
       }
-      const rotated = await deps.db.transaction(async (trx) => {
+      if (options.immediately && !isAsymmetricAlg(alg)) throw new OAuthError('invalid_request', 'immediately: HS512 keys always rotate at once (it applies to RS256, ES256 and EdDSA)');
+      const rotated = await deps.db.transaction(async (trx): Promise<KeyRotation> => {
+        if (isAsymmetricAlg(alg)) {
+          const r = await signingKeys.rotateAsymmetric(trx, platformId, alg, options.immediately);
+          await audit.record(trx, actor, {
+            kind: 'key.rotated',
+            platformId,
+            details: { kid: r.kid, previous_kid: r.previousKid, alg, activates_at: r.activatesAt.toISOString(), immediately: options.immediately ?? false, ...(r.replacedKid ? { replaced_next_kid: r.replacedKid } : {}) },
+          });
+          return { kid: r.kid, previousKid: r.previousKid, alg, activatesAt: r.activatesAt };
+        }
         const previousKid = (await keys.findActive(trx, platformId, alg))?.kid ?? null;
         const kid = await signingKeys.rotate(trx, platformId, alg);
-        // The details of an HS512 rotation stay as they were; other algs name theirs.
-        await audit.record(trx, actor, { kind: 'key.rotated', platformId, details: alg === 'HS512' ? { kid, previous_kid: previousKid } : { kid, previous_kid: previousKid, alg } });
+        // The details of an HS512 rotation stay as they were.
+        await audit.record(trx, actor, { kind: 'key.rotated', platformId, details: { kid, previous_kid: previousKid } });
         return { kid, previousKid, alg };
       });
       signingKeys.forget(platformId);
@@ -83,24 +104,28 @@ export function createKeysAdmin(deps: Deps, platforms: PlatformsAdmin, signingKe
 
     /**
      * Ends a rotated-out key's grace: it verifies nothing from now (its tokens are refused) and
-     * leaves the JWKS. The active key cannot be retired (rotate first); a key already retired
-     * stays as it is (no new event).
+     * leaves the JWKS. A next key is withdrawn the same way (the rotation is called off; it never
+     * signed). The active key cannot be retired (rotate first); a key already retired stays as it
+     * is (no new event).
      */
     async retire(actor: AdminActor, platformId: string, kid: string): Promise<AdminSigningKey> {
       await platforms.get(actor, platformId);
       const changed = await deps.db.transaction(async (trx) => {
+        // The stored status first catches up with activations that have come.
+        await signingKeys.activateDueKeys(trx, platformId);
         const row = await keys.findByKid(trx, platformId, kid);
         if (!row) throw unknownKey(kid);
-        const before = describe(row);
+        const before = describe(row, await keys.listNext(trx, platformId));
         if (before.status === 'active') throw conflict(`key "${kid}" is the active signing key: rotate first (POST …/keys/rotate, admin key rotate), then retire it`);
         if (before.status === 'retired') return false;
-        await keys.withdraw(trx, platformId, kid, deps.now());
+        if (before.status === 'next') await keys.withdrawNext(trx, platformId, row.alg, deps.now());
+        else await keys.withdraw(trx, platformId, kid, deps.now());
         await audit.record(trx, actor, { kind: 'key.retired', platformId, details: { kid, status: { from: before.status, to: 'retired' } } });
         return true;
       });
       if (changed) signingKeys.forget(platformId);
       const row = await keys.findByKid(deps.db, platformId, kid);
-      return describe(row!);
+      return describe(row!, await keys.listNext(deps.db, platformId));
     },
   };
 }
