@@ -147,19 +147,24 @@ describe('Config OP: JWKS', () => {
     expect(res.body.sub).toBe(user.id);
   });
 
-  it('oidcc-server-rotate-keys: after an RS256 rotation the JWKS still verifies earlier tokens and verifies the next ones', async () => {
+  it('oidcc-server-rotate-keys: after an RS256 rotation the JWKS verifies earlier tokens, and once the new key signs, the new tokens', async () => {
     const op = await standardOp(p);
     const { client, user } = await clientAndUser(p, op);
     const before = await codeFlow(p, op, newBrowser(p), client, user);
     const oldKid = jose.decodeProtectedHeader(before.tokens.id_token!).kid;
     const rotated = await runCommand(p.t.services, ['key', 'rotate', '--platform', op.platformId, '--alg', 'RS256']);
+    // Published before it signs, so relying parties holding a cached JWKS have it by then.
     const jwks = await fetchJwks(p, op.discovery);
     expect(jwks.map((k) => k.kid)).toEqual(expect.arrayContaining([oldKid, rotated.kid]));
     await verifyWithJwks(p, before.tokens.id_token!, jwks, { alg: 'RS256', issuer: op.issuer, audience: client.id });
     await verifyWithJwks(p, before.tokens.access_token, jwks, { alg: 'RS256', issuer: op.issuer, audience: client.id });
+
+    p.tick(p.t.config.signingKeyPublicationSeconds + 1);
     const after = await codeFlow(p, op, newBrowser(p), client, user);
     const latest = await fetchJwks(p, op.discovery);
-    await verifyWithJwks(p, after.tokens.id_token!, latest, { alg: 'RS256', issuer: op.issuer, audience: client.id });
-    await verifyWithJwks(p, after.tokens.access_token, latest, { alg: 'RS256', issuer: op.issuer, audience: client.id });
+    for (const token of [after.tokens.id_token!, after.tokens.access_token]) {
+      expect(jose.decodeProtectedHeader(token).kid).toBe(rotated.kid);
+      await verifyWithJwks(p, token, latest, { alg: 'RS256', issuer: op.issuer, audience: client.id });
+    }
   });
 });
