@@ -3,6 +3,11 @@ import type { Services } from '../../../../services';
 import { field, queryParam, submitForm } from '../../../admin-console/forms';
 import { operatorActor } from '../../../admin-console/operator';
 import { renderConsole } from '../../../admin-console/render';
+import { parseInput } from '../../../../services/admin/parse-input';
+import { KeyRotate } from '../../../../services/admin/schemas/keys.schemas';
+import { SIGNING_ALGS } from '../../../../domain/signing-key';
+
+const utc = (d: Date) => `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 
 const PAGE = 50;
 
@@ -14,12 +19,16 @@ export function consoleKeysRouter(s: Services): Router {
   async function show(req: Request, res: Response, error: string | null = null, status = 200) {
     const cursor = queryParam(req, 'cursor') || undefined;
     const page = await s.admin.keys.list(operatorActor(req, res), String(req.params.platformId), { limit: PAGE, cursor });
+    const platform = await s.admin.platforms.get(operatorActor(req, res), String(req.params.platformId));
     renderConsole(req, res, 'keys', {
       title: 'Keys',
       keys: page.items,
       nextUrl: page.nextCursor ? `${base(req)}?cursor=${encodeURIComponent(page.nextCursor)}` : null,
       firstUrl: cursor ? base(req) : null,
       accessTokenTtlSeconds: s.deps.config.accessTokenTtlSeconds,
+      publicationSeconds: s.deps.config.signingKeyPublicationSeconds,
+      // Standard platforms rotate one algorithm at a time; a seed platform has its HS512 key only.
+      algs: platform.signingProfile === 'standard' ? SIGNING_ALGS : null,
       action: base(req),
       error,
     }, status);
@@ -32,8 +41,13 @@ export function consoleKeysRouter(s: Services): Router {
       req,
       res,
       async () => {
-        const { kid } = await s.admin.keys.rotate(operatorActor(req, res), String(req.params.platformId));
-        return { message: `New active key ${kid}. The previous key verifies its tokens until they expire.`, to: base(req) };
+        const { alg, immediately } = parseInput(KeyRotate, { alg: field(req, 'alg') || undefined, ...(field(req, 'immediately') === 'yes' ? { immediately: true } : {}) });
+        const r = await s.admin.keys.rotate(operatorActor(req, res), String(req.params.platformId), alg, { immediately });
+        if (r.alg !== 'HS512' && !immediately && r.activatesAt) {
+          return { message: `New ${r.alg} key ${r.kid}: published now, signs from ${utc(r.activatesAt)}. Until then the previous key signs; then it verifies its tokens until they expire.`, to: base(req) };
+        }
+        const which = r.alg === 'HS512' ? '' : `${r.alg} `;
+        return { message: `New active ${which}key ${r.kid}. The previous key verifies its tokens until they expire.`, to: base(req) };
       },
       (error, status) => show(req, res, error, status),
     ),
