@@ -13,7 +13,7 @@ export function createFrontchannelLogout(deps: Deps) {
     /**
      * The front-channel logout URLs of these users' sign-ins in this browser session. Call it BEFORE
      * signing out: sign-out forgets the session's applications. `iss` and `sid` are always added
-     * (§2 requires them when frontchannel_logout_session_required; harmless otherwise), the
+     * (§2–3 require them when frontchannel_logout_session_required; harmless otherwise), the
      * registered URI's own query parameters kept. Throws nothing.
      */
     async urlsFor(platform: Pick<Platform, 'id' | 'signingProfile'>, userIds: string[], browserSessionId: string): Promise<string[]> {

@@ -135,6 +135,17 @@ describe('Front-Channel Logout 1.0', () => {
     expect(frameSrc(again.res)).toBeUndefined();
   });
 
+  it('"Sign out everywhere" frames this browser\'s apps on the signed-out page (other browsers: back channel only)', async () => {
+    const { p, c, u } = await tenant();
+    const { b } = await signedIn(p, c, u.email);
+    const sid = await sidOf(p, u.id);
+    await b.get(`/account?platform_guid=${p.id}`);
+    const done = await b.submit(`/account/signout-everywhere?platform_guid=${p.id}`, { account: u.id });
+    expect(b.pageTitle()).toBe('You are signed out');
+    expect(iframes(b.html).map((f) => new URL(f.src).searchParams.get('sid'))).toEqual([sid]);
+    expect(frameSrc(done.res)).toBe('https://app.example');
+  });
+
   it('the chooser\'s "Sign out" frames the account\'s apps on the chooser that follows', async () => {
     const { p, c, u } = await tenant();
     const { b } = await signedIn(p, c, u.email);

@@ -90,7 +90,7 @@ export function allowPasskeyScripts(res: Response): void {
 }
 
 /**
- * Front-Channel Logout 1.0 (§4): the signed-out page loads each application's logout URL in a hidden
+ * Front-Channel Logout 1.0 (§3): the signed-out page loads each application's logout URL in a hidden
  * iframe, so that response alone gets `frame-src` with those origins (by default frames fall back to
  * default-src 'self'). Only a URL whose origin a CSP source can name exactly is framed; the ones
  * allowed are returned (the others would be blocked, so the page leaves them out).

@@ -62,7 +62,7 @@ export function logoutRouter(s: Services): Router {
       const url = new URL(lr.redirectUri);
       if (lr.state !== undefined) url.searchParams.set('state', lr.state);
       if (frames.length === 0) return res.redirect(req.method === 'POST' ? 303 : 302, url.toString());
-      // Front-Channel Logout §4: the apps' frames load on this page, then on to the app (no script: CSP).
+      // Front-Channel Logout §3: the apps' frames load on this page, then on to the app (no script: CSP).
       const apps = frames.length === 1 ? '1 app' : `${frames.length} apps`;
       return renderPage(res, 'frontchannel-logout', {
         title: 'Signing out', platformName: p.name, heading: `Signing you out of ${apps}…`,
