@@ -72,6 +72,19 @@ describe('Basic OP: the code flow and its ID token', () => {
     expect(at).toMatchObject({ sub: user.id, client_id: client.id, scope: 'openid profile email' });
   });
 
+  it('oidcc-server (public client, PKCE): the ID token of a client without a secret verifies against the JWKS too', async () => {
+    const { op, client, user } = await tenant({ type: 'public' });
+    const verifier = randomBytes(32).toString('base64url');
+    const pkce = { code_challenge: createHash('sha256').update(verifier).digest('base64url'), code_challenge_method: 'S256' };
+    const { callback } = await authorize(newBrowser(p), authorizeUrl(op, client, { ...pkce, nonce: 'public-nonce' }), user);
+    const res = await api(p).post(pathOf(op.discovery.token_endpoint)).type('form')
+      .send({ grant_type: 'authorization_code', code: callback.searchParams.get('code'), redirect_uri: REDIRECT_URI, client_id: client.id, code_verifier: verifier });
+    expect(res.status).toBe(200);
+    const c = await idClaims(op, client, res.body.id_token);
+    expect(c).toMatchObject({ sub: user.id, azp: client.id, nonce: 'public-nonce', at_hash: leftHalfSha256(res.body.access_token) });
+    await verifyWithJwks(p, res.body.access_token, op.jwks, { alg: 'RS256', issuer: op.issuer, audience: client.id });
+  });
+
   it('oidcc-server-client-secret-post: the code is exchanged with client_secret_post', async () => {
     const { op, client, user } = await tenant();
     const { callback } = await authorize(newBrowser(p), authorizeUrl(op, client), user);
@@ -265,14 +278,17 @@ describe('Basic OP: prompt, max_age and id_token_hint', () => {
     }
   });
 
-  it('oidcc-id-token-hint (OP side): an unsigned or re-signed hint is refused, never taken for its sub', async () => {
-    const { op, client, b, first } = await signedIn();
+  it('oidcc-id-token-hint (OP side): an unsigned, re-signed or truncated hint, or another client\'s ID token, is refused, never taken for its sub', async () => {
+    const { op, client, user, b, first } = await signedIn();
     const [h, payload] = first.tokens.id_token!.split('.');
     const unsigned = unsignedJwt(jose.decodeJwt(first.tokens.id_token!), { alg: 'none', kid: jose.decodeProtectedHeader(first.tokens.id_token!).kid });
     const foreign = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
     const resigned = await new jose.SignJWT(jose.decodeJwt(first.tokens.id_token!)).setProtectedHeader(jose.decodeProtectedHeader(first.tokens.id_token!) as jose.JWTHeaderParameters).sign(foreign);
     const truncated = `${h}.${payload}.${first.tokens.id_token!.split('.')[2].slice(0, -8)}AAAAAAAA`;
-    for (const hint of [unsigned, resigned, truncated]) {
+    // a genuine ID token of another client of the platform is no hint for this one
+    const { client: other } = await clientAndUser(p, op);
+    const otherFlow = await codeFlow(p, op, b, other, user);
+    for (const hint of [unsigned, resigned, truncated, otherFlow.tokens.id_token!]) {
       const step = await b.get(pathOf(authorizeUrl(op, client, { prompt: 'none', id_token_hint: hint }).toString()));
       expectAuthorizationError(new URL(step.location!), op, 'invalid_request');
     }
