@@ -15,10 +15,19 @@ export function signHs512(claims: Claims, key: HmacKey, kid?: string): Promise<s
 }
 
 /** Verifies signature, alg and exp; returns undefined for anything invalid. */
-export async function verifyHs512(token: string, key: HmacKey, issuer: string, options: { allowExpired?: boolean } = {}): Promise<Claims | undefined> {
+export function verifyHs512(token: string, key: HmacKey, issuer: string, options: { allowExpired?: boolean } = {}): Promise<Claims | undefined> {
+  return verifyJwt(token, key, 'HS512', issuer, options);
+}
+
+/**
+ * Verifies a JWT under `key` with exactly `alg` — the key's algorithm, never the header's choice,
+ * so `none` and an HS512 header over a public key are refused (RFC 8725 §2.1, §3.1) — plus `iss`
+ * and `exp`; returns undefined for anything invalid.
+ */
+export async function verifyJwt(token: string, key: HmacKey, alg: string, issuer: string, options: { allowExpired?: boolean } = {}): Promise<Claims | undefined> {
   try {
     // allowExpired: id_token_hint may be expired (OIDC Core 3.1.2.1); a century of tolerance ignores exp
-    const { payload } = await jwtVerify(token, key, { algorithms: ['HS512'], issuer, clockTolerance: options.allowExpired ? 3_153_600_000 : 0 });
+    const { payload } = await jwtVerify(token, key, { algorithms: [alg], issuer, clockTolerance: options.allowExpired ? 3_153_600_000 : 0 });
     return payload as Claims;
   } catch (err) {
     if (err instanceof errors.JOSEError || err instanceof TypeError) return undefined;
@@ -31,6 +40,16 @@ export function peekKid(token: string): string | undefined {
   try {
     const { kid } = decodeProtectedHeader(token);
     return typeof kid === 'string' ? kid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The `alg` and `kid` of a compact JWS (unverified: to pick the key, never to trust), or undefined. */
+export function peekHeader(token: string): { alg?: string; kid?: string } | undefined {
+  try {
+    const { alg, kid } = decodeProtectedHeader(token);
+    return { alg: typeof alg === 'string' ? alg : undefined, kid: typeof kid === 'string' ? kid : undefined };
   } catch {
     return undefined;
   }

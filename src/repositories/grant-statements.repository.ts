@@ -16,6 +16,8 @@ export interface CodeExchangeRow {
   authTime: Date;
   amr: string | null;
   acr: string | null;
+  /** The browser sign-in the code was issued in (the ID token's sid); null for codes issued without one. */
+  browserSessionId: string | null;
   expiresAt: Date;
   consumedAt: Date | null;
   exchanged: boolean;
@@ -51,7 +53,7 @@ export async function exchangeCode(
        SELECT $11, platform_id, client_id, user_id, scope, (SELECT id FROM fam), id, $12, $4 FROM ok
      )
      SELECT code.id, code.client_id, code.redirect_uri, code.scope, code.nonce, code.code_challenge, code.auth_time, code.amr, code.acr,
-            code.expires_at, code.consumed_at, EXISTS (SELECT 1 FROM ok) AS exchanged,
+            code.browser_session_id, code.expires_at, code.consumed_at, EXISTS (SELECT 1 FROM ok) AS exchanged,
             EXISTS (SELECT 1 FROM ok WHERE 'offline_access' = ANY (string_to_array(ok.scope, ' '))) AS has_refresh_token,
             (SELECT row_to_json(u.*) FROM users u WHERE u.id = code.user_id) AS user_json
      FROM code`,
@@ -69,6 +71,7 @@ export async function exchangeCode(
     authTime: r.auth_time,
     amr: r.amr ?? null,
     acr: r.acr ?? null,
+    browserSessionId: r.browser_session_id ?? null,
     expiresAt: r.expires_at,
     consumedAt: r.consumed_at,
     exchanged: r.exchanged,
@@ -86,6 +89,8 @@ export interface RefreshRotationRow {
   authTime: Date;
   amr: string | null;
   acr: string | null;
+  /** The family's browser sign-in (the ID token's sid); null for families without one. */
+  browserSessionId: string | null;
   /** Every condition held and the successor is live: a token response is due. */
   rotated: boolean;
   /** The presented token was valid or inside its grace window, but its successor had already been rotated. */
@@ -112,7 +117,7 @@ export async function rotateRefreshToken(
     db,
     'latchkey_rotate_refresh_token',
     `WITH cur AS (
-       SELECT t.id, t.family_id, t.rotated_at, t.expires_at, f.client_id, f.user_id, f.scope, f.auth_time, f.amr, f.acr, f.revoked_at AS family_revoked_at
+       SELECT t.id, t.family_id, t.rotated_at, t.expires_at, f.client_id, f.user_id, f.scope, f.auth_time, f.amr, f.acr, f.browser_session_id, f.revoked_at AS family_revoked_at
        FROM refresh_tokens t JOIN refresh_token_families f ON f.id = t.family_id
        WHERE t.token_hash = $1 AND f.platform_id = $2
        FOR UPDATE OF t
@@ -136,7 +141,7 @@ export async function rotateRefreshToken(
        INSERT INTO access_tokens (jti_hash, platform_id, client_id, user_id, scope, family_id, code_id, expires_at, created_at)
        SELECT $10, $2, client_id, user_id, access_scope, family_id, NULL, $11, $5 FROM live
      )
-     SELECT cur.family_id, cur.client_id, cur.rotated_at, cur.expires_at, cur.family_revoked_at, cur.auth_time, cur.amr, cur.acr,
+     SELECT cur.family_id, cur.client_id, cur.rotated_at, cur.expires_at, cur.family_revoked_at, cur.auth_time, cur.amr, cur.acr, cur.browser_session_id,
             EXISTS (SELECT 1 FROM live) AS rotated,
             EXISTS (SELECT 1 FROM ok) AND NOT EXISTS (SELECT 1 FROM live) AS successor_used,
             (SELECT access_scope FROM live) AS access_scope,
@@ -155,6 +160,7 @@ export async function rotateRefreshToken(
     authTime: r.auth_time,
     amr: r.amr ?? null,
     acr: r.acr ?? null,
+    browserSessionId: r.browser_session_id ?? null,
     rotated: r.rotated,
     successorUsed: r.successor_used,
     accessScope: r.access_scope,

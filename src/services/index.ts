@@ -19,6 +19,7 @@ import { createPasswordSignIn, createPasswordSignUp } from './interaction/sign-i
 import { createAccountServices } from './account';
 import { createLogout } from './logout.service';
 import { createBackchannelLogout } from './backchannel-logout.service';
+import { createFrontchannelLogout } from './frontchannel-logout.service';
 import { createAttemptThrottle } from './attempt-throttle.service';
 import { createMailOutbox } from './mail-outbox.service';
 import { createMasterKey } from './master-key.service';
@@ -38,12 +39,12 @@ export function createServices(deps: Deps, notifications?: Notifications) {
   const clientAuth = createClientAuth(deps, platforms, notifications);
   const tokenSigner = createTokenSigner(signingKeys, platforms);
   const backchannelLogout = createBackchannelLogout(deps, platforms, tokenSigner);
-  const issueTokens = createTokenIssuer(deps, platforms);
+  const issueTokens = createTokenIssuer(deps, tokenSigner, signingKeys);
   const grants = {
-    exchangeAuthorizationCode: createAuthorizationCodeGrant(deps, signingKeys, issueTokens),
-    rotateRefreshToken: createRefreshTokenGrant(deps, signingKeys, issueTokens),
+    exchangeAuthorizationCode: createAuthorizationCodeGrant(deps, issueTokens),
+    rotateRefreshToken: createRefreshTokenGrant(deps, issueTokens),
   };
-  const tokens = createTokens(deps, signingKeys, createAccessTokenCache(notifications));
+  const tokens = createTokens(deps, signingKeys, platforms, createAccessTokenCache(notifications));
   const authorize = {
     ...createRequestValidation(deps, signingKeys, platforms),
     ...createInteraction(deps, backchannelLogout),
@@ -57,11 +58,12 @@ export function createServices(deps: Deps, notifications?: Notifications) {
   const mfa = createMfa(deps);
   const interaction = createInteractionFlow(deps, createDecide(deps), authorize, signInWithPassword, signUpWithPassword, passkeys, mfa);
   const logout = createLogout(deps, signingKeys, platforms, backchannelLogout);
+  const frontchannelLogout = createFrontchannelLogout(deps);
   const masterKey = createMasterKey(deps);
   const operators = createOperators(deps, platforms, audit);
   const admin = createAdminServices(deps, { audit, platforms, clientAuth, users, throttle, passwordReset: account.passwordReset, signingKeys, mailOutbox, backchannelLogout });
   const mailAdmin = admin.mail; // the console's name for it
-  return { deps, tokenSigner, audit, admin, masterKey, signingKeys, platforms, users, maintenance, clientAuth, grants, tokens, authorize, interaction, signInWithPassword, throttle, account, mailOutbox, logout, passkeys, mfa, operators, mailAdmin, backchannelLogout };
+  return { deps, tokenSigner, audit, admin, masterKey, signingKeys, platforms, users, maintenance, clientAuth, grants, tokens, authorize, interaction, signInWithPassword, throttle, account, mailOutbox, logout, frontchannelLogout, passkeys, mfa, operators, mailAdmin, backchannelLogout };
 }
 
 export type Services = ReturnType<typeof createServices>;

@@ -1,17 +1,33 @@
 import { digest } from '../crypto/digest';
-import { peekKid, verifyHs512 } from '../crypto/jwt';
+import { peekKid, verifyHs512, verifyJwt, type Claims } from '../crypto/jwt';
 import { invalidToken } from '../errors';
 import * as tokens from '../repositories/token.repository';
 import type { Client } from '../domain/client';
-import type { Platform } from '../domain/platform';
+import { issuerOf, type Platform } from '../domain/platform';
 import type { ActiveToken } from '../presenters/introspection.presenter';
 import type { Deps } from './deps';
 import { parseScope } from './scopes';
 import type { SigningKeys } from './signing-keys.service';
+import type { Platforms } from './platforms.service';
 import type { AccessTokenCache, LiveAccessToken } from './access-token-cache';
 
 /** Access and refresh tokens after issuance: userinfo, introspection (RFC 7662), revocation (RFC 7009). */
-export function createTokens(deps: Deps, keys: SigningKeys, cache: AccessTokenCache) {
+export function createTokens(deps: Deps, keys: SigningKeys, platforms: Platforms, cache: AccessTokenCache) {
+  /**
+   * The claims of an access-token JWT as this platform's profile signs them (DESIGN §5, §16), or
+   * undefined. Seed: HS512 under the platform key its kid names. Standard: RS256 under the public
+   * key its kid names, with the key's alg, never the header's (RFC 8725 §3.1).
+   */
+  async function verifiedAccessClaims(platform: Platform, kid: string, token: string): Promise<Claims | undefined> {
+    const issuer = issuerOf(deps.config.baseUrl, platform);
+    if (platform.signingProfile === 'standard') {
+      const published = await keys.publicKeyById(platform.id, kid);
+      return published?.alg === 'RS256' ? verifyJwt(token, published.key, published.alg, issuer) : undefined;
+    }
+    const key = await keys.keyById(platform.id, kid);
+    return key ? verifyHs512(token, key.secret, issuer) : undefined;
+  }
+
   /** Verifies an access-token JWT of this platform and finds its live record with the user. */
   async function findLiveAccessToken(givenPlatformId: string | undefined, token: string) {
     const now = deps.now();
@@ -22,13 +38,12 @@ export function createTokens(deps: Deps, keys: SigningKeys, cache: AccessTokenCa
     const kid = peekKid(token);
     if (!kid) return undefined;
     const platformId = givenPlatformId ?? (await keys.platformIdOfKid(kid));
-    if (!platformId) return undefined;
-    const key = await keys.keyById(platformId, kid);
-    if (!key) return undefined;
-    const claims = await verifyHs512(token, key.secret, deps.config.baseUrl);
+    const platform = platformId === undefined ? undefined : await platforms.findPlatform(platformId);
+    if (!platform) return undefined;
+    const claims = await verifiedAccessClaims(platform, kid, token);
     if (!claims || typeof claims.jti !== 'string') return undefined;
     const found = await tokens.findAccessTokenWithUser(deps.db, digest(claims.jti));
-    if (!found || found.token.platformId !== platformId) return undefined;
+    if (!found || found.token.platformId !== platform.id) return undefined;
     if (found.token.revokedAt || found.token.expiresAt <= now) return undefined;
     cache.put(tokenDigest, found, readAtEpoch);
     return found;
@@ -89,9 +104,7 @@ export function createTokens(deps: Deps, keys: SigningKeys, cache: AccessTokenCa
         return;
       }
       const kid = peekKid(token);
-      const key = kid && (await keys.keyById(platform.id, kid));
-      if (!key) return;
-      const claims = await verifyHs512(token, key.secret, deps.config.baseUrl);
+      const claims = kid ? await verifiedAccessClaims(platform, kid, token) : undefined;
       if (!claims || typeof claims.jti !== 'string') return;
       if (client && claims.client_id !== client.id) return;
       await tokens.revokeAccessToken(deps.db, digest(claims.jti), now);

@@ -7,7 +7,6 @@ import type { AuditContext } from '../../domain/audit';
 import type { Client } from '../../domain/client';
 import type { Platform } from '../../domain/platform';
 import type { Deps } from '../deps';
-import type { SigningKeys } from '../signing-keys.service';
 import type { TokenIssuer } from './issue-tokens';
 import { checkVerifierFormat, verifyPkce } from './pkce';
 
@@ -29,10 +28,10 @@ export interface ClientCtx {
  * binding holds; a replay revokes what the first exchange issued (RFC 6749 §4.1.2).
  * Throws invalid_grant.
  */
-export function createAuthorizationCodeGrant(deps: Deps, keys: SigningKeys, issuer: TokenIssuer) {
+export function createAuthorizationCodeGrant(deps: Deps, issuer: TokenIssuer) {
   return async function exchangeAuthorizationCode(ctx: ClientCtx, input: CodeExchangeInput) {
     if (input.code_verifier !== undefined) checkVerifierFormat(input.code_verifier);
-    const signingKey = await keys.activeKey(ctx.platform.id);
+    await issuer.loadKeys(ctx.platform, ctx.client);
     const prepared = issuer.prepare();
     const challenge = input.code_verifier === undefined ? null : createHash('sha256').update(input.code_verifier).digest('base64url');
     const row = await statements.exchangeCode(deps.db, {
@@ -57,6 +56,7 @@ export function createAuthorizationCodeGrant(deps: Deps, keys: SigningKeys, issu
     if (!row.user) throw invalidGrant('The user no longer exists');
     deps.metrics.tokensIssued.inc({ grant: 'authorization_code' });
     return issuer.sign(prepared, {
+      platform: ctx.platform,
       client: ctx.client,
       user: row.user,
       scope: row.scope,
@@ -64,8 +64,8 @@ export function createAuthorizationCodeGrant(deps: Deps, keys: SigningKeys, issu
       amr: row.amr,
       acr: row.acr,
       nonce: row.nonce,
+      browserSessionId: row.browserSessionId,
       hasRefreshToken: row.hasRefreshToken,
-      signingKey,
     });
   };
 }

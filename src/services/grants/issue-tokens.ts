@@ -1,18 +1,19 @@
-import { createHash } from 'node:crypto';
 import { digest } from '../../crypto/digest';
 import { newId, newRefreshToken, randomToken } from '../../crypto/random';
-import { signHs512 } from '../../crypto/jwt';
 import type { Client } from '../../domain/client';
+import { issuerOf, type Platform } from '../../domain/platform';
 import type { User } from '../../domain/user';
 import { idTokenUserClaims } from '../../domain/claims';
 import type { IssuedTokens, PreparedTokens } from '../../domain/tokens';
 import type { Deps } from '../deps';
-import type { Platforms } from '../platforms.service';
-import type { SigningKey } from '../signing-keys.service';
+import { createSidOf } from '../session-id';
+import type { SigningKeys } from '../signing-keys.service';
+import { idTokenAlgOf, leftHalfHash, type TokenSigner } from '../token-signer';
 
 export type { PreparedTokens };
 
 export interface SignInput {
+  platform: Platform;
   client: Client;
   user: User;
   scope: string;
@@ -21,16 +22,15 @@ export interface SignInput {
   amr?: string | null;
   acr?: string | null;
   nonce?: string | null;
+  /** The browser sign-in the code (or the refresh family) came from: the ID token's `sid`; null for codes issued before it was kept. */
+  browserSessionId?: string | null;
   hasRefreshToken: boolean;
-  signingKey: SigningKey;
 }
 
 const seconds = (d: Date) => Math.floor(d.getTime() / 1000);
 
-/** OIDC Core 3.1.3.6: left half of the hash matching the ID token's alg (SHA-512 for HS512). */
-const atHash = (accessToken: string) => createHash('sha512').update(accessToken).digest().subarray(0, 32).toString('base64url');
-
-export function createTokenIssuer(deps: Deps, platforms: Platforms) {
+export function createTokenIssuer(deps: Deps, signer: TokenSigner, keys: SigningKeys) {
+  const sidOf = createSidOf(deps.config.masterKey!);
   return {
     prepare(): PreparedTokens {
       const now = deps.now();
@@ -49,37 +49,48 @@ export function createTokenIssuer(deps: Deps, platforms: Platforms) {
       };
     },
 
+    /**
+     * Loads the keys `sign` will need before a grant spends its code or refresh token, so that a
+     * key problem fails the request rather than consuming the grant without an answer.
+     */
+    async loadKeys(platform: Platform, client: Client): Promise<void> {
+      if (platform.signingProfile !== 'standard') return void (await keys.activeKey(platform.id));
+      const alg = idTokenAlgOf(platform, client);
+      await keys.activeAsymmetricKey(platform.id, 'RS256');
+      if (alg !== 'HS512' && alg !== 'RS256') await keys.activeAsymmetricKey(platform.id, alg);
+    },
+
     /** The access token, the ID token when openid was granted, and the refresh token when stored. */
     async sign(prepared: PreparedTokens, input: SignInput): Promise<IssuedTokens> {
       const { baseUrl } = deps.config;
+      const iss = issuerOf(baseUrl, input.platform);
       const iat = seconds(prepared.now);
       const exp = seconds(prepared.accessExpiresAt);
       const scopes = input.scope.split(' ');
-      const key = input.signingKey;
-      const accessToken = await signHs512(
-        { iss: baseUrl, sub: input.user.id, human_guid: input.user.id, aud: input.client.id, client_id: input.client.id, scope: input.scope, jti: prepared.jti, iat, exp, token_type: 'Bearer' },
-        key.secret,
-        key.kid,
-      );
+      const accessToken = await signer.signAccessToken(input.platform, {
+        iss, sub: input.user.id, human_guid: input.user.id, aud: input.client.id, client_id: input.client.id, scope: input.scope, jti: prepared.jti, iat, exp, token_type: 'Bearer',
+      });
       let idToken: string | undefined;
       if (scopes.includes('openid')) {
         const claims = {
           ...idTokenUserClaims(input.user, scopes, baseUrl),
-          iss: baseUrl,
+          iss,
           aud: input.client.id,
           azp: input.client.id,
           iat,
           exp,
           auth_time: seconds(input.authTime),
-          at_hash: atHash(accessToken),
+          // OIDC Core 3.1.3.6: the left half of the hash of the ID token's own alg.
+          at_hash: leftHalfHash(idTokenAlgOf(input.platform, input.client), accessToken),
           ...(input.nonce ? { nonce: input.nonce } : {}),
           // OIDC Core 2 / RFC 8176; DESIGN §15: additions to the seed profile's claims.
           ...(input.amr ? { amr: input.amr.split(' ') } : {}),
           ...(input.acr ? { acr: input.acr } : {}),
+          // Front-/Back-Channel Logout: the browser sign-in, stable across its refreshes (DESIGN §16, both profiles).
+          ...(input.browserSessionId ? { sid: sidOf(input.browserSessionId, input.user.id) } : {}),
         };
-        // DESIGN §5: confidential clients get an ID token keyed with their secret and no kid.
-        const clientKey = platforms.clientIdTokenKey(input.client);
-        idToken = clientKey ? await signHs512(claims, await clientKey) : await signHs512(claims, key.secret, key.kid);
+        // DESIGN §5, §16: the client's alg and key — a confidential client's secret with no kid, else a platform key with its kid.
+        idToken = await signer.signForClient(input.platform, input.client, claims);
       }
       return {
         accessToken,

@@ -5,7 +5,6 @@ import * as statements from '../../repositories/grant-statements.repository';
 import * as tokens from '../../repositories/token.repository';
 import type { Deps } from '../deps';
 import { parseScope } from '../scopes';
-import type { SigningKeys } from '../signing-keys.service';
 import type { ClientCtx } from './authorization-code.grant';
 import type { TokenIssuer } from './issue-tokens';
 import { createSecurityEvents } from '../security-events';
@@ -26,7 +25,7 @@ export interface RefreshInput {
  * (RFC 6749 §6); scopes beyond the grant are dropped silently (spec scope rule 1).
  * Throws invalid_grant.
  */
-export function createRefreshTokenGrant(deps: Deps, keys: SigningKeys, issuer: TokenIssuer) {
+export function createRefreshTokenGrant(deps: Deps, issuer: TokenIssuer) {
   if (!deps.config.masterKey) throw new Error('the refresh token grant needs MASTER_KEY');
   const successorMac = createKeyedDigest(deps.config.masterKey, 'refresh-token-successor/v1');
   // Keyed, not a plain hash: whoever saw a rotated token must not be able to compute its successor.
@@ -34,7 +33,7 @@ export function createRefreshTokenGrant(deps: Deps, keys: SigningKeys, issuer: T
   const events = createSecurityEvents(deps);
 
   return async function rotateRefreshToken(ctx: ClientCtx, input: RefreshInput) {
-    const signingKey = await keys.activeKey(ctx.platform.id);
+    await issuer.loadKeys(ctx.platform, ctx.client);
     const refreshToken = successorOf(input.refresh_token);
     const prepared = { ...issuer.prepare(), refreshToken, refreshHash: digest(refreshToken) };
     const row = await statements.rotateRefreshToken(deps.db, {
@@ -67,14 +66,15 @@ export function createRefreshTokenGrant(deps: Deps, keys: SigningKeys, issuer: T
     if (!row.user) throw invalidGrant('The user no longer exists');
     deps.metrics.tokensIssued.inc({ grant: 'refresh_token' });
     return issuer.sign(prepared, {
+      platform: ctx.platform,
       client: ctx.client,
       user: row.user,
       scope: row.accessScope!,
       authTime: row.authTime,
       amr: row.amr,
       acr: row.acr,
+      browserSessionId: row.browserSessionId,
       hasRefreshToken: true,
-      signingKey,
     });
   };
 }
