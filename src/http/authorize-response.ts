@@ -1,5 +1,7 @@
 import type { Request, Response } from 'express';
 import type { AuthorizationRequest } from '../domain/authorization-request';
+import { issuerOf } from '../domain/platform';
+import { invalidRequest } from '../errors';
 import type { Step } from '../domain/interaction';
 import type { Services } from '../services';
 import { browserId, endInteraction, saveInteraction } from './browser-session';
@@ -26,16 +28,16 @@ export function redirectToClient(
  * sent to it (post/redirect/get).
  */
 export function createStepAnswer(s: Services) {
-  const issuer = s.deps.config.baseUrl;
   return async function answerStep(req: Request, res: Response, ar: AuthorizationRequest, step: Step): Promise<void> {
-    if (step.kind === 'complete') {
+    if (step.kind === 'complete' || step.kind === 'error') {
+      const issuer = await issuerOfPlatform(s, ar.platformId);
+      if (step.kind === 'error') {
+        endInteraction(req, ar.id);
+        return redirectToClient(req, res, ar, { error: step.code, error_description: step.description }, issuer);
+      }
       const code = await s.authorize.issueCode(ar, step.user, step.authTime, browserId(req), step.amr);
       endInteraction(req, ar.id);
       return redirectToClient(req, res, ar, { code }, issuer);
-    }
-    if (step.kind === 'error') {
-      endInteraction(req, ar.id);
-      return redirectToClient(req, res, ar, { error: step.code, error_description: step.description }, issuer);
     }
     saveInteraction(req, ar);
     res.redirect(303, interactionUrl(ar.id));
@@ -43,3 +45,10 @@ export function createStepAnswer(s: Services) {
 }
 
 export type StepAnswer = ReturnType<typeof createStepAnswer>;
+
+/** RFC 9207: the response's `iss` is the platform's issuer (DESIGN §4, §16). */
+async function issuerOfPlatform(s: Services, platformId: string): Promise<string> {
+  const platform = await s.platforms.findPlatform(platformId);
+  if (!platform) throw invalidRequest(`unknown platform "${platformId}"`); // deleted during the interaction
+  return issuerOf(s.deps.config.baseUrl, platform);
+}

@@ -2,6 +2,7 @@ import { Router, type RequestHandler } from 'express';
 import { OAuthError, invalidRequest } from '../../errors';
 import type { Services } from '../../services';
 import type { AuthorizationRequest } from '../../domain/authorization-request';
+import { issuerOf } from '../../domain/platform';
 import type { AuthorizeParams } from '../../services/authorize/validate-request';
 import { resolvePlatform } from '../middleware/resolve-platform';
 import { browserAccounts } from '../browser-session';
@@ -24,7 +25,7 @@ export function authorizeRouter(s: Services, rateLimit: (name: string) => Reques
     } catch (err) {
       if (!(err instanceof OAuthError)) throw err;
       const fake = { redirectUri: params.redirect_uri, state: params.state } as AuthorizationRequest;
-      return redirectToClient(req, res, fake, { error: err.code, error_description: err.description }, s.deps.config.baseUrl);
+      return redirectToClient(req, res, fake, { error: err.code, error_description: err.description }, issuerOf(s.deps.config.baseUrl, platform));
     }
     ar.restart = restartQuery(params);
     await answerStep(req, res, ar, await s.interaction.current(ar, browserAccounts(req, platform.id)));
