@@ -150,5 +150,6 @@ function logError(logger: Logger, req: Request, error: OAuthError) {
 function wantsHtml(req: Request): boolean {
   if (req.originalUrl.startsWith('/admin/api/')) return false;
   if (req.path === '/oauth/authorize' || req.path.startsWith('/oauth/logout')) return true;
-  return !req.path.startsWith('/oauth/') && !req.path.startsWith('/.well-known/') && req.accepts(['json', 'html']) === 'html';
+  // includes: a standard platform's discovery lives under its issuer path too (/platforms/G/.well-known/…)
+  return !req.path.startsWith('/oauth/') && !req.path.includes('/.well-known/') && req.accepts(['json', 'html']) === 'html';
 }

@@ -1,12 +1,16 @@
 import { SUPPORTED_SCOPES } from '../domain/scopes';
-
 import { ACR_VALUES_SUPPORTED } from '../domain/mfa';
+import { ID_TOKEN_ALGS } from '../domain/client';
+import { issuerOf, type Platform } from '../domain/platform';
 
-/** The spec's discovery document; every endpoint URL carries ?platform_guid=G (DESIGN §4). */
-export function presentDiscovery(baseUrl: string, platformId: string) {
-  const at = (path: string) => `${baseUrl}${path}?platform_guid=${encodeURIComponent(platformId)}`;
+/**
+ * The spec's discovery document; every endpoint URL carries ?platform_guid=G (DESIGN §4). A
+ * standard platform's names its own issuer and its ID-token algorithms (DESIGN §16).
+ */
+export function presentDiscovery(baseUrl: string, platform: Pick<Platform, 'id' | 'signingProfile'>) {
+  const at = (path: string) => `${baseUrl}${path}?platform_guid=${encodeURIComponent(platform.id)}`;
   return {
-    issuer: baseUrl,
+    issuer: issuerOf(baseUrl, platform),
     authorization_endpoint: at('/oauth/authorize'),
     token_endpoint: at('/oauth/token'),
     userinfo_endpoint: at('/oauth/userinfo'),
@@ -22,10 +26,10 @@ export function presentDiscovery(baseUrl: string, platformId: string) {
     token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
     introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
     revocation_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'client_secret_post'],
-    id_token_signing_alg_values_supported: ['HS512'],
+    id_token_signing_alg_values_supported: platform.signingProfile === 'standard' ? [...ID_TOKEN_ALGS] : ['HS512'],
     subject_types_supported: ['public'],
     claims_supported: [
-      'sub', 'human_guid', 'iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'at_hash', 'azp', 'amr', 'acr',
+      'sub', 'human_guid', 'iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'at_hash', 'azp', 'amr', 'acr', 'sid',
       'name', 'given_name', 'family_name', 'middle_name', 'nickname', 'preferred_username', 'birthdate',
       'picture', 'updated_at', 'email', 'email_verified', 'phone_number', 'phone_number_verified', 'address',
     ],
@@ -36,5 +40,10 @@ export function presentDiscovery(baseUrl: string, platformId: string) {
     request_parameter_supported: false,
     request_uri_parameter_supported: false,
     authorization_response_iss_parameter_supported: true,
+    // DESIGN §16 (issue 14), both profiles: OIDC Back-Channel Logout 1.0 §2.1, Front-Channel Logout 1.0 §3.
+    backchannel_logout_supported: true,
+    backchannel_logout_session_supported: true,
+    frontchannel_logout_supported: true,
+    frontchannel_logout_session_supported: true,
   };
 }

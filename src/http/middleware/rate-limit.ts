@@ -190,10 +190,10 @@ export function sourceSubject(req: Pick<Request, 'ip'>): string {
 
 const nonEmpty = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 
-/** As resolvePlatform reads it: the body's for POST, else the query's. */
+/** As resolvePlatform reads it: the body's for POST, else the query's; a standard platform's issuer path names it in the path (DESIGN §16). */
 function platformGuidOf(req: Request): string | undefined {
   const fromBody = req.method === 'POST' ? (req.body as Record<string, unknown> | undefined)?.platform_guid : undefined;
-  return nonEmpty(fromBody) ?? nonEmpty(req.query?.platform_guid);
+  return nonEmpty(req.params?.platform_guid) ?? nonEmpty(fromBody) ?? nonEmpty(req.query?.platform_guid);
 }
 
 /** A store outage would log on every request: one warning per 30 s is enough. */
