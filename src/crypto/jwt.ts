@@ -58,8 +58,9 @@ export function peekHeader(token: string): { alg?: string; kid?: string } | unde
 const ACCESS_TOKEN_TYP = /^(application\/)?at\+jwt$/i;
 
 /**
- * Whether a verified JWT is an access token rather than an ID token. For a public client both are
- * HS512 under the platform key, so the signature cannot tell them apart (RFC 8725 §2.8, §3.11).
+ * Whether a verified JWT is an access token rather than an ID token. Seed: for a public client both
+ * are HS512 under the platform key; standard: an RS256 client's ID tokens and every access token
+ * share the RS256 key; so the signature cannot tell them apart (RFC 8725 §2.8, §3.11).
  * Every access token we have issued carries `client_id`, `scope` and `token_type`, which an ID
  * token never does (OIDC Core §2 names the client `azp`); `typ: at+jwt` (RFC 9068 §2.1) is
  * refused too, should a profile ever set it. The seed profile keeps `typ: JWT` on access tokens:
