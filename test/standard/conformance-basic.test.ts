@@ -334,13 +334,11 @@ describe('Basic OP: codes and refresh tokens', () => {
     expect(refreshed.refresh_token).not.toBe(tokens.refresh_token);
     await verifyWithJwks(p, refreshed.access_token, op.jwks, { alg: 'RS256', issuer: op.issuer, audience: client.id });
     expect((await userinfo(p, op, refreshed.access_token).expect(200)).body.sub).toBe(user.id);
-    if (refreshed.id_token) {
-      // OIDC Core 12.2: same iss, sub, aud and auth_time; a new iat
-      const c = await idClaims(op, client, refreshed.id_token);
-      expect(c).toMatchObject({ iss: original.iss, sub: original.sub, aud: original.aud, auth_time: original.auth_time });
-      expect(c.iat).toBe(original.iat! + 10);
-      expect(c.at_hash).toBe(leftHalfSha256(refreshed.access_token));
-    }
+    // OIDC Core 12.2: a new ID token with the same iss, sub, aud and auth_time, and a new iat
+    const c = await idClaims(op, client, refreshed.id_token!);
+    expect(c).toMatchObject({ iss: original.iss, sub: original.sub, aud: original.aud, auth_time: original.auth_time, sid: original.sid });
+    expect(c.iat).toBe(original.iat! + 10);
+    expect(c.at_hash).toBe(leftHalfSha256(refreshed.access_token));
   });
 });
 
