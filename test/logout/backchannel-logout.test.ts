@@ -4,7 +4,7 @@ import { buildTestApp, TEST_MASTER_KEY } from '../helpers';
 import { buildClient, buildPlatform, buildUser } from '../factories';
 import { browser } from '../support/browser';
 import { linkIn, waitForMail } from '../support/outbox';
-import { exchange, inputValue, jwtPayload, pathOf, signInThrough } from '../support/account-flows';
+import { authorizeQuery, exchange, inputValue, jwtPayload, pathOf, signInThrough } from '../support/account-flows';
 import { ownDatabase } from '../mail/own-database';
 import { cliActor } from '../../src/domain/admin';
 import { createSidOf } from '../../src/services/session-id';
@@ -125,6 +125,19 @@ describe('back-channel logout: what a relying party receives', () => {
     // The other browser's sign-in is still known (its own sid), ready for its own sign-out.
     const left = await t.database.db('session_clients').where({ user_id: u.id });
     expect(left.map((r: { sid: string }) => r.sid)).toEqual([expect.not.stringMatching(session.sid)]);
+  });
+
+  it('the chooser\'s "Sign out" reaches the account\'s apps of this browser', async () => {
+    const { p, c, u, uri } = await tenant();
+    const b = browser(t.app);
+    await signInThrough(b, p, c, u.email);
+    const session = await sessionOf(u.id, c.id);
+    await b.get(`/oauth/authorize?${authorizeQuery(p, c, { prompt: 'select_account' })}`);
+    expect(b.pageTitle()).toBe('Choose an account');
+    await b.submit('/chooser', { signout: u.id });
+    expect(await deliver()).toMatchObject({ delivered: 1 });
+    const { claims } = await verifyLogoutToken(rp.to(uri)[0].logoutToken, secretKey(c.secret!), { issuer: ISSUER, audience: c.id, algorithms: ['HS512'] });
+    expect(claims).toMatchObject({ sub: u.id, sid: session.sid });
   });
 
   it('password reset: every browser\'s sign-in gets a token, each with its own sid', async () => {
