@@ -24,6 +24,10 @@ export function riskySettings(config: Config): string[] {
   if (config.isProduction && config.allowPrivateNetworkTargets) {
     warnings.push('ALLOW_PRIVATE_NETWORK_TARGETS=true: requests the provider makes itself (back-channel logout, upstream providers, logo URLs) may reach loopback, private and link-local addresses, cloud metadata included, wherever a client registration points them');
   }
+  // The JWKS is served with max-age=3600 (http/cacheable-json.ts): a key must be published longer than that before it signs.
+  if (config.signingKeyPublicationSeconds < 3600) {
+    warnings.push(`SIGNING_KEY_PUBLICATION_SECONDS=${config.signingKeyPublicationSeconds} is shorter than the JWKS's cache lifetime (3600 s): after a rotation, relying parties holding a cached key set cannot verify the new key's tokens until they fetch it again`);
+  }
   if (isIP(base.hostname.replace(/^\[|\]$/g, '')) !== 0) {
     warnings.push(`BASE_URL's host ${base.hostname} is an IP address: passkeys are unavailable (browsers refuse an IP as WebAuthn relying-party id); use a host name, e.g. localhost`);
   }

@@ -18,4 +18,9 @@ describe('start-up warnings for risky settings', () => {
     expect(all[3]).toMatch(/^TRUST_PROXY=true trusts every X-Forwarded-For hop/);
     expect(all[4]).toMatch(/^BASE_URL's host 192\.0\.2\.2 is an IP address: passkeys are unavailable/);
   });
+
+  it('warns when a rotated key would sign before cached key sets can know it', () => {
+    expect(warningsFor({ SIGNING_KEY_PUBLICATION_SECONDS: '600' })).toEqual([expect.stringMatching(/^SIGNING_KEY_PUBLICATION_SECONDS=600 is shorter than the JWKS's cache lifetime \(3600 s\)/)]);
+    expect(warningsFor({ SIGNING_KEY_PUBLICATION_SECONDS: '3600' })).toEqual([]);
+  });
 });
