@@ -48,7 +48,10 @@ export function createDecide(deps: Deps) {
   /** prompt=login (and max_age=0) once per request; max_age against auth_time (OIDC Core 3.1.2.1). */
   const recentEnough: AccountCheck = ({ ar, account, user, now }) => {
     const reauthRequired = ar.prompts.includes('login') && !ar.authenticatedAt;
-    const tooOld = ar.maxAge !== undefined && now - account!.authTime! > ar.maxAge;
+    // A sign-in made during this very request satisfies max_age, however many seconds it took
+    // (max_age=0 would otherwise ask again whenever a second boundary passed in between).
+    const signedInDuringRequest = ar.authenticatedAt !== undefined && account!.authTime === ar.authenticatedAt;
+    const tooOld = ar.maxAge !== undefined && !signedInDuringRequest && now - account!.authTime! > ar.maxAge;
     return reauthRequired || tooOld ? { kind: 'signin', email: user.email, emailLocked: true } : undefined;
   };
 
