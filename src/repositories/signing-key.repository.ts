@@ -57,9 +57,13 @@ export async function insertActive(db: Queryable, k: { kid: string; platformId: 
   await db('signing_keys').insert({ kid: k.kid, platform_id: k.platformId, sealed_secret: k.sealedSecret, status: 'active' });
 }
 
-export async function insertActiveAsymmetric(
+/**
+ * A standard platform's key: active at once, or — with `activatesAt` — a rotation's next key,
+ * published at once and signing from then.
+ */
+export async function insertAsymmetric(
   db: Queryable,
-  k: { kid: string; platformId: string; alg: AsymmetricAlg; sealedPrivateJwk: string; publicJwk: Record<string, string> },
+  k: { kid: string; platformId: string; alg: AsymmetricAlg; sealedPrivateJwk: string; publicJwk: Record<string, string>; activatesAt?: Date },
 ): Promise<void> {
   await db('signing_keys').insert({
     kid: k.kid,
@@ -67,23 +71,8 @@ export async function insertActiveAsymmetric(
     alg: k.alg,
     sealed_private_jwk: k.sealedPrivateJwk,
     public_jwk: JSON.stringify(k.publicJwk),
-    status: 'active',
-  });
-}
-
-/** A rotation's new asymmetric key: published at once, signing from `activatesAt`. */
-export async function insertNextAsymmetric(
-  db: Queryable,
-  k: { kid: string; platformId: string; alg: AsymmetricAlg; sealedPrivateJwk: string; publicJwk: Record<string, string>; activatesAt: Date },
-): Promise<void> {
-  await db('signing_keys').insert({
-    kid: k.kid,
-    platform_id: k.platformId,
-    alg: k.alg,
-    sealed_private_jwk: k.sealedPrivateJwk,
-    public_jwk: JSON.stringify(k.publicJwk),
-    status: 'next',
-    activates_at: k.activatesAt,
+    status: k.activatesAt ? 'next' : 'active',
+    ...(k.activatesAt ? { activates_at: k.activatesAt } : {}),
   });
 }
 

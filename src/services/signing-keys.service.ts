@@ -121,10 +121,10 @@ export function createSigningKeys(deps: Deps, notifications?: Notifications) {
     const key = await newSealedPair(alg);
     if (immediately) {
       await keys.retireActive(db, platformId, now, alg);
-      await keys.insertActiveAsymmetric(db, { ...key, platformId, alg });
+      await keys.insertAsymmetric(db, { ...key, platformId, alg });
     } else {
       const activatesAt = new Date(now.getTime() + deps.config.signingKeyPublicationSeconds * 1000);
-      await keys.insertNextAsymmetric(db, { ...key, platformId, alg, activatesAt });
+      await keys.insertAsymmetric(db, { ...key, platformId, alg, activatesAt });
       asymmetric.delete(platformId);
       return { kid: key.kid, previousKid, activatesAt, replacedKid };
     }
@@ -219,7 +219,7 @@ export function createSigningKeys(deps: Deps, notifications?: Notifications) {
       for (const alg of ASYMMETRIC_ALGS) {
         if (await keys.findActive(db, platformId, alg)) continue;
         const key = await newSealedPair(alg);
-        await keys.insertActiveAsymmetric(db, { ...key, platformId, alg });
+        await keys.insertAsymmetric(db, { ...key, platformId, alg });
         created[alg] = key.kid;
       }
       asymmetric.delete(platformId);
