@@ -171,8 +171,27 @@ describe('the hosted flow over HTTP', () => {
     expect(user).toMatchObject({ email: 'New@Example.com', phone_number: '+14155550123', birthdate: '2000-01-31' });
     const again = browser(t.app);
     await again.get(`/oauth/authorize?${authorizeQuery(p, c, { action: 'register' })}`);
-    const dup = await again.submit('/signup', { ...fields, email: 'new@EXAMPLE.com', birthdate: '2000-01-31' });
+    const dup = await again.submit('/signup', { ...fields, email: 'new@EXAMPLE.com', birthdate: '2000-01-31', password: 'another pass phrase' });
     expect(dup.res.text).toMatch(/already exists/);
+    expect(await t.database.db('users').where({ platform_id: p.id })).toHaveLength(1);
+  });
+
+  it('a sign-up form sent again for an existing account with its password (a double submit) signs that account in, counted like a sign-in', async () => {
+    const { p, c } = await setup();
+    const u = await buildUser(t.services, p.id);
+    const b = browser(t.app);
+    await b.get(`/oauth/authorize?${authorizeQuery(p, c, { action: 'register' })}`);
+    const fields = { email: u.email.toUpperCase(), given_name: 'Other', family_name: 'Name', birthdate: '1990-05-17' };
+    const wrong = await b.submit('/signup', { ...fields, password: 'not the password' });
+    expect(wrong.res.status).toBe(400);
+    expect(wrong.res.text).toMatch(/already exists/);
+    expect(await t.database.db('audit_events').where({ subject: u.id, kind: 'sign_in.failed' })).toHaveLength(1);
+    await b.submit('/signup', { ...fields, password: TEST_PASSWORD });
+    expect(b.pageTitle()).not.toBe('Create your account');
+    const denied = await b.submit('/consent', { decision: 'deny' });
+    expect(new URL(denied.location!).searchParams.get('error')).toBe('access_denied');
+    expect(await t.database.db('users').where({ platform_id: p.id })).toHaveLength(1);
+    expect(await t.database.db('users').where({ id: u.id }).first()).toMatchObject({ given_name: 'Ada' }); // the form's other fields change nothing
   });
 });
 

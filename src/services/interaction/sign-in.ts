@@ -43,6 +43,13 @@ export function createPasswordSignUp(throttle: AttemptThrottle, users: Users, em
   return async function signUpWithPassword(platform: Platform, input: NewUserInput, source: string, origin?: SecurityOrigin): Promise<{ ok: true; user: User } | FormRefusal> {
     const result = await throttle.attemptSignUp(platform.id, source, () => users.createUser(platform.id, input), origin);
     if (!result.ok && 'lockedSeconds' in result) return locked(result.lockedSeconds);
+    if (!result.ok && 'emailTaken' in result && input.password) {
+      // The account exists (a double-submitted form, or someone who forgot they signed up): its own
+      // password signs in, counted by the sign-in throttle like any password, so this form is no
+      // better an oracle than the sign-in form. Otherwise the "already exists" message stands.
+      const signIn = await throttle.attemptSignIn(platform.id, input.email, input.password, source, origin);
+      if (signIn.ok) return { ok: true, user: signIn.user };
+    }
     if (!result.ok) return { ok: false, status: 400, error: null, fieldErrors: Object.fromEntries(result.errors.map((e) => [e.field, e.message])) };
     await emailVerification.sendAfterSignUp(platform, result.user);
     return { ok: true, user: result.user };
