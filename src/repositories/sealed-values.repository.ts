@@ -12,6 +12,8 @@ export const SEALED_COLUMNS: ReadonlyArray<{ table: string; key: string; column:
   { table: 'mail_outbox', key: 'id', column: 'sealed_body' }, // null once sent
   { table: 'user_totp', key: 'user_id', column: 'sealed_secret' },
   { table: 'operators', key: 'id', column: 'sealed_totp_secret' },
+  { table: 'upstream_providers', key: 'id', column: 'sealed_client_secret' },
+  { table: 'user_identities', key: 'id', column: 'sealed_tokens' }, // only for providers that keep the upstream's tokens
 ];
 
 const SENTINEL_ID = 1;

@@ -28,6 +28,7 @@ import { createPasskeys } from './mfa/passkeys.service';
 import { createAudit } from './audit.service';
 import { createOperators } from './admin/operators.service';
 import { createAdminServices } from './admin';
+import { createUpstreamProviders } from './federation/providers.service';
 
 /** The service layer as one plain object; the app, the CLI and the tests build the same one. */
 export function createServices(deps: Deps, notifications?: Notifications) {
@@ -63,7 +64,8 @@ export function createServices(deps: Deps, notifications?: Notifications) {
   const operators = createOperators(deps, platforms, audit);
   const admin = createAdminServices(deps, { audit, platforms, clientAuth, users, throttle, passwordReset: account.passwordReset, signingKeys, mailOutbox, backchannelLogout });
   const mailAdmin = admin.mail; // the console's name for it
-  return { deps, tokenSigner, audit, admin, masterKey, signingKeys, platforms, users, maintenance, clientAuth, grants, tokens, authorize, interaction, signInWithPassword, throttle, account, mailOutbox, logout, frontchannelLogout, passkeys, mfa, operators, mailAdmin, backchannelLogout };
+  const federation = { providers: createUpstreamProviders(deps) };
+  return { deps, tokenSigner, audit, admin, masterKey, signingKeys, platforms, users, maintenance, clientAuth, grants, tokens, authorize, interaction, signInWithPassword, throttle, account, mailOutbox, logout, frontchannelLogout, passkeys, mfa, operators, mailAdmin, backchannelLogout, federation };
 }
 
 export type Services = ReturnType<typeof createServices>;

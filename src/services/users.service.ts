@@ -10,7 +10,8 @@ import {
 
 export interface NewUserInput {
   email: string;
-  password: string;
+  /** null: an account without a password, signed up through an upstream provider (DESIGN §17). */
+  password: string | null;
   givenName: string;
   familyName: string;
   birthdate: string;
@@ -34,7 +35,7 @@ export function createUsers(deps: Deps) {
     push('given_name', checkName(input.givenName, 'first name'));
     push('family_name', checkName(input.familyName, 'last name'));
     push('birthdate', input.birthdate ? checkBirthdate(input.birthdate, deps.now()) : 'Enter your date of birth');
-    push('password', checkPassword(input.password, deps.config.passwordMinLength, input.email));
+    if (input.password !== null) push('password', checkPassword(input.password, deps.config.passwordMinLength, input.email));
     if (input.preferredUsername !== undefined) push('preferred_username', checkPreferredUsername(input.preferredUsername));
     let phone: string | null = null;
     if (input.phoneNumber?.trim()) {
@@ -53,7 +54,7 @@ export function createUsers(deps: Deps) {
       if (await users.findByEmail(deps.db, platformId, input.email)) {
         return emailTaken();
       }
-      const passwordHash = await hashPassword(input.password, deps.config.argon2);
+      const passwordHash = input.password === null ? null : await hashPassword(input.password, deps.config.argon2);
       const insert = (q: Queryable) => users.insertUnlessEmailTaken(q, {
         id: newId(),
         platformId,

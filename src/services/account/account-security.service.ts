@@ -51,7 +51,7 @@ export function createAccountSecurity(deps: Deps, mail: AccountMail, backchannel
     /** The current password is required; the new one follows the sign-up policy. Other sessions end. `origin`: password.changed, same transaction. */
     async changePassword(platform: Platform, user: User, current: string, next: string, origin?: SecurityOrigin): Promise<{ ok: true } | { ok: false; errors: FieldError[] }> {
       const stored = current ? await users.findById(deps.db, user.platformId, user.id) : undefined; // the hash stays below the domain's User
-      if (!stored || !(await verifyPassword(stored.passwordHash, current))) {
+      if (!stored?.passwordHash || !(await verifyPassword(stored.passwordHash, current))) {
         return { ok: false, errors: [{ field: 'current_password', message: 'Your current password is not correct' }] };
       }
       const policy = checkPassword(next, deps.config.passwordMinLength, user.email);
