@@ -17,7 +17,8 @@ export interface SecurityOrigin {
 export type SecurityEventKind = Extract<AuditEventKind,
   | 'sign_in.succeeded' | 'sign_in.failed' | 'sign_in.locked_out' | 'sign_up' | 'email.verified'
   | 'password.reset_requested' | 'password.reset' | 'password.changed' | 'mfa.enrolled' | 'mfa.removed' | 'mfa.used'
-  | 'consent.granted' | 'consent.revoked' | 'refresh_token.reuse_detected' | 'logout' | 'sign_out_everywhere'>;
+  | 'consent.granted' | 'consent.revoked' | 'refresh_token.reuse_detected' | 'logout' | 'sign_out_everywhere'
+  | 'identity.linked' | 'identity.unlinked'>;
 
 /** Second factors as the audit log names them (details.factor / details.method). */
 export type AuditFactor = 'totp' | 'recovery_code' | 'recovery_codes' | 'passkey';

@@ -58,6 +58,15 @@ export function createAccountMail(outbox: MailOutbox) {
         actionUrl: url,
         outro: `This link works once and expires in ${ttlMinutes} minutes. If you did not ask for it, ignore this email: your password stays as it is.`,
       }),
+    /** DESIGN §17: proof that the mailbox's owner wants the upstream account linked (opened in the browser that asked). */
+    linkAccount: (db: Queryable, platform: MailPlatform, user: MailUser, providerName: string, url: string, ttlMinutes: number) =>
+      enqueue(db, platform, user, 'link_account', {
+        subject: `Link your ${providerName} account to ${platform.name}`,
+        intro: `Someone signing in to ${platform.name} through ${providerName} asked to link that ${providerName} account to the ${platform.name} account for ${user.email}.`,
+        actionLabel: `Link ${providerName} and sign in`,
+        actionUrl: url,
+        outro: `Open this link in the browser where you asked for it. It works once and expires in ${ttlMinutes} minutes. If this was not you, ignore this email: nothing is linked.`,
+      }),
     passwordChanged: (db: Queryable, platform: MailPlatform, user: MailUser) =>
       enqueue(db, platform, user, 'password_changed', {
         subject: `Your ${platform.name} password was changed`,
