@@ -21,6 +21,8 @@ export const AUDIT_EVENT_KINDS = [
   'refresh_token.reuse_detected',
   'logout',
   'sign_out_everywhere',
+  'identity.linked',
+  'identity.unlinked',
   // admin changes
   'platform.created',
   'platform.updated',
