@@ -1,0 +1,132 @@
+import * as oc from 'openid-client';
+import { decodeJwt } from 'jose';
+import type { UpstreamProvider } from '../../domain/upstream';
+
+/**
+ * OpenID Connect upstreams (generic, Google, Microsoft) through openid-client: discovery, the code
+ * grant with PKCE/state/nonce, and the ID token verified by openid-client (iss, aud, signature by
+ * the discovered JWKS, nonce, exp, auth_time against max_age).
+ */
+
+export interface OidcUpstream {
+  config: oc.Configuration;
+  /** Microsoft's multi-tenant issuer, `https://login.microsoftonline.com/{tenantid}/v2.0`; null for any other issuer. */
+  tenantTemplate: string | null;
+}
+
+interface Access {
+  clientSecret: string | null;
+  fetch: oc.CustomFetch;
+  /** http to a loopback issuer outside production. */
+  insecure: boolean;
+}
+
+const TEMPLATE_TENANTS = new Set(['common', 'organizations', 'consumers']);
+
+/** `…/{common|organizations|consumers}/v2.0` of a Microsoft provider: the tenants whose discovery publishes a template issuer. */
+function multiTenantOrigin(provider: UpstreamProvider): string | null {
+  if (provider.kind !== 'microsoft') return null;
+  const url = new URL(provider.issuer);
+  const [tenant, version, ...rest] = url.pathname.split('/').filter(Boolean);
+  return rest.length === 0 && version === 'v2.0' && TEMPLATE_TENANTS.has(tenant?.toLowerCase()) ? url.origin : null;
+}
+
+/** client_secret_basic with a secret; a public client (PKCE only) without. */
+const clientAuth = (secret: string | null) => (secret ? oc.ClientSecretBasic(secret) : oc.None());
+
+function configure(config: oc.Configuration, access: Access): oc.Configuration {
+  config[oc.customFetch] = access.fetch;
+  if (access.insecure) oc.allowInsecureRequests(config);
+  return config;
+}
+
+export async function discoverOidc(provider: UpstreamProvider, access: Access): Promise<OidcUpstream> {
+  const options: oc.DiscoveryRequestOptions = { [oc.customFetch]: access.fetch, execute: access.insecure ? [oc.allowInsecureRequests] : [] };
+  const auth = clientAuth(access.clientSecret);
+  const origin = multiTenantOrigin(provider);
+  // openid-client checks the discovered issuer equals the one asked for …
+  if (!origin) return { config: await oc.discovery(new URL(provider.issuer), provider.clientId, undefined, auth, options), tenantTemplate: null };
+  // … which a multi-tenant Microsoft issuer never does: read the document by its URL and check it here.
+  const config = await oc.discovery(new URL(`${provider.issuer}/.well-known/openid-configuration`), provider.clientId, undefined, auth, options);
+  const issuer = config.serverMetadata().issuer;
+  const template = `${origin}/{tenantid}/v2.0`;
+  if (issuer === template) return { config, tenantTemplate: template };
+  // `consumers` publishes its one real tenant: plain OIDC with that issuer.
+  if (!issuer.includes('{') && new URL(issuer).origin === origin) return { config, tenantTemplate: null };
+  throw new Error(`discovered issuer ${issuer} is neither ${template} nor a tenant of ${origin}`);
+}
+
+/** The code grant; the ID token verified by openid-client. Returns the tokens and the configuration that verified them. */
+export async function oidcCodeGrant(
+  provider: UpstreamProvider,
+  upstream: OidcUpstream,
+  access: Access,
+  currentUrl: URL,
+  checks: oc.AuthorizationCodeGrantChecks,
+): Promise<{ tokens: Awaited<ReturnType<typeof oc.authorizationCodeGrant>>; config: oc.Configuration }> {
+  if (!upstream.tenantTemplate) return { tokens: await oc.authorizationCodeGrant(upstream.config, currentUrl, checks), config: upstream.config };
+  return tenantTemplateGrant(provider, upstream.config, upstream.tenantTemplate, access, currentUrl, checks);
+}
+
+class TokenResponseCaptured extends Error {}
+
+/**
+ * Microsoft's multi-tenant issuer (docs/decisions.md): the ID token's `iss` must equal the template
+ * with the token's own `tid`. openid-client takes the expected issuer from the configuration, fixed
+ * before the token is seen, so the exchange runs in two passes over ONE token request:
+ * 1. the code is exchanged and the token response kept as it came (openid-client is stopped there);
+ * 2. openid-client verifies that response — replayed, no second request — with a configuration whose
+ *    issuer is the template filled with the `tid` the ID token carries. Everything is verified in
+ *    pass 2 (signature, aud, nonce, exp, and iss against that tid); the unverified `tid` only picks
+ *    which issuer is expected, and a token whose iss names another tenant than its tid fails there.
+ */
+async function tenantTemplateGrant(
+  provider: UpstreamProvider,
+  base: oc.Configuration,
+  template: string,
+  access: Access,
+  currentUrl: URL,
+  checks: oc.AuthorizationCodeGrantChecks,
+) {
+  // serverMetadata() carries helper functions that cannot be cloned into a new Configuration.
+  const server = JSON.parse(JSON.stringify(base.serverMetadata())) as oc.ServerMetadata;
+  const tokenEndpoint = new URL(server.token_endpoint!).href;
+  const isTokenCall = (url: string) => new URL(url).href === tokenEndpoint;
+
+  let captured: { status: number; headers: Headers; body: string } | undefined;
+  const exchanging = configure(new oc.Configuration(server, provider.clientId, undefined, clientAuth(access.clientSecret)), access);
+  exchanging[oc.customFetch] = async (url, options) => {
+    if (!isTokenCall(url)) return access.fetch(url, options);
+    const res = await access.fetch(url, options);
+    captured = { status: res.status, headers: res.headers, body: await res.text() };
+    throw new TokenResponseCaptured();
+  };
+  try {
+    await oc.authorizationCodeGrant(exchanging, currentUrl, checks);
+  } catch (err) {
+    if (!captured) throw err;
+  }
+  const answer = captured!;
+
+  let tid: unknown;
+  try {
+    const idToken = (JSON.parse(answer.body) as { id_token?: unknown }).id_token;
+    if (typeof idToken === 'string') tid = decodeJwt(idToken).tid;
+  } catch {
+    // not JSON or not a JWT: pass 2 reports the response as openid-client sees it
+  }
+  if (answer.status === 200 && (typeof tid !== 'string' || !/^[\w.-]{1,100}$/.test(tid))) throw new Error('ID token from a multi-tenant issuer without a usable tid');
+
+  const issuer = typeof tid === 'string' ? template.replace('{tenantid}', tid) : template;
+  const verifying = configure(new oc.Configuration({ ...server, issuer }, provider.clientId, undefined, clientAuth(access.clientSecret)), access);
+  const jwks = oc.getJwksCache(base);
+  if (jwks) oc.setJwksCache(verifying, jwks);
+  verifying[oc.customFetch] = async (url, options) =>
+    isTokenCall(url) ? new Response(answer.body, { status: answer.status, headers: answer.headers }) : access.fetch(url, options);
+  const tokens = await oc.authorizationCodeGrant(verifying, currentUrl, checks);
+  const refreshed = oc.getJwksCache(verifying);
+  if (refreshed) oc.setJwksCache(base, refreshed);
+  return { tokens, config: verifying };
+}
+
+export { configure as configureUpstream, clientAuth };
