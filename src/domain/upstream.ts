@@ -103,3 +103,9 @@ export const UPSTREAM_FAILURES = [
 export type UpstreamFailure = (typeof UPSTREAM_FAILURES)[number];
 
 export const UPSTREAM_SLUG = /^[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?$/;
+
+/**
+ * The redirect URI to register at every upstream of a platform (one callback per platform, a fixed
+ * path): what the admin surfaces show; the HTTP layer's helper builds the same.
+ */
+export const upstreamCallbackUrl = (baseUrl: string, platformId: string): string => `${baseUrl}/platforms/${platformId}/upstream/callback`;

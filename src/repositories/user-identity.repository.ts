@@ -47,3 +47,9 @@ export async function touch(db: Queryable, id: string, f: { email: string | null
 export async function remove(db: Queryable, platformId: string, userId: string, id: string): Promise<boolean> {
   return (await db('user_identities').where({ platform_id: platformId, user_id: userId, id }).del()) > 0;
 }
+
+/** How many users are linked through the provider (they lose that way in when it goes). */
+export async function countByProvider(db: Queryable, platformId: string, providerId: string): Promise<number> {
+  const row = await db('user_identities').where({ platform_id: platformId, provider_id: providerId }).count<{ n: string | number }[]>('* as n').first();
+  return Number(row?.n ?? 0);
+}

@@ -62,9 +62,10 @@ export function createServices(deps: Deps, notifications?: Notifications) {
   const frontchannelLogout = createFrontchannelLogout(deps);
   const masterKey = createMasterKey(deps);
   const operators = createOperators(deps, platforms, audit);
-  const admin = createAdminServices(deps, { audit, platforms, clientAuth, users, throttle, passwordReset: account.passwordReset, signingKeys, mailOutbox, backchannelLogout });
+  const upstreamProviders = createUpstreamProviders(deps);
+  const admin = createAdminServices(deps, { audit, platforms, clientAuth, users, throttle, passwordReset: account.passwordReset, signingKeys, mailOutbox, backchannelLogout, upstreamProviders });
   const mailAdmin = admin.mail; // the console's name for it
-  const federation = { providers: createUpstreamProviders(deps) };
+  const federation = { providers: upstreamProviders };
   return { deps, tokenSigner, audit, admin, masterKey, signingKeys, platforms, users, maintenance, clientAuth, grants, tokens, authorize, interaction, signInWithPassword, throttle, account, mailOutbox, logout, frontchannelLogout, passkeys, mfa, operators, mailAdmin, backchannelLogout, federation };
 }
 

@@ -18,7 +18,7 @@ export function generateAdminDocument(registry: OpenAPIRegistry, baseUrl: string
       title: 'Latchkey admin API',
       version: '1',
       description:
-        'Platforms, clients, users, signing keys, rate limits, sign-in throttles, the mail outbox and the audit log. ' +
+        'Platforms, clients, users, upstream identity providers, signing keys, rate limits, sign-in throttles, the mail outbox and the audit log. ' +
         'JSON in and out; errors as `{error, error_description}`; lists are cursor-paged (`limit`, `cursor` → `next_cursor`). ' +
         'Every change is recorded in the audit log with the token as actor.',
     },

@@ -12,6 +12,9 @@ import type { MailOutbox } from '../mail-outbox.service';
 import { createUsersAdmin, type UsersAdminBase } from './users.admin';
 import { createClientsAdmin } from './clients.admin';
 import type { ClientAuth } from '../client-auth.service';
+import type { UpstreamProviders } from '../federation/providers.service';
+import { createUpstreamProvidersAdmin } from './upstream-providers.admin';
+import { createUserIdentitiesAdmin } from './user-identities.admin';
 
 /** What the admin services build on: the base services they reuse. */
 export interface AdminBase extends UsersAdminBase {
@@ -20,6 +23,7 @@ export interface AdminBase extends UsersAdminBase {
   clientAuth: ClientAuth;
   signingKeys: SigningKeys;
   mailOutbox: MailOutbox;
+  upstreamProviders: UpstreamProviders;
 }
 
 /**
@@ -29,15 +33,18 @@ export interface AdminBase extends UsersAdminBase {
  */
 export function createAdminServices(deps: Deps, base: AdminBase) {
   const platforms = createPlatformsAdmin(deps, base.platforms, base.audit, base.signingKeys);
+  const users = createUsersAdmin(deps, base);
   return {
     tokens: createAdminTokens(deps, base.platforms, base.audit),
     platforms,
-    users: createUsersAdmin(deps, base),
+    users,
     clients: createClientsAdmin(deps, base.platforms, base.clientAuth, platforms, base.audit),
     keys: createKeysAdmin(deps, platforms, base.signingKeys, base.audit),
     throttles: createThrottlesAdmin(deps, platforms, base.throttle, base.audit),
     mail: createMailAdmin(deps, platforms, base.mailOutbox, base.audit),
     audit: createAuditAdmin(platforms, base.audit),
+    upstreamProviders: createUpstreamProvidersAdmin(deps, base.upstreamProviders, platforms, base.audit),
+    identities: createUserIdentitiesAdmin(deps, users, base.upstreamProviders, base.audit),
   };
 }
 
