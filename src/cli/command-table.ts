@@ -25,6 +25,7 @@ export const GROUPS: Record<string, string> = {
   platform: 'platforms: create, list, show, update, rate limits, second-factor policy',
   client: 'a platform\'s clients: create, list, show, update, rotate-secret, delete',
   user: 'a platform\'s users: create, search, show, update, disable, enable, unlock, sign-out, sessions, consents, delete, reset-mfa, password-reset',
+  upstream: 'a platform\'s upstream identity providers: add, list, show, update, remove; a user\'s linked identities, unlink',
   key: 'signing keys: list, rotate, retire',
   throttle: 'sign-in and sign-up throttles: list, clear',
   mail: 'the mail outbox: list, retry',

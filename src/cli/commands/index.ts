@@ -7,6 +7,7 @@ import { operationsCommands } from './operations.commands';
 import { tokenCommands } from './token.commands';
 import { operatorCommands } from './operator.commands';
 import { auditCommands } from './audit.commands';
+import { upstreamCommands } from './upstream.commands';
 
 /** Backup and restore work on the database itself (src/cli/database-commands.ts); listed here for --help. */
 export const DATABASE_COMMANDS: CliCommand[] = [
@@ -27,6 +28,7 @@ export const COMMANDS: CliCommand[] = [
   ...platformCommands,
   ...clientCommands,
   ...userCommands,
+  ...upstreamCommands,
   ...keyCommands,
   ...operationsCommands,
   ...auditCommands,

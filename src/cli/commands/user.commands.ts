@@ -11,7 +11,7 @@ import { many, one, pageFlags, switchFlag, type Flags } from '../flags';
 const platformOf = (flags: Flags) => parseInput(PlatformParams, { platform_guid: one(flags, 'platform', true) }).platform_guid;
 
 /** `--sub S` or `--email E` (exactly one): the user's platform and subject, checked like the API's path. */
-async function userOf(s: Services, flags: Flags, actor: AdminActor): Promise<{ platformId: string; sub: string }> {
+export async function userOf(s: Services, flags: Flags, actor: AdminActor): Promise<{ platformId: string; sub: string }> {
   const platformId = platformOf(flags);
   const sub = one(flags, 'sub');
   const email = one(flags, 'email');
