@@ -40,8 +40,19 @@ function configure(config: oc.Configuration, access: Access): oc.Configuration {
   return config;
 }
 
+/** As discoverOidc's: the ID token's signature verified by the JWKS. */
+function configureOidc(config: oc.Configuration, access: Access): oc.Configuration {
+  oc.enableNonRepudiationChecks(config);
+  return configure(config, access);
+}
+
 export async function discoverOidc(provider: UpstreamProvider, access: Access): Promise<OidcUpstream> {
-  const options: oc.DiscoveryRequestOptions = { [oc.customFetch]: access.fetch, execute: access.insecure ? [oc.allowInsecureRequests] : [] };
+  const options: oc.DiscoveryRequestOptions = {
+    [oc.customFetch]: access.fetch,
+    // openid-client skips the ID token's signature when the token came straight from the token
+    // endpoint over TLS (OIDC Core §3.1.3.7 allows it); verify it by the JWKS anyway.
+    execute: [oc.enableNonRepudiationChecks, ...(access.insecure ? [oc.allowInsecureRequests] : [])],
+  };
   const auth = clientAuth(access.clientSecret);
   const origin = multiTenantOrigin(provider);
   // openid-client checks the discovered issuer equals the one asked for …
@@ -94,7 +105,7 @@ async function tenantTemplateGrant(
   const isTokenCall = (url: string) => new URL(url).href === tokenEndpoint;
 
   let captured: { status: number; headers: Headers; body: string } | undefined;
-  const exchanging = configure(new oc.Configuration(server, provider.clientId, undefined, clientAuth(access.clientSecret)), access);
+  const exchanging = configureOidc(new oc.Configuration(server, provider.clientId, undefined, clientAuth(access.clientSecret)), access);
   exchanging[oc.customFetch] = async (url, options) => {
     if (!isTokenCall(url)) return access.fetch(url, options);
     const res = await access.fetch(url, options);
@@ -118,7 +129,7 @@ async function tenantTemplateGrant(
   if (answer.status === 200 && (typeof tid !== 'string' || !/^[\w.-]{1,100}$/.test(tid))) throw new Error('ID token from a multi-tenant issuer without a usable tid');
 
   const issuer = typeof tid === 'string' ? template.replace('{tenantid}', tid) : template;
-  const verifying = configure(new oc.Configuration({ ...server, issuer }, provider.clientId, undefined, clientAuth(access.clientSecret)), access);
+  const verifying = configureOidc(new oc.Configuration({ ...server, issuer }, provider.clientId, undefined, clientAuth(access.clientSecret)), access);
   const jwks = oc.getJwksCache(base);
   if (jwks) oc.setJwksCache(verifying, jwks);
   verifying[oc.customFetch] = async (url, options) =>

@@ -1,6 +1,7 @@
 import * as oc from 'openid-client';
 import type { UpstreamFailure, UpstreamProfile, UpstreamProvider } from '../../domain/upstream';
 import { OutboundRequestError, outboundFetchFromConfig } from '../../net/outbound-fetch';
+import { digest } from '../../crypto/digest';
 import { createTtlCache } from '../ttl-cache';
 import type { Deps } from '../deps';
 import type { UpstreamProviders } from './providers.service';
@@ -57,6 +58,20 @@ function reasonOf(err: unknown): UpstreamFailure {
   return 'invalid_response';
 }
 
+/**
+ * The error chain for the log: names, codes, the claim a JWT check failed on, and messages — but
+ * not a SyntaxError's, whose message quotes the body it could not parse (a token response).
+ */
+function causesOf(err: unknown): Array<Record<string, unknown>> {
+  const out: Array<Record<string, unknown>> = [];
+  for (let e = err, depth = 0; e instanceof Error && depth < 6; e = e.cause, depth++) {
+    const { code, cause } = e as { code?: unknown; cause?: unknown };
+    const claim = cause && !(cause instanceof Error) && typeof (cause as { claim?: unknown }).claim === 'string' ? (cause as { claim: string }).claim : undefined;
+    out.push({ name: e.name, ...(typeof code === 'string' ? { code } : {}), ...(claim ? { claim } : {}), ...(e instanceof SyntaxError ? {} : { message: e.message }) });
+  }
+  return out;
+}
+
 const claimString = (v: unknown): string | null => (typeof v === 'string' && v.trim() ? v.trim() : null);
 
 /** The claims under their local names (claim_mapping: local claim → the upstream's name for it), as a profile. */
@@ -100,9 +115,8 @@ export function createUpstreamClient(deps: Deps, providers: UpstreamProviders) {
 
   function fail(provider: Pick<UpstreamProvider, 'slug' | 'displayName'>, platformId: string, step: string, err: unknown): never {
     const reason = reasonOf(err);
-    const e = err as { message?: string; code?: unknown; error?: unknown };
-    // message and codes only: causes can carry response bodies (tokens)
-    deps.logger.warn({ platformId, provider: provider.slug, step, reason, code: e?.code, upstreamError: typeof e?.error === 'string' && ERROR_CODE.test(e.error) ? e.error : undefined, err: e?.message },
+    const e = err as { error?: unknown };
+    deps.logger.warn({ platformId, provider: provider.slug, step, reason, upstreamError: typeof e?.error === 'string' && ERROR_CODE.test(e.error) ? e.error : undefined, causes: causesOf(err) },
       'upstream sign-in failed');
     if (err instanceof UpstreamSignInError) throw err;
     throw new UpstreamSignInError(reason, provider.displayName);
@@ -110,7 +124,9 @@ export function createUpstreamClient(deps: Deps, providers: UpstreamProviders) {
 
   async function oidcUpstream(platformId: string, provider: UpstreamProvider, clientSecret: string | null): Promise<OidcUpstream> {
     try {
-      return await oidcCache.getOrLoad(`${provider.id}:${provider.updatedAt.getTime()}`, () => discoverOidc(provider, accessOf(provider, clientSecret)));
+      // the secret is in the configuration (client auth): a new secret is a new entry, like a new issuer
+      const version = digest(JSON.stringify([provider.updatedAt.getTime(), provider.issuer, provider.clientId, clientSecret]));
+      return await oidcCache.getOrLoad(`${provider.id}:${version}`, () => discoverOidc(provider, accessOf(provider, clientSecret)));
     } catch (err) {
       return fail(provider, platformId, 'discovery', err);
     }
