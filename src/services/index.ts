@@ -29,6 +29,7 @@ import { createAudit } from './audit.service';
 import { createOperators } from './admin/operators.service';
 import { createAdminServices } from './admin';
 import { createUpstreamProviders } from './federation/providers.service';
+import { createUpstreamClient } from './federation/upstream-client';
 
 /** The service layer as one plain object; the app, the CLI and the tests build the same one. */
 export function createServices(deps: Deps, notifications?: Notifications) {
@@ -65,7 +66,7 @@ export function createServices(deps: Deps, notifications?: Notifications) {
   const upstreamProviders = createUpstreamProviders(deps);
   const admin = createAdminServices(deps, { audit, platforms, clientAuth, users, throttle, passwordReset: account.passwordReset, signingKeys, mailOutbox, backchannelLogout, upstreamProviders });
   const mailAdmin = admin.mail; // the console's name for it
-  const federation = { providers: upstreamProviders };
+  const federation = { providers: upstreamProviders, client: createUpstreamClient(deps, upstreamProviders) };
   return { deps, tokenSigner, audit, admin, masterKey, signingKeys, platforms, users, maintenance, clientAuth, grants, tokens, authorize, interaction, signInWithPassword, throttle, account, mailOutbox, logout, frontchannelLogout, passkeys, mfa, operators, mailAdmin, backchannelLogout, federation };
 }
 
