@@ -1,10 +1,11 @@
 import http from 'node:http';
+import pino from 'pino';
 import type { AddressInfo } from 'node:net';
 import { startClockedProvider, standardOp, newBrowser, drive, pathOf, type ClockedProvider } from '../support/standard-op';
 import { buildClient, buildUser } from '../factories';
 import { startGoogleStandIn, MICROSOFT_TID, type GoogleStandIn } from '../support/upstreams/google-stand-in';
 import { startGitHubStandIn, type GitHubStandIn } from '../support/upstreams/github-stand-in';
-import { UpstreamSignInError, type PendingUpstream } from '../../src/services/federation/upstream-client';
+import { createUpstreamClient, UpstreamSignInError, type PendingUpstream } from '../../src/services/federation/upstream-client';
 import type { UpstreamProviderInput } from '../../src/services/federation/providers.service';
 
 /**
@@ -367,5 +368,53 @@ describe('GitHub stand-in', () => {
     const profile = await signIn(other, 'gh');
     expect(profile).toMatchObject({ name: 'octocat', tokens: { accessToken: expect.stringMatching(/^gho_/) } });
     expect(profile.tokens!.refreshToken).toBeUndefined();
+  });
+});
+
+describe('logs', () => {
+  it('name the provider, the step and the reason, never a secret, code or token', async () => {
+    const g = await startGoogleStandIn();
+    const gh = await startGitHubStandIn();
+    try {
+      const lines: string[] = [];
+      const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(line) });
+      const client = createUpstreamClient({ ...s().deps, logger }, s().federation.providers);
+      const platformId = await newPlatform();
+      await s().federation.providers.create(platformId, { kind: 'google', issuer: g.issuer, clientId: g.clientId, clientSecret: g.clientSecret, storeTokens: true });
+      await s().federation.providers.create(platformId, { kind: 'github', issuer: gh.base, apiBaseUrl: gh.apiBaseUrl, clientId: gh.clientId, clientSecret: gh.clientSecret });
+      const seen: string[] = [g.clientSecret, gh.clientSecret];
+      const attempt = async (slug: string) => {
+        const started = (await client.begin(platformId, slug, { redirectUri: callbackOf(platformId) }))!;
+        const callback = await redirectOf(started.authorizationUrl);
+        seen.push(callback.searchParams.get('code') ?? '', started.pending.codeVerifier, started.pending.state);
+        return client.finish(platformId, started.pending, callback).then(() => undefined, (e: unknown) => e);
+      };
+      // a successful sign-in first: its tokens must not appear in what the failures log either
+      const ok = await client.finish(platformId, ...(await (async () => {
+        const started = (await client.begin(platformId, 'google', { redirectUri: callbackOf(platformId) }))!;
+        return [started.pending, await redirectOf(started.authorizationUrl)] as const;
+      })()));
+      seen.push(ok.tokens!.accessToken, ok.tokens!.refreshToken!, ok.tokens!.idToken!);
+      for (const knobs of [{ wrongNonce: true }, { otherKey: true }, { tokenError500: true }]) {
+        g.knobs = knobs;
+        expect(await attempt('google')).toBeInstanceOf(UpstreamSignInError);
+      }
+      gh.knobs = { refuseToken: true };
+      expect(await attempt('github')).toBeInstanceOf(UpstreamSignInError);
+      gh.knobs = { api500: true };
+      expect(await attempt('github')).toBeInstanceOf(UpstreamSignInError);
+
+      const failures = lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.msg === 'upstream sign-in failed');
+      expect(failures.map((f) => [f.provider, f.step, f.reason])).toEqual([
+        ['google', 'token', 'invalid_response'], ['google', 'token', 'invalid_response'], ['google', 'token', 'unreachable'],
+        ['github', 'token', 'invalid_response'], ['github', 'token', 'unreachable'],
+      ]);
+      const all = lines.join('\n');
+      for (const secret of seen.filter((v) => v.length >= 8)) expect(all).not.toContain(secret);
+      expect(all).not.toMatch(/gho_|ya29\.|eyJ/);
+    } finally {
+      await g.close();
+      await gh.close();
+    }
   });
 });
