@@ -25,6 +25,7 @@ import { userinfoRouter } from './http/routers/userinfo.router';
 import { introspectRouter } from './http/routers/introspect.router';
 import { revokeRouter } from './http/routers/revoke.router';
 import { avatarRouter } from './http/routers/avatar.router';
+import { upstreamRouter } from './http/routers/upstream.router';
 import { saveSessionBeforeRedirect, sessionMiddleware } from './http/middleware/session';
 import { revalidateAccounts } from './http/middleware/revalidate-accounts';
 import { passwordResetRouter } from './http/routers/password-reset.router';
@@ -41,6 +42,9 @@ import { passkeysRouter } from './http/routers/passkeys.router';
 import { ADMIN_API_PATH, adminApiRouter } from './http/routers/admin/api/admin-api.router';
 import { adminConsole } from './http/admin-console/screens';
 import './http/locals';
+
+/** The upstream callback (DESIGN §17) is a browser route: it needs the session that holds the pending sign-in. */
+const UPSTREAM_CALLBACK_PATH = '/platforms/:guid/upstream/callback';
 
 export interface AppDeps {
   config: Config;
@@ -97,13 +101,14 @@ export function createApp(deps: AppDeps): App {
   app.use(adminConsole(services, config, deps.sessionPool, rateLimit)); // /admin: its own session cookie, operators only
   // Browser routes only: API endpoints never touch the session store. Every browser route also
   // drops accounts signed out elsewhere (password reset, sign out everywhere).
-  app.use(['/interaction', '/account', '/password', '/oauth/logout', '/verify-email'], rateLimit.hostedPages); // per source, before any session work
+  app.use(['/interaction', '/account', '/password', '/oauth/logout', '/verify-email', UPSTREAM_CALLBACK_PATH], rateLimit.hostedPages); // per source, before any session work
   app.post('/oauth/authorize', redirectAuthorizePost); // to the GET before any session work (issue 10 §4)
   app.post('/oauth/logout', redirectLogoutPost); // likewise: a cross-site POST carries no session cookie
-  const browserPaths = ['/oauth/authorize', '/interaction', '/account', '/password', '/oauth/logout'];
+  const browserPaths = ['/oauth/authorize', '/interaction', '/account', '/password', '/oauth/logout', UPSTREAM_CALLBACK_PATH];
   app.use(browserPaths, sessionMiddleware(config, deps.sessionPool), saveSessionBeforeRedirect, revalidateAccounts(services));
   app.use(authorizeRouter(services, rateLimit));
   app.use(interactionRouter(services));
+  app.use(upstreamRouter(services)); // DESIGN §17: "Continue with …" and the platform's upstream callback
   app.use(passwordResetRouter(services));
   app.use(emailVerificationRouter(services));
   app.use(accountRouter(services));

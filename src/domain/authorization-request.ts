@@ -1,3 +1,5 @@
+import type { UpstreamInProgress } from './interaction';
+
 /** A validated authorization request, kept in the browser session while the user interacts. */
 export interface AuthorizationRequest {
   id: string;
@@ -30,6 +32,8 @@ export interface AuthorizationRequest {
   acrValues?: string;
   /** RFC 8176 methods the sign-in of this interaction used so far (`pwd`, `hwk`/`swk` + `user`, …), for amr/acr (DESIGN §15). */
   amr?: string[];
+  /** An upstream sign-in waiting on the link or sign-up page (DESIGN §17). */
+  upstream?: UpstreamInProgress;
   /** The original query, so a lost session can start the request over (back button, expiry). */
   restart?: string;
   createdAt: number;

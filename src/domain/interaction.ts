@@ -24,7 +24,34 @@ export type PageStep =
   /** The second factor (DESIGN §15): after the first factor of this interaction, or a step-up of a signed-in account. */
   | { kind: 'second_factor'; user: Pick<User, 'id' | 'email'> }
   /** Policy `required` or a step-up, and the user has no second factor: set up an authenticator app first. */
-  | { kind: 'totp_setup'; user: Pick<User, 'id' | 'email'> };
+  | { kind: 'totp_setup'; user: Pick<User, 'id' | 'email'> }
+  /** An upstream sign-in whose email has a local account: that account proves it before it is linked (DESIGN §17). */
+  | { kind: 'link_account'; user: Pick<User, 'id' | 'email'>; providerName: string };
+
+/**
+ * An upstream sign-in that verified but still needs a page before anyone signs in (DESIGN §17):
+ * linking the existing account with its email (`link`), or the sign-up, pre-filled. Kept with the
+ * authorization request; ended by the sign-in it leads to, or by going to another form.
+ */
+export interface UpstreamInProgress {
+  providerId: string;
+  slug: string;
+  providerName: string;
+  subject: string;
+  email: string | null;
+  /** The email counts as verified: the upstream said so and the provider is trusted for it. */
+  emailTrusted: boolean;
+  givenName: string | null;
+  familyName: string | null;
+  /** What the sign-in will carry (`fed`, `mfa` when trusted). */
+  amr: string[];
+  /** The upstream's tokens, sealed, when the provider keeps them. */
+  sealedTokens: string | null;
+  /** The account with the same email that must prove it before it is linked. */
+  link?: { userId: string; email: string };
+  /** "Email me a link": the link's SHA-256 (single use, this browser only), when it stops working, when it was sent (ms). */
+  mailedLink?: { digest: string; expiresAt: number; sentAt: number };
+}
 
 /** The answers to the client: a code (complete) or an error (RFC 6749 §4.1.2.1, OIDC Core 3.1.2.6). */
 export type FinalStep =

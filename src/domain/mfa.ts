@@ -8,8 +8,8 @@ export const MFA_POLICIES = ['off', 'optional', 'required'] as const;
 export type MfaPolicy = (typeof MFA_POLICIES)[number];
 export const isMfaPolicy = (v: unknown): v is MfaPolicy => typeof v === 'string' && (MFA_POLICIES as readonly string[]).includes(v);
 
-/** RFC 8176 values this provider emits. */
-export type AuthMethod = 'pwd' | 'otp' | 'hwk' | 'swk' | 'user' | 'mfa';
+/** RFC 8176 values this provider emits, and `fed`: a sign-in through an upstream identity provider (DESIGN §17, not an RFC 8176 value). */
+export type AuthMethod = 'pwd' | 'otp' | 'hwk' | 'swk' | 'user' | 'mfa' | 'fed';
 
 export const ACR_PWD = 'urn:latchkey:acr:pwd';
 export const ACR_MFA = 'urn:latchkey:acr:mfa';
@@ -24,9 +24,12 @@ const SECOND_FACTORS: readonly AuthMethod[] = ['otp', 'hwk', 'swk'];
  * (a password and an otp/hwk/swk, or a passkey with user verification: RFC 8176 §2).
  */
 export function amrOf(methods: readonly AuthMethod[]): AuthMethod[] {
+  // `fed` comes with `mfa` only from an upstream trusted for its MFA whose own amr showed two factors (DESIGN §17).
+  const upstreamMfa = methods.includes('fed') && methods.includes('mfa');
   const out: AuthMethod[] = [...new Set(methods.filter((m) => m !== 'mfa'))];
-  const factors = (out.includes('pwd') ? 1 : 0) + (out.some((m) => SECOND_FACTORS.includes(m)) ? 1 : 0) + (out.includes('user') ? 1 : 0);
-  if (factors >= 2) out.push('mfa');
+  // An upstream sign-in is one factor, like a password: a local otp/passkey after it makes two.
+  const factors = (out.includes('pwd') || out.includes('fed') ? 1 : 0) + (out.some((m) => SECOND_FACTORS.includes(m)) ? 1 : 0) + (out.includes('user') ? 1 : 0);
+  if (factors >= 2 || upstreamMfa) out.push('mfa');
   return out;
 }
 

@@ -4,7 +4,8 @@ import { presentPasskeys, type PasskeyRow } from '../presenters/passkey.presente
 import { allowPasskeyScripts } from './middleware/security-headers';
 import { signinPage } from './pages/signin.page';
 import { renderPage } from './pages/render';
-import { accountUrl, forgotPasswordUrl } from './urls';
+import { accountUpstreamUrl, accountUrl, forgotPasswordUrl } from './urls';
+import { upstreamButtons } from './pages/upstream.page';
 
 export interface PasskeySection {
   /** False for an IP BASE_URL: the page says why instead of offering "Add a passkey" (DESIGN §15). */
@@ -58,11 +59,13 @@ export function allowScriptsFor(res: Response, model: Record<string, unknown>): 
  * The account page's own sign-in page (account.router.ts), with "Sign in with a passkey" but no
  * autofill: an anonymous browser gets a session row only when the user asks for a passkey (issue 10 §2).
  */
-export function renderAccountSignIn(s: Services, res: Response, values: { email: string; error: string | null }, status = 200): void {
+export async function renderAccountSignIn(s: Services, res: Response, values: { email: string; error: string | null }, status = 200): Promise<void> {
   const p = res.locals.platform;
   const model = signinPage({
     action: accountUrl(p.id, '/signin'), email: values.email, emailLocked: false, signupUrl: null, chooserUrl: null, forgotUrl: forgotPasswordUrl(p.id), error: values.error,
     passkey: passkeyButton(s, { action: accountUrl(p.id, '/passkey-signin'), options: accountUrl(p.id, '/passkey-signin-options') }, false),
+    // DESIGN §17: "Continue with …" (linked identities only: ./routers/upstream.router.ts).
+    upstreams: await upstreamButtons(s, res, p.id, (slug) => accountUpstreamUrl(p.id, slug)),
   });
   allowScriptsFor(res, model);
   renderPage(res, 'signin', model, status);

@@ -9,3 +9,12 @@ export const accountUrl = (platformId: string, suffix = '') => `/account${suffix
 export const interactionUrl = (iid: string, suffix = '') => `/interaction/${iid}${suffix}`;
 
 export const forgotPasswordUrl = (platformId: string) => `/password/forgot?${platformQuery(platformId)}`;
+
+/** The redirect_uri registered at every upstream provider of a platform (DESIGN §17): one fixed path per platform. */
+export const upstreamCallbackUrl = (baseUrl: string, platformId: string) => `${baseUrl}/platforms/${encodeURIComponent(platformId)}/upstream/callback`;
+
+/** The account page's sign-in through an upstream provider. */
+export const accountUpstreamUrl = (platformId: string, slug: string) => `/account/upstream/${encodeURIComponent(slug)}?${platformQuery(platformId)}`;
+
+/** "Email me a link" of the link page: the mailed link back to this browser's interaction (DESIGN §17). */
+export const linkAccountMailUrl = (iid: string, token: string) => `/interaction/${iid}/link-account/email?token=${encodeURIComponent(token)}`;

@@ -30,6 +30,7 @@ import { createOperators } from './admin/operators.service';
 import { createAdminServices } from './admin';
 import { createUpstreamProviders } from './federation/providers.service';
 import { createUpstreamClient } from './federation/upstream-client';
+import { createIdentities } from './federation/identities.service';
 
 /** The service layer as one plain object; the app, the CLI and the tests build the same one. */
 export function createServices(deps: Deps, notifications?: Notifications) {
@@ -58,7 +59,8 @@ export function createServices(deps: Deps, notifications?: Notifications) {
   const signUpWithPassword = createPasswordSignUp(throttle, users, account.emailVerification);
   const passkeys = createPasskeys(deps);
   const mfa = createMfa(deps);
-  const interaction = createInteractionFlow(deps, createDecide(deps), authorize, signInWithPassword, signUpWithPassword, passkeys, mfa);
+  const identities = createIdentities(deps, users, throttle, account.emailVerification, account.mail);
+  const interaction = createInteractionFlow(deps, createDecide(deps), authorize, signInWithPassword, signUpWithPassword, passkeys, mfa, identities);
   const logout = createLogout(deps, signingKeys, platforms, backchannelLogout);
   const frontchannelLogout = createFrontchannelLogout(deps);
   const masterKey = createMasterKey(deps);
@@ -66,7 +68,7 @@ export function createServices(deps: Deps, notifications?: Notifications) {
   const upstreamProviders = createUpstreamProviders(deps);
   const admin = createAdminServices(deps, { audit, platforms, clientAuth, users, throttle, passwordReset: account.passwordReset, signingKeys, mailOutbox, backchannelLogout, upstreamProviders });
   const mailAdmin = admin.mail; // the console's name for it
-  const federation = { providers: upstreamProviders, client: createUpstreamClient(deps, upstreamProviders) };
+  const federation = { providers: upstreamProviders, identities, client: createUpstreamClient(deps, upstreamProviders) };
   return { deps, tokenSigner, audit, admin, masterKey, signingKeys, platforms, users, maintenance, clientAuth, grants, tokens, authorize, interaction, signInWithPassword, throttle, account, mailOutbox, logout, frontchannelLogout, passkeys, mfa, operators, mailAdmin, backchannelLogout, federation };
 }
 

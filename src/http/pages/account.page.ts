@@ -23,6 +23,8 @@ export function accountPageRenderer(s: Services) {
     const p = platformOf(res);
     const apps = await s.account.security.listApps(user.id);
     const [mfaPolicy, factors] = await Promise.all([s.mfa.policyOf(p.id), s.mfa.factorsOf(user.id)]);
+    // DESIGN §17: linked upstream accounts, and "Set a password" for an account created without one.
+    const [identities, hasPassword, providers] = await Promise.all([s.federation.identities.list(p.id, user.id), s.federation.identities.hasPassword(p.id, user.id), s.federation.providers.enabledFor(p.id)]);
     renderPage(res, 'account', {
       title: 'Your account',
       user: presentAccountUser(user, baseUrl),
@@ -37,6 +39,11 @@ export function accountPageRenderer(s: Services) {
       passkeysNeedHostName: PASSKEYS_NEED_HOST_NAME,
       // Two-step verification (../routers/account-mfa.router.ts); hidden when the platform turned it off and the user has none.
       mfa: { policy: mfaPolicy, totp: factors.totp, recoveryCodesLeft: factors.recoveryCodesLeft, show: mfaPolicy !== 'off' || factors.totp },
+      hasPassword,
+      linked: {
+        available: providers.length > 0,
+        rows: identities.map((i) => ({ ...i, linkedOn: i.createdAt.toISOString().slice(0, 10), unlinkAction: accountUrl(p.id, `/identities/${encodeURIComponent(i.id)}/unlink`) })),
+      },
       switchUrl: signedInAccounts(req, p.id).length > 1 ? accountUrl(p.id, '/choose') : accountUrl(p.id, '/signin'),
       actions: {
         verify: accountUrl(p.id, '/verify-email'),
@@ -45,6 +52,7 @@ export function accountPageRenderer(s: Services) {
         pictureUrl: accountUrl(p.id, '/picture-url'),
         pictureRemove: accountUrl(p.id, '/picture/remove'),
         password: accountUrl(p.id, '/password'),
+        setPassword: accountUrl(p.id, '/password/set'),
         revokeApp: accountUrl(p.id, '/apps/revoke'),
         signout: accountUrl(p.id, '/signout'),
         signoutEverywhere: accountUrl(p.id, '/signout-everywhere'),

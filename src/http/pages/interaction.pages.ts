@@ -11,16 +11,20 @@ import { renderPage } from './render';
 import { presentTotpSetup } from '../../presenters/totp.presenter';
 import { signinPage } from './signin.page';
 import { allowScriptsFor, passkeyButton } from '../passkeys-page';
+import { upstreamButtons } from './upstream.page';
+import type { Response as ExpressResponse } from 'express';
 
 /** What a refused form adds to its page: the message, per-field messages, the values typed. */
 export interface PageExtra {
   error?: string | null;
   fieldErrors?: Record<string, string>;
   values?: Record<string, string | undefined>;
+  /** A message that is no error ("We sent a link …"). */
+  notice?: string;
 }
 
 type Builder<K extends PageStep['kind']> = (
-  c: { req: Request; ar: AuthorizationRequest; step: Extract<PageStep, { kind: K }>; extra: PageExtra },
+  c: { req: Request; res: ExpressResponse; ar: AuthorizationRequest; step: Extract<PageStep, { kind: K }>; extra: PageExtra },
 ) => Promise<Record<string, unknown>> | Record<string, unknown>;
 
 /**
@@ -36,20 +40,44 @@ export function createInteractionPages(s: Services) {
   const builders: { [K in PageStep['kind']]: { view: string; build: Builder<K> } } = {
     signin: {
       view: 'signin',
-      build: ({ req, ar, step, extra }) => signinPage({
+      build: async ({ req, res, ar, step, extra }) => signinPage({
         action: url(ar.id, '/signin'), email: step.email ?? '', emailLocked: step.emailLocked, signupUrl: url(ar.id, '/signup'), forgotUrl: url(ar.id, '/forgot'),
         chooserUrl: accountsOf(req, ar.platformId).length > 0 && !step.emailLocked ? url(ar.id, '/chooser') : null, error: extra.error ?? null,
         // DESIGN §15: a passwordless first factor; autofill (conditional UI) unless the email is pinned.
         passkey: passkeyButton(s, { action: url(ar.id, '/passkey'), options: url(ar.id, '/passkey-options') }, !step.emailLocked),
+        // DESIGN §17: "Continue with …" for each enabled upstream provider.
+        upstreams: await upstreamButtons(s, res, ar.platformId, (slug) => url(ar.id, `/upstream/${slug}`)),
       }),
     },
     signup: {
       view: 'signup',
-      build: ({ ar, step, extra }) => ({
-        title: 'Create account', action: url(ar.id, '/signup'), emailLocked: step.emailLocked, signinUrl: url(ar.id, '/signin'),
-        passwordMinLength, error: extra.error ?? null, fieldErrors: extra.fieldErrors ?? {},
-        values: extra.values ?? { email: step.email ?? '', given_name: ar.prefill.givenName ?? '', family_name: ar.prefill.familyName ?? '', birthdate: '', phone_number: ar.prefill.phoneNumber ?? '' },
-      }),
+      build: async ({ res, ar, step, extra }) => {
+        // DESIGN §17: after an upstream sign-in, pre-filled from what it gave; the password is optional.
+        const up = ar.upstream && !ar.upstream.link ? ar.upstream : undefined;
+        const prefill = up
+          ? { email: up.email ?? '', given_name: up.givenName ?? '', family_name: up.familyName ?? '', birthdate: '', phone_number: '' }
+          : { email: step.email ?? '', given_name: ar.prefill.givenName ?? '', family_name: ar.prefill.familyName ?? '', birthdate: '', phone_number: ar.prefill.phoneNumber ?? '' };
+        return {
+          title: 'Create account', action: url(ar.id, '/signup'), emailLocked: step.emailLocked, signinUrl: url(ar.id, '/signin'),
+          passwordMinLength, error: extra.error ?? null, fieldErrors: extra.fieldErrors ?? {},
+          values: extra.values ? { ...extra.values, ...(up?.email ? { email: up.email } : {}) } : prefill,
+          viaProvider: up?.providerName ?? null, passwordOptional: Boolean(up),
+          upstreams: up ? [] : await upstreamButtons(s, res, ar.platformId, (slug) => url(ar.id, `/upstream/${slug}`)),
+        };
+      },
+    },
+    // DESIGN §17: the account with the upstream's email proves it is theirs before the link.
+    link_account: {
+      view: 'link-account',
+      build: async ({ ar, step, extra }) => {
+        const [hasPassword, passkeyCount] = await Promise.all([s.federation.identities.hasPassword(ar.platformId, step.user.id), s.passkeys.count(ar.platformId, step.user.id)]);
+        return {
+          title: `Link your ${step.providerName} account`, providerName: step.providerName, email: step.user.email, hasPassword,
+          passwordAction: url(ar.id, '/link-account/password'), mailAction: url(ar.id, '/link-account/email'),
+          passkey: passkeyCount > 0 ? passkeyButton(s, { action: url(ar.id, '/link-account/passkey'), options: url(ar.id, '/link-account/passkey-options') }, false, 'Use a passkey') : null,
+          error: extra.error ?? null, notice: extra.notice ?? null, cancelUrl: url(ar.id, '/signin'),
+        };
+      },
     },
     chooser: {
       view: 'chooser',
@@ -99,7 +127,7 @@ export function createInteractionPages(s: Services) {
     if (!isPageStep(step)) return answerStep(req, res, ar, step);
     allowFormRedirectTo(res, ar.redirectUri); // every form here may end at the client (CSP form-action)
     const page = builders[step.kind] as { view: string; build: Builder<PageStep['kind']> };
-    const model = await page.build({ req, ar, step, extra });
+    const model = await page.build({ req, res, ar, step, extra });
     allowScriptsFor(res, model);
     renderPage(res, page.view, { restart: ar.restart, ...model }, status);
   }

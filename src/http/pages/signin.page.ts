@@ -10,6 +10,8 @@ export interface SigninModel {
   restart?: string;
   /** "Sign in with a passkey" (src/http/passkeys-page.ts); absent: no passkey button. */
   passkey?: import('../passkeys-page').PasskeyButton | null;
+  /** "Continue with …" for the platform's upstream providers (./upstream.page.ts); absent: none. */
+  upstreams?: import('./upstream.page').UpstreamButton[];
 }
 
 export const signinPage = (m: SigninModel) => ({ title: 'Sign in', ...m });

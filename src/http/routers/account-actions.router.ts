@@ -41,6 +41,25 @@ export function accountActionsRouter(s: Services): Router {
     await redirectSaved(req, res, back(res));
   });
 
+  // DESIGN §17: an account created through an upstream without a password sets one by the reset mail.
+  r.post('/account/password/set', ...form, async (req, res) => {
+    const p = res.locals.platform;
+    await s.account.passwordReset.requestReset(p, user(res).email, securityOrigin(req, p.id));
+    setFlash(req, p.id, `We sent a link to ${user(res).email} to set your password. It expires in 30 minutes.`);
+    await redirectSaved(req, res, back(res));
+  });
+
+  // "Unlink" in Linked accounts: refused while it is the account's last way in.
+  r.post('/account/identities/:id/unlink', ...form, async (req, res) => {
+    const p = res.locals.platform;
+    const result = await s.federation.identities.unlink(user(res), String(req.params.id), securityOrigin(req, p.id));
+    if (!result.ok && result.reason === 'last_way_in') {
+      return render(req, res, user(res), { formError: "You can't unlink your only way to sign in. Set a password or add a passkey first, then unlink it." }, 400);
+    }
+    setFlash(req, p.id, result.ok ? `Your ${result.providerName} account is no longer linked.` : 'That account was already unlinked.');
+    await redirectSaved(req, res, back(res));
+  });
+
   r.post('/account/verify-email', ...form, async (req, res) => {
     const result = await s.account.emailVerification.sendLink(res.locals.platform, user(res));
     const message = result.sent

@@ -56,10 +56,10 @@ export function accountRouter(s: Services): Router {
   // The sign-in page with "Sign in with a passkey" (src/http/passkeys-page.ts; its routes: ./passkeys.router.ts).
   const renderSignIn = (res: Response, values: { email: string; error: string | null }, status = 200) => renderAccountSignIn(s, res, values, status);
 
-  r.get('/account/signin', resolvePlatform(s), issueCsrf, (req, res) => {
+  r.get('/account/signin', resolvePlatform(s), issueCsrf, async (req, res) => {
     // A remembered, signed-out account of this browser pre-fills the email.
     const remembered = accountsOf(req, platformOf(res).id).find((a) => a.authTime === null);
-    renderSignIn(res, { email: remembered?.email ?? '', error: null });
+    await renderSignIn(res, { email: remembered?.email ?? '', error: null });
   });
 
   r.post('/account/signin', resolvePlatform(s), issueCsrf, requireCsrf, async (req, res) => {

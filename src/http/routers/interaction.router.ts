@@ -10,7 +10,7 @@ import { attemptSource } from '../attempt-source';
 import { field } from '../account-session';
 import { hostedFormBody } from '../hosted-forms';
 import { createInteractionPages } from '../pages/interaction.pages';
-import { interactionUrl } from '../urls';
+import { interactionUrl, linkAccountMailUrl } from '../urls';
 import { renderPage } from '../pages/render';
 import { allowFormRedirectTo } from '../middleware/security-headers';
 import { startCeremony, takeChallenge } from '../passkey-session';
@@ -182,6 +182,48 @@ export function interactionRouter(s: Services): Router {
     };
     const outcome = await flow.signUpSubmitted(ar, browser, at, res.locals.platform, { ...values, password: field(req.body, 'password') }, attemptSource(req), audit(req));
     await answer(req, res, outcome, values);
+  });
+
+  // DESIGN §17: "Link your {provider} account" — proof by the account's password, one of its passkeys, or a mailed link.
+  r.post('/interaction/:iid/link-account/:proof', hostedFormBody);
+  r.post('/interaction/:iid/link-account/password', ...form, async (req, res) => {
+    const { ar, browser } = interaction(req, res);
+    const at = await flow.current(ar, browser);
+    if (at.kind !== 'link_account') return pages.show(req, res, ar, at);
+    await answer(req, res, await flow.linkPasswordSubmitted(ar, browser, at, field(req.body, 'password'), attemptSource(req), audit(req)));
+  });
+
+  r.post('/interaction/:iid/link-account/passkey-options', ...form, async (req, res) => {
+    const { ar, browser } = interaction(req, res);
+    const at = await flow.current(ar, browser);
+    if (at.kind !== 'link_account' || !s.passkeys.relyingParty.isAvailable) return res.status(409).json({ error: 'Reload the page to use a passkey.' });
+    const options = await s.passkeys.authenticationOptions(res.locals.platform, at.user);
+    startCeremony(req, 'second-factor', `link:${ar.id}`, options.challenge, CHALLENGE_TTL_SECONDS);
+    res.json({ options });
+  });
+
+  r.post('/interaction/:iid/link-account/passkey', ...form, async (req, res) => {
+    const { ar, browser } = interaction(req, res);
+    const at = await flow.current(ar, browser);
+    if (at.kind !== 'link_account') return pages.show(req, res, ar, at);
+    const submitted = { credential: field(req.body, 'credential', 16_384), expectedChallenge: takeChallenge(req, 'second-factor', `link:${ar.id}`) };
+    await answer(req, res, await flow.linkPasskeySubmitted(ar, browser, at, res.locals.platform, submitted, audit(req)));
+  });
+
+  r.post('/interaction/:iid/link-account/email', ...form, async (req, res) => {
+    const { ar, browser } = interaction(req, res);
+    const at = await flow.current(ar, browser);
+    if (at.kind !== 'link_account') return pages.show(req, res, ar, at);
+    const sent = await flow.linkMailRequested(ar, at, res.locals.platform, (token) => `${s.deps.config.baseUrl}${linkAccountMailUrl(ar.id, token)}`);
+    saveInteraction(req, ar);
+    await pages.show(req, res, ar, sent.step, { notice: sent.notice });
+  });
+
+  // The mailed link, opened in the browser that asked (its secret is checked against this interaction).
+  r.get('/interaction/:iid/link-account/email', loadInteraction, issueCsrf, async (req, res) => {
+    const { ar, browser } = interaction(req, res);
+    const token = typeof req.query.token === 'string' ? req.query.token.slice(0, 128) : '';
+    await answer(req, res, await flow.linkMailOpened(ar, browser, token, audit(req)));
   });
 
   r.post('/interaction/:iid/consent', ...form, async (req, res) => {

@@ -19,6 +19,7 @@ const PROMPT_NONE: Record<PageStep['kind'], FinalStep> = {
   consent: { kind: 'error', code: 'consent_required', description: 'The user must consent' },
   second_factor: { kind: 'error', code: 'interaction_required', description: 'The user must verify a second factor' },
   totp_setup: { kind: 'error', code: 'interaction_required', description: 'The user must set up a second factor' },
+  link_account: { kind: 'error', code: 'interaction_required', description: 'The user must link an upstream account' },
 };
 
 /** What the checks on a known account see. */
@@ -104,6 +105,9 @@ export function createDecide(deps: Deps) {
 
   /** Which account the request is for: already chosen, pinned by a hint, the only one (prompt=none), or a page. */
   async function whichAccount(ar: AuthorizationRequest, accounts: KnownAccount[], none: boolean): Promise<{ userId: string } | { step: Step }> {
+    // DESIGN §17: an upstream sign-in waits on its page: proof for the account with its email, or the sign-up.
+    if (ar.upstream?.link) return { step: { kind: 'link_account', user: { id: ar.upstream.link.userId, email: ar.upstream.link.email }, providerName: ar.upstream.providerName } };
+    if (ar.upstream) return { step: { kind: 'signup', email: ar.upstream.email ?? undefined, emailLocked: Boolean(ar.upstream.email) } };
     if (ar.userId) return { userId: ar.userId };
     // prompt=select_account forces the chooser, even over a login_hint (OIDC Core 3.1.2.1)
     if (ar.prompts.includes('select_account') && !ar.screen && accounts.length > 0) return { step: { kind: 'chooser' } };

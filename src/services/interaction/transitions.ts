@@ -1,5 +1,5 @@
 import type { AuthorizationRequest } from '../../domain/authorization-request';
-import type { BrowserAccounts, PageStep, Step } from '../../domain/interaction';
+import { isPageStep, type BrowserAccounts, type PageStep, type Step, type UpstreamInProgress } from '../../domain/interaction';
 import { normalizeEmail, type User } from '../../domain/user';
 import type { Deps } from '../deps';
 import type { Interaction } from '../authorize/interaction.service';
@@ -12,6 +12,15 @@ import { amrOf, type AuthMethod } from '../../domain/mfa';
 import type { Passkeys } from '../mfa/passkeys.service';
 import type { AuditContext } from '../../domain/audit';
 import type { SecurityOrigin } from '../security-events';
+import type { Identities } from '../federation/identities.service';
+import type { UpstreamProfile, UpstreamProvider } from '../../domain/upstream';
+import * as usersRepo from '../../repositories/user.repository';
+import { randomToken } from '../../crypto/random';
+import { digest, safeEqual } from '../../crypto/digest';
+
+/** "Email me a link" on the link page (DESIGN §17): how long the link works, and the least time between two mails. */
+export const LINK_MAIL_TTL_MINUTES = 15;
+const LINK_MAIL_INTERVAL_MS = 60_000;
 
 type At<K extends PageStep['kind']> = Extract<PageStep, { kind: K }>;
 
@@ -49,6 +58,7 @@ export function createInteractionFlow(
   signUpWithPassword: ReturnType<typeof createPasswordSignUp>,
   passkeys: Pick<Passkeys, 'authenticate'>,
   mfa: Pick<Mfa, 'verifySecondFactor' | 'confirmTotp' | 'secondFactorNeed'>,
+  identities: Identities,
 ) {
   const { secondFactorNeed } = mfa;
   const nowSeconds = () => Math.floor(deps.now().getTime() / 1000);
@@ -64,7 +74,7 @@ export function createInteractionFlow(
    */
   async function firstFactorVerified(ar: AuthorizationRequest, browser: BrowserAccounts, user: Pick<User, 'id' | 'email'>, amr: string[]): Promise<Step> {
     const authTime = nowSeconds();
-    Object.assign(ar, { userId: user.id, screen: undefined, signinEmail: undefined, amr, secondFactorMethod: undefined });
+    Object.assign(ar, { userId: user.id, screen: undefined, signinEmail: undefined, amr, secondFactorMethod: undefined, upstream: undefined });
     // DESIGN §15: a due second factor comes first; the browser counts as signed in only once it is verified.
     if ((await secondFactorNeed(ar.platformId, user.id, amr, ar.acrValues)) !== 'none') {
       ar.secondFactorPending = true;
@@ -83,12 +93,48 @@ export function createInteractionFlow(
     browser.signedOut(userId);
   }
 
+  const verifiedOf = (up: UpstreamInProgress) => ({ providerId: up.providerId, subject: up.subject, email: up.email, sealedTokens: up.sealedTokens });
+
+  /**
+   * The account with the upstream's email proved it is theirs (password, passkey or the mailed
+   * link): the identity is linked, and the account signs in through the upstream.
+   */
+  async function linkProven(ar: AuthorizationRequest, browser: BrowserAccounts, up: UpstreamInProgress & { link: { userId: string } }, ctx?: AuditContext): Promise<Step | Refused> {
+    const origin = originOf(ar, ctx);
+    const linked = await identities.link({ id: up.link.userId, platformId: ar.platformId }, { id: up.providerId, slug: up.slug }, verifiedOf(up), origin);
+    ar.upstream = undefined;
+    const user = await usersRepo.findById(deps.db, ar.platformId, up.link.userId);
+    if (!linked || !user || user.disabledAt) {
+      if (origin) await identities.failed(origin, up.slug, linked ? 'disabled' : 'already_linked', up.link.userId);
+      return refuse({ kind: 'signin', emailLocked: false }, { status: 400, error: linked ? 'This account cannot sign in.' : `This ${up.providerName} account is already linked to an account, or this account already has a ${up.providerName} account linked. Sign in another way.` });
+    }
+    const { passwordHash: _h, disabledAt: _d, ...plain } = user;
+    return firstFactorVerified(ar, browser, plain, up.amr);
+  }
+
+  /** The sign-up page of an upstream sign-in: the user is created with the identity linked (DESIGN §17). */
+  async function upstreamSignUp(ar: AuthorizationRequest, browser: BrowserAccounts, up: UpstreamInProgress, at: At<'signup'>, platform: Platform, form: SignUpForm, source: string, ctx?: AuditContext): Promise<Step | Refused> {
+    const email = up.email ?? form.email;
+    const result = await identities.signUp(platform, { id: up.providerId, slug: up.slug }, verifiedOf(up), {
+      email, emailVerified: Boolean(up.email) && up.emailTrusted, password: form.password ? form.password : null,
+      givenName: form.given_name, familyName: form.family_name, birthdate: form.birthdate, phoneNumber: form.phone_number,
+    }, source, originOf(ar, ctx));
+    if (!result.ok && result.lockedSeconds) return refuse(at, { status: 429, error: tooManyAttempts(result.lockedSeconds), retryAfterSeconds: result.lockedSeconds });
+    if (!result.ok && result.alreadyLinked) {
+      ar.upstream = undefined;
+      return refuse({ kind: 'signin', emailLocked: false }, { status: 400, error: `This ${up.providerName} account is already linked. Sign in with ${up.providerName} again.` });
+    }
+    if (!result.ok) return refuse(at, { status: 400, error: null, fieldErrors: Object.fromEntries(result.errors.map((e) => [e.field, e.message])) }, { email });
+    return firstFactorVerified(ar, browser, result.user, up.amr);
+  }
+
   return {
     /** Where the interaction stands: the page to show, or the answer (GET, and before a form is read). */
     current: next,
 
     /** The links between the forms (sign in, create account, choose an account); the page is decided when shown. */
     switchForm(ar: AuthorizationRequest, form: 'signin' | 'signup' | 'chooser'): void {
+      ar.upstream = undefined; // leaving an upstream's link or sign-up page drops it (nothing linked, nothing created)
       if (form === 'chooser') Object.assign(ar, { screen: undefined, signinEmail: undefined, userId: undefined });
       else if (!ar.loginHint && !ar.idTokenHintSub) Object.assign(ar, { screen: form, userId: ar.authenticatedAt ? ar.userId : undefined });
     },
@@ -204,12 +250,118 @@ export function createInteractionFlow(
     /** The sign-up form (also posted from the sign-in page's step); the new account is signed in. */
     async signUpSubmitted(ar: AuthorizationRequest, browser: BrowserAccounts, at: At<'signin'> | At<'signup'>, platform: Platform, form: SignUpForm, source: string, ctx?: AuditContext): Promise<Step | Refused> {
       const signupStep: At<'signup'> = { kind: 'signup', email: at.email, emailLocked: at.emailLocked };
+      if (ar.upstream && !ar.upstream.link) return upstreamSignUp(ar, browser, ar.upstream, signupStep, platform, form, source, ctx);
       if (otherEmail(at, form.email)) return refuse(signupStep, { status: 400, error: `This sign-up is for ${at.email}.` }, { email: at.email });
       const result = await signUpWithPassword(platform, {
         email: form.email, password: form.password, givenName: form.given_name, familyName: form.family_name, birthdate: form.birthdate, phoneNumber: form.phone_number,
       }, source, originOf(ar, ctx));
       if (!result.ok) return refuse(signupStep, result);
       return firstFactorVerified(ar, browser, result.user, ['pwd']);
+    },
+
+    /**
+     * "Continue with …" (DESIGN §17): what the upstream request carries — a pinned sign-in's email as
+     * login_hint, and for a re-authentication (prompt=login, max_age) prompt=login and max_age, so
+     * the upstream asks again too. An earlier upstream step of this interaction is dropped.
+     */
+    upstreamStarted(ar: AuthorizationRequest, at: At<'signin'> | At<'signup'>): { prompt?: string; maxAge?: number; loginHint?: string } {
+      ar.upstream = undefined;
+      const reauth = ar.prompts.includes('login') || ar.maxAge !== undefined;
+      return {
+        ...(reauth ? { prompt: 'login', ...(ar.maxAge !== undefined ? { maxAge: ar.maxAge } : {}) } : {}),
+        ...(at.emailLocked && at.email ? { loginHint: at.email } : {}),
+      };
+    },
+
+    /**
+     * The upstream's verified answer (DESIGN §17). A linked identity signs its user in (a first
+     * factor: the platform's MFA policy still applies unless the provider is trusted for the
+     * upstream's MFA); an account with the same email must prove it first (link page), never linked
+     * silently; nobody: the sign-up page, pre-filled. A pinned sign-in (login_hint, id_token_hint,
+     * re-authentication) refuses any other account, and nothing is linked or created then.
+     */
+    async upstreamVerified(ar: AuthorizationRequest, browser: BrowserAccounts, at: At<'signin'> | At<'signup'>, provider: UpstreamProvider, profile: UpstreamProfile, ctx?: AuditContext): Promise<Step | Refused> {
+      const origin = originOf(ar, ctx);
+      const resolved = await identities.resolve(ar.platformId, profile);
+      const lockedEmail = at.emailLocked ? at.email ?? '' : undefined;
+      const accountEmail = resolved.kind === 'new' ? profile.email : resolved.user.email;
+      const otherAccount = lockedEmail !== undefined
+        && (!accountEmail || normalizeEmail(accountEmail) !== normalizeEmail(lockedEmail) || (resolved.kind !== 'new' && ar.userId !== undefined && ar.userId !== resolved.user.id));
+      const userId = resolved.kind === 'new' ? null : resolved.user.id;
+      if (otherAccount) {
+        if (origin) await identities.failed(origin, provider.slug, 'other_account', userId);
+        return refuse(at, { status: 400, error: `This sign-in is for ${lockedEmail}.` });
+      }
+      if (resolved.kind !== 'new' && resolved.disabled) {
+        if (origin) await identities.failed(origin, provider.slug, 'disabled', userId);
+        return refuse({ kind: 'signin', emailLocked: false }, { status: 400, error: 'This account cannot sign in.' });
+      }
+      const amr = identities.amrFor(provider, profile);
+      if (resolved.kind === 'linked') {
+        await identities.signedIn(resolved.identity, provider, profile, amr, origin);
+        return firstFactorVerified(ar, browser, resolved.user, amr);
+      }
+      ar.upstream = {
+        providerId: provider.id, slug: provider.slug, providerName: provider.displayName, subject: profile.subject, email: profile.email,
+        emailTrusted: provider.trustEmail && profile.emailVerified, givenName: profile.givenName, familyName: profile.familyName, amr,
+        sealedTokens: identities.sealTokens(provider, profile),
+        ...(resolved.kind === 'link_required' ? { link: { userId: resolved.user.id, email: resolved.user.email } } : {}),
+      };
+      return next(ar, browser);
+    },
+
+    /** The link page's password: the account's own, counted by the sign-in throttle. */
+    async linkPasswordSubmitted(ar: AuthorizationRequest, browser: BrowserAccounts, at: At<'link_account'>, password: string, source: string, ctx?: AuditContext): Promise<Step | Refused> {
+      const up = ar.upstream;
+      if (!up?.link) return next(ar, browser);
+      if (!password) return refuse(at, { status: 400, error: 'Enter your password.' });
+      const origin = originOf(ar, ctx);
+      const result = await signInWithPassword(ar.platformId, at.user.email, password, source, origin && { ...origin, purpose: 'confirm' });
+      if (!result.ok) return refuse(at, result.status === 429 ? result : { ...result, error: 'That password is not right.' });
+      if (result.user.id !== up.link.userId) return refuse(at, { status: 400, error: 'That password is not right.' });
+      return linkProven(ar, browser, { ...up, link: up.link }, ctx);
+    },
+
+    /** The link page's passkey: one of this account's own passkeys. */
+    async linkPasskeySubmitted(ar: AuthorizationRequest, browser: BrowserAccounts, at: At<'link_account'>, platform: Platform, form: { credential: string; expectedChallenge?: string }, ctx?: AuditContext): Promise<Step | Refused> {
+      const up = ar.upstream;
+      if (!up?.link) return next(ar, browser);
+      if (!form.expectedChallenge) return refuse(at, { status: 400, error: 'This passkey request has expired. Try again.' });
+      const result = await passkeys.authenticate(platform, { credential: form.credential, expectedChallenge: form.expectedChallenge, forUser: at.user }, originOf(ar, ctx));
+      if (!result.ok || result.user.id !== up.link.userId) return refuse(at, { status: 400, error: result.ok ? 'This passkey is not registered for this account.' : result.message });
+      return linkProven(ar, browser, { ...up, link: up.link }, ctx);
+    },
+
+    /**
+     * "Email me a link": a single-use link to the account's address; it works only in this browser
+     * (its digest is kept with this interaction), so the mailbox's owner proves the account is theirs.
+     * `linkUrl` builds the page's address from the secret. At most one mail a minute.
+     */
+    async linkMailRequested(ar: AuthorizationRequest, at: At<'link_account'>, platform: Platform, linkUrl: (token: string) => string): Promise<{ kind: 'mailed'; step: PageStep; notice: string }> {
+      const up = ar.upstream;
+      const now = deps.now().getTime();
+      const notice = `We sent a link to ${at.user.email}. Open it in this browser to link your ${at.providerName} account. It works for ${LINK_MAIL_TTL_MINUTES} minutes.`;
+      if (!up?.link || (up.mailedLink && now - up.mailedLink.sentAt < LINK_MAIL_INTERVAL_MS)) return { kind: 'mailed', step: at, notice };
+      const user = await usersRepo.findById(deps.db, ar.platformId, up.link.userId);
+      if (!user) return { kind: 'mailed', step: at, notice };
+      const token = randomToken(32);
+      up.mailedLink = { digest: digest(token), expiresAt: now + LINK_MAIL_TTL_MINUTES * 60_000, sentAt: now };
+      const { passwordHash: _h, disabledAt: _d, ...plain } = user;
+      await identities.mailLink(platform, plain, up.providerName, linkUrl(token), LINK_MAIL_TTL_MINUTES);
+      return { kind: 'mailed', step: at, notice };
+    },
+
+    /** The mailed link opened (in the browser that asked): used once, then the identity is linked. */
+    async linkMailOpened(ar: AuthorizationRequest, browser: BrowserAccounts, token: string, ctx?: AuditContext): Promise<Step | Refused> {
+      const up = ar.upstream;
+      const sent = up?.mailedLink;
+      const matches = sent !== undefined && sent.expiresAt > deps.now().getTime() && safeEqual(digest(token), sent.digest);
+      if (!up?.link || !matches) {
+        const at = await next(ar, browser);
+        return isPageStep(at) ? refuse(at, { status: 400, error: 'This link has expired or was already used. Ask for a new one, or prove it is your account another way.' }) : at;
+      }
+      up.mailedLink = undefined; // single use
+      return linkProven(ar, browser, { ...up, link: up.link }, ctx);
     },
 
     /** Allow: remembered for these scopes (asked again only for new ones). */

@@ -1,0 +1,45 @@
+import type { Response } from 'express';
+import type { Services } from '../../services';
+import type { UpstreamFailure } from '../../domain/upstream';
+import { allowFormRedirectTo } from '../middleware/security-headers';
+import { renderPage } from './render';
+
+/** A "Continue with …" button: its label and the form's action. */
+export interface UpstreamButton {
+  label: string;
+  action: string;
+}
+
+/**
+ * The enabled upstream providers of the platform as buttons (views/partials/upstream-buttons.ejs).
+ * The form answers 303 to the upstream, so the page's CSP form-action also allows each upstream's
+ * origin (browsers apply form-action to the redirects of a form's navigation).
+ */
+export async function upstreamButtons(s: Services, res: Response, platformId: string, actionFor: (slug: string) => string): Promise<UpstreamButton[]> {
+  const providers = await s.federation.providers.enabledFor(platformId);
+  for (const p of providers) allowFormRedirectTo(res, p.issuer);
+  return providers.map((p) => ({ label: `Continue with ${p.displayName}`, action: actionFor(p.slug) }));
+}
+
+const REASONS: Record<UpstreamFailure | 'expired' | 'unknown_provider', (name: string) => string> = {
+  upstream_error: (name) => `${name} did not sign you in (it answered with an error, or the sign-in was cancelled there).`,
+  unreachable: (name) => `${name} could not be reached. Try again in a moment.`,
+  state_mismatch: () => 'This sign-in has expired or was started in another browser. Start again from the sign-in page.',
+  expired: () => 'This sign-in has expired or was started in another browser. Start again from the sign-in page.',
+  invalid_response: (name) => `The answer from ${name} could not be verified.`,
+  no_subject: (name) => `${name} did not say which account you signed in with.`,
+  unknown_provider: () => 'That way of signing in is not available here (any more).',
+};
+
+/**
+ * "Couldn't sign in with {provider}" (DESIGN §17): why, in one sentence, and the way back to the
+ * sign-in page with the other ways in. 502 when the upstream could not be reached, else 400.
+ */
+export function renderUpstreamFailure(res: Response, f: { providerName: string | null; reason: keyof typeof REASONS; signinUrl: string | null }): void {
+  const name = f.providerName ?? 'your provider';
+  renderPage(res, 'upstream-failed', {
+    title: f.providerName ? `Couldn't sign in with ${f.providerName}` : "Couldn't sign in",
+    message: REASONS[f.reason](name),
+    signinUrl: f.signinUrl,
+  }, f.reason === 'unreachable' ? 502 : 400);
+}

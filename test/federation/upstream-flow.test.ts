@@ -1,0 +1,273 @@
+import { startClockedProvider, newBrowser, pathOf, type ClockedProvider } from '../support/standard-op';
+import { buildUser, TEST_PASSWORD } from '../factories';
+import { exchange, jwtPayload } from '../support/account-flows';
+import { waitForMail } from '../support/outbox';
+import { totpAt } from '../support/totp';
+import {
+  APP_REDIRECT, PROVIDER_NAME, SLUG, auditKinds, callbackOf, continueWith, federation, identitiesOf, startAuthorization, throughUpstream, upstreamLeg, upstreamUser, valueOf,
+} from './support';
+
+/**
+ * Signing in to an app through an upstream identity provider (DESIGN §17), end to end over HTTP:
+ * another Latchkey platform is the upstream, the downstream platform's hosted pages are driven with
+ * a cookie-keeping browser, and the app gets its code and ID token.
+ */
+
+let p: ClockedProvider;
+const s = () => p.t.services;
+
+beforeAll(async () => {
+  p = await startClockedProvider();
+});
+afterAll(async () => {
+  await p.close();
+});
+
+const codeOf = (location: string | undefined) => {
+  if (!location?.startsWith(APP_REDIRECT)) throw new Error(`not back at the app: ${location}`);
+  return new URL(location).searchParams.get('code');
+};
+const signedInAt = async (b: ReturnType<typeof newBrowser>, platformId: string) => (await b.agent.get(`/account?platform_guid=${platformId}`)).headers.location;
+
+describe('a new user signs up through the upstream', () => {
+  it('sign-up page pre-filled from the upstream, the age rule still enforced, the identity linked, a code and ID token for the app', async () => {
+    const f = await federation(p);
+    const upUser = await upstreamUser(p, f, { givenName: 'Grace', familyName: 'Hopper' });
+    const down = newBrowser(p);
+    const up = newBrowser(p);
+    await startAuthorization(down, f);
+    expect(down.html).toContain(`Continue with ${PROVIDER_NAME}`);
+    const authorizationUrl = await continueWith(down);
+    expect(authorizationUrl.searchParams.get('redirect_uri')).toBe(callbackOf(p, f.down.id));
+    expect(authorizationUrl.searchParams.get('prompt')).toBeNull();
+    const back = await down.get(pathOf(await upstreamLeg(p, up, authorizationUrl.toString(), upUser)));
+    expect(back.res.status).toBe(200);
+    expect(down.pageTitle()).toBe('Create your account');
+    expect(valueOf(down.html, 'email')).toBe(upUser.email);
+    expect(down.html).toMatch(/id="email"[^>]*readonly/);
+    expect(valueOf(down.html, 'given_name')).toBe('Grace');
+    expect(valueOf(down.html, 'family_name')).toBe('Hopper');
+    expect(down.html).toContain(`Optional: lets you sign in without ${PROVIDER_NAME}`);
+
+    // Under 16: refused, nothing created.
+    const young = await down.submit('/signup', { email: 'someone-else@example.com', given_name: 'Grace', family_name: 'Hopper', birthdate: '2020-01-01', phone_number: '', password: '' });
+    expect(young.res.status).toBe(400);
+    expect(down.html).toContain('id="birthdate-error"');
+    expect(valueOf(down.html, 'email')).toBe(upUser.email);
+    expect(await identitiesOf(p, f.down.id)).toHaveLength(0);
+
+    await down.submit('/signup', { email: 'someone-else@example.com', given_name: 'Grace', family_name: 'Hopper', birthdate: '1990-05-17', phone_number: '', password: '' });
+    expect(down.pageTitle()).toContain('wants to access');
+    const done = await down.submit('/consent', { decision: 'allow' });
+    expect(codeOf(done.location)).toBeTruthy();
+
+    const local = await s().users.findByEmail(f.down.id, upUser.email);
+    expect(local).toMatchObject({ givenName: 'Grace', familyName: 'Hopper', birthdate: '1990-05-17', emailVerified: false });
+    expect((await p.t.database.db('users').where({ id: local!.id }).first()).password_hash).toBeNull();
+    const [identity] = await identitiesOf(p, f.down.id);
+    expect(identity).toMatchObject({ user_id: local!.id, provider_id: f.providerId, subject: upUser.id, email: upUser.email, sealed_tokens: null });
+
+    const tokens = await exchange(p.t.app, f.down, f.app, done.location!);
+    expect(jwtPayload(tokens.id_token)).toMatchObject({ sub: local!.id, amr: ['fed'] });
+    // Not trusted for email: the usual verification mail.
+    await waitForMail(p.t.config.dataDir, upUser.email, /Verify your email address/);
+    const audit = await auditKinds(p, f.down.id);
+    expect(audit).toEqual(expect.arrayContaining([
+      { kind: 'sign_up', details: { method: 'upstream', provider: SLUG } },
+      expect.objectContaining({ kind: 'identity.linked', details: expect.objectContaining({ provider: SLUG }) }),
+    ]));
+  });
+
+  it('a trusted provider’s verified email is carried over, and a chosen password works on its own', async () => {
+    const f = await federation(p, { trustEmail: true });
+    const upUser = await upstreamUser(p, f, { emailVerified: true });
+    const down = newBrowser(p);
+    await startAuthorization(down, f, { action: 'register' });
+    await throughUpstream(p, down, newBrowser(p), upUser);
+    expect(down.pageTitle()).toBe('Create your account');
+    await down.submit('/signup', { given_name: 'Grace', family_name: 'Hopper', birthdate: '1990-05-17', phone_number: '', password: 'another fine password 42' });
+    expect(codeOf((await down.submit('/consent', { decision: 'allow' })).location)).toBeTruthy();
+    const local = await s().users.findByEmail(f.down.id, upUser.email);
+    expect(local?.emailVerified).toBe(true);
+    expect(await s().authorize.verifyCredentials(f.down.id, upUser.email, 'another fine password 42')).toBeDefined();
+  });
+});
+
+describe('a returning user', () => {
+  it('signs in without the sign-up page; the upstream sign-in is audited', async () => {
+    const f = await federation(p);
+    const upUser = await upstreamUser(p, f);
+    const first = newBrowser(p);
+    const up = newBrowser(p);
+    await startAuthorization(first, f);
+    await throughUpstream(p, first, up, upUser);
+    await first.submit('/signup', { given_name: 'Grace', family_name: 'Hopper', birthdate: '1990-05-17', phone_number: '', password: '' });
+    await first.submit('/consent', { decision: 'allow' });
+
+    const again = newBrowser(p);
+    await startAuthorization(again, f);
+    const back = await throughUpstream(p, again, up, upUser); // the upstream remembers its own sign-in
+    expect(codeOf(back.location)).toBeTruthy();
+    const local = await s().users.findByEmail(f.down.id, upUser.email);
+    const tokens = await exchange(p.t.app, f.down, f.app, back.location!);
+    expect(jwtPayload(tokens.id_token).sub).toBe(local!.id);
+    const audit = await auditKinds(p, f.down.id);
+    expect(audit).toContainEqual({ kind: 'sign_in.succeeded', details: { method: 'upstream', provider: SLUG, amr: ['fed'] } });
+  });
+});
+
+describe('an existing account with the same email: linked only after proof', () => {
+  async function atLinkPage() {
+    const f = await federation(p);
+    const upUser = await upstreamUser(p, f);
+    const local = await buildUser(s(), f.down.id, { email: upUser.email.toUpperCase() });
+    const down = newBrowser(p);
+    await startAuthorization(down, f);
+    const back = await throughUpstream(p, down, newBrowser(p), upUser);
+    expect(back.res.status).toBe(200);
+    expect(down.pageTitle()).toBe(`Link your ${PROVIDER_NAME} account`);
+    return { f, upUser, local, down };
+  }
+
+  it('a wrong password links nothing and signs nobody in; the right one links and signs in', async () => {
+    const { f, local, down } = await atLinkPage();
+    const wrong = await down.submit('/link-account/password', { password: 'not the password' });
+    expect(wrong.res.status).toBe(400);
+    expect(down.pageTitle()).toBe(`Link your ${PROVIDER_NAME} account`);
+    expect(down.html).toContain('That password is not right.');
+    expect(await identitiesOf(p, f.down.id)).toHaveLength(0);
+    expect(await signedInAt(down, f.down.id)).toContain('/account/signin');
+
+    await down.submit('/link-account/password', { password: TEST_PASSWORD });
+    expect(codeOf((await down.submit('/consent', { decision: 'allow' })).location)).toBeTruthy();
+    const [identity] = await identitiesOf(p, f.down.id);
+    expect(identity.user_id).toBe(local.id);
+    expect(await auditKinds(p, f.down.id)).toContainEqual(expect.objectContaining({ kind: 'identity.linked' }));
+  });
+
+  it('leaving the link page links nothing', async () => {
+    const { f, down } = await atLinkPage();
+    await down.get(down.html.match(/href="(\/interaction\/[^"]+\/signin)"/)![1]);
+    expect(down.pageTitle()).toBe('Sign in');
+    expect(await identitiesOf(p, f.down.id)).toHaveLength(0);
+  });
+
+  it('"Email me a link": the mailed link, opened in this browser, links and signs in, once', async () => {
+    const { f, local, down } = await atLinkPage();
+    const mailed = await down.submit('/link-account/email', {});
+    expect(mailed.res.status).toBe(200);
+    expect(down.html).toContain(`We sent a link to ${local.email}`);
+    expect(await identitiesOf(p, f.down.id)).toHaveLength(0);
+    const mail = await waitForMail(p.t.config.dataDir, local.email, new RegExp(`Link your ${PROVIDER_NAME} account`));
+    const link = mail.text.match(/https?:\/\/\S+\/link-account\/email\?token=\S+/)![0];
+
+    // Another browser cannot use it.
+    const other = newBrowser(p);
+    const elsewhere = await other.get(pathOf(link));
+    expect(elsewhere.res.status).toBe(400);
+    expect(await identitiesOf(p, f.down.id)).toHaveLength(0);
+
+    // A wrong token in this browser does nothing.
+    const tampered = await down.get(pathOf(link.replace(/token=./, 'token=X')));
+    expect(tampered.res.status).toBe(400);
+    expect(await identitiesOf(p, f.down.id)).toHaveLength(0);
+
+    await down.get(pathOf(link));
+    expect(down.pageTitle()).toContain('wants to access');
+    expect(codeOf((await down.submit('/consent', { decision: 'allow' })).location)).toBeTruthy();
+    expect((await identitiesOf(p, f.down.id))[0].user_id).toBe(local.id);
+  });
+});
+
+describe('a pinned sign-in', () => {
+  it('login_hint: an upstream account with another email is refused with nothing linked or created', async () => {
+    const f = await federation(p);
+    const pinned = await buildUser(s(), f.down.id);
+    const upUser = await upstreamUser(p, f);
+    const down = newBrowser(p);
+    await startAuthorization(down, f, { login_hint: pinned.email });
+    const authorizationUrl = await continueWith(down);
+    expect(authorizationUrl.searchParams.get('login_hint')).toBe(pinned.email);
+    authorizationUrl.searchParams.delete('login_hint'); // the person signs in to another account at the upstream
+    const back = await down.get(pathOf(await upstreamLeg(p, newBrowser(p), authorizationUrl.toString(), upUser)));
+    expect(back.res.status).toBe(400);
+    expect(down.pageTitle()).toBe('Sign in');
+    expect(down.html).toContain(`This sign-in is for ${pinned.email}.`);
+    expect(await identitiesOf(p, f.down.id)).toHaveLength(0);
+    expect(await s().users.findByEmail(f.down.id, upUser.email)).toBeUndefined();
+    expect(await auditKinds(p, f.down.id)).toContainEqual({ kind: 'sign_in.failed', details: { method: 'upstream', provider: SLUG, reason: 'other_account' } });
+  });
+
+  it('prompt=login and max_age go to the upstream as prompt=login and max_age', async () => {
+    const f = await federation(p);
+    const down = newBrowser(p);
+    await startAuthorization(down, f, { prompt: 'login', max_age: '300' });
+    const authorizationUrl = await continueWith(down);
+    expect(authorizationUrl.searchParams.get('prompt')).toBe('login');
+    expect(authorizationUrl.searchParams.get('max_age')).toBe('300');
+  });
+});
+
+describe('the platform’s MFA policy', () => {
+  async function requiredMfa(f: { down: { id: string } }) {
+    await p.t.database.db('platforms').where({ id: f.down.id }).update({ mfa_policy: 'required' });
+  }
+
+  it('required: the local second factor is still asked after the upstream', async () => {
+    const f = await federation(p);
+    await requiredMfa(f);
+    const upUser = await upstreamUser(p, f);
+    const down = newBrowser(p);
+    await startAuthorization(down, f);
+    await throughUpstream(p, down, newBrowser(p), upUser);
+    await down.submit('/signup', { given_name: 'Grace', family_name: 'Hopper', birthdate: '1990-05-17', phone_number: '', password: '' });
+    expect(down.pageTitle()).toBe('Set up authenticator app');
+  });
+
+  it('required, provider trusted for MFA and the upstream’s amr shows two factors: no local factor', async () => {
+    const f = await federation(p, { trustMfa: true });
+    await requiredMfa(f);
+    const upUser = await upstreamUser(p, f);
+    const enrolment = (await s().mfa.totp.beginEnrolment(upUser, 'Upstream'))!;
+    expect(await s().mfa.totp.confirmEnrolment(upUser.id, totpAt(enrolment.secret, p.now()))).toBe(true);
+    p.tick(31);
+    const down = newBrowser(p);
+    await startAuthorization(down, f);
+    await throughUpstream(p, down, newBrowser(p), upUser, { totpSecret: enrolment.secret });
+    expect(down.pageTitle()).toBe('Create your account');
+    await down.submit('/signup', { given_name: 'Grace', family_name: 'Hopper', birthdate: '1990-05-17', phone_number: '', password: '' });
+    expect(down.pageTitle()).toContain('wants to access');
+    const done = await down.submit('/consent', { decision: 'allow' });
+    const tokens = await exchange(p.t.app, f.down, f.app, done.location!);
+    expect(jwtPayload(tokens.id_token).amr).toEqual(['fed', 'mfa']);
+  });
+});
+
+describe('failures end on a page naming the provider', () => {
+  it('the upstream’s error (the person denied there)', async () => {
+    const f = await federation(p);
+    const upUser = await upstreamUser(p, f);
+    const down = newBrowser(p);
+    await startAuthorization(down, f);
+    const back = await throughUpstream(p, down, newBrowser(p), upUser, { deny: true });
+    expect(back.res.status).toBe(400);
+    expect(down.pageTitle()).toBe(`Couldn&#39;t sign in with ${PROVIDER_NAME}`);
+    expect(down.html).toMatch(/href="\/interaction\/[^"]+\/signin"/);
+    expect(await auditKinds(p, f.down.id)).toContainEqual({ kind: 'sign_in.failed', details: { method: 'upstream', provider: SLUG, reason: 'upstream_error' } });
+  });
+
+  it('an unknown state', async () => {
+    const f = await federation(p);
+    const down = newBrowser(p);
+    const res = await down.get(`/platforms/${f.down.id}/upstream/callback?state=nope&code=abc`);
+    expect(res.res.status).toBe(400);
+    expect(down.pageTitle()).toBe('Couldn&#39;t sign in');
+    expect(down.html).toContain('expired or was started in another browser');
+  });
+
+  it('an unknown platform or a malformed one: a page, never a 5xx', async () => {
+    const down = newBrowser(p);
+    expect((await down.get('/platforms/not-a-guid/upstream/callback?state=x')).res.status).toBe(404);
+    expect((await down.get('/platforms/00000000-0000-4000-8000-000000000000/upstream/callback')).res.status).toBe(404);
+  });
+});
