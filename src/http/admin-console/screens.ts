@@ -14,6 +14,7 @@ import { consoleRateLimitsRouter } from '../routers/admin/console/rate-limits.ro
 import { consoleMailRouter } from '../routers/admin/console/mail.router';
 import { consoleAuditRouter } from '../routers/admin/console/audit.router';
 import { consoleAccountRouter } from '../routers/admin/console/account.router';
+import { consoleUpstreamProvidersRouter } from '../routers/admin/console/upstream-providers.router';
 import { operatorActor, requireOperator } from './operator';
 import { renderConsole, type ConsoleNavEntry } from './render';
 import { consoleSessionMiddleware } from './session';
@@ -29,6 +30,7 @@ const SCREENS: Array<ConsoleNavEntry & { router: (s: Services) => Router }> = [
   { label: 'Audit log', section: 'global', path: '/audit', router: consoleAuditRouter },
   { label: 'Clients', section: 'platform', path: '/clients', router: consoleClientsRouter },
   { label: 'Users', section: 'platform', path: '/users', router: consoleUsersRouter },
+  { label: 'Upstream providers', section: 'platform', path: '/upstream-providers', router: consoleUpstreamProvidersRouter },
   { label: 'Keys', section: 'platform', path: '/keys', router: consoleKeysRouter },
   { label: 'Rate limits', section: 'platform', path: '/rate-limits', router: consoleRateLimitsRouter },
   { label: 'Mail', section: 'platform', path: '/mail', router: consoleMailRouter },

@@ -6,6 +6,7 @@ import { invalidRequest, OAuthError } from '../../../../errors';
 import { parseInput } from '../../../../services/admin/parse-input';
 import { UserListQuery } from '../../../../services/admin/schemas/users.schemas';
 import { presentUser, presentUserConsent, presentUserDetail, presentUserSession } from '../../../../presenters/admin/user.presenter';
+import { presentUserIdentity } from '../../../../presenters/admin/upstream-provider.presenter';
 import { field, queryParam, submitForm, type FormDone } from '../../../admin-console/forms';
 import { operatorActor } from '../../../admin-console/operator';
 import { renderConsole } from '../../../admin-console/render';
@@ -79,12 +80,14 @@ export function consoleUsersRouter(s: Services): Router {
     const user = presentUserDetail(await s.admin.users.get(actor, platformId(req), sub));
     const sessions = (await s.admin.users.sessions(actor, platformId(req), sub)).map(presentUserSession);
     const consents = (await s.admin.users.consents(actor, platformId(req), sub)).map(presentUserConsent);
+    const identities = (await s.admin.identities.list(actor, platformId(req), sub)).map(presentUserIdentity);
     const trail = await s.audit.list({ platformId: platformId(req), subject: sub }, TRAIL);
     renderConsole(req, res, 'user', {
       title: user.email,
       user,
       sessions,
       consents,
+      identities,
       events: trail.events,
       auditUrl: `/admin/audit?${new URLSearchParams({ platform: platformId(req), subject: sub })}`,
       listUrl: base(req),
@@ -121,6 +124,16 @@ export function consoleUsersRouter(s: Services): Router {
       if (!isUuid(clientId)) throw new OAuthError('not_found', `no consent of this user for client "${clientId}"`);
       await s.admin.users.revokeConsent(actor, platformId(req), sub, clientId);
       return { message: "Consent revoked, with the app's tokens for this user.", to: `${base(req)}/${sub}` };
+    }),
+  );
+
+  // An operator may unlink the last way in (unlike the account page): the page says so.
+  r.post('/admin/platforms/:platformId/users/:sub/identities/:identityId/unlink', (req, res) =>
+    onUser(req, res, async (actor, sub) => {
+      const identityId = String(req.params.identityId);
+      if (!isUuid(identityId)) throw new OAuthError('not_found', `no linked identity "${identityId}" of this user`);
+      const { provider } = await s.admin.identities.unlink(actor, platformId(req), sub, identityId);
+      return { message: `${provider.displayName} account unlinked.`, to: `${base(req)}/${sub}` };
     }),
   );
 
