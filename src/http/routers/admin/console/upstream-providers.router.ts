@@ -11,7 +11,7 @@ import { renderConsole } from '../../../admin-console/render';
 
 /** The kinds as the form offers them. */
 const KINDS: Array<{ value: UpstreamKind; label: string }> = [
-  { value: 'oidc', label: 'OpenID Connect (any provider, by its issuer)' },
+  { value: 'oidc', label: 'OpenID Connect (any provider)' },
   { value: 'google', label: 'Google' },
   { value: 'microsoft', label: 'Microsoft (Entra ID)' },
   { value: 'github', label: 'GitHub' },
