@@ -1,0 +1,124 @@
+import { startClockedProvider, newBrowser, type ClockedProvider } from '../support/standard-op';
+import { buildUser } from '../factories';
+import { accountSignIn } from '../support/account-flows';
+import { waitForMail } from '../support/outbox';
+import { PROVIDER_NAME, SLUG, auditKinds, federation, identitiesOf, startAuthorization, throughUpstream, upstreamUser, type Federation } from './support';
+
+/**
+ * The account page and upstream identities (DESIGN §17): signing the account page in through a
+ * linked upstream, the "Linked accounts" list, Unlink (never the last way in) and "Set a password"
+ * for an account created without one.
+ */
+
+let p: ClockedProvider;
+const s = () => p.t.services;
+
+beforeAll(async () => {
+  p = await startClockedProvider();
+});
+afterAll(async () => {
+  await p.close();
+});
+
+const accountPath = (f: Federation, suffix = '') => `/account${suffix}?platform_guid=${f.down.id}`;
+
+/** A user created through the upstream (no password); answers the upstream user and the local one. */
+async function signedUpThroughUpstream(f: Federation) {
+  const upUser = await upstreamUser(p, f);
+  const b = newBrowser(p);
+  await startAuthorization(b, f);
+  await throughUpstream(p, b, newBrowser(p), upUser);
+  await b.submit('/signup', { given_name: 'Grace', family_name: 'Hopper', birthdate: '1990-05-17', phone_number: '', password: '' });
+  await b.submit('/consent', { decision: 'allow' });
+  return { upUser, local: (await s().users.findByEmail(f.down.id, upUser.email))! };
+}
+
+describe('the account page', () => {
+  it('signs in through a linked upstream and lists it; Unlink of the only way in is refused; Set a password mails the link', async () => {
+    const f = await federation(p);
+    const { upUser, local } = await signedUpThroughUpstream(f);
+    const b = newBrowser(p);
+    await b.get(accountPath(f, '/signin'));
+    expect(b.html).toContain(`Continue with ${PROVIDER_NAME}`);
+    const back = await throughUpstream(p, b, newBrowser(p), upUser, { suffix: `/account/upstream/${SLUG}?platform_guid=${f.down.id}` });
+    expect(back.res.status).toBe(200);
+    expect(b.pageTitle()).toBe('Your account');
+    expect(b.html).toContain('Linked accounts');
+    expect(b.html).toContain(PROVIDER_NAME);
+    expect(b.html).toContain(upUser.email);
+    expect(b.html).toContain('Set a password');
+    expect(b.html).not.toContain('Change password');
+
+    const [identity] = await identitiesOf(p, f.down.id);
+    const refused = await b.submit(`/identities/${identity.id}/unlink?platform_guid=${f.down.id}`, { account: local.id });
+    expect(refused.res.status).toBe(400);
+    expect(b.html).toContain('You can&#39;t unlink your only way to sign in.');
+    expect(await identitiesOf(p, f.down.id)).toHaveLength(1);
+
+    await b.get(accountPath(f));
+    await b.submit(accountPath(f, '/password/set'), { account: local.id });
+    expect(b.html).toContain(`We sent a link to ${local.email} to set your password.`);
+    await waitForMail(p.t.config.dataDir, local.email, /Reset your .* password/);
+    expect(await auditKinds(p, f.down.id)).toContainEqual({ kind: 'sign_in.succeeded', details: { method: 'upstream', provider: SLUG, amr: ['fed'] } });
+  });
+
+  it('with a password as well, Unlink removes the identity (audited) and the upstream no longer signs the account page in', async () => {
+    const f = await federation(p);
+    const upUser = await upstreamUser(p, f);
+    const local = await buildUser(s(), f.down.id, { email: upUser.email });
+    // Linked by proof through an authorization.
+    const a = newBrowser(p);
+    await startAuthorization(a, f);
+    await throughUpstream(p, a, newBrowser(p), upUser);
+    await a.submit('/link-account/password', { password: 'correct horse battery staple' });
+    expect(await identitiesOf(p, f.down.id)).toHaveLength(1);
+
+    const b = newBrowser(p);
+    await accountSignIn(b, f.down, local.email);
+    expect(b.html).toContain('Change password');
+    const [identity] = await identitiesOf(p, f.down.id);
+    await b.submit(`/identities/${identity.id}/unlink?platform_guid=${f.down.id}`, { account: local.id });
+    expect(b.html).toContain(`Your ${PROVIDER_NAME} account is no longer linked.`);
+    expect(await identitiesOf(p, f.down.id)).toHaveLength(0);
+    expect(await auditKinds(p, f.down.id)).toContainEqual({ kind: 'identity.unlinked', details: { provider: SLUG, email: upUser.email } });
+
+    const c = newBrowser(p);
+    await c.get(accountPath(f, '/signin'));
+    const refused = await throughUpstream(p, c, newBrowser(p), upUser, { suffix: `/account/upstream/${SLUG}?platform_guid=${f.down.id}` });
+    expect(refused.res.status).toBe(400);
+    expect(c.html).toContain(`No account here is linked to this ${PROVIDER_NAME} account yet. Sign in another way first`);
+    expect((await c.agent.get(accountPath(f))).headers.location).toContain('/account/signin');
+  });
+
+  it('another user’s identity cannot be unlinked', async () => {
+    const f = await federation(p);
+    await signedUpThroughUpstream(f);
+    const other = await buildUser(s(), f.down.id);
+    const b = newBrowser(p);
+    await accountSignIn(b, f.down, other.email);
+    const [identity] = await identitiesOf(p, f.down.id);
+    await b.get(accountPath(f));
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(b.html)![1];
+    const res = await b.agent.post(`/account/identities/${identity.id}/unlink?platform_guid=${f.down.id}`).type('form').send({ _csrf: csrf, account: other.id });
+    expect(res.status).toBe(303);
+    expect(await identitiesOf(p, f.down.id)).toHaveLength(1);
+  });
+
+  it('a disabled account cannot sign in through its upstream', async () => {
+    const f = await federation(p);
+    const { upUser, local } = await signedUpThroughUpstream(f);
+    await p.t.database.db('users').where({ id: local.id }).update({ disabled_at: new Date() });
+    const b = newBrowser(p);
+    await b.get(accountPath(f, '/signin'));
+    const res = await throughUpstream(p, b, newBrowser(p), upUser, { suffix: `/account/upstream/${SLUG}?platform_guid=${f.down.id}` });
+    expect(res.res.status).toBe(400);
+    expect(b.html).toContain('This account cannot sign in.');
+
+    const a = newBrowser(p);
+    await startAuthorization(a, f);
+    const refused = await throughUpstream(p, a, newBrowser(p), upUser);
+    expect(refused.res.status).toBe(400);
+    expect(a.html).toContain('This account cannot sign in.');
+    expect(await auditKinds(p, f.down.id)).toContainEqual({ kind: 'sign_in.failed', details: { method: 'upstream', provider: SLUG, reason: 'disabled' } });
+  });
+});
