@@ -63,6 +63,8 @@ describe('admin API: upstream providers', () => {
     const ms = await global.post(providersOf(p), { kind: 'microsoft', tenant: 'contoso.onmicrosoft.com', client_id: 'ms-app' });
     expect(ms.status).toBe(201);
     expect(ms.body).toMatchObject({ slug: 'microsoft', display_name: 'Microsoft', issuer: 'https://login.microsoftonline.com/contoso.onmicrosoft.com/v2.0', has_client_secret: false, trust_email: false });
+    const moved = await global.patch(`${providersOf(p)}/microsoft`, { tenant: '72f988bf-86f1-41af-91ab-2d7cd011db47' });
+    expect(moved.body.issuer).toBe('https://login.microsoftonline.com/72f988bf-86f1-41af-91ab-2d7cd011db47/v2.0'); // a new tenant moves the issuer
     const gh = await global.post(providersOf(p), { kind: 'github', slug: 'ghe', display_name: 'GitHub Enterprise', issuer: 'https://ghe.acme.example', api_base_url: 'https://ghe.acme.example/api/v3', client_id: 'Iv1.abc', client_secret: SECRET });
     expect(gh.status).toBe(201);
     expect(gh.body).toMatchObject({ slug: 'ghe', issuer: 'https://ghe.acme.example', api_base_url: 'https://ghe.acme.example/api/v3', scopes: ['read:user', 'user:email'] });
