@@ -16,7 +16,7 @@ export interface UpstreamClient {
   /** Absent: a public client (token_endpoint_auth_method none). */
   client_secret?: string;
   redirect_uris: string[];
-  /** Default client_secret_post (openid-client's default for a client with a secret). */
+  /** Default client_secret_basic (RFC 6749 §2.3.1), none without a secret. */
   token_endpoint_auth_method?: 'client_secret_post' | 'client_secret_basic' | 'none';
 }
 

@@ -27,7 +27,7 @@ const provider = new Provider(issuer, {
   clients: (config.clients ?? []).map((c) => ({
     grant_types: ['authorization_code'],
     response_types: ['code'],
-    token_endpoint_auth_method: c.client_secret ? 'client_secret_post' : 'none',
+    token_endpoint_auth_method: c.client_secret ? 'client_secret_basic' : 'none',
     ...c,
   })),
   jwks: { keys: [{ ...signingKey, kid: 'upstream-rs256', alg: 'RS256', use: 'sig' }] },
