@@ -1,10 +1,11 @@
 // Issue 15 in a real browser, with the `oidc-provider` package (its own node process) as the
-// upstream: a new person signs up through it; its error, its being down and tampering with the
-// state or the nonce each end on the failure page naming the provider, with nothing created.
+// upstream: a new person signs up through it; a re-authentication goes on to it (prompt=login,
+// max_age); a login_hint's account is kept; its error, its being down and tampering with the state
+// or the nonce each end on the failure page, with nothing created.
 import type { BrowserContext, Page } from 'playwright-core';
 import type { UpstreamProvider } from '../src/domain/upstream';
 import { startOidcProvider, type OidcProviderProcess } from '../test/support/upstreams/oidc-provider-process';
-import { allow, authorizeUrl, clickAndLoad, expectPage, finishAtCallback, newEmail, openAuthorize, startHarness, unique, type Harness, type Tenant } from './support/harness';
+import { allow, authorizeUrl, clickAndLoad, createUser, expectPage, finishAtCallback, newEmail, openAuthorize, pickAccount, startHarness, unique, type Harness, type Tenant } from './support/harness';
 import { acmeTenant } from './support/passkeys';
 import {
   continueButton, continueWith, expectAxeClean, expectFailurePage, freshPage, identitiesOf, identitiesOfProvider, interceptRedirectTo, onDownstream, shoot,
@@ -65,9 +66,11 @@ async function startAtSignIn(providerName = PROVIDER) {
   await continueWith(page, providerName);
 }
 
-it('signs up a new person through it: pre-filled, date of birth, consent, a code at the app', async () => {
+it('signs up a new person through it from the sign-up page: pre-filled, date of birth, consent, a code at the app', async () => {
   const person = await upstreamPerson('op-new');
-  await startAtSignIn();
+  await openAuthorize(page, authorizeUrl(h, tenant, { action: 'register' }));
+  await expectPage(page, 'signup');
+  await continueWith(page, PROVIDER);
   await upstreamLogin(person.id);
   await upstreamConsent();
 
@@ -82,6 +85,45 @@ it('signs up a new person through it: pre-filled, date of birth, consent, a code
   expect(idToken).toMatchObject({ email: person.email, email_verified: true, given_name: 'Katherine', family_name: 'Johnson', amr: ['fed'] });
   const identities = await identitiesOf(h, idToken!.sub as string);
   expect(identities).toEqual([expect.objectContaining({ provider_id: provider.id, subject: person.id, email: person.email })]);
+});
+
+it('sends a re-authentication (prompt=login, max_age) on to the upstream, and signs the same person in again', async () => {
+  const person = await upstreamPerson('op-again');
+  await startAtSignIn();
+  await upstreamLogin(person.id);
+  await upstreamConsent();
+  await page.getByLabel('Date of birth').fill('1985-08-26');
+  await clickAndLoad(page, page.getByRole('button', { name: 'Create account' }));
+  await allow(page);
+  const first = (await finishAtCallback(h, tenant, page)).idToken!;
+
+  await openAuthorize(page, authorizeUrl(h, tenant, { prompt: 'login', max_age: '0' }));
+  await pickAccount(page, person.email); // the chooser, then its sign-in page again for this account
+  await expectPage(page, 'signin');
+  const out = await interceptRedirectTo(page, (url) => url.origin === h.base && url.pathname.endsWith('/upstream/example'), (url) => url.origin === op.issuer && url.pathname === '/auth', () => undefined);
+  await continueWith(page, PROVIDER);
+  expect(out.reached()?.searchParams.get('prompt')).toBe('login');
+  expect(out.reached()?.searchParams.get('max_age')).toBe('0');
+  await upstreamLogin(person.id); // the upstream asks again (its session would otherwise do)
+  const { idToken } = await finishAtCallback(h, tenant, page);
+  expect(idToken!.sub).toBe(first.sub);
+  expect(idToken!.auth_time as number).toBeGreaterThanOrEqual(first.auth_time as number);
+});
+
+it('keeps the login_hint account: an upstream person with another email ends on its sign-in page, nothing created', async () => {
+  const hinted = await createUser(h, tenant);
+  const person = await upstreamPerson('op-other');
+  await openAuthorize(page, authorizeUrl(h, tenant, { login_hint: hinted.email }));
+  await expectPage(page, 'signin');
+  await continueWith(page, PROVIDER);
+  await upstreamLogin(person.id);
+  const res = await upstreamConsent();
+
+  expect(res?.status()).toBe(400);
+  await expectPage(page, 'signin');
+  await expect(page.getByRole('alert').first().innerText()).resolves.toContain(`This sign-in is for ${hinted.email}.`);
+  expect(await userByEmail(h, tenant, person.email)).toBeUndefined();
+  expect(await identitiesOf(h, hinted.id)).toEqual([]);
 });
 
 it('ends on the failure page when the upstream answers access_denied (consent refused there), offering the other ways in', async () => {
