@@ -1,4 +1,5 @@
 import type { Request } from 'express';
+import type { AuthMethod } from '../domain/mfa';
 
 declare module 'express-session' {
   interface SessionData {
@@ -6,14 +7,15 @@ declare module 'express-session' {
      * The account page's sign-in waiting for its second factor (DESIGN §15): the password was right,
      * the browser does not count as signed in until the code is. Lives ten minutes.
      */
-    accountSecondFactor?: { platformId: string; userId: string; email: string; startedAt: number };
+    accountSecondFactor?: { platformId: string; userId: string; email: string; startedAt: number; firstFactor?: AuthMethod[] };
   }
 }
 
 const TTL_MS = 10 * 60 * 1000;
 
-export function startAccountSecondFactor(req: Request, platformId: string, user: { id: string; email: string }) {
-  req.session.accountSecondFactor = { platformId, userId: user.id, email: user.email, startedAt: Date.now() };
+/** `firstFactor`: the amr of the first step (`pwd` unless told: `fed` after an upstream, DESIGN §17). */
+export function startAccountSecondFactor(req: Request, platformId: string, user: { id: string; email: string }, firstFactor?: AuthMethod[]) {
+  req.session.accountSecondFactor = { platformId, userId: user.id, email: user.email, startedAt: Date.now(), ...(firstFactor ? { firstFactor } : {}) };
 }
 
 /** The pending sign-in of this platform, if it is fresh. */

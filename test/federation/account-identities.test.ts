@@ -2,6 +2,7 @@ import { startClockedProvider, newBrowser, type ClockedProvider } from '../suppo
 import { buildUser } from '../factories';
 import { accountSignIn } from '../support/account-flows';
 import { waitForMail } from '../support/outbox';
+import { totpAt } from '../support/totp';
 import { PROVIDER_NAME, SLUG, auditKinds, federation, identitiesOf, startAuthorization, throughUpstream, upstreamUser, type Federation } from './support';
 
 /**
@@ -88,6 +89,20 @@ describe('the account page', () => {
     expect(refused.res.status).toBe(400);
     expect(c.html).toContain(`No account here is linked to this ${PROVIDER_NAME} account yet. Sign in another way first`);
     expect((await c.agent.get(accountPath(f))).headers.location).toContain('/account/signin');
+  });
+
+  it('a user with an authenticator app gives its code after the upstream, before the account page signs in', async () => {
+    const f = await federation(p);
+    const { upUser, local } = await signedUpThroughUpstream(f);
+    const enrolment = (await s().mfa.totp.beginEnrolment(local, 'Down'))!;
+    expect(await s().mfa.totp.confirmEnrolment(local.id, totpAt(enrolment.secret, p.now()))).toBe(true);
+    p.tick(31);
+    const b = newBrowser(p);
+    await b.get(accountPath(f, '/signin'));
+    await throughUpstream(p, b, newBrowser(p), upUser, { suffix: `/account/upstream/${SLUG}?platform_guid=${f.down.id}` });
+    expect(b.pageTitle()).toBe('Two-step verification');
+    await b.submit('/account/second-factor?platform_guid=' + f.down.id, { method: 'totp', code: totpAt(enrolment.secret, p.now()) });
+    expect(b.pageTitle()).toBe('Your account');
   });
 
   it('another user’s identity cannot be unlinked', async () => {

@@ -93,6 +93,22 @@ describe('a new user signs up through the upstream', () => {
   });
 });
 
+describe('the upstream’s tokens', () => {
+  it('are kept only when the provider says so, and then sealed', async () => {
+    const f = await federation(p, { storeTokens: true });
+    const upUser = await upstreamUser(p, f);
+    const down = newBrowser(p);
+    await startAuthorization(down, f);
+    await throughUpstream(p, down, newBrowser(p), upUser);
+    await down.submit('/signup', { given_name: 'Grace', family_name: 'Hopper', birthdate: '1990-05-17', phone_number: '', password: '' });
+    const [identity] = await identitiesOf(p, f.down.id);
+    expect(identity.sealed_tokens).toEqual(expect.any(String));
+    expect(identity.sealed_tokens).not.toContain('eyJ'); // no JWT in clear
+    const tokens = JSON.parse(s().deps.sealer.unseal(identity.sealed_tokens).toString('utf8'));
+    expect(tokens.accessToken).toEqual(expect.any(String));
+  });
+});
+
 describe('a returning user', () => {
   it('signs in without the sign-up page; the upstream sign-in is audited', async () => {
     const f = await federation(p);

@@ -12,7 +12,6 @@ import { presentTotpSetup } from '../../presenters/totp.presenter';
 import { signinPage } from './signin.page';
 import { allowScriptsFor, passkeyButton } from '../passkeys-page';
 import { upstreamButtons } from './upstream.page';
-import type { Response as ExpressResponse } from 'express';
 
 /** What a refused form adds to its page: the message, per-field messages, the values typed. */
 export interface PageExtra {
@@ -24,7 +23,7 @@ export interface PageExtra {
 }
 
 type Builder<K extends PageStep['kind']> = (
-  c: { req: Request; res: ExpressResponse; ar: AuthorizationRequest; step: Extract<PageStep, { kind: K }>; extra: PageExtra },
+  c: { req: Request; res: Response; ar: AuthorizationRequest; step: Extract<PageStep, { kind: K }>; extra: PageExtra },
 ) => Promise<Record<string, unknown>> | Record<string, unknown>;
 
 /**

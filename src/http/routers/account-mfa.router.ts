@@ -169,7 +169,7 @@ export function accountMfaRouter(s: Services): Router {
     }
     endAccountSecondFactor(req);
     await regenerateKeepingData(req);
-    rememberSignIn(req, p.id, { userId: user.id, email: user.email }, Math.floor(s.deps.now().getTime() / 1000), amrOf(['pwd', result.amr]));
+    rememberSignIn(req, p.id, { userId: user.id, email: user.email }, Math.floor(s.deps.now().getTime() / 1000), amrOf([...(pending.firstFactor ?? ['pwd']), result.amr]));
     chooseAccount(req, p.id, user.id);
     await redirectSaved(req, res, accountPath(p.id));
   });

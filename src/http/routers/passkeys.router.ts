@@ -115,7 +115,7 @@ export function passkeysRouter(s: Services): Router {
     }
     endAccountSecondFactor(req);
     await regenerateKeepingData(req);
-    rememberSignIn(req, p.id, { userId: pending.userId, email: pending.email }, Math.floor(s.deps.now().getTime() / 1000), amrOf(['pwd', ...result.amr] as AuthMethod[]));
+    rememberSignIn(req, p.id, { userId: pending.userId, email: pending.email }, Math.floor(s.deps.now().getTime() / 1000), amrOf([...(pending.firstFactor ?? ['pwd']), ...result.amr] as AuthMethod[]));
     chooseAccount(req, p.id, pending.userId);
     await redirectSaved(req, res, accountUrl(p.id));
   });

@@ -2,6 +2,7 @@ import { Router, type Request, type Response } from 'express';
 import type { Services } from '../../services';
 import type { AuthorizationRequest } from '../../domain/authorization-request';
 import { isUuid } from '../../domain/ids';
+import type { AuthMethod } from '../../domain/mfa';
 import { UpstreamSignInError } from '../../services/federation/upstream-client';
 import { OAuthError } from '../../errors';
 import { issueCsrf, requireCsrf } from '../middleware/csrf';
@@ -140,7 +141,7 @@ export function upstreamRouter(s: Services): Router {
     const { user } = resolved;
     // DESIGN §15: the account's second factor before this browser counts as signed in (account-mfa.router.ts).
     if ((await s.mfa.secondFactorNeed(platform.id, user.id, amr)) === 'second_factor') {
-      startAccountSecondFactor(req, platform.id, user);
+      startAccountSecondFactor(req, platform.id, user, amr as AuthMethod[]);
       return redirectSaved(req, res, accountUrl(platform.id, '/second-factor'));
     }
     await regenerateKeepingData(req);
