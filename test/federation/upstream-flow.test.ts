@@ -214,6 +214,28 @@ describe('a pinned sign-in', () => {
     expect(await auditKinds(p, f.down.id)).toContainEqual({ kind: 'sign_in.failed', details: { method: 'upstream', provider: SLUG, reason: 'other_account' } });
   });
 
+  it('re-authentication of a signed-in account (prompt=login): another upstream account is refused', async () => {
+    const f = await federation(p);
+    const local = await buildUser(s(), f.down.id);
+    const upUser = await upstreamUser(p, f);
+    const down = newBrowser(p);
+    await startAuthorization(down, f);
+    await down.submit('/signin', { email: local.email, password: TEST_PASSWORD });
+    await down.submit('/consent', { decision: 'allow' });
+    await startAuthorization(down, f, { prompt: 'login' });
+    await down.submit('/chooser', { account: local.id });
+    expect(down.pageTitle()).toBe('Sign in');
+    const authorizationUrl = await continueWith(down);
+    expect(authorizationUrl.searchParams.get('prompt')).toBe('login');
+    expect(authorizationUrl.searchParams.get('login_hint')).toBe(local.email);
+    authorizationUrl.searchParams.delete('login_hint'); // another account at the upstream
+    const back = await down.get(pathOf(await upstreamLeg(p, newBrowser(p), authorizationUrl.toString(), upUser)));
+    expect(back.res.status).toBe(400);
+    expect(down.html).toContain(`This sign-in is for ${local.email}.`);
+    expect(await identitiesOf(p, f.down.id)).toHaveLength(0);
+    expect(await s().users.findByEmail(f.down.id, upUser.email)).toBeUndefined();
+  });
+
   it('prompt=login and max_age go to the upstream as prompt=login and max_age', async () => {
     const f = await federation(p);
     const down = newBrowser(p);
