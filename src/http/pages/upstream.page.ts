@@ -21,6 +21,16 @@ export async function upstreamButtons(s: Services, res: Response, platformId: st
   return providers.map((p) => ({ label: `Continue with ${p.displayName}`, action: actionFor(p.slug) }));
 }
 
+/**
+ * The hop to an upstream whose authorization endpoint is on another origin than its issuer: the
+ * sign-in page's form-action allows only the issuer's origin (the endpoint is not known before
+ * discovery), so instead of a 303 this page moves on by a 0-second refresh, which form-action does
+ * not govern. No script; a link for browsers that do not refresh.
+ */
+export function renderUpstreamContinue(res: Response, providerName: string, authorizationUrl: string): void {
+  renderPage(res, 'upstream-continue', { title: `Continuing to ${providerName}`, providerName, authorizationUrl, refreshUrl: authorizationUrl });
+}
+
 const REASONS: Record<UpstreamFailure | 'expired' | 'unknown_provider', (name: string) => string> = {
   upstream_error: (name) => `${name} did not sign you in (it answered with an error, or the sign-in was cancelled there).`,
   unreachable: (name) => `${name} could not be reached. Try again in a moment.`,

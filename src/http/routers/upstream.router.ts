@@ -14,7 +14,7 @@ import { auditContext } from '../audit-context';
 import { securityOrigin } from '../security-origin';
 import { startAccountSecondFactor } from '../mfa-session';
 import { createInteractionPages } from '../pages/interaction.pages';
-import { renderUpstreamFailure } from '../pages/upstream.page';
+import { renderUpstreamContinue, renderUpstreamFailure } from '../pages/upstream.page';
 import { renderAccountSignIn } from '../passkeys-page';
 import { rememberUpstream, takeUpstream, type PendingUpstreamEntry } from '../upstream-session';
 import { accountUrl, interactionUrl, upstreamCallbackUrl } from '../urls';
@@ -62,6 +62,8 @@ export function upstreamRouter(s: Services): Router {
       const started = await s.federation.client.begin(platformId, slug, { redirectUri: upstreamCallbackUrl(baseUrl, platformId), ...opts });
       if (!started) return renderUpstreamFailure(res, { providerName: null, reason: 'unknown_provider', signinUrl });
       rememberUpstream(req, { platformId, purpose, pending: started.pending });
+      // The page's form-action lists the issuer's origin only (upstream.page.ts: upstreamButtons).
+      if (new URL(started.authorizationUrl).origin !== new URL(started.provider.issuer).origin) return renderUpstreamContinue(res, started.provider.displayName, started.authorizationUrl);
       res.redirect(303, started.authorizationUrl);
     } catch (err) {
       if (!(err instanceof UpstreamSignInError)) throw err;

@@ -71,7 +71,12 @@ interface IssuedCode {
 
 export const MICROSOFT_TID = '9a1d7c2e-0000-4000-8000-00000000a1d7';
 
-export async function startGoogleStandIn(options: { tenantTemplate?: boolean; clientSecret?: string | null } = {}): Promise<GoogleStandIn> {
+/**
+ * `authorizeOnOtherOrigin`: discovery names the authorization endpoint at `localhost` instead of
+ * `127.0.0.1` (the same server, another origin), like providers whose login pages live on another
+ * host than their issuer (Amazon Cognito's hosted UI, for one).
+ */
+export async function startGoogleStandIn(options: { tenantTemplate?: boolean; clientSecret?: string | null; authorizeOnOtherOrigin?: boolean } = {}): Promise<GoogleStandIn> {
   const { privateKey, publicKey } = await jose.generateKeyPair('RS256', { extractable: true });
   const other = await jose.generateKeyPair('RS256');
   const kid = randomBytes(8).toString('hex');
@@ -102,7 +107,7 @@ export async function startGoogleStandIn(options: { tenantTemplate?: boolean; cl
 
   const discovery = () => ({
     issuer: published,
-    authorization_endpoint: `${base}/o/oauth2/v2/auth`,
+    authorization_endpoint: `${options.authorizeOnOtherOrigin ? base.replace('127.0.0.1', 'localhost') : base}/o/oauth2/v2/auth`,
     device_authorization_endpoint: `${base}/device/code`,
     token_endpoint: `${base}/token`,
     userinfo_endpoint: `${base}/v1/userinfo`,
