@@ -1,13 +1,16 @@
 // Issue 15 in a real browser, with a second Latchkey (its own OS process, database and port) as
 // the upstream OpenID Connect provider of the harness's platform: sign-up pre-filled from the
-// upstream, the returning user, linking an existing account only with proof, unlinking.
+// upstream, the returning user, linking an existing account only with proof (its password, or the
+// emailed link in the browser that asked), never silently; the account page's sign-in through the
+// upstream, its linked accounts, unlinking and the last way in.
 import type { BrowserContext, Page } from 'playwright-core';
 import type { UpstreamProvider } from '../src/domain/upstream';
 import { startLatchkeyUpstream, UPSTREAM_PASSWORD, type LatchkeyUpstream } from '../test/support/upstreams/latchkey-process';
 import {
-  allow, authorizeUrl, clickAndLoad, createUser, expectPage, finishAtCallback, newEmail, openAuthorize, pageKind, signIn, startHarness,
+  allow, authorizeUrl, clickAndLoad, createUser, expectPage, finishAtCallback, isCallback, newEmail, openAuthorize, pageKind, signIn, startHarness,
   TEST_PASSWORD, type Harness, type Tenant,
 } from './support/harness';
+import { waitForMail } from '../test/support/outbox';
 import { acmeTenant } from './support/passkeys';
 import {
   continueButton, continueWith, expectAxeClean, freshPage, identitiesOf, linkedAccounts, onDownstream, openAccount, shoot, upstreamCallbackUrl, userByEmail,
@@ -168,6 +171,42 @@ it('links an existing account with the same email only after its password proves
   await expect(page.getByRole('status').first().innerText()).resolves.toContain(PROVIDER);
   expect(await linkedAccounts(page)).toEqual([]);
   expect(await identitiesOf(h, local.id)).toHaveLength(0);
+});
+
+it('links with the emailed link opened in the browser that asked (another browser links nothing)', async () => {
+  const email = newEmail('up-mail');
+  const local = await createUser(h, tenant, { email });
+  await upstream.createUser({ email });
+
+  await throughUpstream(email);
+  await page.getByRole('heading', { name: `Link your ${PROVIDER} account` }).waitFor();
+  await clickAndLoad(page, page.getByRole('button', { name: 'Email me a link' }));
+  await expect(page.getByRole('status').first().innerText()).resolves.toContain(email);
+  const mail = await waitForMail(h.t.config.dataDir, email, new RegExp(`Link your ${PROVIDER} account`));
+  const link = mail.text.match(/https?:\/\/\S+/g)?.find((u) => new URL(u).pathname.endsWith('/link-account/email'));
+  expect(link).toBeDefined();
+
+  // Someone else's browser (the mail forwarded, read elsewhere): nothing linked, nobody signed in.
+  const other = await freshPage(h);
+  try {
+    await other.page.goto(link!);
+    await expect(other.page.getByRole('heading', { name: 'Your account' }).count()).resolves.toBe(0);
+    expect(isCallback(other.page)).toBe(false);
+    expect(await identitiesOf(h, local.id)).toHaveLength(0);
+  } finally {
+    await other.context.close();
+  }
+
+  await page.goto(link!);
+  if ((await pageKind(page)) === 'consent') await allow(page);
+  const { idToken } = await finishAtCallback(h, tenant, page);
+  expect(idToken!.sub).toBe(local.id);
+  expect(await identitiesOf(h, local.id)).toEqual([expect.objectContaining({ provider_id: provider.id })]);
+
+  // Used once: opening it again links nothing more and signs nobody in elsewhere.
+  const again = await page.goto(link!);
+  expect(again?.status()).toBeLessThan(500);
+  expect(isCallback(page)).toBe(false);
 });
 
 it('never links silently: without the proof nothing is linked and the browser is not signed in', async () => {
