@@ -132,6 +132,36 @@ describe('a returning user', () => {
   });
 });
 
+describe('the account chooser', () => {
+  it('lists an account signed in through the upstream; picking it goes on without the upstream; a second account joins it', async () => {
+    const f = await federation(p);
+    const upUser = await upstreamUser(p, f);
+    const down = newBrowser(p);
+    await startAuthorization(down, f);
+    await throughUpstream(p, down, newBrowser(p), upUser);
+    await down.submit('/signup', { given_name: 'Grace', family_name: 'Hopper', birthdate: '1990-05-17', phone_number: '', password: '' });
+    await down.submit('/consent', { decision: 'allow' });
+    const local = await s().users.findByEmail(f.down.id, upUser.email);
+
+    // A second account by password in the same browser: the chooser then offers both.
+    const other = await buildUser(s(), f.down.id);
+    await startAuthorization(down, f, { prompt: 'select_account' });
+    expect(down.pageTitle()).toBe('Choose an account');
+    expect(down.html).toContain(upUser.email);
+    await down.submit('/chooser', { another: '1' });
+    await down.submit('/signin', { email: other.email, password: TEST_PASSWORD });
+    await down.submit('/consent', { decision: 'allow' });
+
+    await startAuthorization(down, f);
+    expect(down.pageTitle()).toBe('Choose an account');
+    expect(down.html).toContain(upUser.email);
+    expect(down.html).toContain(other.email);
+    const picked = await down.submit('/chooser', { account: local!.id });
+    const tokens = await exchange(p.t.app, f.down, f.app, picked.location!);
+    expect(jwtPayload(tokens.id_token)).toMatchObject({ sub: local!.id, amr: ['fed'] });
+  });
+});
+
 describe('an existing account with the same email: linked only after proof', () => {
   async function atLinkPage() {
     const f = await federation(p);
