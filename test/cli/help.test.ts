@@ -14,18 +14,20 @@ const cli = (args: string[]) =>
 describe('admin CLI --help', () => {
   const groups = [...new Set(COMMANDS.map((c) => c.group))];
 
+  // Each call is a process compiling src/ with tsx (seconds on a loaded 2-core machine): the four
+  // run side by side, under a deadline that guards a hang, not a speed.
   it('answers at the top level with every group, exit 0, without a database', async () => {
-    for (const args of [['--help'], ['-h'], ['help'], []]) {
-      const { stdout, stderr } = await cli(args);
+    const answers = await Promise.all([['--help'], ['-h'], ['help'], []].map(cli));
+    for (const { stdout, stderr } of answers) {
       expect(stderr).toBe('');
       for (const g of groups) expect(stdout).toMatch(new RegExp(`^  ${g} `, 'm'));
     }
-  });
+  }, 120_000);
 
   it('answers for a group and for a verb as a process, exit 0', async () => {
     expect((await cli(['user', '--help'])).stdout).toContain('admin user create');
     expect((await cli(['platform', 'update', '--help'])).stdout).toMatch(/^Usage: admin platform update --platform G/);
-  });
+  }, 120_000);
 
   it('has help for every group and every verb (the words the process reads)', () => {
     for (const g of groups) {
