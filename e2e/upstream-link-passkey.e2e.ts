@@ -7,7 +7,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import type { UpstreamProvider } from '../src/domain/upstream';
 import { startOidcProvider, type OidcProviderProcess } from '../test/support/upstreams/oidc-provider-process';
 import {
-  allow, authorizeUrl, clickAndLoad, createUser, expectPage, finishAtCallback, newEmail, openAuthorize, pageKind, startHarness, unique, type Harness, type Tenant,
+  allow, authorizeUrl, clickAndLoad, createUser, expectPage, finishAtCallback, isCallback, newEmail, openAuthorize, pageKind, startHarness, unique, type Harness, type Tenant,
 } from './support/harness';
 import { acmeTenant, addPasskey, addVirtualAuthenticator, credentialsOf, openAccountPage, withoutAutofill, type VirtualAuthenticator } from './support/passkeys';
 import { continueWith, freshPage, identitiesOf, identitiesOfProvider, onDownstream, upstreamAudit, upstreamCallbackUrl } from './support/upstreams';
@@ -88,14 +88,31 @@ async function toLinkPage(email: string) {
   return id;
 }
 
-/** The link page's passkey request names only this credential (as if it were the account's). */
+/**
+ * The link page's next passkey request names only this credential (as if it were the account's).
+ * The page's own fetch is wrapped, not the network intercepted: the wrapper goes with this document.
+ */
 async function offerOnly(credentialId: string) {
-  await page.route((url) => url.pathname.endsWith('/link-account/passkey-options'), async (route) => {
-    const res = await route.fetch();
-    const json = await res.json();
-    json.options.allowCredentials = [{ id: credentialId, type: 'public-key' }];
-    await route.fulfill({ response: res, json });
-  });
+  await page.evaluate((id) => {
+    const original = window.fetch.bind(window);
+    window.fetch = async (input, init) => {
+      const res = await original(input, init);
+      if (!String(input).endsWith('/link-account/passkey-options')) return res;
+      const json = await res.json();
+      json.options.allowCredentials = [{ id, type: 'public-key' }];
+      return new Response(JSON.stringify(json), { status: res.status, headers: { 'content-type': 'application/json' } });
+    };
+  }, credentialId);
+}
+
+/** After a proof that links: consent (if asked), then the code at the app; otherwise what the page says. */
+async function consentToCallback() {
+  if ((await pageKind(page)) === 'consent') await allow(page);
+  if (!isCallback(page)) {
+    const said = await page.locator('h1, [role=alert], [data-passkey-error]').allInnerTexts().catch(() => []);
+    throw new Error(`expected the app's callback, got ${page.url()}: ${said.join(' | ')}`);
+  }
+  return finishAtCallback(h, tenant, page);
 }
 
 const linkedAudit = async (userId: string) => (await upstreamAudit(h, tenant, 'identity.linked', 'example')).filter((a) => a.subject === userId);
@@ -107,8 +124,7 @@ it('links with the account\'s own passkey: signed in, consent, a code at the app
   expect(await identitiesOf(h, user.id)).toEqual([]);
 
   await clickAndLoad(page, usePasskey(page));
-  if ((await pageKind(page)) === 'consent') await allow(page);
-  const { idToken } = await finishAtCallback(h, tenant, page);
+  const { idToken } = await consentToCallback();
   expect(idToken).toMatchObject({ sub: user.id, email: user.email, amr: ['fed'] });
 
   const identities = await identitiesOf(h, user.id);
@@ -139,11 +155,9 @@ it('refuses a passkey of another local account on the link page: nothing linked,
   expect(failed.map((f) => f.details)).toContainEqual(expect.objectContaining({ method: 'passkey', reason: 'unknown_passkey' }));
   await expectSignedOut();
 
-  // The same page, the account's own passkey: linked to the owner, not to the other account.
-  await page.unrouteAll();
+  // The same page (reloaded, its fetch its own again), the account's own passkey: linked to the owner, not to the other account.
   await clickAndLoad(page, usePasskey(page));
-  if ((await pageKind(page)) === 'consent') await allow(page);
-  const { idToken } = await finishAtCallback(h, tenant, page);
+  const { idToken } = await consentToCallback();
   expect(idToken!.sub).toBe(owner.user.id);
   expect(await identitiesOf(h, owner.user.id)).toEqual([expect.objectContaining({ provider_id: provider.id, subject })]);
   expect(await identitiesOf(h, other.user.id)).toEqual([]);
