@@ -107,6 +107,9 @@ async function offerOnly(credentialId: string) {
 
 /** After a proof that links: consent (if asked), then the code at the app; otherwise what the page says. */
 async function consentToCallback() {
+  // The passkey's form is posted by the page's script after the ceremony: wait for where it ends
+  // (a deadline, not a sleep) rather than trusting the first navigation seen, which a busy machine can race.
+  await page.waitForFunction(() => location.pathname === '/__rp/callback' || /wants to access your account/.test(document.querySelector('h1')?.textContent ?? ''), undefined, { timeout: 30_000 }).catch(() => undefined);
   if ((await pageKind(page)) === 'consent') await allow(page);
   if (!isCallback(page)) {
     const said = await page.locator('h1, [role=alert], [data-passkey-error]').allInnerTexts().catch(() => []);
