@@ -155,7 +155,7 @@ it('refuses a passkey of another local account on the link page: nothing linked,
   expect(await linkedAudit(owner.user.id)).toEqual([]);
   expect(await linkedAudit(other.user.id)).toEqual([]);
   const failed = await h.t.database.db('audit_events').where({ platform_id: tenant.platform.id, kind: 'sign_in.failed', subject: owner.user.id }).select('details');
-  expect(failed.map((f) => f.details)).toContainEqual(expect.objectContaining({ method: 'passkey', reason: 'unknown_passkey' }));
+  expect(failed.map((f) => f.details)).toContainEqual(expect.objectContaining({ method: 'passkey', reason: 'unknown_passkey', purpose: 'confirm' }));
   await expectSignedOut();
 
   // The same page (reloaded, its fetch its own again), the account's own passkey: linked to the owner, not to the other account.

@@ -327,7 +327,7 @@ export function createInteractionFlow(
       const up = ar.upstream;
       if (!up?.link) return next(ar, browser);
       if (!form.expectedChallenge) return refuse(at, { status: 400, error: 'This passkey request has expired. Try again.' });
-      const result = await passkeys.authenticate(platform, { credential: form.credential, expectedChallenge: form.expectedChallenge, forUser: at.user }, originOf(ar, ctx));
+      const result = await passkeys.authenticate(platform, { credential: form.credential, expectedChallenge: form.expectedChallenge, forUser: at.user, purpose: 'confirm' }, originOf(ar, ctx));
       if (!result.ok || result.user.id !== up.link.userId) return refuse(at, { status: 400, error: result.ok ? 'This passkey is not registered for this account.' : result.message });
       return linkProven(ar, browser, { ...up, link: up.link }, ctx);
     },

@@ -81,11 +81,13 @@ export function createPasskeys(deps: Deps) {
      * `forUser`'s for a second factor, `onlyEmail`'s for a pinned sign-in); a passwordless sign-in needs user verification.
      * The counter and last use are updated in the same transaction as the check. With `origin`,
      * the outcome is audited in that transaction: sign_in.succeeded (passwordless), mfa.used (a
-     * second factor) or sign_in.failed.
+     * second factor) or sign_in.failed. `purpose: 'confirm'` (with `forUser`): a proof that the account
+     * is theirs (linking an upstream identity), audited as sign_in.succeeded/failed with that purpose.
      */
-    async authenticate(platform: Tenant, input: { credential: string; expectedChallenge: string; forUser?: { id: string }; onlyEmail?: string }, origin?: SecurityOrigin): Promise<AuthenticateResult> {
+    async authenticate(platform: Tenant, input: { credential: string; expectedChallenge: string; forUser?: { id: string }; onlyEmail?: string; purpose?: 'confirm' }, origin?: SecurityOrigin): Promise<AuthenticateResult> {
       requireRp();
-      const step = input.forUser ? { second_factor: true } : {};
+      const confirm = input.purpose === 'confirm' && input.forUser !== undefined;
+      const step = confirm ? { purpose: 'confirm' } : input.forUser ? { second_factor: true } : {};
       const failed = async (q: Queryable, reason: string, subject: string | null, message: string): Promise<AuthenticateResult> => {
         if (origin) await events.record(q, origin, 'sign_in.failed', subject, { method: 'passkey', reason, ...step });
         return { ok: false, message };
@@ -114,8 +116,8 @@ export function createPasskeys(deps: Deps) {
         await credentials.markUsed(trx, passkey.id, { counter: newCounter, isBackedUp: credentialBackedUp }, deps.now());
         const { passwordHash: _hash, ...user } = row;
         const amr = passkeyAmr(passkey, userVerified);
-        if (origin && input.forUser) await events.record(trx, origin, 'mfa.used', user.id, { factor: 'passkey', passkey_id: passkey.id, amr });
-        else if (origin) await events.record(trx, origin, 'sign_in.succeeded', user.id, { method: 'passkey', passkey_id: passkey.id, amr });
+        if (origin && input.forUser && !confirm) await events.record(trx, origin, 'mfa.used', user.id, { factor: 'passkey', passkey_id: passkey.id, amr });
+        else if (origin) await events.record(trx, origin, 'sign_in.succeeded', user.id, { method: 'passkey', passkey_id: passkey.id, amr, ...step });
         return { ok: true, user, passkey, userVerified, amr } as const;
       });
     },
