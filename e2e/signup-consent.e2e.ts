@@ -92,10 +92,11 @@ it('accepts a sign-up on the 16th birthday', async () => {
   expect(await usersWithEmail(email)).toHaveLength(1);
 });
 
-it('refuses an email already registered, whatever its case', async () => {
+it('refuses an email already registered, whatever its case (with another password than the account\'s)', async () => {
   const existing = await createUser(h, tenant, { email: newEmail('taken') });
   await openSignUp();
-  const res = await signUp(page, { email: existing.email.toUpperCase() });
+  // The account's own password would sign it in (a double-submitted form: docs/decisions.md).
+  const res = await signUp(page, { email: existing.email.toUpperCase(), password: 'not the account password 7' });
   expect(res?.status()).toBe(400);
   await expectPage(page, 'signup');
   await expect(page.locator('#email-error').innerText()).resolves.toMatch(/already exists/);
