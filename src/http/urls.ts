@@ -11,7 +11,7 @@ export const interactionUrl = (iid: string, suffix = '') => `/interaction/${iid}
 export const forgotPasswordUrl = (platformId: string) => `/password/forgot?${platformQuery(platformId)}`;
 
 /** The redirect_uri registered at every upstream provider of a platform (DESIGN §17): one fixed path per platform. */
-export const upstreamCallbackUrl = (baseUrl: string, platformId: string) => `${baseUrl}/platforms/${encodeURIComponent(platformId)}/upstream/callback`;
+export { upstreamCallbackUrl } from '../domain/upstream'; // the one definition: presenters and the console show the same URL
 
 /** The account page's sign-in through an upstream provider. */
 export const accountUpstreamUrl = (platformId: string, slug: string) => `/account/upstream/${encodeURIComponent(slug)}?${platformQuery(platformId)}`;
