@@ -37,6 +37,10 @@ import { accountPictureRouter } from './http/routers/account-picture.router';
 import { logoutRouter, redirectLogoutPost } from './http/routers/logout.router';
 import { devOutboxRouter } from './http/routers/dev-outbox.router';
 import { homeRouter } from './http/routers/home.router';
+import { localeFromRequest } from './http/middleware/locale';
+import { DEFAULT_LOCALE } from './i18n/locales';
+import { translatorFor } from './i18n/catalogs';
+import { presentPageBrand } from './presenters/branding.presenter';
 import { passkeyAssetsRouter } from './http/routers/passkey-assets.router';
 import { passkeysRouter } from './http/routers/passkeys.router';
 import { ADMIN_API_PATH, adminApiRouter } from './http/routers/admin/api/admin-api.router';
@@ -75,6 +79,8 @@ export function createApp(deps: AppDeps): App {
   app.disable('x-powered-by');
   app.set('trust proxy', config.trustProxy);
   app.set('view engine', 'ejs');
+  // Defaults for a page rendered outside renderPage (the 404 page): English, Latchkey's own brand.
+  Object.assign(app.locals, { lang: DEFAULT_LOCALE, t: translatorFor(DEFAULT_LOCALE), brand: presentPageBrand(null) });
   app.set('views', path.resolve(__dirname, '..', 'views'));
   app.set('query parser', 'simple');
   app.set('etag', false); // JSON answers are no-store; discovery and JWKS carry their own strong ETag
@@ -106,6 +112,7 @@ export function createApp(deps: AppDeps): App {
   app.post('/oauth/logout', redirectLogoutPost); // likewise: a cross-site POST carries no session cookie
   const browserPaths = ['/oauth/authorize', '/interaction', '/account', '/password', '/oauth/logout', UPSTREAM_CALLBACK_PATH];
   app.use(browserPaths, sessionMiddleware(config, deps.sessionPool), saveSessionBeforeRedirect, revalidateAccounts(services));
+  app.use(localeFromRequest); // DESIGN §18: the pages' language
   app.use(authorizeRouter(services, rateLimit));
   app.use(interactionRouter(services));
   app.use(upstreamRouter(services)); // DESIGN §17: "Continue with …" and the platform's upstream callback

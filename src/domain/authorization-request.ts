@@ -30,6 +30,8 @@ export interface AuthorizationRequest {
   secondFactorMethod?: 'totp' | 'recovery_code';
   /** acr_values (OIDC Core 3.1.2.1), space-separated: `urn:latchkey:acr:mfa` asks for a second factor (step-up). */
   acrValues?: string;
+  /** OIDC Core 3.1.2.1 ui_locales, space-separated BCP 47 tags: the pages' language before Accept-Language (DESIGN §18). */
+  uiLocales?: string;
   /** RFC 8176 methods the sign-in of this interaction used so far (`pwd`, `hwk`/`swk` + `user`, …), for amr/acr (DESIGN §15). */
   amr?: string[];
   /** An upstream sign-in waiting on the link or sign-up page (DESIGN §17). */

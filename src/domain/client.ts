@@ -1,7 +1,9 @@
+import type { ClientBranding } from './branding';
+
 export type ClientType = 'confidential' | 'public';
 
 /** A registered application of a platform (DESIGN §5). The secret is sealed (never in clear). */
-export interface Client {
+export interface Client extends ClientBranding {
   id: string;
   platformId: string;
   name: string;
@@ -31,7 +33,7 @@ export const ID_TOKEN_ALGS = ['RS256', 'ES256', 'EdDSA', 'HS512'] as const;
 export type IdTokenAlg = (typeof ID_TOKEN_ALGS)[number];
 
 /** The client's registration fields that have a default, optional when a client is created. */
-export type ClientLogoutAndAlgFields = 'idTokenSignedResponseAlg' | 'backchannelLogoutUri' | 'backchannelLogoutSessionRequired' | 'frontchannelLogoutUri' | 'frontchannelLogoutSessionRequired';
+export type ClientLogoutAndAlgFields = 'idTokenSignedResponseAlg' | 'backchannelLogoutUri' | 'backchannelLogoutSessionRequired' | 'frontchannelLogoutUri' | 'frontchannelLogoutSessionRequired' | keyof ClientBranding;
 
 /** The longest a rotated-out client secret may keep working: 30 days. */
 export const CLIENT_SECRET_OVERLAP_MAX_SECONDS = 2_592_000;

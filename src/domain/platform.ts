@@ -1,3 +1,5 @@
+import type { PlatformBranding } from './branding';
+
 /** A tenant: its own users, clients and signing keys (DESIGN §4). */
 export interface Platform {
   id: string;
@@ -5,6 +7,8 @@ export interface Platform {
   rateLimitOverrides: Record<string, number>;
   /** seed: the spec's HS512 interface, unchanged; standard: asymmetric keys and a public JWKS (DESIGN §16). */
   signingProfile: SigningProfile;
+  /** Logo, accent colour, support email (DESIGN §18). */
+  branding: PlatformBranding;
   createdAt: Date;
 }
 

@@ -1,3 +1,4 @@
+import { SUPPORTED_LOCALES } from '../i18n/locales';
 import { SUPPORTED_SCOPES } from '../domain/scopes';
 import { ACR_VALUES_SUPPORTED } from '../domain/mfa';
 import { ID_TOKEN_ALGS } from '../domain/client';
@@ -36,6 +37,8 @@ export function presentDiscovery(baseUrl: string, platform: Pick<Platform, 'id' 
     prompt_values_supported: ['none', 'login', 'consent', 'select_account'],
     // DESIGN §15 (issue 13): an addition to the spec's document.
     acr_values_supported: [...ACR_VALUES_SUPPORTED],
+    // DESIGN §18 (issue 16): the languages of the hosted pages and mails (OIDC Discovery 1.0 §3).
+    ui_locales_supported: [...SUPPORTED_LOCALES],
     claims_parameter_supported: false,
     request_parameter_supported: false,
     request_uri_parameter_supported: false,

@@ -24,6 +24,10 @@ const toClient = (r: any): ClientRow => ({
   backchannelLogoutSessionRequired: r.backchannel_logout_session_required ?? false,
   frontchannelLogoutUri: r.frontchannel_logout_uri ?? null,
   frontchannelLogoutSessionRequired: r.frontchannel_logout_session_required ?? false,
+  logoUri: r.logo_uri ?? null,
+  clientUri: r.client_uri ?? null,
+  policyUri: r.policy_uri ?? null,
+  tosUri: r.tos_uri ?? null,
   createdAt: r.created_at,
 });
 
@@ -47,6 +51,10 @@ export async function insert(
       backchannel_logout_session_required: c.backchannelLogoutSessionRequired ?? false,
       frontchannel_logout_uri: c.frontchannelLogoutUri ?? null,
       frontchannel_logout_session_required: c.frontchannelLogoutSessionRequired ?? false,
+      logo_uri: c.logoUri ?? null,
+      client_uri: c.clientUri ?? null,
+      policy_uri: c.policyUri ?? null,
+      tos_uri: c.tosUri ?? null,
     })
     .returning('*');
   return toClient(row);
@@ -84,6 +92,10 @@ export interface ClientChanges {
   backchannelLogoutSessionRequired?: boolean;
   frontchannelLogoutUri?: string | null;
   frontchannelLogoutSessionRequired?: boolean;
+  logoUri?: string | null;
+  clientUri?: string | null;
+  policyUri?: string | null;
+  tosUri?: string | null;
 }
 
 export async function update(db: Queryable, platformId: string, id: string, c: ClientChanges): Promise<ClientRow> {
@@ -102,6 +114,10 @@ export async function update(db: Queryable, platformId: string, id: string, c: C
   if (c.backchannelLogoutSessionRequired !== undefined) columns.backchannel_logout_session_required = c.backchannelLogoutSessionRequired;
   if (c.frontchannelLogoutUri !== undefined) columns.frontchannel_logout_uri = c.frontchannelLogoutUri;
   if (c.frontchannelLogoutSessionRequired !== undefined) columns.frontchannel_logout_session_required = c.frontchannelLogoutSessionRequired;
+  if (c.logoUri !== undefined) columns.logo_uri = c.logoUri;
+  if (c.clientUri !== undefined) columns.client_uri = c.clientUri;
+  if (c.policyUri !== undefined) columns.policy_uri = c.policyUri;
+  if (c.tosUri !== undefined) columns.tos_uri = c.tosUri;
   const [row] = await db('clients').where({ platform_id: platformId, id }).update(columns).returning('*');
   return toClient(row);
 }

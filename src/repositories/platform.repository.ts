@@ -4,7 +4,14 @@ import type { Platform, SigningProfile } from '../domain/platform';
 
 export type { Platform };
 
-const toPlatform = (r: any): Platform => ({ id: r.id, name: r.name, rateLimitOverrides: r.rate_limit_overrides ?? {}, signingProfile: r.signing_profile ?? 'seed', createdAt: r.created_at });
+const toPlatform = (r: any): Platform => ({
+  id: r.id,
+  name: r.name,
+  rateLimitOverrides: r.rate_limit_overrides ?? {},
+  signingProfile: r.signing_profile ?? 'seed',
+  branding: { logoUrl: r.logo_url ?? null, logoVersion: r.logo_version ?? null, accentColor: r.accent_color ?? null, supportEmail: r.support_email ?? null },
+  createdAt: r.created_at,
+});
 
 /** A platform with its two-step policy, for the admin surfaces. */
 export type PlatformWithPolicy = Platform & { mfaPolicy: string };

@@ -1,4 +1,7 @@
 import type { Response } from 'express';
+import { presentPageBrand } from '../../presenters/branding.presenter';
+import { DEFAULT_LOCALE } from '../../i18n/locales';
+import { translatorFor } from '../../i18n/catalogs';
 
 /** The templates under views/ that are whole pages. */
 export type PageName =
@@ -9,12 +12,16 @@ export type PageName =
 
 /**
  * Renders a hosted page: `Cache-Control: no-store` (pages carry forms, CSRF tokens and personal
- * data; issue 10 §6) and the model every page shares — the platform's name and the CSRF token —
- * under the page's own model.
+ * data; issue 10 §6) and the model every page shares — the platform's name and branding, the
+ * language and its translator `t` (DESIGN §18), the CSRF token — under the page's own model.
  */
 export function renderPage(res: Response, page: PageName, model: Record<string, unknown>, status = 200): void {
-  res.status(status).set('Cache-Control', 'no-store').render(page, {
+  const locale = res.locals.locale ?? DEFAULT_LOCALE;
+  res.status(status).set('Cache-Control', 'no-store').set('Content-Language', locale).render(page, {
     platformName: res.locals.platform?.name ?? null,
+    brand: presentPageBrand(res.locals.platform),
+    lang: locale,
+    t: res.locals.t ?? translatorFor(locale),
     csrfToken: res.locals.csrfToken,
     ...model,
   });

@@ -8,6 +8,7 @@ import { resolvePlatform } from '../middleware/resolve-platform';
 import { browserAccounts } from '../browser-session';
 import { createStepAnswer, redirectToClient } from '../authorize-response';
 import { redirectPostToGet } from '../post-to-get';
+import { useUiLocales } from '../middleware/locale';
 
 /** GET /oauth/authorize (POST: redirectAuthorizePost). */
 export function authorizeRouter(s: Services, rateLimit: (name: string) => RequestHandler): Router {
@@ -17,6 +18,7 @@ export function authorizeRouter(s: Services, rateLimit: (name: string) => Reques
     const { params, repeated } = splitRepeated(req.query);
     if (repeated.includes('client_id') || repeated.includes('redirect_uri')) throw invalidRequest(`parameter "${repeated[0]}" must not be repeated`);
     const platform = res.locals.platform;
+    useUiLocales(req, res, params.ui_locales); // DESIGN §18: an error page before the interaction speaks its language too
     const client = await s.authorize.resolveClient(platform, params); // errors → page, never a redirect
     let ar: AuthorizationRequest;
     try {
@@ -38,7 +40,7 @@ export function authorizeRouter(s: Services, rateLimit: (name: string) => Reques
 const KNOWN_PARAMS: Record<keyof AuthorizeParams | 'platform_guid', true> = {
   platform_guid: true, response_type: true, client_id: true, redirect_uri: true, scope: true, state: true, nonce: true,
   code_challenge: true, code_challenge_method: true, login_hint: true, id_token_hint: true, action: true, prompt: true,
-  max_age: true, acr_values: true, first_name: true, last_name: true, phone_number: true, response_mode: true, request: true, request_uri: true,
+  max_age: true, acr_values: true, ui_locales: true, first_name: true, last_name: true, phone_number: true, response_mode: true, request: true, request_uri: true,
 };
 const isKnown = (name: string) => Object.hasOwn(KNOWN_PARAMS, name);
 

@@ -5,6 +5,7 @@ import type { Step } from '../../domain/interaction';
 import type { Services } from '../../services';
 import type { Refused } from '../../services/interaction/transitions';
 import { issueCsrf, requireCsrf } from '../middleware/csrf';
+import { useUiLocales } from '../middleware/locale';
 import { browserAccounts, findInteraction, restartOfEnded, saveInteraction } from '../browser-session';
 import { attemptSource } from '../attempt-source';
 import { field } from '../account-session';
@@ -35,6 +36,7 @@ export function interactionRouter(s: Services): Router {
       res.locals.ar = ar;
       res.locals.platform = (await s.platforms.findPlatform(ar.platformId))!;
       res.locals.restart = ar.restart;
+      useUiLocales(req, res, ar.uiLocales);
       return next();
     }
     const restart = req.method === 'POST' ? field(req.body, 'restart') : restartOfEnded(req, String(req.params.iid)); // GET: Back to a finished page

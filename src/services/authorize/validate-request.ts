@@ -32,6 +32,7 @@ const AuthorizeParams = z.object({
   prompt: str(64),
   max_age: str(12),
   acr_values: str(512),
+  ui_locales: str(256),
   first_name: str(100),
   last_name: str(100),
   phone_number: str(32),
@@ -117,6 +118,7 @@ export function createRequestValidation(deps: Deps, keys: SigningKeys, platforms
       prompts: maxAge === 0 && !prompts.includes('login') ? [...prompts, 'login'] : prompts, // max_age=0 behaves as prompt=login
       maxAge,
       acrValues: p.acr_values?.trim() || undefined,
+      uiLocales: p.ui_locales?.trim() || undefined,
       loginHint,
       idTokenHintSub,
       action: p.action as AuthorizationRequest['action'],
