@@ -25,6 +25,7 @@ import { userinfoRouter } from './http/routers/userinfo.router';
 import { introspectRouter } from './http/routers/introspect.router';
 import { revokeRouter } from './http/routers/revoke.router';
 import { avatarRouter } from './http/routers/avatar.router';
+import { platformLogoRouter } from './http/routers/platform-logo.router';
 import { upstreamRouter } from './http/routers/upstream.router';
 import { saveSessionBeforeRedirect, sessionMiddleware } from './http/middleware/session';
 import { revalidateAccounts } from './http/middleware/revalidate-accounts';
@@ -103,6 +104,7 @@ export function createApp(deps: AppDeps): App {
   app.use(introspectRouter(services, rateLimit));
   app.use(revokeRouter(services, rateLimit));
   app.use(avatarRouter(services));
+  app.use(platformLogoRouter(services)); // DESIGN §18: uploaded platform logos
   app.use(ADMIN_API_PATH, adminApiRouter(services, rateLimit)); // bearer tokens, JSON: never the browser session
   app.use(adminConsole(services, config, deps.sessionPool, rateLimit)); // /admin: its own session cookie, operators only
   // Browser routes only: API endpoints never touch the session store. Every browser route also

@@ -58,3 +58,13 @@ export async function updateName(db: Queryable, id: string, name: string): Promi
 export async function updateSigningProfile(db: Queryable, id: string, profile: SigningProfile): Promise<void> {
   await db('platforms').where({ id }).update({ signing_profile: profile });
 }
+
+/** The branding fields given (undefined: unchanged; null: cleared). */
+export async function updateBranding(db: Queryable, id: string, b: Partial<Platform['branding']>): Promise<void> {
+  const columns: Record<string, string | null> = {};
+  if (b.logoUrl !== undefined) columns.logo_url = b.logoUrl;
+  if (b.logoVersion !== undefined) columns.logo_version = b.logoVersion;
+  if (b.accentColor !== undefined) columns.accent_color = b.accentColor;
+  if (b.supportEmail !== undefined) columns.support_email = b.supportEmail;
+  if (Object.keys(columns).length) await db('platforms').where({ id }).update(columns);
+}

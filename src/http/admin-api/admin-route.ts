@@ -1,4 +1,4 @@
-import type { Request, Response, Router } from 'express';
+import express, { type Request, type Response, type Router } from 'express';
 import type { OpenAPIRegistry, RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import type { AdminActor } from '../../domain/admin';
@@ -22,6 +22,11 @@ export interface AdminOperation<P extends Schema | undefined, Q extends Schema |
   params?: P;
   query?: Q;
   body?: B;
+  /**
+   * The body is a file of one of `contentTypes` (not JSON): read as bytes (up to `maxBytes`; the
+   * handler checks the content) and handed to the handler as `upload`. Another type is a 415.
+   */
+  upload?: { contentTypes: readonly string[]; maxBytes: number; description: string };
   /** The body may be left out altogether (no Content-Type, no content): it is then read as `{}`. */
   bodyOptional?: boolean;
   /** 200 with this body, 201 for a creation, or 204 with none (`response` undefined). */
@@ -30,7 +35,7 @@ export interface AdminOperation<P extends Schema | undefined, Q extends Schema |
   responseDescription: string;
   /** Statuses besides 400/401/429 this operation answers with an Error (404 not found, 403 global only, 409 conflict). */
   errors?: Array<403 | 404 | 409>;
-  handler: (input: { params: Infer<P>; query: Infer<Q>; body: Infer<B>; actor: AdminActor; req: Request }) => Promise<Infer<R>>;
+  handler: (input: { params: Infer<P>; query: Infer<Q>; body: Infer<B>; upload: { contentType: string; bytes: Buffer }; actor: AdminActor; req: Request }) => Promise<Infer<R>>;
 }
 
 const ERROR_TEXT: Record<number, string> = {
@@ -39,7 +44,7 @@ const ERROR_TEXT: Record<number, string> = {
   403: 'The token may not do this (a platform token on a global operation)',
   404: 'No such resource, or not one this token may see',
   409: 'The change conflicts with the current state',
-  415: 'The body is not application/json',
+  415: 'The body is not of the type the operation takes (application/json, or the file types it lists)',
   429: 'Too many requests: wait Retry-After seconds',
 };
 
@@ -59,7 +64,7 @@ export function addOperation<P extends Schema | undefined, Q extends Schema | un
   responses[op.status] = op.response
     ? { description: op.responseDescription, content: { 'application/json': { schema: op.response } } }
     : { description: op.responseDescription };
-  for (const status of [400, 401, ...(op.errors ?? []), ...(op.body ? [415] : []), 429]) {
+  for (const status of [400, 401, ...(op.errors ?? []), ...(op.body || op.upload ? [415] : []), 429]) {
     responses[status] = { description: ERROR_TEXT[status], content: { 'application/json': { schema: ErrorResponse } } };
   }
   registry.registerPath({
@@ -73,12 +78,22 @@ export function addOperation<P extends Schema | undefined, Q extends Schema | un
     request: {
       params: op.params as z.ZodObject | undefined as never,
       query: op.query as z.ZodObject | undefined as never,
-      body: op.body ? { required: !op.bodyOptional, content: { 'application/json': { schema: op.body } } } : undefined,
+      body: op.body
+        ? { required: !op.bodyOptional, content: { 'application/json': { schema: op.body } } }
+        : op.upload
+          ? {
+              required: true,
+              description: op.upload.description,
+              content: Object.fromEntries(op.upload.contentTypes.map((type) => [type, { schema: { type: 'string', contentMediaType: type } }])),
+            }
+          : undefined,
     },
     responses,
   });
 
-  router[op.method](op.path, async (req, res) => {
+  // The file's own limit (with room, so a slightly larger file gets the handler's message, not a bare 413).
+  const readUpload = op.upload ? [express.raw({ type: () => true, limit: op.upload.maxBytes * 2 })] : [];
+  router[op.method](op.path, ...readUpload, async (req, res) => {
     const params = op.params ? parseInput(op.params, req.params) : undefined;
     const query = op.query ? parseInput(op.query, req.query) : undefined;
     // req.is answers null for a request without a body, false for one of another type.
@@ -86,8 +101,13 @@ export function addOperation<P extends Schema | undefined, Q extends Schema | un
       res.status(415).json({ error: 'invalid_request', error_description: 'the body must be application/json' });
       return;
     }
+    if (op.upload && !op.upload.contentTypes.includes(String(req.get('content-type') ?? '').split(';')[0].trim().toLowerCase())) {
+      res.status(415).json({ error: 'invalid_request', error_description: `the body must be the file itself, as one of ${op.upload.contentTypes.join(', ')} (Content-Type)` });
+      return;
+    }
     const body = op.body ? parseInput(op.body, req.body ?? {}) : undefined;
-    const result = await op.handler({ params, query, body, actor: actorOf(req, res), req } as Parameters<typeof op.handler>[0]);
+    const upload = op.upload ? { contentType: String(req.get('content-type')), bytes: Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0) } : undefined;
+    const result = await op.handler({ params, query, body, upload, actor: actorOf(req, res), req } as Parameters<typeof op.handler>[0]);
     res.status(op.status);
     if (op.status === 204) res.end();
     else res.json(result);

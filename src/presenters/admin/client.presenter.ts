@@ -19,6 +19,10 @@ export function presentClient(c: Client): z.infer<typeof ClientShape> {
     backchannel_logout_session_required: c.backchannelLogoutSessionRequired,
     frontchannel_logout_uri: c.frontchannelLogoutUri,
     frontchannel_logout_session_required: c.frontchannelLogoutSessionRequired,
+    logo_uri: c.logoUri,
+    client_uri: c.clientUri,
+    policy_uri: c.policyUri,
+    tos_uri: c.tosUri,
     created_at: c.createdAt.toISOString(),
   };
 }

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { Platform, RateLimits } from '../../services/admin/schemas/platforms.schemas';
 import type { PlatformWithPolicy } from '../../repositories/platform.repository';
 import { RATE_LIMITED_ENDPOINTS, RATE_LIMITS } from '../../domain/platform';
+import { uploadedLogoPath } from '../../domain/branding';
 
 export function presentPlatform(p: PlatformWithPolicy): z.infer<typeof Platform> {
   return {
@@ -10,6 +11,11 @@ export function presentPlatform(p: PlatformWithPolicy): z.infer<typeof Platform>
     mfa: p.mfaPolicy as z.infer<typeof Platform>['mfa'],
     signing_profile: p.signingProfile,
     rate_limits: p.rateLimitOverrides,
+    logo_url: p.branding.logoUrl,
+    logo_version: p.branding.logoVersion,
+    uploaded_logo_path: p.branding.logoVersion ? uploadedLogoPath(p.id, p.branding.logoVersion) : null,
+    accent_color: p.branding.accentColor,
+    support_email: p.branding.supportEmail,
     created_at: p.createdAt.toISOString(),
   };
 }

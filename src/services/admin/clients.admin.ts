@@ -14,6 +14,7 @@ import { assertPlatformAccess } from './access';
 import { decodeCursor, toPage } from './cursor';
 import type { PlatformsAdmin } from './platforms.admin';
 import type { ClientCreate, ClientSecretRotate, ClientUpdate } from './schemas/clients.schemas';
+import { clearable } from './schemas/branding.schemas';
 
 const unknownClient = (id: string) => new OAuthError('not_found', `unknown client "${id}"`);
 
@@ -48,6 +49,9 @@ export function createClientsAdmin(deps: Deps, base: Platforms, clientAuth: Clie
       await platformsAdmin.get(actor, platformId);
       return deps.db.transaction(async (trx) => {
         const created = await base.createClient(platformId, toNewClient(input), trx);
+        const metadata = metadataOf(input);
+        // RFC 7591 metadata is not part of registration's rules (createClient): stored beside it, in the same transaction.
+        if (Object.values(metadata).some((v) => v !== undefined)) created.client = await clients.update(trx, platformId, created.client.id, metadata);
         const c = created.client;
         await audit.record(trx, actor, {
           kind: 'client.created',
@@ -61,6 +65,7 @@ export function createClientsAdmin(deps: Deps, base: Platforms, clientAuth: Clie
             scopes: c.allowedScopes.join(' '),
             is_resource_server: c.isResourceServer,
             ...signingAndLogoutDetails(c),
+            ...metadataDetails(c),
           },
         });
         return created;
@@ -96,6 +101,7 @@ export function createClientsAdmin(deps: Deps, base: Platforms, clientAuth: Clie
         const updated = await clients.update(trx, platformId, id, {
           ...checked,
           ...signingAndLogout,
+          ...metadataOf(input),
           ...(secret ? { sealedSecret: deps.sealer.seal(secret) } : {}),
           ...(becomesPublic ? { sealedSecret: null, previousSealedSecret: null, previousSecretExpiresAt: null } : {}),
         });
@@ -186,6 +192,16 @@ function signingAndLogoutDetails(c: Client) {
   };
 }
 
+/** RFC 7591 client metadata given, in stored form ('' → null: cleared; undefined: unchanged). */
+function metadataOf(input: z.infer<typeof ClientUpdate>) {
+  return { logoUri: clearable(input.logo_uri), clientUri: clearable(input.client_uri), policyUri: clearable(input.policy_uri), tosUri: clearable(input.tos_uri) };
+}
+
+/** The RFC 7591 metadata in wire names (URLs, not secrets). */
+function metadataDetails(c: Client) {
+  return { logo_uri: c.logoUri, client_uri: c.clientUri, policy_uri: c.policyUri, tos_uri: c.tosUri };
+}
+
 /** What an update changed, as `{field: {from, to}}` in wire names (URIs and scopes are not secrets). */
 function changes(before: Client, after: Client) {
   const out: Record<string, { from: unknown; to: unknown }> = {};
@@ -197,7 +213,7 @@ function changes(before: Client, after: Client) {
     ['scopes', before.allowedScopes.join(' '), after.allowedScopes.join(' ')],
     ['is_resource_server', before.isResourceServer, after.isResourceServer],
   ];
-  const [from, to] = [signingAndLogoutDetails(before), signingAndLogoutDetails(after)];
+  const [from, to] = [{ ...signingAndLogoutDetails(before), ...metadataDetails(before) }, { ...signingAndLogoutDetails(after), ...metadataDetails(after) }];
   for (const field of Object.keys(to) as Array<keyof typeof to>) pairs.push([field, from[field], to[field]]);
   for (const [field, from, to] of pairs) if (JSON.stringify(from) !== JSON.stringify(to)) out[field] = { from, to };
   return out;

@@ -4,6 +4,9 @@ import { isUuid } from '../../domain/ids';
 import type { RateLimitedEndpoint } from '../../domain/platform';
 import * as platforms from '../../repositories/platform.repository';
 import * as mfa from '../../repositories/mfa.repository';
+import * as logos from '../../repositories/platform-logo.repository';
+import { checkLogo } from '../platform-logo';
+import { clearable } from './schemas/branding.schemas';
 import type { Deps } from '../deps';
 import type { Audit } from '../audit.service';
 import type { Platforms } from '../platforms.service';
@@ -47,6 +50,7 @@ export function createPlatformsAdmin(deps: Deps, base: Platforms, audit: Audit, 
       await deps.db.transaction(async (trx) => {
         if (input.name !== undefined) await platforms.updateName(trx, id, input.name);
         if (input.mfa !== undefined) await mfa.updateMfaPolicy(trx, id, input.mfa);
+        await platforms.updateBranding(trx, id, brandingOf(input));
         const details: Record<string, unknown> = changes(before, input);
         if (input.signing_profile !== undefined) {
           await platforms.updateSigningProfile(trx, id, input.signing_profile);
@@ -58,6 +62,40 @@ export function createPlatformsAdmin(deps: Deps, base: Platforms, audit: Audit, 
       });
       base.forget(id);
       signingKeys.forget(id);
+      return get(actor, id);
+    },
+
+    /**
+     * Stores an uploaded logo (checked by checkLogo: type by content, size) and points the platform
+     * at it: logo_version is its content hash, so its URL changes with it and caches never serve
+     * an old one. `declaredType`: the type the sender named (API Content-Type), which must match.
+     */
+    async setLogo(actor: AdminActor, id: string, bytes: Buffer, declaredType?: string) {
+      const before = await get(actor, id);
+      const { contentType, version } = checkLogo(bytes, declaredType);
+      await deps.db.transaction(async (trx) => {
+        await logos.upsert(trx, id, { contentType, bytes, at: deps.now() });
+        await platforms.updateBranding(trx, id, { logoVersion: version });
+        await audit.record(trx, actor, {
+          kind: 'platform.updated',
+          platformId: id,
+          details: { logo: { from: before.branding.logoVersion, to: version, content_type: contentType, bytes: bytes.length } },
+        });
+      });
+      base.forget(id);
+      return get(actor, id);
+    },
+
+    /** Removes the uploaded logo (the pages fall back to logo_url, else the initial); nothing uploaded: unchanged, not audited. */
+    async removeLogo(actor: AdminActor, id: string) {
+      const before = await get(actor, id);
+      if (!before.branding.logoVersion) return before;
+      await deps.db.transaction(async (trx) => {
+        await logos.remove(trx, id);
+        await platforms.updateBranding(trx, id, { logoVersion: null });
+        await audit.record(trx, actor, { kind: 'platform.updated', platformId: id, details: { logo: { from: before.branding.logoVersion, to: null } } });
+      });
+      base.forget(id);
       return get(actor, id);
     },
 
@@ -84,7 +122,19 @@ function changes(before: platforms.PlatformWithPolicy, input: z.infer<typeof Pla
   if (input.name !== undefined && input.name !== before.name) out.name = { from: before.name, to: input.name };
   if (input.mfa !== undefined && input.mfa !== before.mfaPolicy) out.mfa = { from: before.mfaPolicy, to: input.mfa };
   if (input.signing_profile !== undefined && input.signing_profile !== before.signingProfile) out.signing_profile = { from: before.signingProfile, to: input.signing_profile };
+  const branding = brandingOf(input);
+  const wire = { logoUrl: 'logo_url', accentColor: 'accent_color', supportEmail: 'support_email' } as const;
+  for (const [field, name] of Object.entries(wire) as Array<[keyof typeof wire, string]>) {
+    const to = branding[field];
+    if (to !== undefined && to !== before.branding[field]) out[name] = { from: before.branding[field], to };
+  }
   return out;
+}
+
+/** The branding fields given, in stored form: '' → null (cleared), the colour in lower case. */
+function brandingOf(input: z.infer<typeof PlatformUpdate>) {
+  const accent = clearable(input.accent_color);
+  return { logoUrl: clearable(input.logo_url), accentColor: accent ? accent.toLowerCase() : accent, supportEmail: clearable(input.support_email) };
 }
 
 export type PlatformsAdmin = ReturnType<typeof createPlatformsAdmin>;

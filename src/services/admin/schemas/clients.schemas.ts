@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { CLIENT_SECRET_OVERLAP_MAX_SECONDS, ID_TOKEN_ALGS } from '../../../domain/client';
 import { pageOf, Timestamp, Uuid } from './common.schemas';
+import { ClientMetadata } from './branding.schemas';
 
 const Name = z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters');
 const Type = z.enum(['confidential', 'public'], { error: 'client type must be "confidential" or "public"' });
@@ -40,6 +41,10 @@ export const Client = z
     backchannel_logout_session_required: z.boolean(),
     frontchannel_logout_uri: z.string().nullable(),
     frontchannel_logout_session_required: z.boolean(),
+    logo_uri: z.string().nullable().meta({ description: "RFC 7591: the client's logo, shown on consent" }),
+    client_uri: z.string().nullable().meta({ description: "RFC 7591: the client's home page" }),
+    policy_uri: z.string().nullable().meta({ description: "RFC 7591: the client's privacy policy" }),
+    tos_uri: z.string().nullable().meta({ description: "RFC 7591: the client's terms of service" }),
     created_at: Timestamp,
   })
   .meta({ id: 'Client' });
@@ -59,6 +64,10 @@ export const ClientCreate = z
     backchannel_logout_session_required: BackchannelSessionRequired.optional(),
     frontchannel_logout_uri: FrontchannelLogoutUri.optional(),
     frontchannel_logout_session_required: FrontchannelSessionRequired.optional(),
+    logo_uri: ClientMetadata.logo_uri.optional(),
+    client_uri: ClientMetadata.client_uri.optional(),
+    policy_uri: ClientMetadata.policy_uri.optional(),
+    tos_uri: ClientMetadata.tos_uri.optional(),
   })
   .strict()
   .meta({ id: 'ClientCreate' });
@@ -76,6 +85,10 @@ export const ClientUpdate = z
     backchannel_logout_session_required: BackchannelSessionRequired.optional(),
     frontchannel_logout_uri: FrontchannelLogoutUri.optional(),
     frontchannel_logout_session_required: FrontchannelSessionRequired.optional(),
+    logo_uri: ClientMetadata.logo_uri.optional(),
+    client_uri: ClientMetadata.client_uri.optional(),
+    policy_uri: ClientMetadata.policy_uri.optional(),
+    tos_uri: ClientMetadata.tos_uri.optional(),
   })
   .strict()
   .refine((b) => Object.keys(b).length > 0, 'give at least one field to change')

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { MFA_POLICIES } from '../../../domain/mfa';
 import { RATE_LIMITED_ENDPOINTS, SIGNING_PROFILES } from '../../../domain/platform';
 import { pageOf, Timestamp, Uuid } from './common.schemas';
+import { AccentColor, LogoUrl, SupportEmail } from './branding.schemas';
 
 const SigningProfile = z.enum(SIGNING_PROFILES).meta({
   description: 'seed: the spec\'s HS512 tokens and oct descriptors (default, unchanged); standard: asymmetric keys (RS256, ES256, EdDSA) and a JWKS of public keys',
@@ -16,6 +17,11 @@ export const Platform = z
     mfa: z.enum(MFA_POLICIES).meta({ description: 'Second factor: off, optional (users who enrolled), required (everyone)' }),
     signing_profile: SigningProfile,
     rate_limits: z.record(z.string(), z.number().int()).meta({ description: 'Per-endpoint overrides, requests per minute' }),
+    logo_url: z.string().nullable().meta({ description: 'The https logo URL (used when no logo is uploaded)' }),
+    logo_version: z.string().nullable().meta({ description: "The uploaded logo's content hash; null: none uploaded" }),
+    uploaded_logo_path: z.string().nullable().meta({ description: 'Where the uploaded logo is served (GET, no token), e.g. /platforms/{platform_guid}/logo?v={logo_version}' }),
+    accent_color: z.string().nullable().meta({ description: '#rrggbb; null: Latchkey\'s indigo' }),
+    support_email: z.string().nullable(),
     created_at: Timestamp,
   })
   .meta({ id: 'Platform' });
@@ -25,7 +31,14 @@ export const PlatformPage = pageOf(Platform, 'PlatformPage');
 export const PlatformCreate = z.object({ name: Name, signing_profile: SigningProfile.optional() }).strict().meta({ id: 'PlatformCreate' });
 
 export const PlatformUpdate = z
-  .object({ name: Name.optional(), mfa: z.enum(MFA_POLICIES).optional(), signing_profile: SigningProfile.optional() })
+  .object({
+    name: Name.optional(),
+    mfa: z.enum(MFA_POLICIES).optional(),
+    signing_profile: SigningProfile.optional(),
+    logo_url: LogoUrl.optional(),
+    accent_color: AccentColor.optional(),
+    support_email: SupportEmail.optional(),
+  })
   .strict()
   .refine((b) => Object.keys(b).length > 0, 'give at least one field to change')
   .meta({ id: 'PlatformUpdate' });

@@ -1,0 +1,37 @@
+import { Router } from 'express';
+import type { Services } from '../../services';
+import { findUploadedLogo } from '../../services/platform-logo';
+
+/** What an uploaded logo may do when opened on its own: nothing (no script, no fetch; inline styles of an SVG only). */
+export const LOGO_CSP = "default-src 'none'; style-src 'unsafe-inline'; sandbox";
+
+/**
+ * GET /platforms/:platformId/logo?v=… — a platform's uploaded logo (DESIGN §18), no session, no
+ * token: the pages' <img> loads it. Asked for by its current version it never changes (a new
+ * upload has a new version, so a new URL): cached for a year. Without one, or with an old one,
+ * the current logo, revalidated every time.
+ */
+export function platformLogoRouter(s: Services): Router {
+  const r = Router();
+  r.get('/platforms/:platformId/logo', async (req, res) => {
+    const { platformId } = req.params;
+    const logo = await findUploadedLogo(s.deps.db, platformId);
+    if (!logo) {
+      res.status(404).set('Cache-Control', 'no-store').json({ error: 'not_found', error_description: 'This platform has no uploaded logo' });
+      return;
+    }
+    const current = req.query.v === logo.version;
+    res
+      .set({
+        'Content-Type': logo.contentType,
+        'Cache-Control': current ? 'public, max-age=31536000, immutable' : 'no-cache',
+        ETag: `"${logo.version}"`,
+        'Content-Security-Policy': LOGO_CSP,
+        'X-Content-Type-Options': 'nosniff',
+        'Content-Disposition': 'inline',
+        'Cross-Origin-Resource-Policy': 'cross-origin',
+      })
+      .send(logo.bytes);
+  });
+  return r;
+}
