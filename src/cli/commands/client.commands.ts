@@ -34,6 +34,17 @@ function uriOrNone(flags: Flags, name: string): string | null | undefined {
   return none ? null : value;
 }
 
+/** RFC 7591 metadata flags, e.g. `--logo-uri` → logo_uri; "" clears one on update. */
+const METADATA_FLAGS = ['logo-uri', 'client-uri', 'policy-uri', 'tos-uri'] as const;
+const metadataOf = (flags: Flags) => ({
+  logo_uri: one(flags, 'logo-uri'),
+  client_uri: one(flags, 'client-uri'),
+  policy_uri: one(flags, 'policy-uri'),
+  tos_uri: one(flags, 'tos-uri'),
+});
+const METADATA_USAGE = ' [--logo-uri URL] [--client-uri URL] [--policy-uri URL] [--tos-uri URL]';
+const METADATA_DETAILS = '--logo-uri, --client-uri, --policy-uri, --tos-uri: RFC 7591 metadata shown on consent (logo, home page, privacy policy, terms); https (http only on a loopback host), at most 2048 characters';
+
 const SIGNING_AND_LOGOUT_DETAILS = [
   '--id-token-alg RS256|ES256|EdDSA|HS512: standard platforms only: the ID-token algorithm (default RS256; HS512, keyed with the secret: confidential only)',
   '--backchannel-logout-uri URI: where logout tokens are POSTed (OIDC Back-Channel Logout); --backchannel-logout-session-required: they must carry sid',
@@ -46,10 +57,11 @@ export const clientCommands: CliCommand[] = [
     group: 'client', verb: 'create',
     usage:
       '--platform G --name NAME --type confidential|public --redirect-uri URI [--redirect-uri URI ...] --scopes "openid profile email phone address offline_access" [--post-logout-redirect-uri URI ...] [--resource-server]' +
-      ' [--id-token-alg RS256|ES256|EdDSA|HS512] [--backchannel-logout-uri URI [--backchannel-logout-session-required]] [--frontchannel-logout-uri URI [--frontchannel-logout-session-required]]',
-    flags: ['platform', 'name', 'type', 'redirect-uri', 'scopes', 'post-logout-redirect-uri', 'resource-server', 'id-token-alg', 'backchannel-logout-uri', 'backchannel-logout-session-required', 'frontchannel-logout-uri', 'frontchannel-logout-session-required'],
+      ' [--id-token-alg RS256|ES256|EdDSA|HS512] [--backchannel-logout-uri URI [--backchannel-logout-session-required]] [--frontchannel-logout-uri URI [--frontchannel-logout-session-required]]' +
+      METADATA_USAGE,
+    flags: ['platform', 'name', 'type', 'redirect-uri', 'scopes', 'post-logout-redirect-uri', 'resource-server', 'id-token-alg', 'backchannel-logout-uri', 'backchannel-logout-session-required', 'frontchannel-logout-uri', 'frontchannel-logout-session-required', ...METADATA_FLAGS],
     summary: 'Register a client; a confidential one gets its secret, shown once.',
-    details: ['--resource-server: confidential only: may introspect other clients\' tokens', ...SIGNING_AND_LOGOUT_DETAILS],
+    details: ['--resource-server: confidential only: may introspect other clients\' tokens', ...SIGNING_AND_LOGOUT_DETAILS, METADATA_DETAILS],
     async run(s, flags, actor) {
       const platformId = platformOf(flags);
       const body = parseInput(ClientCreate, {
@@ -63,6 +75,7 @@ export const clientCommands: CliCommand[] = [
           id_token_signed_response_alg: idTokenAlg(flags),
           backchannel_logout_uri: one(flags, 'backchannel-logout-uri'),
           frontchannel_logout_uri: one(flags, 'frontchannel-logout-uri'),
+          ...metadataOf(flags),
         }),
         backchannel_logout_session_required: switchFlag(flags, 'backchannel-logout-session-required'),
         frontchannel_logout_session_required: switchFlag(flags, 'frontchannel-logout-session-required'),
@@ -92,11 +105,13 @@ export const clientCommands: CliCommand[] = [
     usage:
       '--platform G --client ID [--name NAME] [--type confidential|public] [--redirect-uri URI ...] [--post-logout-redirect-uri URI ... | --no-post-logout-redirect-uris] [--scopes "openid ..."] [--resource-server | --no-resource-server]' +
       ' [--id-token-alg RS256|ES256|EdDSA|HS512|default] [--backchannel-logout-uri URI | --no-backchannel-logout-uri] [--backchannel-logout-session-required | --no-backchannel-logout-session-required]' +
-      ' [--frontchannel-logout-uri URI | --no-frontchannel-logout-uri] [--frontchannel-logout-session-required | --no-frontchannel-logout-session-required]',
+      ' [--frontchannel-logout-uri URI | --no-frontchannel-logout-uri] [--frontchannel-logout-session-required | --no-frontchannel-logout-session-required]' +
+      ' [--logo-uri URL|""] [--client-uri URL|""] [--policy-uri URL|""] [--tos-uri URL|""]',
     flags: [
       'platform', 'client', 'name', 'type', 'redirect-uri', 'post-logout-redirect-uri', 'no-post-logout-redirect-uris', 'scopes', 'resource-server', 'no-resource-server',
       'id-token-alg', 'backchannel-logout-uri', 'no-backchannel-logout-uri', 'backchannel-logout-session-required', 'no-backchannel-logout-session-required',
       'frontchannel-logout-uri', 'no-frontchannel-logout-uri', 'frontchannel-logout-session-required', 'no-frontchannel-logout-session-required',
+      ...METADATA_FLAGS,
     ],
     summary: 'Change a client; the rules of create apply to the client as changed.',
     details: [
@@ -106,6 +121,8 @@ export const clientCommands: CliCommand[] = [
       '--resource-server / --no-resource-server: may (not) introspect other clients\' tokens; confidential only',
       ...SIGNING_AND_LOGOUT_DETAILS,
       '--id-token-alg default: back to the default (RS256); --no-backchannel-logout-uri / --no-frontchannel-logout-uri: removes it; --no-…-session-required: turns it off',
+      METADATA_DETAILS,
+      '--logo-uri "" (and the others): removes it',
     ],
     async run(s, flags, actor) {
       const { platform_guid, client_id } = clientOf(flags);
@@ -124,6 +141,7 @@ export const clientCommands: CliCommand[] = [
         backchannel_logout_session_required: onOff(flags, 'backchannel-logout-session-required'),
         frontchannel_logout_uri: uriOrNone(flags, 'frontchannel-logout-uri'),
         frontchannel_logout_session_required: onOff(flags, 'frontchannel-logout-session-required'),
+        ...metadataOf(flags),
       }));
       const { client, secret } = await s.admin.clients.update(actor, platform_guid, client_id, body);
       return secret ? { ...presentClient(client), client_secret: secret } : presentClient(client);

@@ -1,4 +1,6 @@
+import { readFile } from 'node:fs/promises';
 import { invalidRequest } from '../../errors';
+import { LOGO_CONTENT_TYPES, LOGO_MAX_BYTES } from '../../domain/branding';
 import { isMfaPolicy, MFA_POLICIES } from '../../domain/mfa';
 import { RATE_LIMITED_ENDPOINTS } from '../../domain/platform';
 import { parseInput } from '../../services/admin/parse-input';
@@ -6,7 +8,8 @@ import { PageQuery, PlatformParams } from '../../services/admin/schemas/common.s
 import { PlatformCreate, PlatformUpdate, RateLimitParams, RateLimitSet } from '../../services/admin/schemas/platforms.schemas';
 import { presentPlatform, presentRateLimits } from '../../presenters/admin/platform.presenter';
 import type { CliCommand } from '../command-table';
-import { one, pageFlags } from '../flags';
+import { one, pageFlags, switchFlag } from '../flags';
+import { checkLogo } from '../../services/platform-logo';
 
 const platformOf = (flags: Parameters<CliCommand['run']>[1]) => parseInput(PlatformParams, { platform_guid: one(flags, 'platform', true) }).platform_guid;
 
@@ -34,15 +37,40 @@ export const platformCommands: CliCommand[] = [
     run: async (s, flags, actor) => presentPlatform(await s.admin.platforms.get(actor, platformOf(flags))),
   },
   {
-    group: 'platform', verb: 'update', usage: '--platform G [--name NAME] [--mfa off|optional|required] [--profile seed|standard]', flags: ['platform', 'name', 'mfa', 'profile'],
-    summary: 'Rename a platform, set its second-factor policy or its signing profile.',
+    group: 'platform', verb: 'update',
+    usage:
+      '--platform G [--name NAME] [--mfa off|optional|required] [--profile seed|standard] [--logo-url URL|""] [--logo-file PATH | --remove-logo] [--accent-color "#rrggbb"|""] [--support-email EMAIL|""]',
+    flags: ['platform', 'name', 'mfa', 'profile', 'logo-url', 'logo-file', 'remove-logo', 'accent-color', 'support-email'],
+    summary: 'Rename a platform, set its second-factor policy, its signing profile or its branding.',
     details: [
       '--mfa off: never asked; optional: asked of users who enrolled; required: every user enrols',
       '--profile standard: RS256, ES256 and EdDSA keys (created if missing), public keys in the JWKS; seed: the spec\'s HS512 interface',
+      '--logo-url URL: an https URL the pages load the logo from when none is uploaded',
+      `--logo-file PATH: uploads the logo (${LOGO_CONTENT_TYPES.join(', ')}, recognised by content; at most ${LOGO_MAX_BYTES / 1024} KiB); --remove-logo removes it`,
+      '--accent-color "#rrggbb": buttons and links; at least 4.5:1 against white',
+      '--support-email EMAIL: shown in the pages\' footer',
+      'An empty value ("") clears --logo-url, --accent-color and --support-email',
     ],
     async run(s, flags, actor) {
-      const body = parseInput(PlatformUpdate, { name: one(flags, 'name'), mfa: one(flags, 'mfa'), signing_profile: one(flags, 'profile') });
-      return presentPlatform(await s.admin.platforms.update(actor, platformOf(flags), body));
+      const platformId = platformOf(flags);
+      const logoFile = one(flags, 'logo-file');
+      const removeLogo = switchFlag(flags, 'remove-logo');
+      if (logoFile !== undefined && removeLogo) throw invalidRequest('give --logo-file or --remove-logo, not both');
+      const fields = withoutUndefined({
+        name: one(flags, 'name'),
+        mfa: one(flags, 'mfa'),
+        signing_profile: one(flags, 'profile'),
+        logo_url: one(flags, 'logo-url'),
+        accent_color: one(flags, 'accent-color'),
+        support_email: one(flags, 'support-email'),
+      });
+      const logo = logoFile === undefined ? undefined : await readLogo(logoFile);
+      // Everything is checked before anything changes: the fields by their schema, the file (readLogo) by its content.
+      const body = Object.keys(fields).length || (!logo && !removeLogo) ? parseInput(PlatformUpdate, fields) : undefined;
+      let platform = body ? await s.admin.platforms.update(actor, platformId, body) : await s.admin.platforms.get(actor, platformId);
+      if (logo) platform = await s.admin.platforms.setLogo(actor, platformId, logo);
+      if (removeLogo) platform = await s.admin.platforms.removeLogo(actor, platformId);
+      return presentPlatform(platform);
     },
   },
   {
@@ -73,3 +101,17 @@ export const platformCommands: CliCommand[] = [
     },
   },
 ];
+
+/** The logo file's bytes, checked (type by content, size) before anything changes. */
+async function readLogo(path: string): Promise<Buffer> {
+  const bytes = await readFile(path).catch((err: NodeJS.ErrnoException) => {
+    throw invalidRequest(`--logo-file: cannot read "${path}" (${err.code ?? err.message})`);
+  });
+  checkLogo(bytes);
+  return bytes;
+}
+
+/** Only the flags given: an update with none is refused by the schema ("give at least one field"). */
+function withoutUndefined<T extends object>(o: T): T {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
+}

@@ -15,6 +15,9 @@ import { consoleMailRouter } from '../routers/admin/console/mail.router';
 import { consoleAuditRouter } from '../routers/admin/console/audit.router';
 import { consoleAccountRouter } from '../routers/admin/console/account.router';
 import { consoleUpstreamProvidersRouter } from '../routers/admin/console/upstream-providers.router';
+import { consoleBrandingRouter } from '../routers/admin/console/branding.router';
+import { LOGO_MAX_BYTES } from '../../domain/branding';
+import { consoleMultipart } from './multipart';
 import { operatorActor, requireOperator } from './operator';
 import { renderConsole, type ConsoleNavEntry } from './render';
 import { consoleSessionMiddleware } from './session';
@@ -33,6 +36,7 @@ const SCREENS: Array<ConsoleNavEntry & { router: (s: Services) => Router }> = [
   { label: 'Upstream providers', section: 'platform', path: '/upstream-providers', router: consoleUpstreamProvidersRouter },
   { label: 'Keys', section: 'platform', path: '/keys', router: consoleKeysRouter },
   { label: 'Rate limits', section: 'platform', path: '/rate-limits', router: consoleRateLimitsRouter },
+  { label: 'Branding', section: 'platform', path: '/branding', router: consoleBrandingRouter },
   { label: 'Mail', section: 'platform', path: '/mail', router: consoleMailRouter },
 ];
 
@@ -46,6 +50,8 @@ export function adminConsole(s: Services, config: Config, sessionPool: Pool, rat
   r.use('/admin/api', (_req, _res, next) => next('router'));
   r.use('/admin', rateLimit.hostedPages, noStore, ...consoleSessionMiddleware(config, sessionPool), nav);
   r.use(consoleSignInRouter(s));
+  // The logo upload is multipart: read before the CSRF check, which needs its `_csrf` field (room above the limit: an oversized file gets the form's message).
+  r.post('/admin/platforms/:platformId/branding/logo', ...consoleMultipart('logo', LOGO_MAX_BYTES * 4));
   r.use('/admin', requireOperator(s), issueCsrf, (req, _res, next) => (req.method === 'POST' ? requireCsrf(req, _res, next) : next()));
   r.get('/admin', (_req, res) => res.redirect(303, '/admin/platforms'));
   r.use('/admin/platforms/:platformId', loadPlatform(s));

@@ -51,7 +51,7 @@ export function createClientsAdmin(deps: Deps, base: Platforms, clientAuth: Clie
         const created = await base.createClient(platformId, toNewClient(input), trx);
         const metadata = metadataOf(input);
         // RFC 7591 metadata is not part of registration's rules (createClient): stored beside it, in the same transaction.
-        if (Object.values(metadata).some((v) => v !== undefined)) created.client = await clients.update(trx, platformId, created.client.id, metadata);
+        if (Object.values(metadata).some((v) => v != null)) created.client = await clients.update(trx, platformId, created.client.id, metadata);
         const c = created.client;
         await audit.record(trx, actor, {
           kind: 'client.created',

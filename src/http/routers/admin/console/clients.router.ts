@@ -47,6 +47,11 @@ function clientBody(req: Request) {
     backchannel_logout_session_required: field(req, 'backchannel_logout_session_required') === 'yes',
     frontchannel_logout_uri: field(req, 'frontchannel_logout_uri') || null,
     frontchannel_logout_session_required: field(req, 'frontchannel_logout_session_required') === 'yes',
+    // RFC 7591 metadata: '' removes it.
+    logo_uri: field(req, 'logo_uri'),
+    client_uri: field(req, 'client_uri'),
+    policy_uri: field(req, 'policy_uri'),
+    tos_uri: field(req, 'tos_uri'),
   };
 }
 
@@ -64,6 +69,10 @@ function formOf(req: Request) {
     backchannel_logout_session_required: field(req, 'backchannel_logout_session_required') === 'yes',
     frontchannel_logout_uri: field(req, 'frontchannel_logout_uri'),
     frontchannel_logout_session_required: field(req, 'frontchannel_logout_session_required') === 'yes',
+    logo_uri: field(req, 'logo_uri'),
+    client_uri: field(req, 'client_uri'),
+    policy_uri: field(req, 'policy_uri'),
+    tos_uri: field(req, 'tos_uri'),
   };
 }
 
@@ -80,6 +89,10 @@ const NEW_FORM = {
   backchannel_logout_session_required: false,
   frontchannel_logout_uri: '',
   frontchannel_logout_session_required: false,
+  logo_uri: '',
+  client_uri: '',
+  policy_uri: '',
+  tos_uri: '',
 };
 
 /**
@@ -140,6 +153,10 @@ export function consoleClientsRouter(s: Services): Router {
         backchannel_logout_session_required: client.backchannel_logout_session_required,
         frontchannel_logout_uri: client.frontchannel_logout_uri ?? '',
         frontchannel_logout_session_required: client.frontchannel_logout_session_required,
+        logo_uri: client.logo_uri ?? '',
+        client_uri: client.client_uri ?? '',
+        policy_uri: client.policy_uri ?? '',
+        tos_uri: client.tos_uri ?? '',
       },
       idTokenAlgs: platform.signingProfile === 'standard' ? ID_TOKEN_ALGS : null,
       listUrl: base(req),
