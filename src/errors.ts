@@ -1,5 +1,8 @@
-import type { ErrorRequestHandler, Request } from 'express';
+import type { ErrorRequestHandler, Request, Response } from 'express';
 import type { Logger } from 'pino';
+import { localeOfRequest, useLocale } from './http/middleware/locale';
+import { renderPage } from './http/pages/render';
+import { translatorFor } from './i18n/catalogs';
 
 export type OAuthErrorCode =
   | 'invalid_request'
@@ -37,12 +40,21 @@ export interface OAuthErrorOptions {
   status?: number;
   headers?: Record<string, string>;
   cause?: unknown;
+  /**
+   * The error page's message as a catalog key (`errors:page.expired`), for errors people meet in
+   * the browser; without it the page shows a translated generic message and the (English) description.
+   */
+  pageMessage?: string;
+  /** A known, registered page of the app to go back to (Client.clientUri), never a request's redirect_uri. */
+  app?: { name: string; url: string };
 }
 
 /** The one error type. `code` is the wire code; `cause` is logged, never sent. */
 export class OAuthError extends Error {
   readonly status: number;
   readonly headers: Record<string, string>;
+  readonly pageMessage?: string;
+  readonly app?: { name: string; url: string };
 
   constructor(
     readonly code: OAuthErrorCode,
@@ -52,6 +64,8 @@ export class OAuthError extends Error {
     super(`${code}: ${description}`, { cause: options.cause });
     this.status = options.status ?? STATUS[code] ?? 400;
     this.headers = options.headers ?? {};
+    this.pageMessage = options.pageMessage;
+    this.app = options.app;
   }
 }
 
@@ -118,18 +132,51 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     logError(logger, req, error);
     if (res.headersSent) return next(err);
     res.status(error.status).set(error.headers).set('Cache-Control', 'no-store');
-    if (wantsHtml(req)) {
-      res.render('error', {
-        title: 'Something went wrong',
-        platformName: res.locals.platform?.name ?? null,
-        heading: error.status >= 500 ? 'Something went wrong' : 'This request could not be completed',
-        message: error.description,
-        status: error.status,
-      });
-      return;
-    }
+    if (wantsHtml(req)) return renderErrorPage(req, res, error);
     res.json({ error: error.code, error_description: error.description });
   };
+}
+
+/** The catalog key of the page message of errors that always read the same (or error.pageMessage). */
+function pageMessageOf(error: OAuthError): string | undefined {
+  if (error.pageMessage) return error.pageMessage;
+  if (error.code === 'too_many_requests') return 'errors:page.tooManyRequests';
+  if (error.code === 'temporarily_unavailable') return 'errors:page.unavailable';
+  if (error.code === 'not_found') return 'errors:notFound.message';
+  if (error.status >= 500) return 'errors:message.server';
+  return undefined;
+}
+
+/** The English description as a detail, for whoever debugs the app: unless it says only what the message says. */
+function showsDetail(error: OAuthError, key: string | undefined, seconds: number): boolean {
+  if (error.status >= 500 || error.code === 'not_found') return false; // generic texts, or the path the page already names
+  return !key || translatorFor('en')(key, { count: seconds }) !== error.description;
+}
+
+/** Only an http(s) URL may become the "Back to …" link (a javascript: URL would run on click). */
+const isWebUrl = (url: string) => /^https?:\/\//i.test(url);
+
+/**
+ * The HTML error page (DESIGN §18): heading, message, hint and buttons in the page's language; the
+ * English description as a detail when no translated message fits; the request id for the operator.
+ */
+export function renderErrorPage(req: Request, res: Response, error: OAuthError): void {
+  if (!res.locals.t) useLocale(res, localeOfRequest(req)); // an error before the locale middleware (a rate limit)
+  const t = res.locals.t;
+  const key = pageMessageOf(error);
+  const seconds = Number(error.headers['Retry-After']) || 1;
+  const app = error.app && isWebUrl(error.app.url) ? error.app : undefined;
+  const notFound = error.code === 'not_found';
+  const heading = notFound ? t('errors:notFound.heading') : error.status >= 500 ? t('errors:heading.server') : t('errors:heading.request');
+  renderPage(res, 'error', {
+    title: heading,
+    heading,
+    message: key ? t(key, { count: seconds }) : t('errors:message.request'),
+    detail: showsDetail(error, key, seconds) ? error.description : null,
+    status: error.status,
+    requestId: req.id ? String(req.id) : null,
+    back: app ? { href: app.url, label: t('errors:backToApp', { app: app.name }) } : { href: '/', label: t('errors:home') },
+  }, error.status);
 }
 
 function logError(logger: Logger, req: Request, error: OAuthError) {

@@ -30,7 +30,7 @@ function readDemoClient(config: Config): DemoClient | undefined {
  */
 export function homeRouter(config: Config): Router {
   const r = Router();
-  r.get('/', (_req, res) => {
+  r.get('/', (_req, res) => { // in the language of Accept-Language (views/home.ejs)
     const demo = config.isProduction ? undefined : readDemoClient(config);
     const demoSignIn = demo && `/oauth/authorize?${new URLSearchParams({
       platform_guid: demo.platform_guid, response_type: 'code', client_id: demo.client_id, redirect_uri: demo.redirect_uri,

@@ -41,7 +41,7 @@ export function interactionRouter(s: Services): Router {
     }
     const restart = req.method === 'POST' ? field(req.body, 'restart') : restartOfEnded(req, String(req.params.iid)); // GET: Back to a finished page
     if (restart) return res.redirect(303, `/oauth/authorize?${restart}`);
-    throw new OAuthError('invalid_request', 'This sign-in page has expired. Go back to the app you came from and start again.');
+    throw new OAuthError('invalid_request', 'This sign-in page has expired. Go back to the app you came from and start again.', { pageMessage: 'errors:page.expired' });
   };
 
   /** A lost or mismatched CSRF token on a known interaction restarts it rather than failing. */

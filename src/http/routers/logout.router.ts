@@ -33,6 +33,13 @@ function logoutParams(input: unknown): LogoutParams {
   return out;
 }
 
+/** Where the signed-out page leads: back to the app when it registered its home page, and to the account page. */
+function pageLinks(res: Response, lr: LogoutRequest): Array<{ href: string; label: string }> {
+  const t = res.locals.t;
+  const app = lr.client?.clientUri && /^https?:\/\//i.test(lr.client.clientUri) ? [{ href: lr.client.clientUri, label: t('logout:backToApp', { app: lr.client.name }) }] : [];
+  return [...app, { href: accountUrl(res.locals.platform.id), label: t('logout:toAccount') }];
+}
+
 /**
  * OpenID Connect RP-Initiated Logout 1.0 at /oauth/logout (GET and POST, §2). A valid
  * id_token_hint signs its user out at once; any other request asks the user first (§6: the
@@ -57,24 +64,24 @@ export function logoutRouter(s: Services): Router {
   async function finish(req: Request, res: Response, lr: LogoutRequest, signedOut: boolean, frontchannel: string[] = []) {
     res.set('Cache-Control', 'no-store');
     const p = res.locals.platform;
+    const t = res.locals.t;
     const frames = showFrontchannelFrames(res, frontchannel);
     if (lr.redirectUri) {
       const url = new URL(lr.redirectUri);
       if (lr.state !== undefined) url.searchParams.set('state', lr.state);
       if (frames.length === 0) return res.redirect(req.method === 'POST' ? 303 : 302, url.toString());
       // Front-Channel Logout §3: the apps' frames load on this page, then on to the app (no script: CSP).
-      const apps = frames.length === 1 ? '1 app' : `${frames.length} apps`;
       return renderPage(res, 'frontchannel-logout', {
-        title: 'Signing out', platformName: p.name, heading: `Signing you out of ${apps}…`,
-        message: `You have signed out of ${p.name} on this browser. You will be taken back in a moment.`,
+        title: t('logout:frontchannel.title'), platformName: p.name, heading: t('logout:frontchannel.heading', { count: frames.length }),
+        message: t('logout:frontchannel.message', { platform: p.name }),
         continueUrl: url.toString(), refreshUrl: url.toString(),
       });
     }
     renderPage(res, 'signed-out', {
-      title: signedOut ? 'Signed out' : 'Still signed in', platformName: p.name,
-      heading: signedOut ? 'You are signed out' : 'You are still signed in',
-      message: signedOut ? `You have signed out of ${p.name} on this browser.` : `You stay signed in to ${p.name}. You can close this page.`,
-      continueUrl: signedOut ? null : accountUrl(p.id),
+      title: signedOut ? t('logout:signedOut.title') : t('logout:stillIn.title'), platformName: p.name,
+      heading: signedOut ? t('logout:signedOut.heading') : t('logout:stillIn.heading'),
+      message: signedOut ? t('logout:signedOut.message', { platform: p.name }) : t('logout:stillIn.message', { platform: p.name }),
+      links: pageLinks(res, lr),
     });
   }
 
@@ -91,7 +98,7 @@ export function logoutRouter(s: Services): Router {
     if (signedIn.length === 0) return await finish(req, res, lr, true);
     if (lr.redirectUri) allowFormRedirectTo(res, lr.redirectUri); // "Sign out" ends there (CSP form-action)
     renderPage(res, 'logout-confirm', {
-      title: 'Sign out', platformName: p.name, csrfToken: res.locals.csrfToken, clientName: lr.client?.name ?? null,
+      title: res.locals.t('logout:confirm.title'), platformName: p.name, csrfToken: res.locals.csrfToken, clientName: lr.client?.name ?? null,
       action: `/oauth/logout/confirm?platform_guid=${encodeURIComponent(p.id)}`,
       accounts: signedIn.map((a) => ({ email: a.email })),
       hidden: Object.fromEntries(Object.entries({ client_id: lr.client?.id, post_logout_redirect_uri: lr.redirectUri, state: lr.state }).filter(([, v]) => v !== undefined)),

@@ -47,15 +47,18 @@ const PROMPTS = ['none', 'login', 'consent', 'select_account'];
 
 /** OAuth 2.0 §4.1.2.1: until client and redirect_uri are known good, errors go to a page, never a redirect. */
 export function createRequestValidation(deps: Deps, keys: SigningKeys, platforms: Platforms) {
+  /** The error page's way back to a known app: its registered home page (never the unverified redirect_uri). */
+  const appOf = (client: Client) => (client.clientUri ? { name: client.name, url: client.clientUri } : undefined);
+
   async function resolveClient(platform: Platform, raw: Record<string, string>): Promise<Client> {
     const clientId = raw.client_id;
-    if (!clientId) throw invalidRequest('The request has no client_id.');
+    if (!clientId) throw new OAuthError('invalid_request', 'The request has no client_id.', { pageMessage: 'errors:page.incomplete' });
     const client = isUuid(clientId) ? await clients.findById(deps.db, platform.id, clientId) : undefined;
-    if (!client) throw invalidRequest('The application that sent you here is not registered with this sign-in service.');
-    if (!raw.redirect_uri) throw invalidRequest('The request has no redirect_uri.');
+    if (!client) throw new OAuthError('invalid_request', 'The application that sent you here is not registered with this sign-in service.', { pageMessage: 'errors:page.unknownApp' });
+    if (!raw.redirect_uri) throw new OAuthError('invalid_request', 'The request has no redirect_uri.', { pageMessage: 'errors:page.incomplete', app: appOf(client) });
     // Exact match, except any port on a loopback IP literal (RFC 9700 §4.1.3, RFC 8252 §7.3)
     if (!matchRedirectUri(client.redirectUris, raw.redirect_uri)) {
-      throw invalidRequest('The redirect_uri is not registered for this application.');
+      throw new OAuthError('invalid_request', 'The redirect_uri is not registered for this application.', { pageMessage: 'errors:page.badRedirectUri', app: appOf(client) });
     }
     return client;
   }
