@@ -44,6 +44,7 @@ const ERROR_TEXT: Record<number, string> = {
   403: 'The token may not do this (a platform token on a global operation)',
   404: 'No such resource, or not one this token may see',
   409: 'The change conflicts with the current state',
+  413: 'The body is far larger than the limit',
   415: 'The body is not of the type the operation takes (application/json, or the file types it lists)',
   429: 'Too many requests: wait Retry-After seconds',
 };
@@ -64,7 +65,7 @@ export function addOperation<P extends Schema | undefined, Q extends Schema | un
   responses[op.status] = op.response
     ? { description: op.responseDescription, content: { 'application/json': { schema: op.response } } }
     : { description: op.responseDescription };
-  for (const status of [400, 401, ...(op.errors ?? []), ...(op.body || op.upload ? [415] : []), 429]) {
+  for (const status of [400, 401, ...(op.errors ?? []), ...(op.body || op.upload ? [415] : []), ...(op.upload ? [413] : []), 429]) {
     responses[status] = { description: ERROR_TEXT[status], content: { 'application/json': { schema: ErrorResponse } } };
   }
   registry.registerPath({
