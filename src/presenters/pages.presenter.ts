@@ -1,18 +1,16 @@
 import type { User } from '../domain/user';
 import type { KnownAccount } from '../domain/interaction';
 import { avatarUrl } from '../domain/claims';
+import { translatorFor, type Translate } from '../i18n/catalogs';
+import { DEFAULT_LOCALE } from '../i18n/locales';
 
-// Consent wording: what each scope releases, in plain words.
-const SCOPE_TEXT: Record<string, { title: string; description: string }> = {
-  openid: { title: 'Know who you are', description: 'A unique identifier for your account' },
-  profile: { title: 'Your profile', description: 'Your name, nickname, username, date of birth and profile picture' },
-  email: { title: 'Your email address', description: 'Your email address and whether it has been verified' },
-  phone: { title: 'Your phone number', description: 'The phone number on your account, if you added one' },
-  address: { title: 'Your address', description: 'The postal address on your account, if you added one' },
-  offline_access: { title: 'Stay connected', description: 'Keep access to this information when you are not using the app' },
-};
+/** The scopes the consent page explains (locales/<lng>/scopes.json: a title and a description each). */
+const EXPLAINED_SCOPES = new Set(['openid', 'profile', 'email', 'phone', 'address', 'offline_access']);
 
-export const presentConsentScopes = (scopes: string[]) => scopes.map((name) => ({ name, ...SCOPE_TEXT[name] }));
+/** Consent wording: what each scope releases, in plain words, in the page's language; another scope by its name. */
+export const presentConsentScopes = (scopes: string[], t: Translate = translatorFor(DEFAULT_LOCALE)) => scopes.map((name) => EXPLAINED_SCOPES.has(name)
+  ? { name, title: String(t(`scopes:${name}.title`)), description: String(t(`scopes:${name}.description`)) }
+  : { name });
 
 /** Chooser rows: signed-in accounts first, as the session lists them. */
 export function presentChooserAccounts(accounts: KnownAccount[], users: User[], baseUrl: string) {

@@ -12,10 +12,16 @@ import { presentTotpSetup } from '../../presenters/totp.presenter';
 import { signinPage } from './signin.page';
 import { allowScriptsFor, passkeyButton } from '../passkeys-page';
 import { upstreamButtons } from './upstream.page';
+import { allowPageScript } from '../middleware/security-headers';
+import { MIN_AGE_YEARS, ruleValues } from '../../services/user-rules';
+import { translateMessage } from './messages';
+import { LINK_MAIL_TTL_MINUTES } from '../../services/interaction/transitions';
 
 /** What a refused form adds to its page: the message, per-field messages, the values typed. */
 export interface PageExtra {
   error?: string | null;
+  /** The values of the error's placeholders (a catalog key's {{count}}, {{email}}). */
+  errorValues?: Record<string, string | number>;
   fieldErrors?: Record<string, string>;
   values?: Record<string, string | undefined>;
   /** A message that is no error ("We sent a link …"). */
@@ -39,9 +45,11 @@ export function createInteractionPages(s: Services) {
   const builders: { [K in PageStep['kind']]: { view: string; build: Builder<K> } } = {
     signin: {
       view: 'signin',
-      build: async ({ req, res, ar, step, extra }) => signinPage({
+      build: async ({ req, res, ar, step, extra }) => signinPage(res, {
         action: url(ar.id, '/signin'), email: step.email ?? '', emailLocked: step.emailLocked, signupUrl: url(ar.id, '/signup'), forgotUrl: url(ar.id, '/forgot'),
-        chooserUrl: accountsOf(req, ar.platformId).length > 0 && !step.emailLocked ? url(ar.id, '/chooser') : null, error: extra.error ?? null,
+        chooserUrl: accountsOf(req, ar.platformId).length > 0 && !step.emailLocked ? url(ar.id, '/chooser') : null, error: extra.error ?? null, errorValues: extra.errorValues,
+        // Issue 16: the page names the app it signs in to; a pinned email can still go back to it for another account.
+        app: ar.clientName, anotherEmailAction: step.emailLocked ? url(ar.id, '/another-email') : null,
         // DESIGN §15: a passwordless first factor; autofill (conditional UI) unless the email is pinned.
         passkey: passkeyButton(s, { action: url(ar.id, '/passkey'), options: url(ar.id, '/passkey-options') }, !step.emailLocked),
         // DESIGN §17: "Continue with …" for each enabled upstream provider.
@@ -51,14 +59,22 @@ export function createInteractionPages(s: Services) {
     signup: {
       view: 'signup',
       build: async ({ res, ar, step, extra }) => {
+        const t = res.locals.t;
+        const locale = res.locals.locale ?? 'en';
         // DESIGN §17: after an upstream sign-in, pre-filled from what it gave; the password is optional.
         const up = ar.upstream && !ar.upstream.link ? ar.upstream : undefined;
         const prefill = up
           ? { email: up.email ?? '', given_name: up.givenName ?? '', family_name: up.familyName ?? '', birthdate: '', phone_number: '' }
           : { email: step.email ?? '', given_name: ar.prefill.givenName ?? '', family_name: ar.prefill.familyName ?? '', birthdate: '', phone_number: ar.prefill.phoneNumber ?? '' };
+        allowPageScript(res, 'password-toggle');
+        // The rules' messages are catalog keys (user-rules.ts) naming the limits ({{min}}, {{minAge}}).
+        const values = ruleValues(passwordMinLength);
         return {
-          title: 'Create account', action: url(ar.id, '/signup'), emailLocked: step.emailLocked, signinUrl: url(ar.id, '/signin'),
-          passwordMinLength, error: extra.error ?? null, fieldErrors: extra.fieldErrors ?? {},
+          title: t('signup:title'), app: ar.clientName, action: url(ar.id, '/signup'), emailLocked: step.emailLocked, signinUrl: url(ar.id, '/signin'),
+          passwordMinLength, minAge: MIN_AGE_YEARS, error: translateMessage(t, extra.error, extra.errorValues ?? {}),
+          fieldErrors: Object.fromEntries(Object.entries(extra.fieldErrors ?? {}).map(([k, m]) => [k, translateMessage(t, m, values)])),
+          // An unambiguous example date in the page's language ("31 December 1990", "31. Dezember 1990").
+          birthdateExample: new Intl.DateTimeFormat(locale, { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' }).format(Date.UTC(1990, 11, 31)),
           values: extra.values ? { ...extra.values, ...(up?.email ? { email: up.email } : {}) } : prefill,
           viaProvider: up?.providerName ?? null, passwordOptional: Boolean(up),
           upstreams: up ? [] : await upstreamButtons(s, res, ar.platformId, (slug) => url(ar.id, `/upstream/${slug}`)),
@@ -68,56 +84,68 @@ export function createInteractionPages(s: Services) {
     // DESIGN §17: the account with the upstream's email proves it is theirs before the link.
     link_account: {
       view: 'link-account',
-      build: async ({ ar, step, extra }) => {
+      build: async ({ res, ar, step, extra }) => {
+        const t = res.locals.t;
         const [hasPassword, passkeyCount] = await Promise.all([s.federation.identities.hasPassword(ar.platformId, step.user.id), s.passkeys.count(ar.platformId, step.user.id)]);
+        // The link's messages name the account, the provider and how long the mailed link works.
+        const params = { email: step.user.email, provider: step.providerName, minutes: LINK_MAIL_TTL_MINUTES };
         return {
-          title: `Link your ${step.providerName} account`, providerName: step.providerName, email: step.user.email, hasPassword,
+          title: t('link:title', { provider: step.providerName }), providerName: step.providerName, email: step.user.email, hasPassword,
           passwordAction: url(ar.id, '/link-account/password'), mailAction: url(ar.id, '/link-account/email'),
-          passkey: passkeyCount > 0 ? passkeyButton(s, { action: url(ar.id, '/link-account/passkey'), options: url(ar.id, '/link-account/passkey-options') }, false, 'Use a passkey') : null,
-          error: extra.error ?? null, notice: extra.notice ?? null, cancelUrl: url(ar.id, '/signin'),
+          passkey: passkeyCount > 0 ? passkeyButton(s, { action: url(ar.id, '/link-account/passkey'), options: url(ar.id, '/link-account/passkey-options') }, false, t('link:usePasskey')) : null,
+          error: translateMessage(t, extra.error, { ...params, ...extra.errorValues }), notice: translateMessage(t, extra.notice, params), cancelUrl: url(ar.id, '/signin'),
         };
       },
     },
     chooser: {
       view: 'chooser',
-      build: async ({ req, ar }) => {
+      build: async ({ req, res, ar }) => {
         const accounts = accountsOf(req, ar.platformId);
         const users = await s.users.findManyByIds(ar.platformId, accounts.map((x) => x.userId));
-        return { title: 'Choose an account', action: url(ar.id, '/chooser'), clientName: ar.clientName, accounts: presentChooserAccounts(accounts, users, baseUrl) };
+        return { title: res.locals.t('chooser:title'), action: url(ar.id, '/chooser'), clientName: ar.clientName, accounts: presentChooserAccounts(accounts, users, baseUrl) };
       },
     },
     // DESIGN §15. Other second factors (passkeys) add an entry to `otherMethods` (/work on second-factor.ejs).
     second_factor: {
       view: 'second-factor',
-      build: async ({ ar, step, extra }) => {
+      build: async ({ res, ar, step, extra }) => {
+        const t = res.locals.t;
         const method = ar.secondFactorMethod ?? 'totp';
         const [{ totp }, passkeyCount] = await Promise.all([s.mfa.factorsOf(step.user.id), s.passkeys.count(ar.platformId, step.user.id)]);
         return {
           // "Use a passkey" (the user's own passkeys; src/http/passkeys-page.ts, views/partials/second-factor-passkey.ejs).
-          passkey: passkeyCount > 0 ? passkeyButton(s, { action: url(ar.id, '/second-factor-passkey'), options: url(ar.id, '/second-factor-passkey-options') }, false, 'Use a passkey') : null,
-          title: 'Two-step verification', email: step.user.email, action: url(ar.id, '/second-factor'), method, codeForm: totp, error: extra.error ?? null,
+          passkey: passkeyCount > 0 ? passkeyButton(s, { action: url(ar.id, '/second-factor-passkey'), options: url(ar.id, '/second-factor-passkey-options') }, false, t('mfa:secondFactor.usePasskey')) : null,
+          title: t('mfa:secondFactor.title'), email: step.user.email, action: url(ar.id, '/second-factor'), method, codeForm: totp, error: translateMessage(t, extra.error, extra.errorValues),
           otherMethods: !totp ? [] : method === 'totp'
-            ? [{ label: 'Use a recovery code', url: url(ar.id, '/second-factor/recovery_code') }]
-            : [{ label: 'Use your authenticator app', url: url(ar.id, '/second-factor/totp') }],
+            ? [{ label: t('mfa:secondFactor.useRecoveryCode'), url: url(ar.id, '/second-factor/recovery_code') }]
+            : [{ label: t('mfa:secondFactor.useAuthenticator'), url: url(ar.id, '/second-factor/totp') }],
           cancelUrl: url(ar.id, '/signin'),
         };
       },
     },
     totp_setup: {
       view: 'totp-setup',
-      build: async ({ ar, step, extra }) => {
+      build: async ({ res, ar, step, extra }) => {
+        const t = res.locals.t;
         const issuer = (await s.platforms.findPlatform(ar.platformId))?.name ?? 'Latchkey';
         const enrolment = (await s.mfa.totp.pendingEnrolment(step.user, issuer)) ?? (await s.mfa.totp.beginEnrolment(step.user, issuer));
         if (!enrolment) throw new Error('totp_setup step for a user with a confirmed authenticator app');
         return {
-          title: 'Set up authenticator app', intro: 'This service asks for a second step at sign-in: a code from an authenticator app on your phone. Set it up to continue.',
-          ...(await presentTotpSetup(enrolment)), action: url(ar.id, '/totp-setup'), error: extra.error ?? null, cancelUrl: url(ar.id, '/signin'),
+          title: t('mfa:totpSetup.title'), intro: t('mfa:totpSetup.intro'),
+          ...(await presentTotpSetup(enrolment)), action: url(ar.id, '/totp-setup'), error: translateMessage(t, extra.error, extra.errorValues), cancelUrl: url(ar.id, '/signin'),
         };
       },
     },
     consent: {
       view: 'consent',
-      build: ({ ar, step }) => ({ title: 'Allow access', action: url(ar.id, '/consent'), clientName: ar.clientName, userEmail: step.user.email, scopes: presentConsentScopes(ar.scopes) }),
+      build: async ({ res, ar, step }) => ({
+        title: res.locals.t('consent:title'), action: url(ar.id, '/consent'), clientName: ar.clientName, userEmail: step.user.email,
+        scopes: presentConsentScopes(ar.scopes, res.locals.t),
+        // DESIGN §18: the app's logo and its homepage, privacy policy and terms, as it registered them.
+        app: await s.authorize.clientBranding(ar.platformId, ar.clientId),
+        // "Not you?": the chooser (nothing granted), to continue as another account.
+        notYouUrl: url(ar.id, '/chooser'),
+      }),
     },
   };
 

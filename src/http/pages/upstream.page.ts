@@ -18,7 +18,7 @@ export interface UpstreamButton {
 export async function upstreamButtons(s: Services, res: Response, platformId: string, actionFor: (slug: string) => string): Promise<UpstreamButton[]> {
   const providers = await s.federation.providers.enabledFor(platformId);
   for (const p of providers) allowFormRedirectTo(res, p.issuer);
-  return providers.map((p) => ({ label: `Continue with ${p.displayName}`, action: actionFor(p.slug) }));
+  return providers.map((p) => ({ label: res.locals.t('upstream:continueWith', { provider: p.displayName }), action: actionFor(p.slug) }));
 }
 
 /**
@@ -28,28 +28,25 @@ export async function upstreamButtons(s: Services, res: Response, platformId: st
  * not govern. No script; a link for browsers that do not refresh.
  */
 export function renderUpstreamContinue(res: Response, providerName: string, authorizationUrl: string): void {
-  renderPage(res, 'upstream-continue', { title: `Continuing to ${providerName}`, providerName, authorizationUrl, refreshUrl: authorizationUrl });
+  renderPage(res, 'upstream-continue', { title: res.locals.t('upstream:continuing.title', { provider: providerName }), providerName, authorizationUrl, refreshUrl: authorizationUrl });
 }
 
-const REASONS: Record<UpstreamFailure | 'expired' | 'unknown_provider', (name: string) => string> = {
-  upstream_error: (name) => `${name} did not sign you in (it answered with an error, or the sign-in was cancelled there).`,
-  unreachable: (name) => `${name} could not be reached. Try again in a moment.`,
-  state_mismatch: () => 'This sign-in has expired or was started in another browser. Start again from the sign-in page.',
-  expired: () => 'This sign-in has expired or was started in another browser. Start again from the sign-in page.',
-  invalid_response: (name) => `The answer from ${name} could not be verified.`,
-  no_subject: (name) => `${name} did not say which account you signed in with.`,
-  unknown_provider: () => 'That way of signing in is not available here (any more).',
-};
+/** Why an upstream sign-in failed, one sentence each (locales/<lng>/upstream.json `reasons`). */
+type FailureReason = UpstreamFailure | 'expired' | 'unknown_provider';
 
 /**
  * "Couldn't sign in with {provider}" (DESIGN §17): why, in one sentence, and the way back to the
  * sign-in page with the other ways in. 502 when the upstream could not be reached, else 400.
  */
-export function renderUpstreamFailure(res: Response, f: { providerName: string | null; reason: keyof typeof REASONS; signinUrl: string | null }): void {
-  const name = f.providerName ?? 'your provider';
+export function renderUpstreamFailure(res: Response, f: { providerName: string | null; reason: FailureReason; signinUrl: string | null }): void {
+  const t = res.locals.t;
+  const provider = f.providerName ?? t('upstream:failed.yourProvider');
   renderPage(res, 'upstream-failed', {
-    title: f.providerName ? `Couldn't sign in with ${f.providerName}` : "Couldn't sign in",
-    message: REASONS[f.reason](name),
+    title: f.providerName ? t('upstream:failed.title', { provider: f.providerName }) : t('upstream:failed.titleNoProvider'),
+    // Sentences that start with the name: "your provider" is capitalised there.
+    message: capitalise(t(`upstream:reasons.${f.reason}`, { provider })),
     signinUrl: f.signinUrl,
   }, f.reason === 'unreachable' ? 502 : 400);
 }
+
+const capitalise = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);

@@ -18,6 +18,7 @@ import { renderUpstreamContinue, renderUpstreamFailure } from '../pages/upstream
 import { renderAccountSignIn } from '../passkeys-page';
 import { rememberUpstream, takeUpstream, type PendingUpstreamEntry } from '../upstream-session';
 import { accountUrl, interactionUrl, upstreamCallbackUrl } from '../urls';
+import { useUiLocales } from '../middleware/locale';
 
 /**
  * Signing in through an upstream identity provider (DESIGN §17): "Continue with …" on an
@@ -39,6 +40,7 @@ export function upstreamRouter(s: Services): Router {
     if (ar) {
       res.locals.platform = (await s.platforms.findPlatform(ar.platformId))!;
       res.locals.restart = ar.restart;
+      useUiLocales(req, res, ar.uiLocales); // DESIGN §18: the authorization's language, as on its other pages
       return ar;
     }
     const restart = field(req.body, 'restart');
@@ -104,6 +106,7 @@ export function upstreamRouter(s: Services): Router {
     if (!platform) throw new OAuthError('not_found', `unknown platform "${guid}"`);
     res.locals.platform = platform;
     const interaction = entry?.purpose.kind === 'interaction' ? findInteraction(req, entry.purpose.iid) : undefined;
+    if (interaction) useUiLocales(req, res, interaction.uiLocales); // the failure page and the next step speak the authorization's language
     const signinUrl = interaction ? interactionUrl(interaction.id, '/signin') : entry?.purpose.kind === 'account' ? accountUrl(platform.id, '/signin') : null;
     if (!entry || entry.platformId !== platform.id || (entry.purpose.kind === 'interaction' && !interaction)) {
       return failed(req, res, platform.id, { reason: 'state_mismatch', providerName: null }, entry?.pending.slug ?? null, signinUrl);
@@ -134,8 +137,8 @@ export function upstreamRouter(s: Services): Router {
     if (resolved.kind !== 'linked' || resolved.disabled) {
       await identities.failed(securityOrigin(req, platform.id), provider.slug, resolved.kind === 'linked' ? 'disabled' : 'not_linked', resolved.kind === 'new' ? null : resolved.user.id);
       const error = resolved.kind === 'linked'
-        ? 'This account cannot sign in.'
-        : `No account here is linked to this ${provider.displayName} account yet. Sign in another way first; signing in to an app with ${provider.displayName} offers to link it.`;
+        ? res.locals.t('upstream:errors.cannotSignIn')
+        : res.locals.t('upstream:errors.notLinked', { provider: provider.displayName });
       return renderAccountSignIn(s, res, { email: '', error }, 400);
     }
     const amr = identities.amrFor(provider, profile);

@@ -7,6 +7,8 @@ import * as tokens from '../../repositories/token.repository';
 import * as sessionClients from '../../repositories/session-client.repository';
 import { createSidOf } from '../session-id';
 import * as users from '../../repositories/user.repository';
+import * as clients from '../../repositories/client.repository';
+import { NO_CLIENT_BRANDING, type ClientBranding } from '../../domain/branding';
 import type { User } from '../../domain/user';
 import type { Queryable } from '../../db';
 import type { Deps } from '../deps';
@@ -37,6 +39,12 @@ export function createInteraction(deps: Deps, backchannel: Pick<BackchannelLogou
 
   return {
     checkCredentials,
+
+    /** What the consent page shows of the app besides its name (DESIGN §18): logo and links, or none. */
+    async clientBranding(platformId: string, clientId: string): Promise<ClientBranding> {
+      const client = await clients.findById(deps.db, platformId, clientId);
+      return client ? { logoUri: client.logoUri, clientUri: client.clientUri, policyUri: client.policyUri, tosUri: client.tosUri } : NO_CLIENT_BRANDING;
+    },
 
     /** The user when email and password match; undefined otherwise, in constant-ish time. */
     async verifyCredentials(platformId: string, email: string, password: string): Promise<User | undefined> {

@@ -6,7 +6,7 @@ import type { Interaction } from '../authorize/interaction.service';
 import type { Platform } from '../../domain/platform';
 import type { createPasswordSignIn, createPasswordSignUp, FormRefusal } from './sign-in';
 import type { Decide } from './decide';
-import { tooManyAttempts } from './sign-in';
+import { lockedMessage } from './sign-in';
 import type { Mfa } from '../mfa';
 import { amrOf, type AuthMethod } from '../../domain/mfa';
 import type { Passkeys } from '../mfa/passkeys.service';
@@ -106,7 +106,7 @@ export function createInteractionFlow(
     const user = await usersRepo.findById(deps.db, ar.platformId, up.link.userId);
     if (!linked || !user || user.disabledAt) {
       if (origin) await identities.failed(origin, up.slug, linked ? 'disabled' : 'already_linked', up.link.userId);
-      return refuse({ kind: 'signin', emailLocked: false }, { status: 400, error: linked ? 'This account cannot sign in.' : `This ${up.providerName} account is already linked to an account, or this account already has a ${up.providerName} account linked. Sign in another way.` });
+      return refuse({ kind: 'signin', emailLocked: false }, { status: 400, error: linked ? 'link:errors.cannotSignIn' : 'link:errors.alreadyLinked', errorValues: { provider: up.providerName } });
     }
     const { passwordHash: _h, disabledAt: _d, ...plain } = user;
     return firstFactorVerified(ar, browser, plain, up.amr);
@@ -119,10 +119,10 @@ export function createInteractionFlow(
       email, emailVerified: Boolean(up.email) && up.emailTrusted, password: form.password ? form.password : null,
       givenName: form.given_name, familyName: form.family_name, birthdate: form.birthdate, phoneNumber: form.phone_number,
     }, source, originOf(ar, ctx));
-    if (!result.ok && result.lockedSeconds) return refuse(at, { status: 429, error: tooManyAttempts(result.lockedSeconds), retryAfterSeconds: result.lockedSeconds });
+    if (!result.ok && result.lockedSeconds) return refuse(at, { status: 429, ...lockedMessage(result.lockedSeconds), retryAfterSeconds: result.lockedSeconds });
     if (!result.ok && result.alreadyLinked) {
       ar.upstream = undefined;
-      return refuse({ kind: 'signin', emailLocked: false }, { status: 400, error: `This ${up.providerName} account is already linked. Sign in with ${up.providerName} again.` });
+      return refuse({ kind: 'signin', emailLocked: false }, { status: 400, error: 'link:errors.alreadyLinkedSignIn', errorValues: { provider: up.providerName } });
     }
     if (!result.ok) return refuse(at, { status: 400, error: null, fieldErrors: Object.fromEntries(result.errors.map((e) => [e.field, e.message])) }, { email });
     return firstFactorVerified(ar, browser, result.user, up.amr);
@@ -167,7 +167,7 @@ export function createInteractionFlow(
 
     /** The sign-in form: email and password (throttled), for the pinned email when there is one. */
     async passwordSubmitted(ar: AuthorizationRequest, browser: BrowserAccounts, at: At<'signin'>, form: PasswordForm, source: string, ctx?: AuditContext): Promise<Step | Refused> {
-      const lockedTo = { status: 400 as const, error: `This sign-in is for ${at.email}.` };
+      const lockedTo = { status: 400 as const, error: 'signin:errors.lockedTo', errorValues: { email: at.email ?? '' } };
       if (otherEmail(at, form.email)) return refuse(at, lockedTo);
       const result = await signInWithPassword(ar.platformId, form.email, form.password, source, originOf(ar, ctx));
       if (!result.ok) return refuse({ ...at, email: form.email }, result);
@@ -183,8 +183,8 @@ export function createInteractionFlow(
       const method = form.method === 'recovery_code' ? 'recovery_code' : 'totp';
       const result = await mfa.verifySecondFactor(ar.platformId, at.user, { method, code: form.code }, source, originOf(ar, ctx));
       if (result.ok) return this.secondFactorVerified(ar, browser, at.user, [result.amr]);
-      if (result.lockedSeconds) return refuse(at, { status: 429, error: tooManyAttempts(result.lockedSeconds), retryAfterSeconds: result.lockedSeconds });
-      return refuse(at, { status: 400, error: method === 'recovery_code' ? 'That recovery code is not valid, or it was already used.' : 'That code is not right. Enter the code the app shows now.' });
+      if (result.lockedSeconds) return refuse(at, { status: 429, ...lockedMessage(result.lockedSeconds), retryAfterSeconds: result.lockedSeconds });
+      return refuse(at, { status: 400, error: method === 'recovery_code' ? 'mfa:errors.wrongRecoveryCode' : 'mfa:errors.wrongCode' });
     },
 
     /** The second-factor page's links: the authenticator app's code, or a recovery code. */
@@ -197,9 +197,9 @@ export function createInteractionFlow(
      * verification not needed (the password was the first factor). amr adds `hwk`/`swk` (+ `user`).
      */
     async passkeySecondFactorSubmitted(ar: AuthorizationRequest, browser: BrowserAccounts, at: At<'second_factor'>, platform: Platform, form: { credential: string; expectedChallenge?: string }, ctx?: AuditContext): Promise<Step | Refused> {
-      if (!form.expectedChallenge) return refuse(at, { status: 400, error: 'This passkey request has expired. Try again.' });
+      if (!form.expectedChallenge) return refuse(at, { status: 400, error: 'mfa:errors.passkeyExpired' });
       const result = await passkeys.authenticate(platform, { credential: form.credential, expectedChallenge: form.expectedChallenge, forUser: at.user }, originOf(ar, ctx));
-      if (!result.ok || result.user.id !== at.user.id) return refuse(at, { status: 400, error: result.ok ? 'This passkey is not registered for this account.' : result.message });
+      if (!result.ok || result.user.id !== at.user.id) return refuse(at, { status: 400, error: result.ok ? 'mfa:errors.passkeyNotForAccount' : result.message });
       return this.secondFactorVerified(ar, browser, at.user, result.amr);
     },
 
@@ -224,7 +224,7 @@ export function createInteractionFlow(
      */
     async totpSetupConfirmed(ar: AuthorizationRequest, browser: BrowserAccounts, at: At<'totp_setup'>, code: string, ctx?: AuditContext): Promise<{ kind: 'enrolled'; step: Step; recoveryCodes: string[] } | Refused> {
       const result = await mfa.confirmTotp(at.user.id, code, originOf(ar, ctx));
-      if (!result.ok) return refuse(at, { status: 400, error: 'That code did not match. Enter the code the app shows now (check the time on your phone).' });
+      if (!result.ok) return refuse(at, { status: 400, error: 'mfa:errors.setupCodeMismatch' });
       return { kind: 'enrolled', step: await this.secondFactorVerified(ar, browser, at.user, ['otp']), recoveryCodes: result.recoveryCodes };
     },
 
@@ -239,7 +239,7 @@ export function createInteractionFlow(
      * `expectedChallenge` is this browser's single-use challenge (undefined: none, or expired).
      */
     async passkeySubmitted(ar: AuthorizationRequest, browser: BrowserAccounts, at: At<'signin'>, platform: Platform, form: { credential: string; expectedChallenge?: string }, ctx?: AuditContext): Promise<Step | Refused> {
-      if (!form.expectedChallenge) return refuse(at, { status: 400, error: 'This passkey request has expired. Try again.' });
+      if (!form.expectedChallenge) return refuse(at, { status: 400, error: 'signin:errors.passkeyExpired' });
       // A pinned sign-in refuses another account's passkey inside s.passkeys, before a sign-in is recorded.
       const onlyEmail = at.emailLocked ? at.email ?? '' : undefined;
       const result = await passkeys.authenticate(platform, { credential: form.credential, expectedChallenge: form.expectedChallenge, onlyEmail }, originOf(ar, ctx));
@@ -251,7 +251,7 @@ export function createInteractionFlow(
     async signUpSubmitted(ar: AuthorizationRequest, browser: BrowserAccounts, at: At<'signin'> | At<'signup'>, platform: Platform, form: SignUpForm, source: string, ctx?: AuditContext): Promise<Step | Refused> {
       const signupStep: At<'signup'> = { kind: 'signup', email: at.email, emailLocked: at.emailLocked };
       if (ar.upstream && !ar.upstream.link) return upstreamSignUp(ar, browser, ar.upstream, signupStep, platform, form, source, ctx);
-      if (otherEmail(at, form.email)) return refuse(signupStep, { status: 400, error: `This sign-up is for ${at.email}.` }, { email: at.email });
+      if (otherEmail(at, form.email)) return refuse(signupStep, { status: 400, error: 'signup:errors.lockedTo', errorValues: { email: at.email ?? '' } }, { email: at.email });
       const result = await signUpWithPassword(platform, {
         email: form.email, password: form.password, givenName: form.given_name, familyName: form.family_name, birthdate: form.birthdate, phoneNumber: form.phone_number,
       }, source, originOf(ar, ctx));
@@ -290,11 +290,11 @@ export function createInteractionFlow(
       const userId = resolved.kind === 'new' ? null : resolved.user.id;
       if (otherAccount) {
         if (origin) await identities.failed(origin, provider.slug, 'other_account', userId);
-        return refuse(at, { status: 400, error: `This sign-in is for ${lockedEmail}.` });
+        return refuse(at, { status: 400, error: 'signin:errors.lockedTo', errorValues: { email: lockedEmail } });
       }
       if (resolved.kind !== 'new' && resolved.disabled) {
         if (origin) await identities.failed(origin, provider.slug, 'disabled', userId);
-        return refuse({ kind: 'signin', emailLocked: false }, { status: 400, error: 'This account cannot sign in.' });
+        return refuse({ kind: 'signin', emailLocked: false }, { status: 400, error: 'link:errors.cannotSignIn' });
       }
       const amr = identities.amrFor(provider, profile);
       if (resolved.kind === 'linked') {
@@ -314,11 +314,11 @@ export function createInteractionFlow(
     async linkPasswordSubmitted(ar: AuthorizationRequest, browser: BrowserAccounts, at: At<'link_account'>, password: string, source: string, ctx?: AuditContext): Promise<Step | Refused> {
       const up = ar.upstream;
       if (!up?.link) return next(ar, browser);
-      if (!password) return refuse(at, { status: 400, error: 'Enter your password.' });
+      if (!password) return refuse(at, { status: 400, error: 'link:errors.enterPassword' });
       const origin = originOf(ar, ctx);
       const result = await signInWithPassword(ar.platformId, at.user.email, password, source, origin && { ...origin, purpose: 'confirm' });
-      if (!result.ok) return refuse(at, result.status === 429 ? result : { ...result, error: 'That password is not right.' });
-      if (result.user.id !== up.link.userId) return refuse(at, { status: 400, error: 'That password is not right.' });
+      if (!result.ok) return refuse(at, result.status === 429 ? result : { ...result, error: 'link:errors.wrongPassword' });
+      if (result.user.id !== up.link.userId) return refuse(at, { status: 400, error: 'link:errors.wrongPassword' });
       return linkProven(ar, browser, { ...up, link: up.link }, ctx);
     },
 
@@ -326,9 +326,9 @@ export function createInteractionFlow(
     async linkPasskeySubmitted(ar: AuthorizationRequest, browser: BrowserAccounts, at: At<'link_account'>, platform: Platform, form: { credential: string; expectedChallenge?: string }, ctx?: AuditContext): Promise<Step | Refused> {
       const up = ar.upstream;
       if (!up?.link) return next(ar, browser);
-      if (!form.expectedChallenge) return refuse(at, { status: 400, error: 'This passkey request has expired. Try again.' });
+      if (!form.expectedChallenge) return refuse(at, { status: 400, error: 'mfa:errors.passkeyExpired' });
       const result = await passkeys.authenticate(platform, { credential: form.credential, expectedChallenge: form.expectedChallenge, forUser: at.user, purpose: 'confirm' }, originOf(ar, ctx));
-      if (!result.ok || result.user.id !== up.link.userId) return refuse(at, { status: 400, error: result.ok ? 'This passkey is not registered for this account.' : result.message });
+      if (!result.ok || result.user.id !== up.link.userId) return refuse(at, { status: 400, error: result.ok ? 'mfa:errors.passkeyNotForAccount' : result.message });
       return linkProven(ar, browser, { ...up, link: up.link }, ctx);
     },
 
@@ -340,7 +340,7 @@ export function createInteractionFlow(
     async linkMailRequested(ar: AuthorizationRequest, at: At<'link_account'>, platform: Platform, linkUrl: (token: string) => string): Promise<{ kind: 'mailed'; step: PageStep; notice: string }> {
       const up = ar.upstream;
       const now = deps.now().getTime();
-      const notice = `We sent a link to ${at.user.email}. Open it in this browser to link your ${at.providerName} account. It works for ${LINK_MAIL_TTL_MINUTES} minutes.`;
+      const notice = 'link:notice.mailSent'; // the page fills in the address, the provider and LINK_MAIL_TTL_MINUTES
       if (!up?.link || (up.mailedLink && now - up.mailedLink.sentAt < LINK_MAIL_INTERVAL_MS)) return { kind: 'mailed', step: at, notice };
       const user = await usersRepo.findById(deps.db, ar.platformId, up.link.userId);
       if (!user) return { kind: 'mailed', step: at, notice };
@@ -358,7 +358,7 @@ export function createInteractionFlow(
       const matches = sent !== undefined && sent.expiresAt > deps.now().getTime() && safeEqual(digest(token), sent.digest);
       if (!up?.link || !matches) {
         const at = await next(ar, browser);
-        return isPageStep(at) ? refuse(at, { status: 400, error: 'This link has expired or was already used. Ask for a new one, or prove it is your account another way.' }) : at;
+        return isPageStep(at) ? refuse(at, { status: 400, error: 'link:errors.linkExpired' }) : at;
       }
       up.mailedLink = undefined; // single use
       return linkProven(ar, browser, { ...up, link: up.link }, ctx);
@@ -369,6 +369,16 @@ export function createInteractionFlow(
       await authorize.grantConsent(ar, at.user.id, originOf(ar, ctx));
       ar.consentGiven = true;
       return next(ar, browser);
+    },
+
+    /**
+     * "Use another email" on a sign-in pinned by login_hint or id_token_hint: this request is for that
+     * account only, so it ends and the app hears that the user wants another account (OIDC Core
+     * 3.1.2.6 account_selection_required: the app may ask again without the hint).
+     */
+    anotherEmailChosen(at: At<'signin'>): Step | null {
+      if (!at.emailLocked) return null;
+      return { kind: 'error', code: 'account_selection_required', description: 'The user chose to sign in with another account' };
     },
 
     /** Deny: access_denied to the client (RFC 6749 §4.1.2.1). */
