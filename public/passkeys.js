@@ -9,11 +9,19 @@
   var lib = window.SimpleWebAuthnBrowser;
   if (!lib || !lib.browserSupportsWebAuthn()) return;
 
+  // English defaults; a form may carry its page's language in data-msg-* attributes (data-msg-cancelled, …).
   var MESSAGES = {
-    NotAllowedError: 'The passkey request was cancelled or timed out.',
-    InvalidStateError: 'This passkey is already registered for your account.',
-    SecurityError: 'Passkeys cannot be used on this address.',
+    NotAllowedError: ['cancelled', 'The passkey request was cancelled or timed out.'],
+    InvalidStateError: ['registered', 'This passkey is already registered for your account.'],
+    SecurityError: ['insecure', 'Passkeys cannot be used on this address.'],
   };
+  function text(form, name, fallback) {
+    return form.getAttribute('data-msg-' + name) || fallback;
+  }
+  function messageFor(form, err) {
+    var known = err && MESSAGES[err.name];
+    return known ? text(form, known[0], known[1]) : null;
+  }
 
   function showError(form, message) {
     var el = form.querySelector('[data-passkey-error]');
@@ -35,7 +43,7 @@
       body: body,
     }).then(function (res) {
       return res.json().catch(function () { return {}; }).then(function (json) {
-        if (!res.ok || !json.options) throw new Error(json.error_description || json.error || 'Passkeys are not available right now.');
+        if (!res.ok || !json.options) throw new Error(json.error_description || json.error || text(form, 'unavailable', 'Passkeys are not available right now.'));
         return json.options;
       });
     });
@@ -67,7 +75,7 @@
         busy = false;
         // AbortError: another ceremony (e.g. autofill) replaced this one; nothing to say.
         if (err && err.name === 'AbortError') return;
-        showError(form, (err && MESSAGES[err.name]) || (err && err.message) || 'Something went wrong. Try again.');
+        showError(form, messageFor(form, err) || (err && err.message) || text(form, 'generic', 'Something went wrong. Try again.'));
       });
     });
   });

@@ -1,6 +1,7 @@
 import type { Response } from 'express';
 import type { Services } from '../services';
 import { presentPasskeys, type PasskeyRow } from '../presenters/passkey.presenter';
+import type { Translate } from '../i18n/catalogs';
 import { allowPasskeyScripts } from './middleware/security-headers';
 import { signinPage } from './pages/signin.page';
 import { renderPage } from './pages/render';
@@ -15,13 +16,13 @@ export interface PasskeySection {
 }
 
 /** The account page's "Passkeys" section; lets the page load the passkey scripts when they can work. */
-export async function passkeySection(s: Services, res: Response, platformId: string, userId: string): Promise<PasskeySection> {
+export async function passkeySection(s: Services, res: Response, platformId: string, userId: string, t: Translate, locale: string): Promise<PasskeySection> {
   const q = `?platform_guid=${encodeURIComponent(platformId)}`;
   const isAvailable = s.passkeys.relyingParty.isAvailable;
   if (isAvailable) allowPasskeyScripts(res);
   return {
     isAvailable,
-    rows: presentPasskeys(await s.passkeys.list(platformId, userId)),
+    rows: presentPasskeys(await s.passkeys.list(platformId, userId), t, locale),
     actions: { options: `/account/passkeys/options${q}`, add: `/account/passkeys${q}`, remove: `/account/passkeys/remove${q}` },
   };
 }
@@ -62,7 +63,7 @@ export function allowScriptsFor(res: Response, model: Record<string, unknown>): 
 export async function renderAccountSignIn(s: Services, res: Response, values: { email: string; error: string | null }, status = 200): Promise<void> {
   const p = res.locals.platform;
   const model = signinPage({
-    action: accountUrl(p.id, '/signin'), email: values.email, emailLocked: false, signupUrl: null, chooserUrl: null, forgotUrl: forgotPasswordUrl(p.id), error: values.error,
+    action: accountUrl(p.id, '/signin'), email: values.email, emailLocked: false, signupUrl: accountUrl(p.id, '/signup'), chooserUrl: null, forgotUrl: forgotPasswordUrl(p.id), error: values.error,
     passkey: passkeyButton(s, { action: accountUrl(p.id, '/passkey-signin'), options: accountUrl(p.id, '/passkey-signin-options') }, false),
     // DESIGN §17: "Continue with …" (linked identities only: ./routers/upstream.router.ts).
     upstreams: await upstreamButtons(s, res, p.id, (slug) => accountUpstreamUrl(p.id, slug)),

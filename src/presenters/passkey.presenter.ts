@@ -1,21 +1,21 @@
 import type { Passkey } from '../domain/passkey';
-
-const day = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC' });
+import type { Translate } from '../i18n/catalogs';
 
 export interface PasskeyRow {
   id: string;
   name: string;
-  /** "Added 23 Nov 2026 · Last used 24 Nov 2026" */
+  /** "Added 23 Nov 2026 · Last used 24 Nov 2026", in the page's language */
   detail: string;
   kind: string;
 }
 
-/** The account page's list of passkeys, oldest first. */
-export function presentPasskeys(passkeys: Passkey[]): PasskeyRow[] {
+/** The account page's list of passkeys, oldest first; dates in the page's `locale` (UTC days). */
+export function presentPasskeys(passkeys: Passkey[], t: Translate, locale: string): PasskeyRow[] {
+  const day = new Intl.DateTimeFormat(locale, { day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC' });
   return passkeys.map((p) => ({
     id: p.id,
     name: p.name,
-    detail: `Added ${day.format(p.createdAt)} · ${p.lastUsedAt ? `Last used ${day.format(p.lastUsedAt)}` : 'Never used'}`,
-    kind: p.isBackupEligible ? 'Synced passkey' : 'Device-bound passkey',
+    detail: `${t('security:passkeys.added', { date: day.format(p.createdAt) })} · ${p.lastUsedAt ? t('security:passkeys.lastUsed', { date: day.format(p.lastUsedAt) }) : t('security:passkeys.neverUsed')}`,
+    kind: p.isBackupEligible ? t('security:passkeys.synced') : t('security:passkeys.deviceBound'),
   }));
 }

@@ -69,7 +69,7 @@ export function createServices(deps: Deps, notifications?: Notifications) {
   const admin = createAdminServices(deps, { audit, platforms, clientAuth, users, throttle, passwordReset: account.passwordReset, signingKeys, mailOutbox, backchannelLogout, upstreamProviders });
   const mailAdmin = admin.mail; // the console's name for it
   const federation = { providers: upstreamProviders, identities, client: createUpstreamClient(deps, upstreamProviders) };
-  return { deps, tokenSigner, audit, admin, masterKey, signingKeys, platforms, users, maintenance, clientAuth, grants, tokens, authorize, interaction, signInWithPassword, throttle, account, mailOutbox, logout, frontchannelLogout, passkeys, mfa, operators, mailAdmin, backchannelLogout, federation };
+  return { deps, tokenSigner, audit, admin, masterKey, signingKeys, platforms, users, maintenance, clientAuth, grants, tokens, authorize, interaction, signInWithPassword, signUpWithPassword, throttle, account, mailOutbox, logout, frontchannelLogout, passkeys, mfa, operators, mailAdmin, backchannelLogout, federation };
 }
 
 export type Services = ReturnType<typeof createServices>;

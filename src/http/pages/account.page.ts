@@ -1,18 +1,45 @@
 import type { Request, Response } from 'express';
 import type { Services } from '../../services';
 import type { User } from '../../domain/user';
-import type { FieldError } from '../../services/user-rules';
+import { ruleValues, type FieldError } from '../../services/user-rules';
+import type { Translate } from '../../i18n/catalogs';
 import { COUNTRY_OPTIONS } from '../../services/account/countries';
 import { presentAccountUser, presentApps, presentProfileValues } from '../../presenters/account.presenter';
 import { signedInAccounts, takeFlash } from '../account-session';
-import { PASSKEYS_NEED_HOST_NAME, passkeySection } from '../passkeys-page';
+import { passkeySection } from '../passkeys-page';
 import { accountUrl } from '../urls';
 import { renderPage } from './render';
+
+/** The account page's tabs (DESIGN §18 findings): server-rendered links, so they work without JavaScript. */
+export const ACCOUNT_SECTIONS = ['profile', 'security', 'apps'] as const;
+export type AccountSection = (typeof ACCOUNT_SECTIONS)[number];
+export const isAccountSection = (v: unknown): v is AccountSection => typeof v === 'string' && (ACCOUNT_SECTIONS as readonly string[]).includes(v);
+
+/** The account page at one tab (`/account?platform_guid=G&section=security`); the profile tab has no `section`. */
+export const accountSectionUrl = (platformId: string, section: AccountSection) =>
+  section === 'profile' ? accountUrl(platformId) : `${accountUrl(platformId)}&section=${section}`;
 
 export interface AccountFormState {
   values?: Record<string, string>;
   fieldErrors?: Record<string, string>;
+  /** A catalog key (or text) for the alert above the form. */
   formError?: string;
+  /** The tab the form that came back is on (default: the request's `section`, else profile). */
+  section?: AccountSection;
+}
+
+/** Translates a service's message key ('account:errors.pictureType'); text that is not a key passes through unchanged. */
+export const translated = (t: Translate, message: string) => t(message);
+
+/** Countries by their name in the page's language (Intl.DisplayNames), sorted for that language. */
+function countryOptions(locale: string) {
+  let names: Intl.DisplayNames | undefined;
+  try {
+    names = new Intl.DisplayNames([locale], { type: 'region' });
+  } catch {
+    names = undefined; // an ICU without the data: the English names
+  }
+  return COUNTRY_OPTIONS.map((c) => ({ code: c.code, name: names?.of(c.code) ?? c.name })).sort((a, b) => a.name.localeCompare(b.name, locale));
 }
 
 /** Renders the account page; forms that come back with errors pass their values and messages. */
@@ -21,28 +48,33 @@ export function accountPageRenderer(s: Services) {
   const platformOf = (res: Response) => res.locals.platform;
   return async function renderAccount(req: Request, res: Response, user: User, extra: AccountFormState = {}, status = 200) {
     const p = platformOf(res);
+    const t: Translate = res.locals.t;
+    const locale: string = res.locals.locale ?? 'en';
+    const section: AccountSection = extra.section ?? (isAccountSection(req.query.section) ? req.query.section : 'profile');
+    const day = new Intl.DateTimeFormat(locale, { day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC' });
     const apps = await s.account.security.listApps(user.id);
     const [mfaPolicy, factors] = await Promise.all([s.mfa.policyOf(p.id), s.mfa.factorsOf(user.id)]);
     // DESIGN §17: linked upstream accounts, and "Set a password" for an account created without one.
     const [identities, hasPassword, providers] = await Promise.all([s.federation.identities.list(p.id, user.id), s.federation.identities.hasPassword(p.id, user.id), s.federation.providers.enabledFor(p.id)]);
     renderPage(res, 'account', {
-      title: 'Your account',
+      title: t('account:title'),
+      section,
+      tabs: ACCOUNT_SECTIONS.map((id) => ({ id, label: t(`account:tabs.${id}`), href: accountSectionUrl(p.id, id), current: id === section })),
       user: presentAccountUser(user, baseUrl),
       values: { ...presentProfileValues(user), ...(extra.values ?? {}) },
-      fieldErrors: extra.fieldErrors ?? {},
-      formError: extra.formError ?? null,
+      fieldErrors: Object.fromEntries(Object.entries(extra.fieldErrors ?? {}).map(([k, m]) => [k, t(m, ruleValues(s.deps.config.passwordMinLength))])), // the rules' keys name {{min}} and friends (user-rules.ts)
+      formError: extra.formError ? translated(t, extra.formError) : null,
       flash: takeFlash(req, p.id),
-      apps: presentApps(apps),
-      countries: COUNTRY_OPTIONS,
+      apps: presentApps(apps).map((a) => ({ ...a, access: a.access || t('account:apps.knowsWhoYouAre') })),
+      countries: countryOptions(locale),
       passwordMinLength: s.deps.config.passwordMinLength,
-      passkeys: await passkeySection(s, res, p.id, user.id), // ../routers/passkeys.router.ts
-      passkeysNeedHostName: PASSKEYS_NEED_HOST_NAME,
+      passkeys: section === 'security' ? await passkeySection(s, res, p.id, user.id, t, locale) : null, // ../routers/passkeys.router.ts
       // Two-step verification (../routers/account-mfa.router.ts); hidden when the platform turned it off and the user has none.
       mfa: { policy: mfaPolicy, totp: factors.totp, recoveryCodesLeft: factors.recoveryCodesLeft, show: mfaPolicy !== 'off' || factors.totp },
       hasPassword,
       linked: {
         available: providers.length > 0,
-        rows: identities.map((i) => ({ ...i, linkedOn: i.createdAt.toISOString().slice(0, 10), unlinkAction: accountUrl(p.id, `/identities/${encodeURIComponent(i.id)}/unlink`) })),
+        rows: identities.map((i) => ({ ...i, linkedOn: day.format(i.createdAt), unlinkAction: accountUrl(p.id, `/identities/${encodeURIComponent(i.id)}/unlink`) })),
       },
       switchUrl: signedInAccounts(req, p.id).length > 1 ? accountUrl(p.id, '/choose') : accountUrl(p.id, '/signin'),
       actions: {

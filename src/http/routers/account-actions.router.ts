@@ -5,7 +5,7 @@ import { issueCsrf, requireCsrf } from '../middleware/csrf';
 import { resolvePlatform } from '../middleware/resolve-platform';
 import { browserId, markSignedOut, regenerateKeepingData, rememberSignIn } from '../browser-session';
 import { field, redirectSaved, setFlash, requireAccount } from '../account-session';
-import { accountPageRenderer, errorsByField } from '../pages/account.page';
+import { accountPageRenderer, accountSectionUrl, errorsByField, type AccountSection } from '../pages/account.page';
 import { accountUrl } from '../urls';
 import { securityOrigin } from '../security-origin';
 import { frontchannelUrlsBeforeSignOut, stashFrontchannelFrames } from '../frontchannel-frames';
@@ -20,33 +20,35 @@ export function accountActionsRouter(s: Services): Router {
   const render = accountPageRenderer(s);
   const form = [resolvePlatform(s), issueCsrf, requireCsrf, requireAccount(s)];
   const user = (res: Response) => res.locals.accountUser!;
-  const back = (res: Response) => accountUrl(res.locals.platform.id);
+  /** Back to the tab the form was on. */
+  const back = (res: Response, section: AccountSection = 'profile') => accountSectionUrl(res.locals.platform.id, section);
+  const t = (res: Response) => res.locals.t;
 
   r.post('/account/profile', ...form, async (req, res) => {
     const input = Object.fromEntries(PROFILE_FIELDS.map((f) => [f, field(req.body, f, 400)])) as unknown as ProfileInput;
     const result = await s.account.profile.updateProfile(user(res), input);
-    if (!result.ok) return render(req, res, user(res), { values: { ...input }, fieldErrors: errorsByField(result.errors), formError: 'Please correct the highlighted fields.' }, 400);
-    setFlash(req, res.locals.platform.id, result.changed ? 'Your profile has been saved.' : 'Nothing to save: your profile is unchanged.');
+    if (!result.ok) return render(req, res, user(res), { values: { ...input }, fieldErrors: errorsByField(result.errors), formError: 'account:errors.correctFields' }, 400);
+    setFlash(req, res.locals.platform.id, t(res)(result.changed ? 'account:flash.profileSaved' : 'account:flash.profileUnchanged'));
     await redirectSaved(req, res, back(res));
   });
 
   r.post('/account/password', ...form, async (req, res) => {
     const p = res.locals.platform;
-    const result = await s.account.security.changePassword(p, user(res), field(req.body, 'current_password', 300), field(req.body, 'new_password', 300), securityOrigin(req, p.id));
-    if (!result.ok) return render(req, res, user(res), { fieldErrors: errorsByField(result.errors), formError: 'Your password was not changed.' }, 400);
+    const result = await s.account.security.changePassword(p, user(res), field(req.body, 'current_password', 300), field(req.body, 'new_password', 300), securityOrigin(req, p.id), res.locals.locale);
+    if (!result.ok) return render(req, res, user(res), { fieldErrors: errorsByField(result.errors), formError: 'account:errors.passwordNotChanged', section: 'security' }, 400);
     // Every session ended; this browser proved the password just now, so it stays signed in.
     await regenerateKeepingData(req);
     rememberSignIn(req, p.id, { userId: user(res).id, email: user(res).email }, Math.floor(s.deps.now().getTime() / 1000));
-    setFlash(req, p.id, 'Your password has been changed. Other devices were signed out.');
-    await redirectSaved(req, res, back(res));
+    setFlash(req, p.id, t(res)('account:flash.passwordChanged'));
+    await redirectSaved(req, res, back(res, 'security'));
   });
 
   // DESIGN §17: an account created through an upstream without a password sets one by the reset mail.
   r.post('/account/password/set', ...form, async (req, res) => {
     const p = res.locals.platform;
-    await s.account.passwordReset.requestReset(p, user(res).email, securityOrigin(req, p.id));
-    setFlash(req, p.id, `We sent a link to ${user(res).email} to set your password. It expires in 30 minutes.`);
-    await redirectSaved(req, res, back(res));
+    await s.account.passwordReset.requestReset(p, user(res).email, securityOrigin(req, p.id), res.locals.locale);
+    setFlash(req, p.id, t(res)('account:flash.setPasswordSent', { email: user(res).email }));
+    await redirectSaved(req, res, back(res, 'security'));
   });
 
   // "Unlink" in Linked accounts: refused while it is the account's last way in.
@@ -54,19 +56,19 @@ export function accountActionsRouter(s: Services): Router {
     const p = res.locals.platform;
     const result = await s.federation.identities.unlink(user(res), String(req.params.id), securityOrigin(req, p.id));
     if (!result.ok && result.reason === 'last_way_in') {
-      return render(req, res, user(res), { formError: "You can't unlink your only way to sign in. Set a password or add a passkey first, then unlink it." }, 400);
+      return render(req, res, user(res), { formError: 'account:errors.lastWayIn', section: 'security' }, 400);
     }
-    setFlash(req, p.id, result.ok ? `Your ${result.providerName} account is no longer linked.` : 'That account was already unlinked.');
-    await redirectSaved(req, res, back(res));
+    setFlash(req, p.id, result.ok ? t(res)('account:flash.unlinked', { provider: result.providerName }) : t(res)('account:flash.alreadyUnlinked'));
+    await redirectSaved(req, res, back(res, 'security'));
   });
 
   r.post('/account/verify-email', ...form, async (req, res) => {
-    const result = await s.account.emailVerification.sendLink(res.locals.platform, user(res));
+    const result = await s.account.emailVerification.sendLink(res.locals.platform, user(res), res.locals.locale);
     const message = result.sent
-      ? `We sent a verification link to ${user(res).email}. It expires in 24 hours.`
+      ? t(res)('account:flash.verifySent', { email: user(res).email })
       : result.retryAfterSeconds > 0
-        ? `A verification email was sent a moment ago. You can ask for another in ${Math.ceil(result.retryAfterSeconds / 60)} minute(s).`
-        : 'Your email address is already verified.';
+        ? t(res)('account:flash.verifyWait', { count: Math.ceil(result.retryAfterSeconds / 60) })
+        : t(res)('account:flash.alreadyVerified');
     setFlash(req, res.locals.platform.id, message);
     await redirectSaved(req, res, back(res));
   });
@@ -75,8 +77,8 @@ export function accountActionsRouter(s: Services): Router {
     const apps = await s.account.security.listApps(user(res).id);
     const app = apps.find((a) => a.clientId === field(req.body, 'client_id'));
     if (app) await s.account.security.revokeApp(user(res), app.clientId, securityOrigin(req, res.locals.platform.id, app.clientId));
-    setFlash(req, res.locals.platform.id, app ? `${app.name} no longer has access to your account.` : 'That app had no access to your account.');
-    await redirectSaved(req, res, back(res));
+    setFlash(req, res.locals.platform.id, app ? t(res)('account:flash.appRevoked', { name: app.name }) : t(res)('account:flash.appNoAccess'));
+    await redirectSaved(req, res, back(res, 'apps'));
   });
 
   r.post('/account/signout', ...form, async (req, res) => {

@@ -25,7 +25,8 @@ const withAccount = (url: string, userId: string) => `${url}&account=${encodeURI
 export function accountMfaRouter(s: Services): Router {
   const r = Router();
   const user = (res: Response) => res.locals.accountUser!;
-  const back = (res: Response) => accountPath(res.locals.platform.id);
+  // Two-step verification lives on the account page's Security tab.
+  const back = (res: Response) => `${accountPath(res.locals.platform.id)}&section=security`;
 
   /** The account a form or page acts on (body or query `account`): signed in on this browser, else back to /account. */
   const requireAccount = (from: 'body' | 'query'): RequestHandler => async (req, res, next) => {
@@ -45,8 +46,8 @@ export function accountMfaRouter(s: Services): Router {
     const enrolment = await s.mfa.totp.pendingEnrolment(u, p.name);
     if (!enrolment) return redirectSaved(req, res, back(res));
     renderPage(res, 'totp-setup', {
-      title: 'Set up authenticator app',
-      intro: 'Each time you sign in, you will enter a code from the app after your password.',
+      title: res.locals.t('security:totp.title'),
+      intro: res.locals.t('security:totp.intro'),
       ...(await presentTotpSetup(enrolment)), error,
       action: accountPath(p.id, '/totp/confirm'), hiddenFields: { account: u.id }, cancelUrl: back(res),
     }, status);
@@ -57,7 +58,7 @@ export function accountMfaRouter(s: Services): Router {
     if ((await s.mfa.policyOf(p.id)) === 'off') return redirectSaved(req, res, back(res));
     const started = await s.mfa.totp.beginEnrolment(user(res), p.name);
     if (!started) {
-      setFlash(req, p.id, 'Your authenticator app is already set up.');
+      setFlash(req, p.id, res.locals.t('security:totp.alreadySetUp'));
       return redirectSaved(req, res, back(res));
     }
     await redirectSaved(req, res, withAccount(accountPath(p.id, '/totp'), user(res).id));
@@ -67,19 +68,20 @@ export function accountMfaRouter(s: Services): Router {
 
   r.post('/account/totp/confirm', ...form, async (req, res) => {
     const result = await s.mfa.confirmTotp(user(res).id, field(req.body, 'code', 20), securityOrigin(req, res.locals.platform.id));
-    if (!result.ok) return renderSetup(req, res, user(res), 'That code did not match. Enter the code the app shows now (check the time on your phone).', 400);
+    if (!result.ok) return renderSetup(req, res, user(res), res.locals.t('security:totp.mismatch'), 400);
     renderPage(res, 'recovery-codes', {
-      title: 'Save your recovery codes',
-      notice: 'Your authenticator app is set up.', codes: result.recoveryCodes, continueUrl: back(res),
+      title: res.locals.t('security:recovery.title'),
+      notice: res.locals.t('security:recovery.appSetUp'), codes: result.recoveryCodes, continueUrl: back(res),
     });
   });
 
   /** A page asking for a current code or the password before a change to the second factor. */
-  function proofPage(path: string, texts: { title: string; message: string; submitLabel: string }, act: (req: Request, res: Response) => Promise<void>) {
+  function proofPage(path: string, keys: { title: string; message: string; submitLabel: string }, act: (req: Request, res: Response) => Promise<void>) {
     const render = (req: Request, res: Response, error: string | null = null, status = 200) => {
       const p = res.locals.platform;
+      const t = res.locals.t;
       renderPage(res, 'mfa-proof', {
-        ...texts, action: `${path}?platform_guid=${encodeURIComponent(p.id)}`,
+        title: t(keys.title), message: t(keys.message), submitLabel: t(keys.submitLabel), action: `${path}?platform_guid=${encodeURIComponent(p.id)}`,
         accountId: user(res).id, email: user(res).email, error, cancelUrl: back(res),
       }, status);
     };
@@ -102,30 +104,30 @@ export function accountMfaRouter(s: Services): Router {
       if (!proven) {
         const locked = outcome.ok ? 0 : outcome.lockedSeconds;
         if (locked) res.set('Retry-After', String(locked));
-        return render(req, res, locked ? tooManyAttempts(locked) : 'That code or password is not right.', locked ? 429 : 400);
+        return render(req, res, locked ? tooManyAttempts(locked) : res.locals.t('security:proof.wrong'), locked ? 429 : 400);
       }
       await act(req, res);
     });
   }
 
   proofPage('/account/totp/remove', {
-    title: 'Remove authenticator app',
-    message: 'Signing in will no longer ask for a code, and your recovery codes stop working.',
-    submitLabel: 'Remove authenticator app',
+    title: 'security:proof.removeTitle',
+    message: 'security:proof.removeMessage',
+    submitLabel: 'security:proof.removeSubmit',
   }, async (req, res) => {
     await s.mfa.removeTotp(user(res).id, securityOrigin(req, res.locals.platform.id));
-    setFlash(req, res.locals.platform.id, 'Your authenticator app was removed.');
+    setFlash(req, res.locals.platform.id, res.locals.t('security:totp.removed'));
     await redirectSaved(req, res, back(res));
   });
 
   proofPage('/account/recovery-codes', {
-    title: 'Get new recovery codes',
-    message: 'You get ten new codes; the codes you have now stop working.',
-    submitLabel: 'Get new recovery codes',
+    title: 'security:proof.codesTitle',
+    message: 'security:proof.codesMessage',
+    submitLabel: 'security:proof.codesSubmit',
   }, async (req, res) => {
     const codes = await s.mfa.regenerateRecoveryCodes(user(res).id, securityOrigin(req, res.locals.platform.id));
     renderPage(res, 'recovery-codes', {
-      title: 'Save your recovery codes', codes, continueUrl: back(res),
+      title: res.locals.t('security:recovery.title'), codes, continueUrl: back(res),
     });
   });
 
@@ -138,12 +140,12 @@ export function accountMfaRouter(s: Services): Router {
     // A user with passkeys may use one instead ("Use a passkey": ./passkeys.router.ts); without an app, only that.
     const [{ totp }, passkeyCount] = await Promise.all([s.mfa.factorsOf(pending.userId), s.passkeys.count(p.id, pending.userId)]);
     const passkey = passkeyCount > 0
-      ? passkeyButton(s, { action: accountPath(p.id, '/second-factor-passkey'), options: accountPath(p.id, '/second-factor-passkey-options') }, false, 'Use a passkey')
+      ? passkeyButton(s, { action: accountPath(p.id, '/second-factor-passkey'), options: accountPath(p.id, '/second-factor-passkey-options') }, false, res.locals.t('security:secondFactor.usePasskey'))
       : null;
     allowScriptsFor(res, { passkey });
     renderPage(res, 'second-factor', {
-      title: 'Two-step verification', email: pending.email, action: here, method, error, codeForm: totp, passkey,
-      otherMethods: !totp ? [] : method === 'totp' ? [{ label: 'Use a recovery code', url: `${here}&method=recovery_code` }] : [{ label: 'Use your authenticator app', url: here }],
+      title: res.locals.t('security:secondFactor.title'), email: pending.email, action: here, method, error, codeForm: totp, passkey,
+      otherMethods: !totp ? [] : method === 'totp' ? [{ label: res.locals.t('security:secondFactor.useRecoveryCode'), url: `${here}&method=recovery_code` }] : [{ label: res.locals.t('security:secondFactor.useApp'), url: here }],
       cancelUrl: accountPath(p.id, '/signin'),
     }, status);
   };
@@ -164,7 +166,7 @@ export function accountMfaRouter(s: Services): Router {
     if (!result.ok) {
       if (result.lockedSeconds) res.set('Retry-After', String(result.lockedSeconds));
       const error = result.lockedSeconds ? tooManyAttempts(result.lockedSeconds)
-        : method === 'recovery_code' ? 'That recovery code is not valid, or it was already used.' : 'That code is not right. Enter the code the app shows now.';
+        : res.locals.t(method === 'recovery_code' ? 'security:secondFactor.badRecoveryCode' : 'security:secondFactor.badCode');
       return renderSecondFactor(req, res, pending, error, result.lockedSeconds ? 429 : 400);
     }
     endAccountSecondFactor(req);

@@ -44,20 +44,20 @@ export function accountPictureRouter(s: Services): Router {
     const file = res.locals.upload as Blob | undefined;
     const bytes = file ? Buffer.from(await file.arrayBuffer()) : Buffer.alloc(0);
     const result = await s.account.profile.setPictureUpload(user(res), bytes);
-    if (!result.ok) return render(req, res, user(res), { fieldErrors: errorsByField(result.errors), formError: 'Your picture was not changed.' }, 400);
-    await done(req, res, 'Your picture has been updated.');
+    if (!result.ok) return render(req, res, user(res), { fieldErrors: errorsByField(result.errors), formError: 'account:errors.pictureNotChanged' }, 400);
+    await done(req, res, res.locals.t('account:flash.pictureUpdated'));
   });
 
   r.post('/account/picture-url', ...form, async (req, res) => {
     const url = field(req.body, 'picture_url', 4096);
     const result = await s.account.profile.setPictureUrl(user(res), url);
-    if (!result.ok) return render(req, res, user(res), { values: { picture_url: url }, fieldErrors: errorsByField(result.errors), formError: 'Your picture was not changed.' }, 400);
-    await done(req, res, 'Your picture has been updated.');
+    if (!result.ok) return render(req, res, user(res), { values: { picture_url: url }, fieldErrors: errorsByField(result.errors), formError: 'account:errors.pictureNotChanged' }, 400);
+    await done(req, res, res.locals.t('account:flash.pictureUpdated'));
   });
 
   r.post('/account/picture/remove', ...form, async (req, res) => {
     await s.account.profile.removePicture(user(res));
-    await done(req, res, 'Your picture has been removed.');
+    await done(req, res, res.locals.t('account:flash.pictureRemoved'));
   });
 
   r.get('/pictures/:platformId/:userId/:version', async (req, res) => {

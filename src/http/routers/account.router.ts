@@ -41,7 +41,7 @@ export function accountRouter(s: Services): Router {
     if (signedIn.length === 0) return redirectSaved(req, res, accountUrl(p.id, '/signin'));
     const users = await s.users.findManyByIds(p.id, signedIn.map((a) => a.userId));
     renderPage(res, 'account-choose', {
-      title: 'Choose an account', platformName: p.name, csrfToken: res.locals.csrfToken, action: accountUrl(p.id, '/choose'),
+      title: res.locals.t('account:choose.title'), platformName: p.name, csrfToken: res.locals.csrfToken, action: accountUrl(p.id, '/choose'),
       accounts: presentChooserRows(users, baseUrl), signinUrl: accountUrl(p.id, '/signin'),
     });
   });
@@ -54,7 +54,7 @@ export function accountRouter(s: Services): Router {
   });
 
   // The sign-in page with "Sign in with a passkey" (src/http/passkeys-page.ts; its routes: ./passkeys.router.ts).
-  const renderSignIn = (res: Response, values: { email: string; error: string | null }, status = 200) => renderAccountSignIn(s, res, values, status);
+  const renderSignIn = (res: Response, values: { email: string; error: string | null; errorValues?: Record<string, string | number> }, status = 200) => renderAccountSignIn(s, res, values, status);
 
   r.get('/account/signin', resolvePlatform(s), issueCsrf, async (req, res) => {
     // A remembered, signed-out account of this browser pre-fills the email.
@@ -70,10 +70,52 @@ export function accountRouter(s: Services): Router {
     const result = await s.signInWithPassword(p.id, email, password, attemptSource(req), securityOrigin(req, p.id));
     if (!result.ok) {
       if (result.retryAfterSeconds) res.set('Retry-After', String(result.retryAfterSeconds));
-      return renderSignIn(res, { email, error: result.error }, result.status);
+      return renderSignIn(res, { email, error: result.error, errorValues: result.errorValues }, result.status);
     }
     const { user } = result;
     // DESIGN §15: a user with a second factor gives it before this browser is signed in (account-mfa.router.ts).
+    if ((await s.mfa.secondFactorNeed(p.id, user.id, ['pwd'])) === 'second_factor') {
+      startAccountSecondFactor(req, p.id, user);
+      return redirectSaved(req, res, accountUrl(p.id, '/second-factor'));
+    }
+    await regenerateKeepingData(req);
+    rememberSignIn(req, p.id, { userId: user.id, email: user.email }, Math.floor(s.deps.now().getTime() / 1000));
+    chooseAccount(req, p.id, user.id);
+    await redirectSaved(req, res, accountUrl(p.id));
+  });
+
+  // "Create account" under the account page's sign-in (DESIGN §18 findings): the sign-up form of the
+  // authorization's pages, without an app; the new account lands on its account page, signed in.
+  const renderSignUp = (res: Response, extra: { values?: Record<string, string>; error?: string | null; fieldErrors?: Record<string, string> } = {}, status = 200) => {
+    const p = platformOf(res);
+    const t = res.locals.t;
+    renderPage(res, 'signup', {
+      title: t('account:signup.title'), action: accountUrl(p.id, '/signup'), emailLocked: false, signinUrl: accountUrl(p.id, '/signin'),
+      passwordMinLength: s.deps.config.passwordMinLength, error: extra.error ?? null,
+      fieldErrors: Object.fromEntries(Object.entries(extra.fieldErrors ?? {}).map(([k, m]) => [k, t(m)])),
+      values: extra.values ?? { email: '', given_name: '', family_name: '', birthdate: '', phone_number: '' },
+      viaProvider: null, passwordOptional: false, upstreams: [],
+    }, status);
+  };
+
+  r.get('/account/signup', resolvePlatform(s), issueCsrf, (_req, res) => renderSignUp(res));
+
+  r.post('/account/signup', resolvePlatform(s), issueCsrf, requireCsrf, async (req, res) => {
+    const p = platformOf(res);
+    const values = {
+      email: field(req.body, 'email').trim(), given_name: field(req.body, 'given_name'), family_name: field(req.body, 'family_name'),
+      birthdate: field(req.body, 'birthdate'), phone_number: field(req.body, 'phone_number'),
+    };
+    const result = await s.signUpWithPassword(p, {
+      email: values.email, password: field(req.body, 'password'), givenName: values.given_name, familyName: values.family_name,
+      birthdate: values.birthdate, phoneNumber: values.phone_number || undefined,
+    }, attemptSource(req), securityOrigin(req, p.id));
+    if (!result.ok) {
+      if (result.retryAfterSeconds) res.set('Retry-After', String(result.retryAfterSeconds));
+      return renderSignUp(res, { values, error: result.error ? res.locals.t(result.error, result.errorValues ?? {}) : null, fieldErrors: result.fieldErrors }, result.status);
+    }
+    const { user } = result;
+    // An existing account's own password signs in (sign-in.ts): its second factor is still asked for.
     if ((await s.mfa.secondFactorNeed(p.id, user.id, ['pwd'])) === 'second_factor') {
       startAccountSecondFactor(req, p.id, user);
       return redirectSaved(req, res, accountUrl(p.id, '/second-factor'));
@@ -88,9 +130,10 @@ export function accountRouter(s: Services): Router {
     const p = platformOf(res);
     const everywhere = req.query.everywhere === '1';
     takeFrontchannelFrames(req, res, p.id); // the apps signed out of through this browser (hidden iframes)
+    const t = res.locals.t;
     renderPage(res, 'signed-out', {
-      title: 'Signed out', platformName: p.name, heading: 'You are signed out',
-      message: everywhere ? 'You are signed out on every device, and apps will ask you to sign in again.' : 'You are signed out on this browser.',
+      title: t('account:signedOut.title'), platformName: p.name, heading: t('account:signedOut.heading'),
+      message: t(everywhere ? 'account:signedOut.everywhere' : 'account:signedOut.here'),
       continueUrl: accountUrl(p.id, '/signin'),
     });
   });

@@ -16,20 +16,21 @@ export function emailVerificationRouter(s: Services): Router {
     const p = res.locals.platform;
     const token = typeof req.query.token === 'string' ? req.query.token : '';
     const result = await s.account.emailVerification.verify(p.id, token, securityOrigin(req, p.id));
-    const toAccount = { href: accountUrl(p.id), label: 'Go to your account' };
+    const t = res.locals.t;
+    const toAccount = { href: accountUrl(p.id), label: t('account:emailVerified.toAccount') };
     if (result.status === 'verified') {
       return renderPage(res, 'notice', {
-        title: 'Email verified', platformName: p.name, heading: 'Your email address is verified',
-        message: `Thank you. ${result.user.email} is now verified; apps you sign in to will see it as verified.`, actions: [toAccount],
+        title: t('account:emailVerified.title'), platformName: p.name, heading: t('account:emailVerified.heading'),
+        message: t('account:emailVerified.message', { email: result.user.email }), actions: [toAccount],
       });
     }
     if (result.status === 'used' && result.user?.emailVerified) {
       return renderPage(res, 'notice', {
-        title: 'Link already used', platformName: p.name, heading: 'This link has already been used',
-        message: `Nothing more to do: ${result.user.email} is already verified.`, actions: [toAccount],
+        title: t('account:emailVerified.usedTitle'), platformName: p.name, heading: t('account:emailVerified.usedHeading'),
+        message: t('account:emailVerified.usedMessage', { email: result.user.email }), actions: [toAccount],
       }, 410);
     }
-    renderLinkProblem(res, result.status, 'verify', { href: accountUrl(p.id), label: 'Send a new link from your account' });
+    renderLinkProblem(res, result.status, 'verify', { href: accountUrl(p.id), label: t('account:emailVerified.sendNew') });
   });
   return r;
 }

@@ -12,6 +12,8 @@ import { amrOf, type AuthMethod } from '../../domain/mfa';
 import { securityOrigin } from '../security-origin';
 
 const accountUrl = (platformId: string, suffix = '') => `/account${suffix}?platform_guid=${encodeURIComponent(platformId)}`;
+/** Passkeys are listed on the account page's Security tab. */
+const securityTab = (platformId: string) => `${accountUrl(platformId)}&section=security`;
 
 /**
  * The account page's passkeys (DESIGN §15): options for navigator.credentials.create (JSON, for
@@ -32,13 +34,13 @@ export function passkeysRouter(s: Services): Router {
       res.locals.passkeyUser = found;
       return next();
     }
-    if (json) return res.status(401).json({ error: 'Sign in again to add a passkey.' });
+    if (json) return res.status(401).json({ error: res.locals.t('security:passkeys.errors.signInAgain') });
     await redirectSaved(req, res, accountUrl(p.id));
   };
   const form = (json: boolean) => [resolvePlatform(s), issueCsrf, requireCsrf, signedInUser(json)];
 
   r.post('/account/passkeys/options', ...form(true), async (req, res) => {
-    if (!s.passkeys.relyingParty.isAvailable) return res.status(400).json({ error: 'Passkeys need a host name: this server is reached by an IP address.' });
+    if (!s.passkeys.relyingParty.isAvailable) return res.status(400).json({ error: res.locals.t('security:passkeys.errors.hostName') });
     const options = await s.passkeys.registrationOptions(res.locals.platform, user(res));
     startCeremony(req, 'register', scope(res), options.challenge, CHALLENGE_TTL_SECONDS);
     res.json({ options });
@@ -49,9 +51,10 @@ export function passkeysRouter(s: Services): Router {
     const expectedChallenge = takeChallenge(req, 'register', scope(res));
     const result = expectedChallenge
       ? await s.passkeys.register(p, user(res), { name: field(req.body, 'name', 200), credential: field(req.body, 'credential', 16_384), expectedChallenge }, securityOrigin(req, p.id))
-      : { ok: false as const, message: 'This request has expired. Try again.' };
-    setFlash(req, p.id, result.ok ? `Passkey “${result.passkey.name}” added. You can now sign in with it.` : `The passkey was not added. ${result.message}`);
-    await redirectSaved(req, res, accountUrl(p.id));
+      : { ok: false as const, message: 'security:passkeys.errors.expired' };
+    const t = res.locals.t;
+    setFlash(req, p.id, result.ok ? t('security:passkeys.addedFlash', { name: result.passkey.name }) : t('security:passkeys.notAdded', { reason: t(result.message) }));
+    await redirectSaved(req, res, securityTab(p.id));
   });
 
   r.post('/account/passkeys/remove', ...form(false), async (req, res) => {
@@ -59,14 +62,14 @@ export function passkeysRouter(s: Services): Router {
     const id = field(req.body, 'passkey', 64);
     const passkey = (await s.passkeys.list(p.id, user(res).id)).find((k) => k.id === id);
     const removed = passkey !== undefined && (await s.passkeys.remove(p.id, user(res).id, id, securityOrigin(req, p.id)));
-    setFlash(req, p.id, removed ? `Passkey “${passkey.name}” removed. Also remove it from your device or password manager.` : 'That passkey was already removed.');
-    await redirectSaved(req, res, accountUrl(p.id));
+    setFlash(req, p.id, removed ? res.locals.t('security:passkeys.removedFlash', { name: passkey.name }) : res.locals.t('security:passkeys.alreadyRemoved'));
+    await redirectSaved(req, res, securityTab(p.id));
   });
 
   // The account page's own sign-in with a passkey alone (user verification required, as on the
   // authorization's sign-in page); the browser then counts as signed in with amr hwk/swk + user.
   r.post('/account/passkey-signin-options', resolvePlatform(s), issueCsrf, requireCsrf, async (req, res) => {
-    if (!s.passkeys.relyingParty.isAvailable) return res.status(409).json({ error: 'Reload the page to sign in with a passkey.' });
+    if (!s.passkeys.relyingParty.isAvailable) return res.status(409).json({ error: res.locals.t('security:passkeys.errors.reload') });
     const options = await s.passkeys.authenticationOptions(res.locals.platform);
     startCeremony(req, 'signin', `account:${res.locals.platform.id}`, options.challenge, CHALLENGE_TTL_SECONDS);
     res.json({ options });
@@ -77,8 +80,8 @@ export function passkeysRouter(s: Services): Router {
     const expectedChallenge = takeChallenge(req, 'signin', `account:${p.id}`);
     const result = expectedChallenge
       ? await s.passkeys.authenticate(p, { credential: field(req.body, 'credential', 16_384), expectedChallenge }, securityOrigin(req, p.id))
-      : { ok: false as const, message: 'This passkey request has expired. Try again.' };
-    if (!result.ok) return renderAccountSignIn(s, res, { email: '', error: result.message }, 400);
+      : { ok: false as const, message: 'security:passkeys.errors.signinExpired' };
+    if (!result.ok) return renderAccountSignIn(s, res, { email: '', error: res.locals.t(result.message) }, 400);
     await regenerateKeepingData(req);
     rememberSignIn(req, p.id, { userId: result.user.id, email: result.user.email }, Math.floor(s.deps.now().getTime() / 1000), amrOf(result.amr as AuthMethod[]));
     chooseAccount(req, p.id, result.user.id);
@@ -88,14 +91,14 @@ export function passkeysRouter(s: Services): Router {
   // The account page's own sign-in, second step (account-mfa.router.ts): "Use a passkey" after the password.
   const pendingSignIn: RequestHandler = (req, res, next) => {
     const pending = pendingAccountSecondFactor(req, res.locals.platform.id);
-    if (!pending) return res.status(409).json({ error: 'Sign in again.' });
+    if (!pending) return res.status(409).json({ error: res.locals.t('security:passkeys.errors.signInAgainShort') });
     res.locals.pendingSignIn = pending;
     next();
   };
   const scopeOf = (res: Response) => `${res.locals.platform.id}:${res.locals.pendingSignIn!.userId}`;
 
   r.post('/account/second-factor-passkey-options', resolvePlatform(s), issueCsrf, requireCsrf, pendingSignIn, async (req, res) => {
-    if (!s.passkeys.relyingParty.isAvailable) return res.status(400).json({ error: 'Passkeys need a host name: this server is reached by an IP address.' });
+    if (!s.passkeys.relyingParty.isAvailable) return res.status(400).json({ error: res.locals.t('security:passkeys.errors.hostName') });
     const options = await s.passkeys.authenticationOptions(res.locals.platform, { id: res.locals.pendingSignIn!.userId });
     startCeremony(req, 'second-factor', scopeOf(res), options.challenge, CHALLENGE_TTL_SECONDS);
     res.json({ options });
@@ -108,9 +111,9 @@ export function passkeysRouter(s: Services): Router {
     const expectedChallenge = takeChallenge(req, 'second-factor', `${p.id}:${pending.userId}`);
     const result = expectedChallenge
       ? await s.passkeys.authenticate(p, { credential: field(req.body, 'credential', 16_384), expectedChallenge, forUser: { id: pending.userId } }, securityOrigin(req, p.id))
-      : { ok: false as const, message: 'This passkey request has expired. Try again.' };
+      : { ok: false as const, message: 'security:passkeys.errors.signinExpired' };
     if (!result.ok) {
-      setFlash(req, p.id, result.message);
+      setFlash(req, p.id, res.locals.t(result.message));
       return redirectSaved(req, res, accountUrl(p.id, '/second-factor'));
     }
     endAccountSecondFactor(req);

@@ -10,6 +10,7 @@ import type { User } from '../../domain/user';
 import type { KnownAccount } from '../../domain/interaction';
 import type { Deps } from '../deps';
 import { checkPassword, type FieldError } from '../user-rules';
+import type { Locale } from '../../i18n/locales';
 import type { AccountMail } from './account-mail';
 import { createSecurityEvents, type SecurityOrigin } from '../security-events';
 import type { BackchannelLogout } from '../backchannel-logout.service';
@@ -49,20 +50,20 @@ export function createAccountSecurity(deps: Deps, mail: AccountMail, backchannel
     },
 
     /** The current password is required; the new one follows the sign-up policy. Other sessions end. `origin`: password.changed, same transaction. */
-    async changePassword(platform: Platform, user: User, current: string, next: string, origin?: SecurityOrigin): Promise<{ ok: true } | { ok: false; errors: FieldError[] }> {
+    async changePassword(platform: Platform, user: User, current: string, next: string, origin?: SecurityOrigin, locale?: Locale): Promise<{ ok: true } | { ok: false; errors: FieldError[] }> {
       const stored = current ? await users.findById(deps.db, user.platformId, user.id) : undefined; // the hash stays below the domain's User
       if (!stored?.passwordHash || !(await verifyPassword(stored.passwordHash, current))) {
-        return { ok: false, errors: [{ field: 'current_password', message: 'Your current password is not correct' }] };
+        return { ok: false, errors: [{ field: 'current_password', message: 'account:errors.currentPassword' }] };
       }
       const policy = checkPassword(next, deps.config.passwordMinLength, user.email);
       if (policy) return { ok: false, errors: [{ field: 'new_password', message: policy }] };
-      if (next === current) return { ok: false, errors: [{ field: 'new_password', message: 'Choose a password different from the current one' }] };
+      if (next === current) return { ok: false, errors: [{ field: 'new_password', message: 'account:errors.samePassword' }] };
       const hash = await hashPassword(next, deps.config.argon2);
       const now = deps.now();
       await deps.db.transaction(async (trx) => {
         await userAccount.updatePasswordHash(trx, platform.id, user.id, hash);
         const revoked = await endAllSessions(trx, user, now, backchannel);
-        await mail.passwordChanged(trx, platform, user);
+        await mail.passwordChanged(trx, platform, user, locale);
         if (origin) await events.record(trx, origin, 'password.changed', user.id, { refresh_tokens_revoked: revoked });
       });
       return { ok: true };

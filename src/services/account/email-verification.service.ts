@@ -5,6 +5,7 @@ import type { Platform } from '../../domain/platform';
 import type { User } from '../../domain/user';
 import type { Deps } from '../deps';
 import type { AccountMail } from './account-mail';
+import type { Locale } from '../../i18n/locales';
 import { inspectAccountToken, issueAccountToken, throttleWait, type LinkStatus } from './account-tokens';
 import { createSecurityEvents, type SecurityOrigin } from '../security-events';
 
@@ -21,7 +22,7 @@ export function createEmailVerification(deps: Deps, mail: AccountMail) {
 
   return {
     /** Mails a verification link unless one went out too recently; returns the seconds to wait (0: queued for sending). */
-    async sendLink(platform: Platform, user: User): Promise<{ sent: true } | { sent: false; retryAfterSeconds: number }> {
+    async sendLink(platform: Platform, user: User, locale?: Locale): Promise<{ sent: true } | { sent: false; retryAfterSeconds: number }> {
       if (user.emailVerified) return { sent: false, retryAfterSeconds: 0 };
       const now = deps.now();
       const wait = await throttleWait(deps.db, user.id, 'verify_email', THROTTLE, now);
@@ -29,15 +30,15 @@ export function createEmailVerification(deps: Deps, mail: AccountMail) {
       // The link's token and its mail commit together: the outbox sends it even after a crash.
       await deps.db.transaction(async (trx) => {
         const token = await issueAccountToken(trx, user, 'verify_email', VERIFY_EMAIL_TTL_SECONDS, now);
-        await mail.verifyEmail(trx, platform, user, linkFor(platform.id, token), VERIFY_EMAIL_TTL_SECONDS / 3600);
+        await mail.verifyEmail(trx, platform, user, linkFor(platform.id, token), VERIFY_EMAIL_TTL_SECONDS / 3600, locale);
       });
       return { sent: true };
     },
 
-    /** After sign-up: the first link. A failure is logged, never in the way of the new account. */
-    async sendAfterSignUp(platform: Platform, user: User): Promise<void> {
+    /** After sign-up: the first link (in the sign-up page's `locale`). A failure is logged, never in the way of the new account. */
+    async sendAfterSignUp(platform: Platform, user: User, locale?: Locale): Promise<void> {
       try {
-        await this.sendLink(platform, user);
+        await this.sendLink(platform, user, locale);
       } catch (err) {
         deps.logger.error({ userId: user.id, err: (err as Error).message }, 'verification link could not be issued');
       }

@@ -7,6 +7,7 @@ import type { User } from '../../domain/user';
 import type { Queryable } from '../../db';
 import type { Deps } from '../deps';
 import { checkPassword } from '../user-rules';
+import type { Locale } from '../../i18n/locales';
 import type { AccountMail } from './account-mail';
 import { endAllSessions } from './account-security.service';
 import { inspectAccountToken, issueAccountToken, throttleWait, type LinkStatus } from './account-tokens';
@@ -28,27 +29,27 @@ export function createPasswordReset(deps: Deps, mail: AccountMail, backchannel: 
 
   const events = createSecurityEvents(deps);
 
-  async function sendResetLink(platform: Platform, email: string, origin?: SecurityOrigin): Promise<void> {
+  async function sendResetLink(platform: Platform, email: string, origin?: SecurityOrigin, locale?: Locale): Promise<void> {
     const user = email.trim() ? await users.findByEmail(deps.db, platform.id, email) : undefined;
     if (!user) return;
     const now = deps.now();
     if ((await throttleWait(deps.db, user.id, 'reset_password', THROTTLE, now)) > 0) return;
     await deps.db.transaction(async (trx) => {
-      await issueLink(trx, platform, user, now);
+      await issueLink(trx, platform, user, now, locale);
       if (origin) await events.record(trx, origin, 'password.reset_requested', user.id);
     });
   }
 
   /** A new link (only the newest works) and its mail, in `trx`: the link exists exactly when its mail will be sent (the outbox). */
-  async function issueLink(trx: Queryable, platform: Platform, user: User, now: Date): Promise<void> {
+  async function issueLink(trx: Queryable, platform: Platform, user: User, now: Date, locale?: Locale): Promise<void> {
     await accountTokens.consumeAllForUser(trx, user.id, 'reset_password', now);
     const token = await issueAccountToken(trx, user, 'reset_password', RESET_PASSWORD_TTL_SECONDS, now);
-    await mail.resetPassword(trx, platform, user, linkFor(platform.id, token), RESET_PASSWORD_TTL_SECONDS / 60);
+    await mail.resetPassword(trx, platform, user, linkFor(platform.id, token), RESET_PASSWORD_TTL_SECONDS / 60, locale);
   }
 
   return {
     /** An operator's "send a password reset mail" (admin users): in `trx`, without the request throttle. */
-    sendLinkIn: (trx: Queryable, platform: Platform, user: User) => issueLink(trx, platform, user, deps.now()),
+    sendLinkIn: (trx: Queryable, platform: Platform, user: User, locale?: Locale) => issueLink(trx, platform, user, deps.now(), locale),
 
     /**
      * Mails a reset link when the email has an account. Returns nothing either way and never
@@ -57,9 +58,9 @@ export function createPasswordReset(deps: Deps, mail: AccountMail, backchannel: 
      * the last one (or beyond five an hour) sends nothing, silently. With `origin`, a link sent is
      * audited (password.reset_requested) in the link's transaction; nothing sent, nothing recorded.
      */
-    async requestReset(platform: Platform, email: string, origin?: SecurityOrigin): Promise<void> {
+    async requestReset(platform: Platform, email: string, origin?: SecurityOrigin, locale?: Locale): Promise<void> {
       try {
-        await sendResetLink(platform, email, origin);
+        await sendResetLink(platform, email, origin, locale);
       } catch (err) {
         deps.logger.error({ platformId: platform.id, err: (err as Error).message }, 'password reset request failed');
       }
@@ -75,7 +76,7 @@ export function createPasswordReset(deps: Deps, mail: AccountMail, backchannel: 
      * Sets the new password (sign-up policy) and uses the link; every refresh token of the user is
      * revoked and every browser session signed out. `origin`: password.reset, same transaction.
      */
-    async resetPassword(platform: Platform, token: string, password: string, origin?: SecurityOrigin): Promise<ResetResult> {
+    async resetPassword(platform: Platform, token: string, password: string, origin?: SecurityOrigin, locale?: Locale): Promise<ResetResult> {
       const now = deps.now();
       const found = await inspectAccountToken(deps.db, platform.id, 'reset_password', token, now);
       if (found.status !== 'valid' || !found.row) return { ok: false, status: found.status === 'valid' ? 'invalid' : found.status };
@@ -91,7 +92,7 @@ export function createPasswordReset(deps: Deps, mail: AccountMail, backchannel: 
         // The link reached the mailbox: that proves the address as well as a verification link does.
         if (!user.emailVerified) await userAccount.markEmailVerified(trx, platform.id, user.id, users.normalizeEmail(found.row!.email), now);
         const revoked = await endAllSessions(trx, user, now, backchannel);
-        await mail.passwordChanged(trx, platform, user);
+        await mail.passwordChanged(trx, platform, user, locale);
         if (origin) await events.record(trx, origin, 'password.reset', user.id, { refresh_tokens_revoked: revoked });
         return true;
       });

@@ -51,16 +51,14 @@ export function formatAddress(a: Address): string {
 export function checkProfile(input: ProfileInput, user: User): { errors: FieldError[]; phone: string | null; address: Address | null } {
   const errors: FieldError[] = [];
   const push = (field: string, message: string | undefined) => message && errors.push({ field, message });
-  push('given_name', checkName(input.given_name, 'first name'));
-  push('family_name', checkName(input.family_name, 'last name'));
-  const limits: [keyof ProfileInput, number, string][] = [
-    ['middle_name', 100, 'Middle name'], ['nickname', 100, 'Nickname'],
-    ['street_address', 300, 'Street address'], ['locality', 100, 'City'], ['region', 100, 'State or region'], ['postal_code', 20, 'Postal code'],
-  ];
-  for (const [field, max, label] of limits) {
+  push('given_name', checkName(input.given_name, 'given_name'));
+  push('family_name', checkName(input.family_name, 'family_name'));
+  // Messages are catalog keys (locales/<lng>/account.json: errors.tooLong.<field>, errors.badChars.<field>).
+  const limits: [keyof ProfileInput, number][] = [['middle_name', 100], ['nickname', 100], ['street_address', 300], ['locality', 100], ['region', 100], ['postal_code', 20]];
+  for (const [field, max] of limits) {
     const v = input[field].trim();
-    if (v.length > max) push(field, `${label} must be at most ${max} characters`);
-    else if (field !== 'street_address' && CONTROL.test(v)) push(field, `${label} contains characters that are not allowed`);
+    if (v.length > max) push(field, `account:errors.tooLong.${field}`);
+    else if (field !== 'street_address' && CONTROL.test(v)) push(field, `account:errors.badChars.${field}`);
   }
   // Required: the claim is always released with `profile`. A value stored before these rules
   // existed (any string without spaces) stays acceptable while the user leaves it unchanged.
@@ -72,7 +70,7 @@ export function checkProfile(input: ProfileInput, user: User): { errors: FieldEr
     else push('phone_number', parsed.message);
   }
   const country = input.country.trim().toUpperCase();
-  if (country && !isCountryCode(country)) push('country', 'Choose a country from the list (ISO 3166-1 alpha-2 code)');
+  if (country && !isCountryCode(country)) push('country', 'account:errors.country');
   const parts: Address = {
     street_address: optional(input.street_address.replace(/\r\n/g, '\n')) ?? undefined,
     locality: optional(input.locality) ?? undefined,
@@ -114,10 +112,10 @@ export function createProfile(deps: Deps) {
 
     /** An uploaded PNG, JPEG, GIF or WebP of at most 1 MiB, served by the provider under a fresh URL. */
     async setPictureUpload(user: User, bytes: Buffer): Promise<PictureResult> {
-      if (bytes.length === 0) return { ok: false, errors: [{ field: 'picture', message: 'Choose an image file to upload' }] };
-      if (bytes.length > PICTURE_MAX_BYTES) return { ok: false, errors: [{ field: 'picture', message: 'The picture must be at most 1 MB' }] };
+      if (bytes.length === 0) return { ok: false, errors: [{ field: 'picture', message: 'account:errors.pictureEmpty' }] };
+      if (bytes.length > PICTURE_MAX_BYTES) return { ok: false, errors: [{ field: 'picture', message: 'account:errors.pictureTooBig' }] };
       const contentType = sniffImageType(bytes);
-      if (!contentType) return { ok: false, errors: [{ field: 'picture', message: 'The picture must be a PNG, JPEG, GIF or WebP image' }] };
+      if (!contentType) return { ok: false, errors: [{ field: 'picture', message: 'account:errors.pictureType' }] };
       const version = randomToken(9);
       const now = deps.now();
       await deps.db.transaction(async (trx) => {
@@ -136,7 +134,7 @@ export function createProfile(deps: Deps) {
         parsed = undefined;
       }
       if (!parsed || parsed.protocol !== 'https:' || url.trim().length > 2048 || parsed.username || parsed.password) {
-        return { ok: false, errors: [{ field: 'picture_url', message: 'Enter an https:// address of an image' }] };
+        return { ok: false, errors: [{ field: 'picture_url', message: 'account:errors.pictureUrl' }] };
       }
       const now = deps.now();
       await deps.db.transaction(async (trx) => {

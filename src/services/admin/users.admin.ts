@@ -25,6 +25,7 @@ import { checkBirthdate, checkEmail, type FieldError } from '../user-rules';
 import { assertPlatformAccess, unknownPlatform } from './access';
 import { decodeCursor, toPage } from './cursor';
 import type { UserCreate, UserListQuery, UserUpdate } from './schemas/users.schemas';
+import { translatorFor } from '../../i18n/catalogs';
 
 export interface UsersAdminBase {
   audit: Audit;
@@ -280,7 +281,8 @@ function validateUpdate(before: users.UserRow, input: z.infer<typeof UserUpdate>
       street_address: addr.street_address ?? '', locality: addr.locality ?? '', region: addr.region ?? '', postal_code: addr.postal_code ?? '', country: addr.country ?? '',
     };
     const checked = checkProfile(form, before);
-    errors.push(...checked.errors.map((e) => ((ADDRESS_PARTS as readonly string[]).includes(e.field) ? { ...e, field: `address.${e.field}` } : e)));
+    // The account page's rules give catalog keys; the admin API speaks English (DESIGN §18).
+    errors.push(...checked.errors.map((e) => ({ ...e, message: translatorFor('en')(e.message) })).map((e) => ((ADDRESS_PARTS as readonly string[]).includes(e.field) ? { ...e, field: `address.${e.field}` } : e)));
     if (input.given_name !== undefined) next.givenName = form.given_name.trim();
     if (input.family_name !== undefined) next.familyName = form.family_name.trim();
     if (input.middle_name !== undefined) next.middleName = form.middle_name.trim() || null;

@@ -23,7 +23,8 @@ export type AuthenticateResult =
   | { ok: true; user: SignedInUser; passkey: Passkey; userVerified: boolean; amr: string[] }
   | { ok: false; message: string };
 
-const FAILED = 'That passkey could not be verified. Try again.';
+/** Messages are catalog keys (locales/<lng>/security.json); the page translates them. */
+const FAILED = 'security:passkeys.errors.failed';
 
 /** Passkeys (DESIGN §15): register several per account, list, remove; sign in with one alone or after a password. */
 export function createPasskeys(deps: Deps) {
@@ -51,10 +52,10 @@ export function createPasskeys(deps: Deps) {
     async register(platform: Tenant, user: Account, input: { name: string; credential: string; expectedChallenge: string }, origin?: SecurityOrigin): Promise<RegisterResult> {
       requireRp();
       const name = input.name.trim().replace(/\s+/g, ' ');
-      if (!name) return { ok: false, message: 'Give the passkey a name.' };
-      if (name.length > PASSKEY_NAME_MAX) return { ok: false, message: `A passkey's name has at most ${PASSKEY_NAME_MAX} characters.` };
+      if (!name) return { ok: false, message: 'security:passkeys.errors.noName' };
+      if (name.length > PASSKEY_NAME_MAX) return { ok: false, message: 'security:passkeys.errors.nameTooLong' };
       const info = await webauthn.verifyRegistration(rp, input.credential, input.expectedChallenge, (err) => deps.logger.info({ err }, 'passkey registration refused'));
-      if (!info) return { ok: false, message: 'The passkey was not created. Try again.' };
+      if (!info) return { ok: false, message: 'security:passkeys.errors.notCreated' };
       const passkey: credentials.NewPasskey = { id: newId(), platformId: platform.id, userId: user.id, ...info, name };
       const at = deps.now();
       const stored = await deps.db.transaction(async (trx) => {
@@ -62,7 +63,7 @@ export function createPasskeys(deps: Deps) {
         if (origin) await events.record(trx, origin, 'mfa.enrolled', user.id, { factor: 'passkey', passkey_id: passkey.id, name });
         return true;
       });
-      if (!stored) return { ok: false, message: 'This passkey is already registered.' };
+      if (!stored) return { ok: false, message: 'security:passkeys.errors.alreadyRegistered' };
       return { ok: true, passkey: { ...passkey, createdAt: at, lastUsedAt: null } };
     },
 
@@ -97,14 +98,14 @@ export function createPasskeys(deps: Deps) {
       const requireUserVerification = !input.forUser;
       return deps.db.transaction(async (trx) => {
         const passkey = await credentials.findByCredentialIdForUpdate(trx, platform.id, response.id);
-        if (!passkey || (input.forUser && passkey.userId !== input.forUser.id)) return failed(trx, 'unknown_passkey', input.forUser?.id ?? null, 'This passkey is not registered for this account.');
+        if (!passkey || (input.forUser && passkey.userId !== input.forUser.id)) return failed(trx, 'unknown_passkey', input.forUser?.id ?? null, 'security:passkeys.errors.notRegistered');
         let verified;
         try {
           verified = await webauthn.verifyAssertion(rp, response, passkey, input.expectedChallenge, requireUserVerification);
         } catch (err) {
           deps.logger.info({ err: (err as Error).message, passkey: passkey.id }, 'passkey sign-in refused');
           const uv = /user could not be verified/i.test((err as Error).message);
-          return failed(trx, uv ? 'user_not_verified' : 'invalid', passkey.userId, uv ? 'Your device did not verify you (PIN or biometrics), which a sign-in with a passkey alone requires.' : FAILED);
+          return failed(trx, uv ? 'user_not_verified' : 'invalid', passkey.userId, uv ? 'security:passkeys.errors.userNotVerified' : FAILED);
         }
         if (!verified) return failed(trx, 'invalid', passkey.userId, FAILED);
         const row = await users.findById(trx, platform.id, passkey.userId);
