@@ -128,7 +128,7 @@ export function upstreamRouter(s: Services): Router {
       if (at.kind !== 'signin' && at.kind !== 'signup') return pages.show(req, res, interaction, at); // signed in meanwhile (another tab)
       const outcome = await flow.upstreamVerified(interaction, browser, at, provider, profile, auditContext(req, { type: 'user' }));
       if (outcome.kind !== 'refused') return pages.answerStep(req, res, interaction, outcome);
-      return pages.show(req, res, interaction, outcome.step, { error: outcome.error }, outcome.status);
+      return pages.show(req, res, interaction, outcome.step, { error: outcome.error, errorValues: outcome.errorValues }, outcome.status);
     }
 
     // The account page: a linked identity of an enabled account signs in, as the password form does.
