@@ -20,12 +20,15 @@ export async function expectAxeClean(page: Page) {
   expect(violations).toEqual([]);
 }
 
-/** A 1280×800 screenshot of the top of the page (autofocus may have scrolled a field into view). */
+/**
+ * A 1280×800 screenshot of the top of the page (autofocus may have scrolled a field into view).
+ * `name` may name a subfolder: `shoot(page, 'de/signin')` writes docs/screenshots/de/signin.png.
+ */
 export async function shoot(page: Page, name: string) {
   await page.evaluate(() => document.fonts.ready);
   await page.evaluate(() => window.scrollTo(0, 0));
-  fs.mkdirSync(SCREENSHOTS, { recursive: true });
   const file = path.join(SCREENSHOTS, `${name}.png`);
+  fs.mkdirSync(path.dirname(file), { recursive: true });
   await page.screenshot({ path: file });
   const png = fs.readFileSync(file);
   expect([png.readUInt32BE(16), png.readUInt32BE(20)]).toEqual([1280, 800]);
