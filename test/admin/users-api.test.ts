@@ -199,7 +199,7 @@ describe('admin API: users', () => {
       };
       expect(await attempt()).toMatchObject({ ok: true });
       await global.post(`${usersOf(p)}/${u.id}/disable`);
-      expect(await attempt()).toEqual({ ok: false, message: 'That passkey could not be verified. Try again.' });
+      expect(await attempt()).toEqual({ ok: false, message: 'security:passkeys.errors.failed' }); // a catalog key: the page translates it
       expect((await lastEvents(p.id, 1))[0]).toMatchObject({ kind: 'sign_in.failed', subject: u.id, details: { method: 'passkey', reason: 'disabled' } });
       await global.post(`${usersOf(p)}/${u.id}/enable`);
       expect(await attempt()).toMatchObject({ ok: true });

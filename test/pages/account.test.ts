@@ -164,13 +164,14 @@ describe('account page', () => {
     const tokens = await exchange(t.app, p, c, await signInThrough(other, p, c, u.email));
     const b = browser(t.app);
     await accountSignIn(b, p, u.email);
+    await b.get(`/account?platform_guid=${p.id}&section=security`); // the password form is on the Security tab
     const wrong = await b.submit(`/account/password?platform_guid=${p.id}`, { account: u.id, current_password: 'nope nope nope', new_password: 'a new pass phrase' });
     expect(wrong.res.status).toBe(400);
     expect(b.html).toContain('Your current password is not correct');
-    await b.get(`/account?platform_guid=${p.id}`);
+    await b.get(`/account?platform_guid=${p.id}&section=security`);
     const weak = await b.submit(`/account/password?platform_guid=${p.id}`, { account: u.id, current_password: TEST_PASSWORD, new_password: 'short' });
     expect(weak.res.status).toBe(400);
-    await b.get(`/account?platform_guid=${p.id}`);
+    await b.get(`/account?platform_guid=${p.id}&section=security`);
     await b.submit(`/account/password?platform_guid=${p.id}`, { account: u.id, current_password: TEST_PASSWORD, new_password: 'a new pass phrase' });
     expect(b.html).toContain('Your password has been changed');
     expect(b.pageTitle()).toBe('Your account'); // this browser stays signed in
@@ -185,7 +186,7 @@ describe('account page', () => {
     const b = browser(t.app);
     const t1 = await exchange(t.app, p, c, await signInThrough(b, p, c, u.email));
     const t2 = await exchange(t.app, p, c2, await signInThrough(b, p, c2, u.email));
-    await b.get(`/account?platform_guid=${p.id}`);
+    await b.get(`/account?platform_guid=${p.id}&section=apps`);
     expect(b.html).toContain('Test app');
     expect(b.html).toContain('Other app');
     await b.submit(`/account/apps/revoke?platform_guid=${p.id}`, { account: u.id, client_id: c.id });
@@ -204,6 +205,7 @@ describe('account page', () => {
     const tokens = await exchange(t.app, p, c, await signInThrough(other, p, c, u.email));
     const b = browser(t.app);
     await accountSignIn(b, p, u.email);
+    await b.get(`/account?platform_guid=${p.id}&section=security`);
     await b.submit(`/account/signout-everywhere?platform_guid=${p.id}`, { account: u.id });
     expect(b.pageTitle()).toBe('You are signed out');
     expect((await refresh(t.app, p, c, tokens.refresh_token!)).body.error).toBe('invalid_grant');

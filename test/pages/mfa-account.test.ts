@@ -22,6 +22,7 @@ async function signedIn() {
   const b = browser(t.app);
   await accountSignIn(b, p, u.email);
   expect(b.pageTitle()).toBe('Your account');
+  await b.get(`/account?platform_guid=${p.id}&section=security`); // two-step verification is on the Security tab
   return { p, u, b };
 }
 
@@ -74,7 +75,7 @@ describe('two-step verification on the account page', () => {
     expect(stored).toHaveLength(10);
     for (const s of stored) for (const c of codes) expect(s.code_hash).not.toContain(c.replace('-', ''));
 
-    await b.get(`/account?platform_guid=${p.id}`);
+    await b.get(`/account?platform_guid=${p.id}&section=security`);
     expect(b.html).toContain('Recovery codes left: 10 of 10');
     expect(b.html).toContain('Remove authenticator app');
     expect(b.html).not.toMatch(/<button[^>]*>Set up authenticator app<\/button>/);
@@ -116,7 +117,7 @@ describe('two-step verification on the account page', () => {
     expect(await t.services.mfa.recoveryCodes.use(u.id, codes[0])).toBe(false);
     expect(await t.services.mfa.recoveryCodes.use(u.id, fresh[0].toUpperCase())).toBe(true); // case and dash ignored
     expect(await t.services.mfa.recoveryCodes.use(u.id, fresh[0])).toBe(false); // one use
-    await b.get(`/account?platform_guid=${p.id}`);
+    await b.get(`/account?platform_guid=${p.id}&section=security`);
     expect(b.html).toContain('Recovery codes left: 9 of 10');
   });
 
@@ -146,10 +147,10 @@ describe('two-step verification on the account page', () => {
     await expect(runCommand(t.services, ['platform', 'mfa', '--platform', p.id, '--policy', 'sometimes'])).rejects.toThrow(/--policy must be one of off, optional, required/);
     expect(await runCommand(t.services, ['platform', 'mfa', '--platform', p.id, '--policy', 'off'])).toEqual({ platform_guid: p.id, mfa: 'off' });
     expect(await t.services.mfa.policyOf(p.id)).toBe('off');
-    await b.get(`/account?platform_guid=${p.id}`);
+    await b.get(`/account?platform_guid=${p.id}&section=security`);
     expect(b.html).not.toContain('Two-step verification');
     await runCommand(t.services, ['platform', 'mfa', '--platform', p.id, '--policy', 'required']);
-    await b.get(`/account?platform_guid=${p.id}`);
+    await b.get(`/account?platform_guid=${p.id}&section=security`);
     expect(b.html).toContain('This service requires a second step');
     await enrol(b, p, u);
     expect(await runCommand(t.services, ['user', 'reset-mfa', '--platform', p.id, '--email', u.email])).toMatchObject({ sub: u.id, totp_removed: true });

@@ -35,6 +35,7 @@ async function fetchOptions(b: Browser, extra: Record<string, string> = {}) {
 }
 
 async function addPasskey(b: Browser, p: { id: string }, u: { id: string }, name: string): Promise<SoftCredential> {
+  await b.get(`/account?platform_guid=${p.id}&section=security`); // passkeys are on the Security tab
   const res = await fetchOptions(b, { account: u.id });
   expect(res.status).toBe(200);
   const { credential, json } = createCredential(res.body.options, BASE);
@@ -167,6 +168,7 @@ describe('passkeys over HTTP', () => {
     // The account page's forms, signed in: garbage credential, unknown passkey id.
     const owner = browser(t.app);
     await accountSignIn(owner, p, u.email);
+    await owner.get(`/account?platform_guid=${p.id}&section=security`);
     await owner.submit(`/account/passkeys?platform_guid=${p.id}`, { account: u.id, name: 'X', credential: '{}' });
     expect(owner.html).toContain('The passkey was not added.');
     await owner.submit(`/account/passkeys?platform_guid=${p.id}`, { account: u.id, name: 'X', credential: '{}' }); // no challenge at all now

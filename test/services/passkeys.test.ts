@@ -67,7 +67,7 @@ describe('passkeys service', () => {
     const foreign = createCredential(options, 'http://evil.example');
     expect(await t.services.passkeys.register(platform, user, { name: 'Phone', credential: foreign.json, expectedChallenge: options.challenge })).toMatchObject({ ok: false });
     expect(await t.services.passkeys.register(platform, user, { name: 'Phone', credential: json, expectedChallenge: options.challenge })).toMatchObject({ ok: true });
-    expect(await t.services.passkeys.register(platform, user, { name: 'Phone again', credential: json, expectedChallenge: options.challenge })).toEqual({ ok: false, message: 'This passkey is already registered.' });
+    expect(await t.services.passkeys.register(platform, user, { name: 'Phone again', credential: json, expectedChallenge: options.challenge })).toEqual({ ok: false, message: 'security:passkeys.errors.alreadyRegistered' }); // a catalog key: the page translates it
     expect(await t.services.passkeys.count(platform.id, user.id)).toBe(1);
   });
 
@@ -80,7 +80,7 @@ describe('passkeys service', () => {
 
     const noUv = getAssertion(credential, options, BASE, { uv: false });
     const refused = await t.services.passkeys.authenticate(platform, { credential: noUv, expectedChallenge: options.challenge });
-    expect(refused).toMatchObject({ ok: false, message: expect.stringMatching(/verify you/) });
+    expect(refused).toMatchObject({ ok: false, message: 'security:passkeys.errors.userNotVerified' });
 
     const ok = await t.services.passkeys.authenticate(platform, { credential: getAssertion(credential, options, BASE), expectedChallenge: options.challenge });
     expect(ok).toMatchObject({ ok: true, user: { id: user.id, email: user.email }, userVerified: true, amr: ['hwk', 'user'] });
