@@ -6,7 +6,9 @@
 // keyboard-only sign-in. The pages are driven by their fields' names and buttons' values
 // (e2e/support/any-language.ts), never their texts, so one walk serves every language.
 import type { BrowserContext, Page } from 'playwright-core';
-import { authorizeUrl, buildTenant, clickAndLoad, createUser, newEmail, startHarness, TEST_PASSWORD, type Harness, type Tenant } from './support/harness';
+import * as clients from '../src/repositories/client.repository';
+import { buildClient, buildPlatform } from '../test/factories';
+import { authorizeUrl, clickAndLoad, createUser, startHarness, TEST_PASSWORD, type Harness, type Tenant } from './support/harness';
 import { allowConsent, createTotpUser, expectKind, pageKindAnyLanguage, rawKeysOn, submitSignIn } from './support/any-language';
 import { expectAxeClean, shoot } from './support/page-checks';
 
@@ -24,7 +26,11 @@ const contexts: BrowserContext[] = [];
 
 beforeAll(async () => {
   h = await startHarness();
-  tenant = await buildTenant(h);
+  // Names that read well in the screenshots; the app registered its home page ("Back to Acme Notes").
+  const platform = await buildPlatform(h.t.services, 'Acme');
+  const client = await buildClient(h.t.services, platform.id, { redirectUris: [`${h.base}/__rp/callback`], name: 'Acme Notes' });
+  await clients.update(h.t.database.db, platform.id, client.id, { clientUri: 'https://notes.example/' });
+  tenant = { platform, client };
 });
 afterAll(async () => {
   for (const c of contexts) await c.close();
@@ -75,8 +81,8 @@ async function walk(lng: Lng, locale: string): Promise<Finding[]> {
     timings.push(`${lng}/${name} ${Date.now() - started} ms`);
   };
   const authorize = (params: Record<string, string> = {}) => page.goto(authorizeUrl(h, tenant, { ui_locales: lng, ...params }));
-  const email = newEmail(`lang-${lng}`);
-  const totp = await createTotpUser(h, tenant, newEmail(`lang-${lng}-totp`));
+  const email = `grace.hopper.${lng}@example.com`; // the platform is this run's own: no other run's users
+  const totp = await createTotpUser(h, tenant, `ada.lovelace.${lng}@example.com`);
 
   await step('signin', async () => {
     await authorize();

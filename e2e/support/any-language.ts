@@ -64,7 +64,7 @@ const RAW_KEY = [/\b[a-z]+:[a-zA-Z]+\.[a-zA-Z.]+\b/, new RegExp(`\\b(${NAMESPACE
 export async function rawKeysOn(page: Page): Promise<string[]> {
   const texts = await page.evaluate(() => [
     document.body.innerText, document.title,
-    ...[...document.querySelectorAll('[aria-label], [title], [placeholder], img[alt]')].flatMap((el) => ['aria-label', 'title', 'placeholder', 'alt'].map((a) => el.getAttribute(a) ?? '')),
+    ...Array.from(document.querySelectorAll('[aria-label], [title], [placeholder], img[alt]')).flatMap((el) => ['aria-label', 'title', 'placeholder', 'alt'].map((a) => el.getAttribute(a) ?? '')),
   ].join('\n'));
   return RAW_KEY.flatMap((re) => texts.split('\n').filter((line) => re.test(line)).map((line) => line.trim().slice(0, 120)));
 }
