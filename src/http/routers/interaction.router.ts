@@ -164,7 +164,7 @@ export function interactionRouter(s: Services): Router {
     saveInteraction(req, ar);
     allowFormRedirectTo(res, ar.redirectUri);
     renderPage(res, 'recovery-codes', {
-      title: 'Save your recovery codes', notice: 'Your authenticator app is set up.', codes: outcome.recoveryCodes,
+      title: res.locals.t('mfa:recoveryCodes.title'), notice: res.locals.t('mfa:recoveryCodes.notice'), codes: outcome.recoveryCodes,
       continueAction: interactionUrl(ar.id, '/continue'), restart: ar.restart,
     });
   });
