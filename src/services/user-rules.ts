@@ -4,10 +4,19 @@ import { COMMON_PASSWORDS } from './common-passwords';
 
 export const MIN_AGE_YEARS = 16;
 
+/** A field's message: a catalog key (DESIGN §18), translated by the page (or in English by the admin API) with ruleValues. */
 export interface FieldError {
   field: string;
   message: string;
 }
+
+export const PASSWORD_MAX_LENGTH = 256;
+
+/**
+ * The values the rules' messages name ({{min}}, {{max}}, {{minAge}}, {{maxUsername}}): whoever
+ * translates a FieldError passes these, so a message key stays a plain string everywhere.
+ */
+export const ruleValues = (passwordMinLength: number) => ({ min: passwordMinLength, max: PASSWORD_MAX_LENGTH, minAge: MIN_AGE_YEARS, maxUsername: PREFERRED_USERNAME_MAX });
 
 /** Age in whole years on `today` (UTC calendar day) for a YYYY-MM-DD birthdate. */
 export function ageOn(birthdate: string, today: Date): number {
@@ -19,12 +28,12 @@ export function ageOn(birthdate: string, today: Date): number {
 }
 
 export function checkBirthdate(value: string, today: Date): string | undefined {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return 'Enter your date of birth as YYYY-MM-DD';
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return 'signup:errors.birthdateFormat';
   const date = new Date(`${value}T00:00:00Z`);
-  if (Number.isNaN(date.getTime()) || date.toISOString().slice(0, 10) !== value) return 'Enter a real date of birth';
-  if (date > today) return 'Date of birth cannot be in the future';
-  if (date.getUTCFullYear() < 1900) return 'Enter a date of birth after 1900';
-  if (ageOn(value, today) < MIN_AGE_YEARS) return `You must be at least ${MIN_AGE_YEARS} years old to create an account`;
+  if (Number.isNaN(date.getTime()) || date.toISOString().slice(0, 10) !== value) return 'signup:errors.birthdateReal';
+  if (date > today) return 'signup:errors.birthdateFuture';
+  if (date.getUTCFullYear() < 1900) return 'signup:errors.birthdateTooOld';
+  if (ageOn(value, today) < MIN_AGE_YEARS) return 'signup:errors.tooYoung';
   return undefined;
 }
 
@@ -32,30 +41,30 @@ export function checkBirthdate(value: string, today: Date): string | undefined {
 export function normalizePhone(value: string): { ok: true; e164: string } | { ok: false; message: string } {
   const phone = parsePhoneNumberFromString(value.trim());
   if (!phone || !phone.isValid()) {
-    return { ok: false, message: 'Enter a valid phone number with its country code, like +14155550123' };
+    return { ok: false, message: 'signup:errors.phoneInvalid' };
   }
   return { ok: true, e164: phone.number };
 }
 
 export function checkPassword(password: string, minLength: number, email?: string): string | undefined {
-  if (password.length < minLength) return `Use at least ${minLength} characters`;
-  if (password.length > 256) return 'Use at most 256 characters';
+  if (password.length < minLength) return 'password:errors.tooShort';
+  if (password.length > PASSWORD_MAX_LENGTH) return 'password:errors.tooLong';
   const lower = password.toLowerCase();
-  if (COMMON_PASSWORDS.has(lower)) return 'This password is too common; choose another';
-  if (email && lower === email.trim().toLowerCase()) return 'Your password cannot be your email address';
+  if (COMMON_PASSWORDS.has(lower)) return 'password:errors.common';
+  if (email && lower === email.trim().toLowerCase()) return 'password:errors.isEmail';
   return undefined;
 }
 
 const emailSchema = z.email();
 export function checkEmail(email: string): string | undefined {
-  if (email.length > 254 || !emailSchema.safeParse(email.trim()).success) return 'Enter a valid email address';
+  if (email.length > 254 || !emailSchema.safeParse(email.trim()).success) return 'signup:errors.emailInvalid';
   return undefined;
 }
 
-export function checkName(value: string, label: string): string | undefined {
+export function checkName(value: string, field: 'given_name' | 'family_name'): string | undefined {
   const v = value.trim();
-  if (!v) return `Enter your ${label}`;
-  if (v.length > 100) return `Your ${label} is too long`;
+  if (!v) return field === 'given_name' ? 'signup:errors.givenNameMissing' : 'signup:errors.familyNameMissing';
+  if (v.length > 100) return field === 'given_name' ? 'signup:errors.givenNameTooLong' : 'signup:errors.familyNameTooLong';
   return undefined;
 }
 
@@ -74,11 +83,11 @@ export const normalizePreferredUsername = (value: string) => value.trim().normal
 
 export function checkPreferredUsername(value: string): string | undefined {
   const v = normalizePreferredUsername(value);
-  if (!v) return 'Enter a username';
-  if (/\s/u.test(v)) return 'A username cannot contain spaces';
-  if (!USERNAME_CHARS.test(v)) return 'Use only letters, digits, dots (.), hyphens (-) and underscores (_)';
-  if ([...v].length > PREFERRED_USERNAME_MAX) return `Use at most ${PREFERRED_USERNAME_MAX} characters`;
-  if (!HAS_LETTER_OR_DIGIT.test(v)) return 'Include at least one letter or digit';
+  if (!v) return 'signup:errors.usernameMissing';
+  if (/\s/u.test(v)) return 'signup:errors.usernameSpaces';
+  if (!USERNAME_CHARS.test(v)) return 'signup:errors.usernameChars';
+  if ([...v].length > PREFERRED_USERNAME_MAX) return 'signup:errors.usernameTooLong';
+  if (!HAS_LETTER_OR_DIGIT.test(v)) return 'signup:errors.usernameNoLetter';
   return undefined;
 }
 

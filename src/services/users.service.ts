@@ -24,7 +24,7 @@ export interface NewUserInput {
 /** `emailTaken`: the address already has an account (sign-up throttling counts it as probing). */
 export type CreateUserResult = { ok: true; user: User } | { ok: false; errors: FieldError[]; emailTaken?: true };
 
-const emailTaken = (): CreateUserResult => ({ ok: false, errors: [{ field: 'email', message: 'An account with this email already exists' }], emailTaken: true });
+const emailTaken = (): CreateUserResult => ({ ok: false, errors: [{ field: 'email', message: 'signup:errors.emailTaken' }], emailTaken: true });
 
 /** Validates and stores a new user; expected mistakes come back as field errors, not exceptions. */
 export function createUsers(deps: Deps) {
@@ -32,9 +32,9 @@ export function createUsers(deps: Deps) {
     const errors: FieldError[] = [];
     const push = (field: string, message: string | undefined) => message && errors.push({ field, message });
     push('email', checkEmail(input.email));
-    push('given_name', checkName(input.givenName, 'first name'));
-    push('family_name', checkName(input.familyName, 'last name'));
-    push('birthdate', input.birthdate ? checkBirthdate(input.birthdate, deps.now()) : 'Enter your date of birth');
+    push('given_name', checkName(input.givenName, 'given_name'));
+    push('family_name', checkName(input.familyName, 'family_name'));
+    push('birthdate', input.birthdate ? checkBirthdate(input.birthdate, deps.now()) : 'signup:errors.birthdateMissing');
     if (input.password !== null) push('password', checkPassword(input.password, deps.config.passwordMinLength, input.email));
     if (input.preferredUsername !== undefined) push('preferred_username', checkPreferredUsername(input.preferredUsername));
     let phone: string | null = null;

@@ -51,9 +51,9 @@ describe('interaction service', () => {
     if (at.kind !== 'signin') throw new Error('unreachable');
 
     const wrong = await flow.passwordSubmitted(ar, browser, at, { email: user.email, password: 'not it' }, source);
-    expect(wrong).toMatchObject({ kind: 'refused', status: 400, error: 'Incorrect email or password.', step: { kind: 'signin', email: user.email } });
+    expect(wrong).toMatchObject({ kind: 'refused', status: 400, error: 'signin:errors.incorrectPassword', step: { kind: 'signin', email: user.email } });
     const empty = await flow.passwordSubmitted(ar, browser, at, { email: '', password: '' }, source);
-    expect(empty).toMatchObject({ kind: 'refused', status: 400, error: 'Enter your email and password.' });
+    expect(empty).toMatchObject({ kind: 'refused', status: 400, error: 'signin:errors.missingCredentials' });
 
     const consent = await flow.passwordSubmitted(ar, browser, at, { email: user.email.toUpperCase(), password: TEST_PASSWORD }, source);
     expect(consent).toEqual({ kind: 'consent', user: { id: user.id, email: user.email } });
@@ -104,7 +104,7 @@ describe('interaction service', () => {
     if (at.kind !== 'signup') throw new Error('unreachable');
     const form = { email: 'someone-else@example.com', password: TEST_PASSWORD, given_name: 'Grace', family_name: 'Hopper', birthdate: '1990-01-01', phone_number: '' };
     expect(await flow.signUpSubmitted(ar, browser, at, platform, form, source)).toMatchObject({
-      kind: 'refused', status: 400, error: 'This sign-up is for new-person@example.com.', values: { email: 'new-person@example.com' },
+      kind: 'refused', status: 400, error: 'signup:errors.lockedTo', errorValues: { email: 'new-person@example.com' }, values: { email: 'new-person@example.com' },
     });
     const next = await flow.signUpSubmitted(ar, browser, at, platform, { ...form, email: 'new-person@example.com' }, source);
     expect(next).toMatchObject({ kind: 'consent', user: { email: 'new-person@example.com' } });

@@ -1,12 +1,24 @@
+import type { Response } from 'express';
+import type { Translate } from '../../i18n/catalogs';
+import { allowPageScript } from '../middleware/security-headers';
+import { translateMessage } from './messages';
+
 /** The sign-in form, for an authorization (interaction.pages.ts) and for the account page (account.router.ts). */
 export interface SigninModel {
   action: string;
   email: string;
   emailLocked: boolean;
   signupUrl: string | null;
+  /** "Forgot password?"; the email known so far is added to it (signinPage). */
   forgotUrl: string | null;
   chooserUrl: string | null;
+  /** A catalog key (or text), and the values of its placeholders. */
   error: string | null;
+  errorValues?: Record<string, string | number>;
+  /** The app the sign-in is for (AuthorizationRequest.clientName); null on the account page's own sign-in. */
+  app?: string | null;
+  /** "Use another email" on a pinned sign-in: ends the request back at the app. */
+  anotherEmailAction?: string | null;
   restart?: string;
   /** "Sign in with a passkey" (src/http/passkeys-page.ts); absent: no passkey button. */
   passkey?: import('../passkeys-page').PasskeyButton | null;
@@ -14,4 +26,27 @@ export interface SigninModel {
   upstreams?: import('./upstream.page').UpstreamButton[];
 }
 
-export const signinPage = (m: SigninModel) => ({ title: 'Sign in', ...m });
+/** Adds `email` to a link as a query parameter (the forgot-password page pre-fills it). */
+export function withEmail(url: string, email: string | undefined): string {
+  const e = (email ?? '').trim();
+  if (!e) return url;
+  return `${url}${url.includes('?') ? '&' : '?'}email=${encodeURIComponent(e.slice(0, 320))}`;
+}
+
+/**
+ * The sign-in page's model in the response's language: the title, the error translated, the
+ * forgot-password link carrying the email, and the show-password script (public/password-toggle.js,
+ * which also keeps that link's email up to date as the user types).
+ */
+export function signinPage(res: Response, m: SigninModel) {
+  const t: Translate = res.locals.t;
+  allowPageScript(res, 'password-toggle');
+  return {
+    ...m,
+    title: t('signin:title'),
+    app: m.app ?? null,
+    anotherEmailAction: m.anotherEmailAction ?? null,
+    error: translateMessage(t, m.error, m.errorValues ?? {}),
+    forgotUrl: m.forgotUrl ? withEmail(m.forgotUrl, m.email) : null,
+  };
+}

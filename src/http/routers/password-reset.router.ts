@@ -1,6 +1,5 @@
 import { Router, type Request, type Response } from 'express';
 import type { Services } from '../../services';
-import { checkEmail } from '../../services/user-rules';
 import { issueCsrf, requireCsrf } from '../middleware/csrf';
 import { resolvePlatform } from '../middleware/resolve-platform';
 import { findInteraction, markSignedOut } from '../browser-session';
@@ -9,6 +8,11 @@ import { accountUrl, platformQuery as q } from '../urls';
 import { renderLinkProblem } from '../pages/link-problem.page';
 import { renderPage } from '../pages/render';
 import { securityOrigin } from '../security-origin';
+import { allowPageScript } from '../middleware/security-headers';
+import { withEmail } from '../pages/signin.page';
+import { translateMessage } from '../pages/messages';
+import { checkEmail, ruleValues } from '../../services/user-rules';
+import { RESET_PASSWORD_TTL_SECONDS } from '../../services/account/password-reset.service';
 
 /** "Forgot password?" → email → single-use 30-minute link → new password (issue 6). */
 export function passwordResetRouter(s: Services): Router {
@@ -20,48 +24,57 @@ export function passwordResetRouter(s: Services): Router {
     return iid && findInteraction(req, iid) ? `/interaction/${iid}` : accountUrl(platformId, '/signin');
   };
 
-  // The sign-in page's link: remembers which sign-in to come back to.
+  /** The email the sign-in page passed on (?email=): only to pre-fill the field, so bounded and nothing more. */
+  const emailOf = (req: Request) => (typeof req.query.email === 'string' ? req.query.email.trim().slice(0, 320) : '');
+
+  // The sign-in page's link: remembers which sign-in to come back to, and passes on the email typed there.
   r.get('/interaction/:iid/forgot', (req, res) => {
     const a = findInteraction(req, String(req.params.iid));
     if (!a) return res.redirect(303, `/interaction/${encodeURIComponent(String(req.params.iid))}`);
     req.session.resume = { ...(req.session.resume ?? {}), [a.platformId]: a.id };
-    return redirectSaved(req, res, `/password/forgot?${q(a.platformId)}`);
+    return redirectSaved(req, res, withEmail(`/password/forgot?${q(a.platformId)}`, emailOf(req)));
   });
 
   const renderForgot = (req: Request, res: Response, values: { email: string; error: string | null }, status = 200) =>
     renderPage(res, 'forgot-password', {
-      title: 'Reset your password', platformName: res.locals.platform.name, csrfToken: res.locals.csrfToken,
+      title: res.locals.t('password:forgot.title'), platformName: res.locals.platform.name, csrfToken: res.locals.csrfToken,
       action: `/password/forgot?${q(res.locals.platform.id)}`, backUrl: signInUrl(req, res.locals.platform.id), ...values,
+      error: translateMessage(res.locals.t, values.error),
     }, status);
 
-  r.get('/password/forgot', resolvePlatform(s), issueCsrf, (req, res) => renderForgot(req, res, { email: '', error: null }));
+  r.get('/password/forgot', resolvePlatform(s), issueCsrf, (req, res) => renderForgot(req, res, { email: emailOf(req), error: null }));
 
   r.post('/password/forgot', resolvePlatform(s), issueCsrf, requireCsrf, async (req, res) => {
     const email = field(req.body, 'email', 320).trim();
-    if (checkEmail(email)) return renderForgot(req, res, { email, error: 'Enter a valid email address.' }, 400);
+    if (checkEmail(email)) return renderForgot(req, res, { email, error: 'password:forgot.errors.email' }, 400);
     // Looked up and mailed only once the answer has gone: the same answer, as fast, either way (issue 10 §7).
     const platform = res.locals.platform;
     const origin = securityOrigin(req, platform.id); // read now: the request is done by then
-    res.once('close', () => void s.account.passwordReset.requestReset(platform, email, origin));
+    const locale = res.locals.locale; // the mail in the language of the page that asked for it
+    res.once('close', () => void s.account.passwordReset.requestReset(platform, email, origin, locale));
     await redirectSaved(req, res, `/password/forgot/sent?${q(res.locals.platform.id)}`);
   });
 
   r.get('/password/forgot/sent', resolvePlatform(s), (req, res) => {
+    const t = res.locals.t;
     renderPage(res, 'notice', {
-      title: 'Check your email', platformName: res.locals.platform.name, icon: 'mail', heading: 'Check your email',
+      title: t('password:sent.title'), platformName: res.locals.platform.name, icon: 'mail', heading: t('password:sent.title'),
       // The same answer whether or not the address has an account.
-      message: 'If an account exists for that address, we have sent it a link to choose a new password.',
-      details: 'The link works once and expires in 30 minutes. Nothing arrived? Check your spam folder, or ask again in a minute.',
-      actions: [{ href: signInUrl(req, res.locals.platform.id), label: 'Back to sign in' }],
+      message: t('password:sent.message'),
+      details: t('password:sent.details', { minutes: RESET_PASSWORD_TTL_SECONDS / 60 }),
+      actions: [{ href: signInUrl(req, res.locals.platform.id), label: t('password:backToSignIn') }],
     });
   });
 
-  const renderReset = (res: Response, token: string, email: string, error: string | null, status = 200) =>
+  const renderReset = (res: Response, token: string, email: string, error: string | null, status = 200) => {
+    allowPageScript(res, 'password-toggle');
+    const min = s.deps.config.passwordMinLength;
     renderPage(res, 'reset-password', {
-      title: 'Choose a new password', platformName: res.locals.platform.name, csrfToken: res.locals.csrfToken, action: `/password/reset?${q(res.locals.platform.id)}`,
-      token, email, error, passwordMinLength: s.deps.config.passwordMinLength,
+      title: res.locals.t('password:reset.title'), platformName: res.locals.platform.name, csrfToken: res.locals.csrfToken, action: `/password/reset?${q(res.locals.platform.id)}`,
+      token, email, error: translateMessage(res.locals.t, error, ruleValues(min)), passwordMinLength: min,
     }, status);
-  const askAgain = (res: Response) => ({ href: `/password/forgot?${q(res.locals.platform.id)}`, label: 'Get a new link' });
+  };
+  const askAgain = (res: Response) => ({ href: `/password/forgot?${q(res.locals.platform.id)}`, label: res.locals.t('password:reset.newLink') });
 
   r.get('/password/reset', resolvePlatform(s), issueCsrf, async (req, res) => {
     const token = typeof req.query.token === 'string' ? req.query.token : '';
@@ -83,10 +96,11 @@ export function passwordResetRouter(s: Services): Router {
   });
 
   r.get('/password/reset/done', resolvePlatform(s), (req, res) => {
+    const t = res.locals.t;
     renderPage(res, 'notice', {
-      title: 'Password changed', platformName: res.locals.platform.name, heading: 'Your password has been changed',
-      message: 'Sign in with your new password. Every device that was signed in to your account has been signed out.',
-      actions: [{ href: signInUrl(req, res.locals.platform.id), label: 'Continue to sign in' }],
+      title: t('password:done.title'), platformName: res.locals.platform.name, heading: t('password:done.heading'),
+      message: t('password:done.message'),
+      actions: [{ href: signInUrl(req, res.locals.platform.id), label: t('password:done.continue') }],
     });
   });
 

@@ -5,23 +5,33 @@ import type { SecurityOrigin } from '../security-events';
 import type { EmailVerification } from '../account/email-verification.service';
 import type { NewUserInput, Users } from '../users.service';
 
-/** A form that did not go through: the status, the message above the form, and per-field messages. */
+/**
+ * A form that did not go through: the status, the message above the form, and per-field messages.
+ * Messages are catalog keys (DESIGN §18); `errorValues` fills the error's placeholders, and field
+ * messages take the rules' values (user-rules.ts ruleValues).
+ */
 export interface FormRefusal {
   ok: false;
   status: 400 | 429;
   error: string | null;
+  errorValues?: Record<string, string | number>;
   fieldErrors?: Record<string, string>;
   /** Set with 429: the Retry-After header. */
   retryAfterSeconds?: number;
 }
 
-/** The hosted pages' message for a throttled attempt. */
+/** The throttled attempt's message as a catalog key with its count of minutes (the hosted pages). */
+export function lockedMessage(seconds: number): { error: string; errorValues: { count: number } } {
+  return { error: 'signin:errors.tooManyAttempts', errorValues: { count: Math.max(1, Math.ceil(seconds / 60)) } };
+}
+
+/** The same in English, for the operator's console and pages not yet translated. */
 export function tooManyAttempts(seconds: number): string {
   const minutes = Math.max(1, Math.ceil(seconds / 60));
   return `Too many attempts. Try again in ${minutes} ${minutes === 1 ? 'minute' : 'minutes'}.`;
 }
 
-const locked = (seconds: number): FormRefusal => ({ ok: false, status: 429, error: tooManyAttempts(seconds), retryAfterSeconds: seconds });
+const locked = (seconds: number): FormRefusal => ({ ok: false, status: 429, ...lockedMessage(seconds), retryAfterSeconds: seconds });
 
 /**
  * Email and password, the one way both the authorization's sign-in page and the account page sign
@@ -30,11 +40,11 @@ const locked = (seconds: number): FormRefusal => ({ ok: false, status: 429, erro
  */
 export function createPasswordSignIn(throttle: AttemptThrottle) {
   return async function signInWithPassword(platformId: string, email: string, password: string, source: string, audit?: SignInAudit): Promise<{ ok: true; user: User } | FormRefusal> {
-    if (!email || !password) return { ok: false, status: 400, error: 'Enter your email and password.' };
+    if (!email || !password) return { ok: false, status: 400, error: 'signin:errors.missingCredentials' };
     const attempt = await throttle.attemptSignIn(platformId, email, password, source, audit);
     if (attempt.ok) return { ok: true, user: attempt.user };
     if (attempt.lockedSeconds) return locked(attempt.lockedSeconds);
-    return { ok: false, status: 400, error: 'Incorrect email or password.' };
+    return { ok: false, status: 400, error: 'signin:errors.incorrectPassword' };
   };
 }
 
