@@ -6,9 +6,9 @@ import { browser } from '../support/browser';
 import { authorizeQuery } from '../support/account-flows';
 import { adminClient, adminToken, expectDocumented } from './admin-api-client';
 
-export const PNG = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.from('IHDR not really a png body')]);
-export const JPEG = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffer.from('JFIF and the rest')]);
-export const SVG = Buffer.from('<?xml version="1.0" encoding="UTF-8"?>\n<!-- logo -->\n<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10"><style>rect{fill:#0f766e}</style><rect width="10" height="10"/><text x="1" y="8">a &amp; b</text></svg>\n');
+const PNG = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.from('IHDR not really a png body')]);
+const JPEG = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffer.from('JFIF and the rest')]);
+const SVG = Buffer.from('<?xml version="1.0" encoding="UTF-8"?>\n<!-- logo -->\n<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10"><style>rect{fill:#0f766e}</style><rect width="10" height="10"/><text x="1" y="8">a &amp; b</text></svg>\n');
 
 let t: Awaited<ReturnType<typeof buildTestApp>>;
 let api: ReturnType<typeof adminClient>;
