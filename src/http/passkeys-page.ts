@@ -60,10 +60,10 @@ export function allowScriptsFor(res: Response, model: Record<string, unknown>): 
  * The account page's own sign-in page (account.router.ts), with "Sign in with a passkey" but no
  * autofill: an anonymous browser gets a session row only when the user asks for a passkey (issue 10 §2).
  */
-export async function renderAccountSignIn(s: Services, res: Response, values: { email: string; error: string | null }, status = 200): Promise<void> {
+export async function renderAccountSignIn(s: Services, res: Response, values: { email: string; error: string | null; errorValues?: Record<string, string | number> }, status = 200): Promise<void> {
   const p = res.locals.platform;
-  const model = signinPage({
-    action: accountUrl(p.id, '/signin'), email: values.email, emailLocked: false, signupUrl: accountUrl(p.id, '/signup'), chooserUrl: null, forgotUrl: forgotPasswordUrl(p.id), error: values.error,
+  const model = signinPage(res, {
+    action: accountUrl(p.id, '/signin'), email: values.email, emailLocked: false, signupUrl: accountUrl(p.id, '/signup'), chooserUrl: null, forgotUrl: forgotPasswordUrl(p.id), error: values.error, errorValues: values.errorValues,
     passkey: passkeyButton(s, { action: accountUrl(p.id, '/passkey-signin'), options: accountUrl(p.id, '/passkey-signin-options') }, false),
     // DESIGN §17: "Continue with …" (linked identities only: ./routers/upstream.router.ts).
     upstreams: await upstreamButtons(s, res, p.id, (slug) => accountUpstreamUrl(p.id, slug)),

@@ -6,6 +6,8 @@ declare global {
     interface Locals {
       /** The page loads the passkey scripts (allowPasskeyScripts; read by views/partials/head.ejs). */
       passkeyScripts?: boolean;
+      /** Other scripts of ours the page loads from /static/<name>.js (allowPageScript; read by views/partials/head.ejs). */
+      pageScripts?: string[];
     }
   }
 }
@@ -87,6 +89,17 @@ export function allowPasskeyScripts(res: Response): void {
   const csp = res.getHeader('Content-Security-Policy');
   if (typeof csp === 'string') res.setHeader('Content-Security-Policy', csp.replace(/(^|;)script-src 'none'/, "$1script-src 'self'"));
   res.locals.passkeyScripts = true;
+}
+
+/**
+ * A page that loads one of our small progressive-enhancement scripts (public/<name>.js, e.g. the
+ * show-password toggle): like allowPasskeyScripts, `script-src 'self'` on that response only, no
+ * inline script; the head partial adds the tag. `name` is a fixed file name of ours, never input.
+ */
+export function allowPageScript(res: Response, name: 'password-toggle'): void {
+  const csp = res.getHeader('Content-Security-Policy');
+  if (typeof csp === 'string') res.setHeader('Content-Security-Policy', csp.replace(/(^|;)script-src 'none'/, "$1script-src 'self'"));
+  res.locals.pageScripts = [...new Set([...(res.locals.pageScripts ?? []), name])];
 }
 
 /**

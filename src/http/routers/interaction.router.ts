@@ -67,7 +67,7 @@ export function interactionRouter(s: Services): Router {
     const { ar } = interaction(req, res);
     if (outcome.kind !== 'refused') return pages.answerStep(req, res, ar, outcome);
     if (outcome.retryAfterSeconds) res.set('Retry-After', String(outcome.retryAfterSeconds));
-    const extra = { error: outcome.error, fieldErrors: outcome.fieldErrors, values: values && { ...values, ...outcome.values } };
+    const extra = { error: outcome.error, errorValues: outcome.errorValues, fieldErrors: outcome.fieldErrors, values: values && { ...values, ...outcome.values } };
     return pages.show(req, res, ar, outcome.step, extra, outcome.status);
   };
 
@@ -96,6 +96,14 @@ export function interactionRouter(s: Services): Router {
     if (at.kind !== 'signin') return pages.show(req, res, ar, at);
     const credentials = { email: field(req.body, 'email').trim(), password: field(req.body, 'password') };
     await answer(req, res, await flow.passwordSubmitted(ar, browser, at, credentials, attemptSource(req), audit(req)));
+  });
+
+  // "Use another email" on a sign-in pinned by login_hint/id_token_hint (issue 16): back to the app,
+  // which hears account_selection_required and may ask again without the hint.
+  r.post('/interaction/:iid/another-email', ...form, async (req, res) => {
+    const { ar, browser } = interaction(req, res);
+    const at = await flow.current(ar, browser);
+    await answer(req, res, (at.kind === 'signin' && flow.anotherEmailChosen(at)) || at);
   });
 
   // "Sign in with a passkey" (DESIGN §15): options for the browser (JSON, public/passkeys.js), then the

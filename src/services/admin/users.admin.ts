@@ -21,7 +21,7 @@ import type { PasswordReset } from '../account/password-reset.service';
 import type { BackchannelLogout } from '../backchannel-logout.service';
 import { endAllSessions } from '../account/account-security.service';
 import { checkProfile, type ProfileInput } from '../account/profile.service';
-import { checkBirthdate, checkEmail, type FieldError } from '../user-rules';
+import { checkBirthdate, checkEmail, ruleValues, type FieldError } from '../user-rules';
 import { assertPlatformAccess, unknownPlatform } from './access';
 import { decodeCursor, toPage } from './cursor';
 import type { UserCreate, UserListQuery, UserUpdate } from './schemas/users.schemas';
@@ -37,7 +37,8 @@ export interface UsersAdminBase {
 }
 
 /** Field errors (the sign-up's and account page's words) as one 400 naming each field. */
-const fieldErrors = (errors: FieldError[]) => invalidRequest(errors.map((e) => `${e.field}: ${e.message}`).join('; '));
+// The rules give catalog keys; the admin API speaks English (DESIGN §18).
+const fieldErrors = (errors: FieldError[], values: Record<string, number> = ruleValues(0)) => invalidRequest(errors.map((e) => `${e.field}: ${translatorFor('en')(e.message, values)}`).join('; '));
 const emailTaken = () => new OAuthError('invalid_request', 'email: An account with this email already exists', { status: 409 });
 const unknownUser = (sub: string) => new OAuthError('not_found', `unknown user "${sub}"`);
 
@@ -107,7 +108,7 @@ export function createUsersAdmin(deps: Deps, base: UsersAdminBase) {
         },
         (trx, user) => audit.record(trx, actor, { kind: 'user.created', platformId, subject: user.id, details: { email: user.email, email_verified: user.emailVerified } }),
       );
-      if (!result.ok) throw result.emailTaken ? emailTaken() : fieldErrors(result.errors);
+      if (!result.ok) throw result.emailTaken ? emailTaken() : fieldErrors(result.errors, ruleValues(deps.config.passwordMinLength));
       return get(actor, platformId, result.user.id);
     },
 
