@@ -13,6 +13,7 @@ import { accountPageRenderer } from '../pages/account.page';
 import { renderAccountSignIn } from '../passkeys-page';
 import { securityOrigin } from '../security-origin';
 import { takeFrontchannelFrames } from '../frontchannel-frames';
+import { ruleValues } from '../../services/user-rules';
 
 /**
  * The account page of a signed-in user (`/account?platform_guid=G`): the browser session's
@@ -92,7 +93,7 @@ export function accountRouter(s: Services): Router {
     renderPage(res, 'signup', {
       title: t('account:signup.title'), action: accountUrl(p.id, '/signup'), emailLocked: false, signinUrl: accountUrl(p.id, '/signin'),
       passwordMinLength: s.deps.config.passwordMinLength, error: extra.error ?? null,
-      fieldErrors: Object.fromEntries(Object.entries(extra.fieldErrors ?? {}).map(([k, m]) => [k, t(m)])),
+      fieldErrors: Object.fromEntries(Object.entries(extra.fieldErrors ?? {}).map(([k, m]) => [k, t(m, ruleValues(s.deps.config.passwordMinLength))])), // {{min}}, {{minAge}}: user-rules.ts
       values: extra.values ?? { email: '', given_name: '', family_name: '', birthdate: '', phone_number: '' },
       viaProvider: null, passwordOptional: false, upstreams: [],
     }, status);
