@@ -33,7 +33,7 @@ export const platformCommands: CliCommand[] = [
   },
   {
     group: 'platform', verb: 'show', usage: '--platform G', flags: ['platform'],
-    summary: 'One platform: name, second-factor policy, rate-limit overrides.',
+    summary: 'One platform: name, second-factor policy, signing profile, rate-limit overrides, branding.',
     run: async (s, flags, actor) => presentPlatform(await s.admin.platforms.get(actor, platformOf(flags))),
   },
   {
