@@ -81,7 +81,10 @@ it('changes the password with the current one, revokes an app, and signs out eve
   const user = await createUser(h, tenant);
   const { tokens } = await signInThrough(h, tenant, page, user.email);
   await page.goto(accountPage());
+  // The page's tabs are links: Apps lists the app, Security holds the password form.
+  await clickAndLoad(page, page.getByRole('link', { name: 'Apps', exact: true }));
   await expect(page.locator('.app-list').innerText()).resolves.toContain('Acme Notes');
+  await clickAndLoad(page, page.getByRole('link', { name: 'Security', exact: true }));
 
   await page.getByLabel('Current password').fill('not my password');
   await page.getByLabel('New password').fill('another pass phrase');
@@ -102,7 +105,7 @@ it('changes the password with the current one, revokes an app, and signs out eve
   await openAuthorize(page, authorizeUrl(h, tenant));
   await pickAccount(page, user.email);
   const again = await finishAtCallback(h, tenant, page);
-  await page.goto(accountPage());
+  await page.goto(`${accountPage()}&section=apps`);
   await clickAndLoad(page, page.getByRole('button', { name: 'Revoke access of Acme Notes' }));
   await expect(status()).resolves.toBe('Acme Notes no longer has access to your account.');
   await expect(page.locator('main').innerText()).resolves.toContain('No app has access to your account.');
@@ -119,7 +122,7 @@ it('changes the password with the current one, revokes an app, and signs out eve
     await second.page.goto(`${h.base}/account/signin?platform_guid=${tenant.platform.id}`);
     await signIn(second.page, user.email, 'another pass phrase');
     await expect(second.page.locator('h1').first().innerText()).resolves.toBe('Your account');
-    await page.goto(accountPage());
+    await page.goto(`${accountPage()}&section=security`);
     await clickAndLoad(page, page.getByRole('button', { name: 'Sign out everywhere' }));
     await expect(h1()).resolves.toBe('You are signed out');
     await second.page.reload();

@@ -44,6 +44,7 @@ it('sets up an authenticator app on the account page and signs in to an app with
   await page.goto(`${h.base}/account/signin?platform_guid=${tenant.platform.id}`);
   await signIn(page, email);
   expect(await page.locator('h1').innerText()).toBe('Your account');
+  await clickAndLoad(page, page.getByRole('link', { name: 'Security', exact: true })); // two-step verification is on the Security tab
   await tabTo(page, 'button:text-is("Set up authenticator app")');
   await Promise.all([page.waitForNavigation(), page.keyboard.press('Enter')]);
 

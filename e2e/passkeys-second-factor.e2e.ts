@@ -55,6 +55,7 @@ describe('a passkey as the second factor after a password (localhost)', () => {
     expect(await page.getByLabel('Code').count()).toBe(0);
     await clickAndLoad(page, page.getByRole('button', { name: 'Use a passkey' }));
     await page.getByRole('heading', { name: 'Your account' }).waitFor();
+    await clickAndLoad(page, page.getByRole('link', { name: 'Security', exact: true })); // where the passkeys are listed
     expect(await page.locator('.passkey-list .scope-title').allInnerTexts()).toEqual(['Laptop']);
   });
 });

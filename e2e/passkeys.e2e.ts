@@ -90,7 +90,9 @@ describe('passkeys on the account page (localhost)', () => {
     await page.goto(`${h.base}/account/signin?platform_guid=${tenant.platform.id}`);
     await page.getByLabel('Email').fill(user.email);
     await page.getByLabel('Password').fill(TEST_PASSWORD);
-    const account = await clickAndLoad(page, page.getByRole('button', { name: 'Sign in', exact: true }));
+    await clickAndLoad(page, page.getByRole('button', { name: 'Sign in', exact: true }));
+    // The account page loads them on its Security tab only, where "Add a passkey" is.
+    const account = await page.goto(`${h.base}/account?platform_guid=${tenant.platform.id}&section=security`);
     const csp = account!.headers()['content-security-policy'];
     expect(csp).toContain("script-src 'self'");
     expect(csp).toContain("script-src-attr 'none'");

@@ -246,6 +246,7 @@ it('signs in on the account page through the upstream, and refuses to unlink the
   await page.getByRole('heading', { name: 'Your account' }).waitFor();
   await expect(page.locator('main').innerText()).resolves.toContain(email);
 
+  await clickAndLoad(page, page.getByRole('link', { name: 'Security', exact: true })); // where the linked accounts are
   expect(await linkedAccounts(page)).toEqual([expect.stringContaining(PROVIDER)]);
   const res = await clickAndLoad(page, page.getByRole('list', { name: 'Linked accounts' }).getByRole('button', { name: /^Unlink/ }));
   expect(res?.status()).toBeLessThan(500);

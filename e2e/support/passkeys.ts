@@ -31,6 +31,8 @@ export async function openAccountPage(h: Harness, tenant: Tenant, page: Page, em
   await page.getByLabel('Password').fill(TEST_PASSWORD);
   await clickAndLoad(page, page.getByRole('button', { name: 'Sign in', exact: true }));
   await page.getByRole('heading', { name: 'Your account' }).waitFor();
+  // Passkeys are listed on the account page's Security tab.
+  await clickAndLoad(page, page.getByRole('link', { name: 'Security', exact: true }));
 }
 
 /** Names and adds a passkey from the account page (keyboard: type the name, Enter). */

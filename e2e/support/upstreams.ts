@@ -91,7 +91,8 @@ export const upstreamAudit = (h: Harness, tenant: Tenant, kind: string, slug: st
 
 /** Opens the account page of this platform in this browser, signing in with a password if asked. */
 export async function openAccount(h: Harness, tenant: Tenant, page: Page) {
-  await page.goto(`${h.base}/account?platform_guid=${tenant.platform.id}`);
+  // Linked accounts are on the account page's Security tab.
+  await page.goto(`${h.base}/account?platform_guid=${tenant.platform.id}&section=security`);
   await page.getByRole('heading', { name: 'Your account' }).waitFor();
 }
 
