@@ -6,7 +6,8 @@ import { presentTotpSetup } from '../../presenters/totp.presenter';
 import { renderPage } from '../pages/render';
 import { issueCsrf, requireCsrf } from '../middleware/csrf';
 import { resolvePlatform } from '../middleware/resolve-platform';
-import { attemptSource, tooManyAttempts } from '../attempt-source';
+import { attemptSource } from '../attempt-source';
+import { lockedMessage } from '../../services/interaction/sign-in';
 import { chooseAccount, field, redirectSaved, setFlash, signedInAccounts, takeFlash } from '../account-session';
 import { regenerateKeepingData, rememberSignIn } from '../browser-session';
 import { endAccountSecondFactor, pendingAccountSecondFactor } from '../mfa-session';
@@ -16,6 +17,11 @@ import { securityOrigin } from '../security-origin';
 
 const accountPath = (platformId: string, suffix = '') => `/account${suffix}?platform_guid=${encodeURIComponent(platformId)}`;
 const withAccount = (url: string, userId: string) => `${url}&account=${encodeURIComponent(userId)}`;
+/** "Too many attempts. Try again in N minutes." in the page's language. */
+const tooManyAttempts = (res: Response, seconds: number) => {
+  const m = lockedMessage(seconds);
+  return res.locals.t(m.error, m.errorValues);
+};
 
 /**
  * Two-step verification on the account page (issue 13): set up an authenticator app (QR code and
@@ -104,7 +110,7 @@ export function accountMfaRouter(s: Services): Router {
       if (!proven) {
         const locked = outcome.ok ? 0 : outcome.lockedSeconds;
         if (locked) res.set('Retry-After', String(locked));
-        return render(req, res, locked ? tooManyAttempts(locked) : res.locals.t('security:proof.wrong'), locked ? 429 : 400);
+        return render(req, res, locked ? tooManyAttempts(res, locked) : res.locals.t('security:proof.wrong'), locked ? 429 : 400);
       }
       await act(req, res);
     });
@@ -165,7 +171,7 @@ export function accountMfaRouter(s: Services): Router {
     const result = await s.mfa.verifySecondFactor(p.id, user, { method, code: field(req.body, 'code', 64) }, attemptSource(req), securityOrigin(req, p.id));
     if (!result.ok) {
       if (result.lockedSeconds) res.set('Retry-After', String(result.lockedSeconds));
-      const error = result.lockedSeconds ? tooManyAttempts(result.lockedSeconds)
+      const error = result.lockedSeconds ? tooManyAttempts(res, result.lockedSeconds)
         : res.locals.t(method === 'recovery_code' ? 'security:secondFactor.badRecoveryCode' : 'security:secondFactor.badCode');
       return renderSecondFactor(req, res, pending, error, result.lockedSeconds ? 429 : 400);
     }
