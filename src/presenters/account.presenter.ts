@@ -2,6 +2,8 @@ import type { User } from '../domain/user';
 import type { ProfileInput } from '../services/account/profile.service';
 import { avatarUrl } from '../domain/claims';
 import { presentConsentScopes } from './pages.presenter';
+import { translatorFor, type Translate } from '../i18n/catalogs';
+import { DEFAULT_LOCALE } from '../i18n/locales';
 
 /** The header of the account page. */
 export const presentAccountUser = (user: User, baseUrl: string) => ({
@@ -33,12 +35,12 @@ export function presentProfileValues(user: User): ProfileInput & { picture_url: 
   };
 }
 
-/** Apps holding consent, with what they may see in plain words. */
-export const presentApps = (apps: { clientId: string; name: string; scopes: string[] }[]) =>
+/** Apps holding consent, with what they may see in plain words (in the page's language with `t`). */
+export const presentApps = (apps: { clientId: string; name: string; scopes: string[] }[], t: Translate = translatorFor(DEFAULT_LOCALE)) =>
   apps.map((a) => ({
     clientId: a.clientId,
     name: a.name,
-    access: presentConsentScopes(a.scopes.filter((s) => s !== 'openid')).map((s) => s.title).join(' · ') || 'Knows who you are',
+    access: presentConsentScopes(a.scopes.filter((s) => s !== 'openid'), t).map((s) => s.title).filter(Boolean).join(' · ') || t('account:apps.knowsWhoYouAre'),
   }));
 
 export const presentChooserRows = (users: User[], baseUrl: string) =>

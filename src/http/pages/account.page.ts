@@ -65,7 +65,7 @@ export function accountPageRenderer(s: Services) {
       fieldErrors: Object.fromEntries(Object.entries(extra.fieldErrors ?? {}).map(([k, m]) => [k, t(m, ruleValues(s.deps.config.passwordMinLength))])), // the rules' keys name {{min}} and friends (user-rules.ts)
       formError: extra.formError ? translated(t, extra.formError) : null,
       flash: takeFlash(req, p.id),
-      apps: presentApps(apps).map((a) => ({ ...a, access: a.access || t('account:apps.knowsWhoYouAre') })),
+      apps: presentApps(apps, t),
       countries: countryOptions(locale),
       passwordMinLength: s.deps.config.passwordMinLength,
       passkeys: section === 'security' ? await passkeySection(s, res, p.id, user.id, t, locale) : null, // ../routers/passkeys.router.ts
