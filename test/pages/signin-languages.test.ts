@@ -155,3 +155,13 @@ it('signs in in French', async () => {
   const done = await b.submit('/signin', { email: u.email, password: TEST_PASSWORD });
   expect(done.location ?? b.pageTitle()).toBeTruthy();
 });
+
+it('a throttled or pinned refusal is a banner only: the password field is not marked invalid', async () => {
+  const { p, c, u } = await tenant();
+  const other = await buildUser(t.services, p.id, { email: `other-${unique()}@example.com` });
+  const b = browser(t.app);
+  await b.get(`/oauth/authorize?${authorizeQuery(p, c, { login_hint: u.email })}`);
+  await b.submit('/signin', { email: other.email, password: TEST_PASSWORD });
+  expect(alert(b.html)).toBe(`This sign-in is for ${u.email}.`);
+  expect(b.html).not.toMatch(/id="password"[^>]*aria-invalid/);
+});

@@ -33,6 +33,9 @@ export function withEmail(url: string, email: string | undefined): string {
   return `${url}${url.includes('?') ? '&' : '?'}email=${encodeURIComponent(e.slice(0, 320))}`;
 }
 
+/** The refusals that are about what was typed: the password field is marked invalid (not for a throttle or a pinned email). */
+const FIELD_ERRORS = new Set(['signin:errors.incorrectPassword', 'signin:errors.missingCredentials']);
+
 /**
  * The sign-in page's model in the response's language: the title, the error translated, the
  * forgot-password link carrying the email, and the show-password script (public/password-toggle.js,
@@ -47,6 +50,7 @@ export function signinPage(res: Response, m: SigninModel) {
     app: m.app ?? null,
     anotherEmailAction: m.anotherEmailAction ?? null,
     error: translateMessage(t, m.error, m.errorValues ?? {}),
+    passwordInvalid: m.error !== null && FIELD_ERRORS.has(m.error),
     forgotUrl: m.forgotUrl ? withEmail(m.forgotUrl, m.email) : null,
   };
 }
