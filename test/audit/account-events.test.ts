@@ -34,6 +34,7 @@ async function signedIn() {
   await b.get(account(p, '/signin'));
   await b.submit(account(p, '/signin'), { email: u.email, password: TEST_PASSWORD });
   expect(b.pageTitle()).toBe('Your account');
+  await b.get(`${account(p)}&section=security`); // the tab with the password, two-step and passkey forms
   return { p, c, u, b };
 }
 
@@ -196,7 +197,7 @@ describe('audit: consent.revoked', () => {
   it('"Remove access" for an app on the account page: the client, its refresh tokens revoked', async () => {
     const { p, c, u, b } = await signedIn();
     const tokens = await exchange(t.app, p, c, await signInThrough(auditBrowser(t.app), p, c, u.email));
-    await b.get(account(p));
+    await b.get(`${account(p)}&section=apps`);
     const step = await b.submit(account(p, '/apps/revoke'), { account: u.id, client_id: c.id });
     expect(b.html).toContain('no longer has access to your account');
     expectUserEvent(await eventOf(db(), step.requestId, 'consent.revoked'), {

@@ -53,6 +53,7 @@ async function addPasskey(p: { id: string }, u: { id: string; email: string }) {
   const owner = auditBrowser(t.app);
   await accountSignInPage(owner, p);
   await owner.submit(`/account/signin?platform_guid=${p.id}`, { email: u.email, password: TEST_PASSWORD });
+  await owner.get(`/account?platform_guid=${p.id}&section=security`); // the passkeys' tab
   const options = await owner.agent.post(`/account/passkeys/options?platform_guid=${p.id}`).type('form').send({ _csrf: inputValue(owner.html, '_csrf')!, account: u.id });
   expect(options.status).toBe(200);
   const { credential, json } = createCredential(options.body.options, BASE);

@@ -44,6 +44,7 @@ describe('the account page', () => {
     const back = await throughUpstream(p, b, newBrowser(p), upUser, { suffix: `/account/upstream/${SLUG}?platform_guid=${f.down.id}` });
     expect(back.res.status).toBe(200);
     expect(b.pageTitle()).toBe('Your account');
+    await b.get(`${accountPath(f)}&section=security`); // linked accounts and the password are on the Security tab
     expect(b.html).toContain('Linked accounts');
     expect(b.html).toContain(PROVIDER_NAME);
     expect(b.html).toContain(upUser.email);
@@ -56,7 +57,7 @@ describe('the account page', () => {
     expect(b.html).toContain('You can&#39;t unlink your only way to sign in.');
     expect(await identitiesOf(p, f.down.id)).toHaveLength(1);
 
-    await b.get(accountPath(f));
+    await b.get(`${accountPath(f)}&section=security`);
     await b.submit(accountPath(f, '/password/set'), { account: local.id });
     expect(b.html).toContain(`We sent a link to ${local.email} to set your password.`);
     await waitForMail(p.t.config.dataDir, local.email, /Reset your .* password/);
@@ -76,6 +77,7 @@ describe('the account page', () => {
 
     const b = newBrowser(p);
     await accountSignIn(b, f.down, local.email);
+    await b.get(`${accountPath(f)}&section=security`);
     expect(b.html).toContain('Change password');
     const [identity] = await identitiesOf(p, f.down.id);
     await b.submit(`/identities/${identity.id}/unlink?platform_guid=${f.down.id}`, { account: local.id });

@@ -175,7 +175,7 @@ describe('back-channel logout: what a relying party receives', () => {
       await signInThrough(b, p, c, u.email);
       const session = await sessionOf(u.id, c.id);
       if (what === 'sign out everywhere') {
-        await b.get(`/account?platform_guid=${p.id}`);
+        await b.get(`/account?platform_guid=${p.id}&section=security`);
         await b.submit(`/account/signout-everywhere?platform_guid=${p.id}`, { account: u.id });
       } else await act(u.id);
       const before = rp.to(uri).length;

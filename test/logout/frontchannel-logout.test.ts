@@ -139,7 +139,7 @@ describe('Front-Channel Logout 1.0', () => {
     const { p, c, u } = await tenant();
     const { b } = await signedIn(p, c, u.email);
     const sid = await sidOf(p, u.id);
-    await b.get(`/account?platform_guid=${p.id}`);
+    await b.get(`/account?platform_guid=${p.id}&section=security`);
     const done = await b.submit(`/account/signout-everywhere?platform_guid=${p.id}`, { account: u.id });
     expect(b.pageTitle()).toBe('You are signed out');
     expect(iframes(b.html).map((f) => new URL(f.src).searchParams.get('sid'))).toEqual([sid]);

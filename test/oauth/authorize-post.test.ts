@@ -81,7 +81,7 @@ it('takes platform_guid from the query too; a different one in the body is refus
 it('drops ignored parameters when the URL would be too long (a POST may carry 30 KB), and refuses what still does not fit', async () => {
   const { p, c } = await setup();
   const junk = new URLSearchParams(Object.fromEntries(Array.from({ length: 60 }, (_, i) => [`junk${i}`, 'x'.repeat(500)])));
-  const res = await postAuthorize(`${authorizeQuery(p, c, { ui_locales: 'de' })}&${junk}`);
+  const res = await postAuthorize(`${authorizeQuery(p, c, { claims_locales: 'de' })}&${junk}`);
   expect(res.status).toBe(303);
   expect(res.headers.location).toBe(`/oauth/authorize?${authorizeQuery(p, c)}`);
 
