@@ -39,7 +39,7 @@ import { logoutRouter, redirectLogoutPost } from './http/routers/logout.router';
 import { devOutboxRouter } from './http/routers/dev-outbox.router';
 import { homeRouter } from './http/routers/home.router';
 import { localeFromRequest } from './http/middleware/locale';
-import { DEFAULT_LOCALE } from './i18n/locales';
+import { DEFAULT_LOCALE } from './domain/locales';
 import { translatorFor } from './i18n/catalogs';
 import { presentPageBrand } from './presenters/branding.presenter';
 import { passkeyAssetsRouter } from './http/routers/passkey-assets.router';

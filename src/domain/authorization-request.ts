@@ -1,4 +1,5 @@
 import type { UpstreamInProgress } from './interaction';
+import type { Locale } from './locales';
 
 /** A validated authorization request, kept in the browser session while the user interacts. */
 export interface AuthorizationRequest {
@@ -32,6 +33,8 @@ export interface AuthorizationRequest {
   acrValues?: string;
   /** OIDC Core 3.1.2.1 ui_locales, space-separated BCP 47 tags: the pages' language before Accept-Language (DESIGN §18). */
   uiLocales?: string;
+  /** The language this request's pages are shown in (ui_locales, else Accept-Language), set on each request: the mails it causes use it too. */
+  locale?: Locale;
   /** RFC 8176 methods the sign-in of this interaction used so far (`pwd`, `hwk`/`swk` + `user`, …), for amr/acr (DESIGN §15). */
   amr?: string[];
   /** An upstream sign-in waiting on the link or sign-up page (DESIGN §17). */

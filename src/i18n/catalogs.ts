@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import i18next, { type TFunction } from 'i18next';
-import { DEFAULT_LOCALE, SUPPORTED_LOCALES, type Locale } from './locales';
+import { DEFAULT_LOCALE, SUPPORTED_LOCALES, type Locale } from '../domain/locales';
 
 /** locales/<language>/<namespace>.json: one file per page area, the same files in every language. */
 export const LOCALES_DIR = path.resolve(__dirname, '..', '..', 'locales');

@@ -3,7 +3,7 @@ import type { ProfileInput } from '../services/account/profile.service';
 import { avatarUrl } from '../domain/claims';
 import { presentConsentScopes } from './pages.presenter';
 import { translatorFor, type Translate } from '../i18n/catalogs';
-import { DEFAULT_LOCALE } from '../i18n/locales';
+import { DEFAULT_LOCALE } from '../domain/locales';
 
 /** The header of the account page. */
 export const presentAccountUser = (user: User, baseUrl: string) => ({

@@ -1,4 +1,4 @@
-import { SUPPORTED_LOCALES } from '../i18n/locales';
+import { SUPPORTED_LOCALES } from '../domain/locales';
 import { SUPPORTED_SCOPES } from '../domain/scopes';
 import { ACR_VALUES_SUPPORTED } from '../domain/mfa';
 import { ID_TOKEN_ALGS } from '../domain/client';

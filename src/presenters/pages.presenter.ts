@@ -2,7 +2,7 @@ import type { User } from '../domain/user';
 import type { KnownAccount } from '../domain/interaction';
 import { avatarUrl } from '../domain/claims';
 import { translatorFor, type Translate } from '../i18n/catalogs';
-import { DEFAULT_LOCALE } from '../i18n/locales';
+import { DEFAULT_LOCALE } from '../domain/locales';
 
 /** The scopes the consent page explains (locales/<lng>/scopes.json: a title and a description each). */
 const EXPLAINED_SCOPES = new Set(['openid', 'profile', 'email', 'phone', 'address', 'offline_access']);

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { LOCALES_DIR, readCatalogs, translatorFor } from '../../src/i18n/catalogs';
-import { SUPPORTED_LOCALES } from '../../src/i18n/locales';
+import { SUPPORTED_LOCALES } from '../../src/domain/locales';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const catalogs = readCatalogs();

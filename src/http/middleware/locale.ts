@@ -1,5 +1,5 @@
 import type { Request, RequestHandler, Response } from 'express';
-import { ACCEPTED_TAGS, DEFAULT_LOCALE, localeOfTag, localeOfUiLocales, type Locale } from '../../i18n/locales';
+import { ACCEPTED_TAGS, DEFAULT_LOCALE, localeOfTag, localeOfUiLocales, type Locale } from '../../domain/locales';
 import { translatorFor, type Translate } from '../../i18n/catalogs';
 
 declare global {

@@ -1,6 +1,6 @@
 import type { Response } from 'express';
 import { presentPageBrand } from '../../presenters/branding.presenter';
-import { DEFAULT_LOCALE } from '../../i18n/locales';
+import { DEFAULT_LOCALE } from '../../domain/locales';
 import { translatorFor } from '../../i18n/catalogs';
 
 /** The templates under views/ that are whole pages. */

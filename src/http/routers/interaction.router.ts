@@ -37,6 +37,7 @@ export function interactionRouter(s: Services): Router {
       res.locals.platform = (await s.platforms.findPlatform(ar.platformId))!;
       res.locals.restart = ar.restart;
       useUiLocales(req, res, ar.uiLocales);
+      ar.locale = res.locals.locale;
       return next();
     }
     const restart = req.method === 'POST' ? field(req.body, 'restart') : restartOfEnded(req, String(req.params.iid)); // GET: Back to a finished page

@@ -86,7 +86,7 @@ export function passwordResetRouter(s: Services): Router {
   r.post('/password/reset', resolvePlatform(s), issueCsrf, requireCsrf, async (req, res) => {
     const p = res.locals.platform;
     const token = field(req.body, 'token', 100);
-    const result = await s.account.passwordReset.resetPassword(p, token, field(req.body, 'password', 300), securityOrigin(req, p.id));
+    const result = await s.account.passwordReset.resetPassword(p, token, field(req.body, 'password', 300), securityOrigin(req, p.id), res.locals.locale);
     if (result.ok) {
       markSignedOut(req, p.id, result.user.id);
       return redirectSaved(req, res, `/password/reset/done?${q(p.id)}`);

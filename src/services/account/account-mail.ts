@@ -6,7 +6,7 @@ import type { Platform } from '../../domain/platform';
 import type { User } from '../../domain/user';
 import type { MailOutbox } from '../mail-outbox.service';
 import { translatorFor, type Translate } from '../../i18n/catalogs';
-import { DEFAULT_LOCALE, isLocale, type Locale } from '../../i18n/locales';
+import { DEFAULT_LOCALE, isLocale, type Locale } from '../../domain/locales';
 
 const VIEWS = path.resolve(__dirname, '..', '..', '..', 'views', 'mail');
 

@@ -10,7 +10,7 @@ import type { User } from '../../domain/user';
 import type { KnownAccount } from '../../domain/interaction';
 import type { Deps } from '../deps';
 import { checkPassword, type FieldError } from '../user-rules';
-import type { Locale } from '../../i18n/locales';
+import type { Locale } from '../../domain/locales';
 import type { AccountMail } from './account-mail';
 import { createSecurityEvents, type SecurityOrigin } from '../security-events';
 import type { BackchannelLogout } from '../backchannel-logout.service';

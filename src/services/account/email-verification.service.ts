@@ -5,7 +5,7 @@ import type { Platform } from '../../domain/platform';
 import type { User } from '../../domain/user';
 import type { Deps } from '../deps';
 import type { AccountMail } from './account-mail';
-import type { Locale } from '../../i18n/locales';
+import type { Locale } from '../../domain/locales';
 import { inspectAccountToken, issueAccountToken, throttleWait, type LinkStatus } from './account-tokens';
 import { createSecurityEvents, type SecurityOrigin } from '../security-events';
 

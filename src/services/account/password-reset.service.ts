@@ -7,7 +7,7 @@ import type { User } from '../../domain/user';
 import type { Queryable } from '../../db';
 import type { Deps } from '../deps';
 import { checkPassword } from '../user-rules';
-import type { Locale } from '../../i18n/locales';
+import type { Locale } from '../../domain/locales';
 import type { AccountMail } from './account-mail';
 import { endAllSessions } from './account-security.service';
 import { inspectAccountToken, issueAccountToken, throttleWait, type LinkStatus } from './account-tokens';

@@ -12,6 +12,7 @@ import type { Users } from '../users.service';
 import type { AttemptThrottle } from '../attempt-throttle.service';
 import type { EmailVerification } from '../account/email-verification.service';
 import type { AccountMail } from '../account/account-mail';
+import type { Locale } from '../../domain/locales';
 import type { FieldError } from '../user-rules';
 import { createSecurityEvents, type SecurityOrigin } from '../security-events';
 import { amrOf, type AuthMethod } from '../../domain/mfa';
@@ -120,7 +121,7 @@ export function createIdentities(deps: Deps, usersService: Users, throttle: Atte
      * `sign_up`/`identity.linked` in one transaction. Without a trusted, verified email the usual
      * verification mail goes out.
      */
-    async signUp(platform: Platform, provider: Pick<UpstreamProvider, 'id' | 'slug'>, verified: VerifiedUpstream, input: UpstreamSignUpInput, source: string, origin?: SecurityOrigin): Promise<{ ok: true; user: User } | { ok: false; errors: FieldError[]; lockedSeconds?: number; alreadyLinked?: true }> {
+    async signUp(platform: Platform, provider: Pick<UpstreamProvider, 'id' | 'slug'>, verified: VerifiedUpstream, input: UpstreamSignUpInput, source: string, origin?: SecurityOrigin, locale?: Locale): Promise<{ ok: true; user: User } | { ok: false; errors: FieldError[]; lockedSeconds?: number; alreadyLinked?: true }> {
       let alreadyLinked = false;
       const result = await throttle.attemptSignUp(platform.id, source, () => usersService.createUser(platform.id, { ...input }, async (trx, user) => {
         if (!(await linkIn(trx, user, provider, verified, origin))) {
@@ -133,13 +134,13 @@ export function createIdentities(deps: Deps, usersService: Users, throttle: Atte
         throw err;
       }));
       if (!result.ok) return 'lockedSeconds' in result ? { ok: false, errors: [], lockedSeconds: result.lockedSeconds } : { ok: false, errors: result.errors, ...(alreadyLinked ? { alreadyLinked: true as const } : {}) };
-      if (!result.user.emailVerified) await emailVerification.sendAfterSignUp(platform, result.user);
+      if (!result.user.emailVerified) await emailVerification.sendAfterSignUp(platform, result.user, locale);
       return { ok: true, user: result.user };
     },
 
     /** "Email me a link" of the link page: the mail through the outbox (the link's secret is the browser session's). */
-    async mailLink(platform: Platform, user: User, providerName: string, url: string, ttlMinutes: number): Promise<void> {
-      await deps.db.transaction((trx) => mail.linkAccount(trx, platform, user, providerName, url, ttlMinutes));
+    async mailLink(platform: Platform, user: User, providerName: string, url: string, ttlMinutes: number, locale?: Locale): Promise<void> {
+      await deps.db.transaction((trx) => mail.linkAccount(trx, platform, user, providerName, url, ttlMinutes, locale));
     },
 
     /** A failed upstream sign-in, for the audit log (the page names the provider; the log says why). */

@@ -4,6 +4,7 @@ import type { AttemptThrottle, SignInAudit } from '../attempt-throttle.service';
 import type { SecurityOrigin } from '../security-events';
 import type { EmailVerification } from '../account/email-verification.service';
 import type { NewUserInput, Users } from '../users.service';
+import type { Locale } from '../../domain/locales';
 
 /**
  * A form that did not go through: the status, the message above the form, and per-field messages.
@@ -50,7 +51,7 @@ export function createPasswordSignIn(throttle: AttemptThrottle) {
 
 /** Sign-up: throttled per source (issue 10 §8); a new account gets its verification mail. `origin`: audited (attemptSignUp). */
 export function createPasswordSignUp(throttle: AttemptThrottle, users: Users, emailVerification: EmailVerification) {
-  return async function signUpWithPassword(platform: Platform, input: NewUserInput, source: string, origin?: SecurityOrigin): Promise<{ ok: true; user: User } | FormRefusal> {
+  return async function signUpWithPassword(platform: Platform, input: NewUserInput, source: string, origin?: SecurityOrigin, locale?: Locale): Promise<{ ok: true; user: User } | FormRefusal> {
     const result = await throttle.attemptSignUp(platform.id, source, () => users.createUser(platform.id, input), origin);
     if (!result.ok && 'lockedSeconds' in result) return locked(result.lockedSeconds);
     if (!result.ok && 'emailTaken' in result && input.password) {
@@ -61,7 +62,7 @@ export function createPasswordSignUp(throttle: AttemptThrottle, users: Users, em
       if (signIn.ok) return { ok: true, user: signIn.user };
     }
     if (!result.ok) return { ok: false, status: 400, error: null, fieldErrors: Object.fromEntries(result.errors.map((e) => [e.field, e.message])) };
-    await emailVerification.sendAfterSignUp(platform, result.user);
+    await emailVerification.sendAfterSignUp(platform, result.user, locale);
     return { ok: true, user: result.user };
   };
 }

@@ -118,7 +118,7 @@ export function createInteractionFlow(
     const result = await identities.signUp(platform, { id: up.providerId, slug: up.slug }, verifiedOf(up), {
       email, emailVerified: Boolean(up.email) && up.emailTrusted, password: form.password ? form.password : null,
       givenName: form.given_name, familyName: form.family_name, birthdate: form.birthdate, phoneNumber: form.phone_number,
-    }, source, originOf(ar, ctx));
+    }, source, originOf(ar, ctx), ar.locale);
     if (!result.ok && result.lockedSeconds) return refuse(at, { status: 429, ...lockedMessage(result.lockedSeconds), retryAfterSeconds: result.lockedSeconds });
     if (!result.ok && result.alreadyLinked) {
       ar.upstream = undefined;
@@ -254,7 +254,7 @@ export function createInteractionFlow(
       if (otherEmail(at, form.email)) return refuse(signupStep, { status: 400, error: 'signup:errors.lockedTo', errorValues: { email: at.email ?? '' } }, { email: at.email });
       const result = await signUpWithPassword(platform, {
         email: form.email, password: form.password, givenName: form.given_name, familyName: form.family_name, birthdate: form.birthdate, phoneNumber: form.phone_number,
-      }, source, originOf(ar, ctx));
+      }, source, originOf(ar, ctx), ar.locale);
       if (!result.ok) return refuse(signupStep, result);
       return firstFactorVerified(ar, browser, result.user, ['pwd']);
     },
@@ -347,7 +347,7 @@ export function createInteractionFlow(
       const token = randomToken(32);
       up.mailedLink = { digest: digest(token), expiresAt: now + LINK_MAIL_TTL_MINUTES * 60_000, sentAt: now };
       const { passwordHash: _h, disabledAt: _d, ...plain } = user;
-      await identities.mailLink(platform, plain, up.providerName, linkUrl(token), LINK_MAIL_TTL_MINUTES);
+      await identities.mailLink(platform, plain, up.providerName, linkUrl(token), LINK_MAIL_TTL_MINUTES, ar.locale);
       return { kind: 'mailed', step: at, notice };
     },
 
