@@ -17,7 +17,7 @@ import { consoleAccountRouter } from '../routers/admin/console/account.router';
 import { consoleUpstreamProvidersRouter } from '../routers/admin/console/upstream-providers.router';
 import { consoleBrandingRouter } from '../routers/admin/console/branding.router';
 import { LOGO_MAX_BYTES } from '../../domain/branding';
-import { consoleMultipart } from './multipart';
+import { multipartForm } from '../multipart';
 import { operatorActor, requireOperator } from './operator';
 import { renderConsole, type ConsoleNavEntry } from './render';
 import { consoleSessionMiddleware } from './session';
@@ -51,7 +51,7 @@ export function adminConsole(s: Services, config: Config, sessionPool: Pool, rat
   r.use('/admin', rateLimit.hostedPages, noStore, ...consoleSessionMiddleware(config, sessionPool), nav);
   r.use(consoleSignInRouter(s));
   // The logo upload is multipart: read before the CSRF check, which needs its `_csrf` field (room above the limit: an oversized file gets the form's message).
-  r.post('/admin/platforms/:platformId/branding/logo', ...consoleMultipart('logo', LOGO_MAX_BYTES * 4));
+  r.post('/admin/platforms/:platformId/branding/logo', ...multipartForm('logo', LOGO_MAX_BYTES * 4));
   r.use('/admin', requireOperator(s), issueCsrf, (req, _res, next) => (req.method === 'POST' ? requireCsrf(req, _res, next) : next()));
   r.get('/admin', (_req, res) => res.redirect(303, '/admin/platforms'));
   r.use('/admin/platforms/:platformId', loadPlatform(s));

@@ -1,4 +1,4 @@
-import express, { Router, type RequestHandler, type Response } from 'express';
+import { Router, type RequestHandler, type Response } from 'express';
 import type { Services } from '../../services';
 import { isUuid } from '../../domain/ids';
 import { PICTURE_MAX_BYTES } from '../../services/account/profile.service';
@@ -7,25 +7,7 @@ import { resolvePlatform } from '../middleware/resolve-platform';
 import { field, redirectSaved, setFlash, requireAccount } from '../account-session';
 import { accountPageRenderer, errorsByField } from '../pages/account.page';
 import { accountUrl } from '../urls';
-
-/**
- * multipart/form-data through the platform's own parser (the WHATWG Request of Node's fetch), so
- * the upload form works without JavaScript and without another dependency. Text fields land in
- * req.body (for CSRF and the account), the file in res.locals.upload.
- */
-const parseMultipart: RequestHandler = async (req, res, next) => {
-  if (!Buffer.isBuffer(req.body)) return next();
-  const form = await new Request('http://upload.invalid/', { method: 'POST', headers: { 'content-type': String(req.headers['content-type']) }, body: new Uint8Array(req.body) })
-    .formData()
-    .catch(() => undefined);
-  const body: Record<string, string> = {};
-  form?.forEach((value, key) => {
-    if (typeof value === 'string') body[key] = value;
-    else if (key === 'picture') res.locals.upload = value;
-  });
-  req.body = body;
-  next();
-};
+import { multipartForm } from '../multipart';
 
 /** The picture section of the account page, and GET /pictures/… serving uploaded pictures. */
 export function accountPictureRouter(s: Services): Router {
@@ -39,8 +21,7 @@ export function accountPictureRouter(s: Services): Router {
   };
 
   // Larger than the picture limit, so an oversized picture gets the form's message instead of a 413 page.
-  const raw = express.raw({ type: 'multipart/form-data', limit: PICTURE_MAX_BYTES * 4 });
-  r.post('/account/picture', raw, parseMultipart, ...form, async (req, res) => {
+  r.post('/account/picture', ...multipartForm('picture', PICTURE_MAX_BYTES * 4), ...form, async (req, res) => {
     const file = res.locals.upload as Blob | undefined;
     const bytes = file ? Buffer.from(await file.arrayBuffer()) : Buffer.alloc(0);
     const result = await s.account.profile.setPictureUpload(user(res), bytes);

@@ -1,12 +1,13 @@
 import express, { type RequestHandler } from 'express';
 
 /**
- * A console upload form (multipart/form-data), read the way the account picture's is: the bytes
- * through the platform's own parser (the WHATWG Request of Node's fetch), no other dependency.
- * Mounted before the console's CSRF check, which needs `_csrf` from the text fields: those land in
- * req.body, the file (field `fileField`) in res.locals.upload. `maxBytes` bounds the whole body.
+ * An upload form (multipart/form-data: the account picture, the console's logo) read through the
+ * platform's own parser (the WHATWG Request of Node's fetch), so it works without JavaScript and
+ * without another dependency. Mounted before the CSRF check, which needs `_csrf` from the text
+ * fields: those land in req.body, the file (field `fileField`) in res.locals.upload. `maxBytes`
+ * bounds the whole body.
  */
-export function consoleMultipart(fileField: string, maxBytes: number): RequestHandler[] {
+export function multipartForm(fileField: string, maxBytes: number): RequestHandler[] {
   const raw = express.raw({ type: 'multipart/form-data', limit: maxBytes });
   const parse: RequestHandler = async (req, res, next) => {
     if (!Buffer.isBuffer(req.body)) return next();
