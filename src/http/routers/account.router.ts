@@ -1,4 +1,4 @@
-import { Router, type Response } from 'express';
+import { Router, type Request, type Response } from 'express';
 import type { Services } from '../../services';
 import { presentChooserRows } from '../../presenters/account.presenter';
 import { issueCsrf, requireCsrf } from '../middleware/csrf';
@@ -63,6 +63,19 @@ export function accountRouter(s: Services): Router {
     await renderSignIn(res, { email: remembered?.email ?? '', error: null });
   });
 
+  /** A password that signed in (or signed up): the second factor when the account has one (DESIGN §15, account-mfa.router.ts), else this browser is signed in. */
+  const passwordAccepted = async (req: Request, res: Response, user: { id: string; email: string }) => {
+    const p = platformOf(res);
+    if ((await s.mfa.secondFactorNeed(p.id, user.id, ['pwd'])) === 'second_factor') {
+      startAccountSecondFactor(req, p.id, user);
+      return redirectSaved(req, res, accountUrl(p.id, '/second-factor'));
+    }
+    await regenerateKeepingData(req);
+    rememberSignIn(req, p.id, { userId: user.id, email: user.email }, Math.floor(s.deps.now().getTime() / 1000));
+    chooseAccount(req, p.id, user.id);
+    await redirectSaved(req, res, accountUrl(p.id));
+  };
+
   r.post('/account/signin', resolvePlatform(s), issueCsrf, requireCsrf, async (req, res) => {
     const p = platformOf(res);
     const email = field(req.body, 'email').trim();
@@ -73,16 +86,7 @@ export function accountRouter(s: Services): Router {
       if (result.retryAfterSeconds) res.set('Retry-After', String(result.retryAfterSeconds));
       return renderSignIn(res, { email, error: result.error, errorValues: result.errorValues }, result.status);
     }
-    const { user } = result;
-    // DESIGN §15: a user with a second factor gives it before this browser is signed in (account-mfa.router.ts).
-    if ((await s.mfa.secondFactorNeed(p.id, user.id, ['pwd'])) === 'second_factor') {
-      startAccountSecondFactor(req, p.id, user);
-      return redirectSaved(req, res, accountUrl(p.id, '/second-factor'));
-    }
-    await regenerateKeepingData(req);
-    rememberSignIn(req, p.id, { userId: user.id, email: user.email }, Math.floor(s.deps.now().getTime() / 1000));
-    chooseAccount(req, p.id, user.id);
-    await redirectSaved(req, res, accountUrl(p.id));
+    await passwordAccepted(req, res, result.user);
   });
 
   // "Create account" under the account page's sign-in (DESIGN §18 findings): the sign-up form of the
@@ -110,21 +114,13 @@ export function accountRouter(s: Services): Router {
     const result = await s.signUpWithPassword(p, {
       email: values.email, password: field(req.body, 'password'), givenName: values.given_name, familyName: values.family_name,
       birthdate: values.birthdate, phoneNumber: values.phone_number || undefined,
-    }, attemptSource(req), securityOrigin(req, p.id));
+    }, attemptSource(req), securityOrigin(req, p.id), res.locals.locale);
     if (!result.ok) {
       if (result.retryAfterSeconds) res.set('Retry-After', String(result.retryAfterSeconds));
       return renderSignUp(res, { values, error: result.error ? res.locals.t(result.error, result.errorValues ?? {}) : null, fieldErrors: result.fieldErrors }, result.status);
     }
-    const { user } = result;
-    // An existing account's own password signs in (sign-in.ts): its second factor is still asked for.
-    if ((await s.mfa.secondFactorNeed(p.id, user.id, ['pwd'])) === 'second_factor') {
-      startAccountSecondFactor(req, p.id, user);
-      return redirectSaved(req, res, accountUrl(p.id, '/second-factor'));
-    }
-    await regenerateKeepingData(req);
-    rememberSignIn(req, p.id, { userId: user.id, email: user.email }, Math.floor(s.deps.now().getTime() / 1000));
-    chooseAccount(req, p.id, user.id);
-    await redirectSaved(req, res, accountUrl(p.id));
+    // An existing account's own password signs in (sign-in.ts), like the sign-in form.
+    await passwordAccepted(req, res, result.user);
   });
 
   r.get('/account/signed-out', resolvePlatform(s), (req, res) => {
