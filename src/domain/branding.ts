@@ -19,7 +19,6 @@ export interface ClientBranding {
   tosUri: string | null;
 }
 
-export const NO_PLATFORM_BRANDING: PlatformBranding = { logoUrl: null, logoVersion: null, accentColor: null, supportEmail: null };
 export const NO_CLIENT_BRANDING: ClientBranding = { logoUri: null, clientUri: null, policyUri: null, tosUri: null };
 
 /** The path an uploaded logo is served from; the version makes every new upload a new URL. */

@@ -23,8 +23,5 @@ export function localeOfUiLocales(uiLocales: string | undefined): Locale | undef
   return undefined;
 }
 
-/** The locales in the order a request's `Accept-Language` prefers them, for Express's acceptsLanguages. */
-export const ACCEPTED_TAGS: readonly string[] = SUPPORTED_LOCALES;
-
 /** The first of the tags we speak; used for a tag Express matched, which may carry a region. */
 export const localeOfTag = (tag: string | false | undefined): Locale | undefined => (tag ? supported(tag) : undefined);

@@ -40,6 +40,3 @@ void i18n.init({
 export type Translate = TFunction;
 const translators = new Map<Locale, Translate>(SUPPORTED_LOCALES.map((l) => [l, i18n.getFixedT(l)]));
 export const translatorFor = (locale: Locale): Translate => translators.get(locale)!;
-
-/** Whether the key exists in the language's own catalog (not through the English fallback). */
-export const hasKey = (locale: Locale, key: string): boolean => i18n.exists(key, { lng: locale, fallbackLng: false } as never);

@@ -1,5 +1,5 @@
 import type { Request, RequestHandler, Response } from 'express';
-import { ACCEPTED_TAGS, DEFAULT_LOCALE, localeOfTag, localeOfUiLocales, type Locale } from '../../domain/locales';
+import { SUPPORTED_LOCALES, DEFAULT_LOCALE, localeOfTag, localeOfUiLocales, type Locale } from '../../domain/locales';
 import { translatorFor, type Translate } from '../../i18n/catalogs';
 
 declare global {
@@ -19,7 +19,7 @@ export function useLocale(res: Response, locale: Locale): void {
 }
 
 /** The language Accept-Language prefers among ours, else English. */
-export const localeOfRequest = (req: Request): Locale => localeOfTag(req.acceptsLanguages(...ACCEPTED_TAGS)) ?? DEFAULT_LOCALE;
+export const localeOfRequest = (req: Request): Locale => localeOfTag(req.acceptsLanguages(...SUPPORTED_LOCALES)) ?? DEFAULT_LOCALE;
 
 /** Every browser request: the language from Accept-Language (RFC 9110 §12.5.4), English when none fits. */
 export const localeFromRequest: RequestHandler = (req, res, next) => {
