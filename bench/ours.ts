@@ -60,7 +60,7 @@ function tempDir(tag: string): string {
   return dir;
 }
 
-interface OursEnvOpts { databaseUrl?: string; dataDir: string; port: number }
+interface OursEnvOpts { databaseUrl?: string; dataDir: string; port: number; extraEnv?: Record<string, string> }
 
 function oursEnv(o: OursEnvOpts): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {
@@ -76,13 +76,14 @@ function oursEnv(o: OursEnvOpts): NodeJS.ProcessEnv {
     CODE_TTL_SECONDS: '600',
   };
   if (o.databaseUrl) env.DATABASE_URL = o.databaseUrl;
+  Object.assign(env, o.extraEnv);
   return env;
 }
 
 export interface Started { child: Child; readyMs: number; base: string; env: NodeJS.ProcessEnv }
 
 /** Spawns `node dist/main.js` and measures spawn → first 200 on /readyz. */
-export async function spawnOurs(o: { databaseUrl?: string; dataDir: string; name?: string }): Promise<Started> {
+export async function spawnOurs(o: { databaseUrl?: string; dataDir: string; name?: string; extraEnv?: Record<string, string> }): Promise<Started> {
   const port = await freePort();
   const env = oursEnv({ ...o, port });
   const base = `http://127.0.0.1:${port}`;
@@ -107,14 +108,27 @@ function cli(env: NodeJS.ProcessEnv, args: string[]): Promise<Record<string, unk
   });
 }
 
-export interface OursTarget extends Target { coldStartFreshPgMs: number; databaseUrl: string; dataDir: string }
+export interface OursTarget extends Target {
+  coldStartFreshPgMs: number;
+  databaseUrl: string;
+  dataDir: string;
+  /** The provider's environment (for admin CLI calls against the same database). */
+  env: NodeJS.ProcessEnv;
+  /** The benchmark platform and its confidential client. */
+  platformGuid: string;
+  clientId: string;
+}
 
-export async function startOurs(): Promise<OursTarget> {
+/** Runs the built admin CLI (dist/cli/main.js) with `env`; resolves with its JSON output. */
+export const adminCli = (env: NodeJS.ProcessEnv, args: string[]) => cli(env, args);
+
+/** `extraEnv` is added to the provider's environment (e.g. PURGE_INTERVAL_SECONDS for the large-data mode). */
+export async function startOurs(opts: { extraEnv?: Record<string, string>; tag?: string } = {}): Promise<OursTarget> {
   const why = oursUnavailable();
   if (why) throw new Error(why);
-  const databaseUrl = await freshDatabase('main');
+  const databaseUrl = await freshDatabase(opts.tag ?? 'main');
   const dataDir = tempDir('pg');
-  const s = await spawnOurs({ databaseUrl, dataDir });
+  const s = await spawnOurs({ databaseUrl, dataDir, extraEnv: opts.extraEnv });
   try {
     const platform = await cli(s.env, ['platform', 'create', '--name', 'Bench']);
     const G = String(platform.platform_guid ?? '');
@@ -151,6 +165,9 @@ export async function startOurs(): Promise<OursTarget> {
       coldStartFreshPgMs: s.readyMs,
       databaseUrl,
       dataDir,
+      env: s.env,
+      platformGuid: G,
+      clientId,
     };
   } catch (err) {
     await stopChild(s.child);

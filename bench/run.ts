@@ -13,6 +13,7 @@ import { ROW_TITLES, ROWS, type RowName, type Target } from './lib/oidc';
 import { installSignalHandlers, rssMB, stopAll } from './lib/proc';
 import { APP_DIR, measureColdStarts, oursUnavailable, ROOT, startOurs, type ColdStart, type OursTarget } from './ours';
 import { startPeer } from './peer';
+import { runLargeMode } from './large-run';
 
 const num = (name: string, dflt: number) => {
   const v = process.env[name];
@@ -31,6 +32,11 @@ const ONLY = (process.env.BENCH_ONLY ?? '').split(',').map((s) => s.trim()).filt
 for (const r of ONLY) if (!(ROWS as readonly string[]).includes(r)) throw new Error(`BENCH_ONLY: unknown row "${r}" (rows: ${ROWS.join(', ')})`);
 const SELECTED: RowName[] = ONLY.length ? ROWS.filter((r) => ONLY.includes(r)) : [...ROWS];
 const SKIP_COLD = process.env.BENCH_COLD === '0';
+// BENCH_DATA=large: the large-data mode (bench/large-run.ts) instead of the side-by-side run.
+const DATA = process.env.BENCH_DATA ?? '';
+if (DATA && DATA !== 'large') throw new Error(`BENCH_DATA must be "large" or unset, got "${DATA}"`);
+const PURGE_ROW = (process.env.BENCH_PURGE_ROW || 'userinfo') as RowName;
+if (!(ROWS as readonly string[]).includes(PURGE_ROW)) throw new Error(`BENCH_PURGE_ROW: unknown row "${PURGE_ROW}"`);
 
 const log = (msg: string) => console.error(msg);
 
@@ -39,6 +45,11 @@ const isRes = (c: Cell | undefined): c is RowResult => !!c && !('na' in c);
 
 async function main() {
   installSignalHandlers();
+  if (DATA === 'large') {
+    const why = oursUnavailable();
+    if (why) throw new Error(`BENCH_DATA=large measures Latchkey only: ${why}`);
+    return runLargeMode({ scale: num('BENCH_DATA_SCALE', 1), rows: SELECTED, warmup: WARMUP, duration: DURATION, runs: RUNS, poolMax: POOL_MAX, purgeRow: PURGE_ROW, purgeWindow: num('BENCH_PURGE_WINDOW', 5), loadOnly: process.env.BENCH_DATA_LOAD_ONLY === '1', skipPurge: process.env.BENCH_PURGE === '0', log });
+  }
   const started = new Date();
   const loadBefore = os.loadavg()[0];
   log(`Latchkey bench: ${CONNECTIONS} connections, warm-up ${WARMUP} s, ${RUNS} × ${DURATION} s per row, rows: ${SELECTED.join(', ')}`);

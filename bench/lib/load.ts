@@ -33,6 +33,7 @@ export interface RunResult {
   seconds: number;
   short?: boolean; // single-use pool ran out before the duration elapsed
   sample?: string; // first non-2xx / error seen, for the report
+  used?: number; // single-use tokens taken from the pool (pool rows only)
 }
 
 function median(xs: number[]): number {
@@ -126,6 +127,7 @@ function autocannonRun(base: string, req: AcRequest, seconds: number, pool?: { t
           seconds: secs,
           short,
           sample: sample ?? (res.errors ? `${res.errors} socket errors` : undefined),
+          used: pool ? Math.min(next, pool.tokens.length) : undefined,
         });
       },
     );
@@ -156,6 +158,15 @@ async function flowRun(flow: () => Promise<void>, seconds: number): Promise<RunR
   lat.sort((a, b) => a - b);
   const pct = (p: number) => (lat.length ? lat[Math.min(lat.length - 1, Math.ceil((p / 100) * lat.length) - 1)] : NaN);
   return { rps: lat.length / secs, p50: pct(50), p99: pct(99), non2xx: errors, errors: 0, total: lat.length + errors, seconds: secs, sample };
+}
+
+/**
+ * One measured run of `seconds` without warm-up: a static row, or a pool row fed from `tokens`
+ * (each used once; the run stops early if they run out). For windows of load next to other work.
+ */
+export function runFor(base: string, spec: StaticRow | PoolRow, seconds: number, tokens?: string[]): Promise<RunResult> {
+  if (spec.kind === 'static') return autocannonRun(base, { method: spec.method, path: spec.path, headers: spec.headers, body: spec.body }, seconds);
+  return autocannonRun(base, { method: spec.method, path: spec.path, headers: spec.headers }, seconds, { tokens: tokens ?? [], body: spec.body });
 }
 
 export interface RowOptions {

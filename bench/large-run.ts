@@ -1,0 +1,272 @@
+// BENCH_DATA=large: one invocation measures the selected rows on the empty benchmark database,
+// loads the large platform with SQL (bench/large-data.ts), measures the same rows again on the
+// same provider process, then runs the provider's purge of the expired rows under load. Writes
+// bench/results/<timestamp>-large.md (and .json); never touches latest.md (that is the normal run's).
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Client } from 'pg';
+import { checkForeignKeys, loadLargeData, mib, platformCounts, runProviderPurge, tableSizes, type LoadReport, type PurgeResult, type TableSize } from './large-data';
+import { CONNECTIONS, measureRow, runFor, type RowResult, type RowSpec, type RunResult } from './lib/load';
+import { ROW_TITLES, type RowName } from './lib/oidc';
+import { rssMB, stopAll } from './lib/proc';
+import { adminCli, ROOT, startOurs, type OursTarget } from './ours';
+
+export interface LargeOptions {
+  scale: number;
+  rows: RowName[];
+  warmup: number;
+  duration: number;
+  runs: number;
+  poolMax: number;
+  /** The row kept under load while the purge runs, and the length of each measured window. */
+  purgeRow: RowName;
+  purgeWindow: number;
+  /** Load and purge only: skip measuring the rows (empty and large); for timing the load at full scale. */
+  loadOnly?: boolean;
+  /** Skip the purge step. */
+  skipPurge?: boolean;
+  log: (msg: string) => void;
+}
+
+type Cell = RowResult | { na: string };
+const isRes = (c: Cell | undefined): c is RowResult => !!c && !('na' in c);
+
+interface PurgeUnderLoad { row: RowName; before?: RunResult; during: RunResult[]; purge: PurgeResult; error?: string }
+
+/** Within 10% of the empty-database figure (issue 17, point 3). */
+const TOLERANCE = 0.1;
+
+export async function runLargeMode(o: LargeOptions): Promise<void> {
+  const started = new Date();
+  const loadBefore = os.loadavg()[0];
+  const { log } = o;
+  const n = platformCounts(o.scale);
+  log(`Latchkey bench, large-data mode: scale ${o.scale} (per platform: ${n.users} users, ${n.refreshTokens} refresh tokens in ${n.families} families, ${n.accessTokens} access tokens, ${n.consents} consents; two platforms), rows: ${o.rows.join(', ')}`);
+
+  // The purge job stays out of the way until the purge step runs it explicitly.
+  const ours = await startOurs({ extraEnv: { PURGE_INTERVAL_SECONDS: '604800' }, tag: 'large' });
+  log(`  Latchkey ready in ${ours.coldStartFreshPgMs.toFixed(0)} ms`);
+  const problems: string[] = [];
+  const opts = { warmup: o.warmup, duration: o.duration, runs: o.runs, poolMax: o.poolMax, log };
+  const measureAll = async (rows: Partial<Record<RowName, RowSpec>>, phase: string) => {
+    const out: Partial<Record<RowName, Cell>> = {};
+    for (const row of o.rows) {
+      const spec = rows[row];
+      if (!spec || spec.kind === 'na') { out[row] = { na: spec?.kind === 'na' ? spec.reason : 'not available' }; continue; }
+      log(`  ${phase}: ${ROW_TITLES[row]}…`);
+      try {
+        const r = await measureRow(ours.base, spec, opts);
+        log(`    ${r.rps.toFixed(0)} req/s, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms, non-2xx ${r.non2xx}${r.errors ? `, errors ${r.errors}` : ''}${r.sample ? ` (${r.sample.slice(0, 160)})` : ''}`);
+        out[row] = r;
+      } catch (err) {
+        problems.push(`**${phase} / ${ROW_TITLES[row]}**: ${(err as Error).message.slice(0, 600)}`);
+        out[row] = { na: `failed: ${(err as Error).message.split('\n')[0].slice(0, 120)}` };
+      }
+    }
+    return out;
+  };
+
+  log('phase 1: empty database');
+  const empty = o.loadOnly ? {} : await measureAll(ours.rows, 'empty');
+
+  log('phase 2: loading the large platform with SQL…');
+  const big = await adminCli(ours.env, ['platform', 'create', '--name', 'Big']);
+  const bigGuid = String(big.platform_guid ?? '');
+  const ids = await resolveIds(ours, bigGuid);
+  const load = await loadLargeData(ours.databaseUrl, o.scale, ids, log);
+  log(`  loaded in ${load.seconds.toFixed(1)} s; expired: ${load.expired.accessTokens} access tokens, ${load.expired.refreshTokens} refresh tokens`);
+  const tc = performance.now();
+  const orphans = await checkForeignKeys(ours.databaseUrl);
+  const checkSeconds = (performance.now() - tc) / 1000;
+  log(`  foreign keys checked in ${checkSeconds.toFixed(1)} s: ${orphans.length ? orphans.join('; ') : 'all hold'}`);
+  if (orphans.length) problems.push(`**load**: ${orphans.join('; ')}`);
+  const sizes = await tableSizes(ours.databaseUrl);
+  for (const s of sizes) log(`  ${s.table}: ${s.rows} rows, total ${mib(s.totalBytes)} MiB (table ${mib(s.tableBytes)}, indexes ${mib(s.indexBytes)})`);
+
+  log('phase 3: large database (same provider process, fresh tokens for the static rows)');
+  // The static rows' access token was issued before the load; a fresh one keeps it from expiring under a long load.
+  const largeRows = ours.driver ? await ours.driver.rows() : ours.rows;
+  const large = o.loadOnly ? {} : await measureAll(largeRows, 'large');
+  const rss = rssMB(ours.pid);
+
+  log(`phase 4: purge of the expired rows under load (${ROW_TITLES[o.purgeRow]})`);
+  const purge: PurgeUnderLoad = o.skipPurge
+    ? { row: o.purgeRow, during: [], purge: { ms: 0, removed: {} }, error: 'skipped (BENCH_PURGE=0)' }
+    : await purgeUnderLoad(ours, largeRows[o.purgeRow], o, log);
+  const after = await tableSizes(ours.databaseUrl);
+
+  await ours.stop();
+  await stopAll();
+
+  const md = report({ started, o, empty, large, load, sizes, after, purge, orphans, checkSeconds, problems, rss, loadAvg: { before: loadBefore, after: os.loadavg()[0] } });
+  console.log(md);
+  const dir = path.join(__dirname, 'results');
+  fs.mkdirSync(dir, { recursive: true });
+  const stamp = started.toISOString().replace(/[:.]/g, '-');
+  fs.writeFileSync(path.join(dir, `${stamp}-large.md`), md);
+  fs.writeFileSync(path.join(dir, `${stamp}-large.json`), JSON.stringify({ started, settings: { ...o, log: undefined, connections: CONNECTIONS }, perPlatform: n, empty, large, load, sizes, after, purge, orphans, problems, rss }, null, 2));
+  log(`\nwritten: bench/results/${stamp}-large.md`);
+}
+
+async function resolveIds(ours: OursTarget, bigGuid: string) {
+  const c = new Client({ connectionString: ours.databaseUrl });
+  await c.connect();
+  try {
+    const one = async (sql: string, args: unknown[], what: string) => {
+      const r = await c.query(sql, args);
+      if (r.rows.length !== 1) throw new Error(`large-data: could not resolve ${what} (${r.rows.length} rows)`);
+      return String(r.rows[0].id);
+    };
+    const benchId = await one(`SELECT id FROM platforms WHERE id::text = $1`, [ours.platformGuid], 'the benchmark platform');
+    const clientId = await one(`SELECT id FROM clients WHERE platform_id = $1 AND id::text = $2`, [benchId, ours.clientId], 'the benchmark client');
+    const bigId = await one(`SELECT id FROM platforms WHERE id::text = $1`, [bigGuid], 'the Big platform');
+    return { bench: { id: benchId, clientId }, big: { id: bigId } };
+  } finally {
+    await c.end();
+  }
+}
+
+/**
+ * One window of load before the purge, then back-to-back windows while the purge runs (at least
+ * one). Single-use rows get a fresh pool before each window (rate × window × 1.6).
+ */
+async function purgeUnderLoad(ours: OursTarget, spec: RowSpec | undefined, o: LargeOptions, log: (m: string) => void): Promise<PurgeUnderLoad> {
+  const empty: PurgeResult = { ms: 0, removed: {} };
+  if (!spec || spec.kind === 'na' || spec.kind === 'flow') return { row: o.purgeRow, during: [], purge: empty, error: `row ${o.purgeRow} cannot run in windows (${spec?.kind ?? 'missing'})` };
+  let rate = 0;
+  const window = async () => {
+    const tokens = spec.kind === 'pool' ? await spec.mint(Math.min(o.poolMax, Math.ceil(Math.max(rate, 200) * o.purgeWindow * 1.6) + CONNECTIONS * 4)) : undefined;
+    const r = await runFor(ours.base, spec, o.purgeWindow, tokens);
+    rate = Math.max(rate, r.rps);
+    log(`    window: ${r.rps.toFixed(0)} req/s, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms, non-2xx ${r.non2xx}${r.short ? ' (pool ran out)' : ''}`);
+    return r;
+  };
+  // Warm the row up first (its figure is not kept), then one window without the purge.
+  await runFor(ours.base, spec, Math.min(o.warmup, o.purgeWindow), spec.kind === 'pool' ? await spec.mint(CONNECTIONS * 8) : undefined);
+  log('    before the purge:');
+  const before = await window();
+  let done = false;
+  log('    purge started');
+  const purgeP = runProviderPurge(ours.databaseUrl).then((r) => { done = true; log(`    purge finished in ${(r.ms / 1000).toFixed(1)} s: ${JSON.stringify(r.removed)}${r.error ? ` error: ${r.error}` : ''}`); return r; });
+  const during: RunResult[] = [];
+  do during.push(await window()); while (!done);
+  return { row: o.purgeRow, before, during, purge: await purgeP };
+}
+
+// ------------------------------------------------------------------ report
+
+const f0 = (n: number) => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : '—');
+const f1 = (n: number) => (Number.isFinite(n) ? n.toFixed(1) : '—');
+
+function report(r: {
+  started: Date;
+  o: LargeOptions;
+  empty: Partial<Record<RowName, Cell>>;
+  large: Partial<Record<RowName, Cell>>;
+  load: LoadReport;
+  sizes: TableSize[];
+  after: TableSize[];
+  purge: PurgeUnderLoad;
+  orphans: string[];
+  checkSeconds: number;
+  problems: string[];
+  rss: number | null;
+  loadAvg: { before: number; after: number };
+}): string {
+  const { o } = r;
+  const n = platformCounts(o.scale);
+  const L: string[] = [];
+  L.push(`# Latchkey benchmark, large-data mode — ${r.started.toISOString()}`, '');
+  L.push(`\`BENCH_DATA=large\`, \`BENCH_DATA_SCALE=${o.scale}\`: ${CONNECTIONS} connections, ${o.warmup} s warm-up, median of ${o.runs} × ${o.duration} s per row, measured on the empty benchmark database and again, on the same provider process, after the SQL load. Rate limiting off (\`RATE_LIMIT_SCALE=0\`), \`synchronous_commit\` on for the provider.`, '');
+  L.push(`Environment: ${envLine()}; 1-min load average ${r.loadAvg.before.toFixed(2)} at start, ${r.loadAvg.after.toFixed(2)} at the end.`, '');
+
+  if (o.loadOnly) L.push('_Rows not measured (`BENCH_DATA_LOAD_ONLY=1`): load, sizes and purge only._', '');
+  L.push('## Rows: empty database vs large platform', '');
+  L.push('| row | empty req/s | p50 | p99 | large req/s | p50 | p99 | large/empty req/s | large/empty p99 | within 10% |');
+  L.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|---|');
+  for (const row of o.rows) {
+    const a = r.empty[row];
+    const b = r.large[row];
+    if (!isRes(a) || !isRes(b)) {
+      L.push(`| ${ROW_TITLES[row]} | ${isRes(a) ? f0(a.rps) : `n/a (${(a as { na: string } | undefined)?.na ?? '—'})`} | | | ${isRes(b) ? f0(b.rps) : `n/a (${(b as { na: string } | undefined)?.na ?? '—'})`} | | | | | — |`);
+      continue;
+    }
+    const q = b.rps / a.rps;
+    L.push(`| ${ROW_TITLES[row]} | ${f0(a.rps)} | ${f1(a.p50)} | ${f1(a.p99)} | ${f0(b.rps)} | ${f1(b.p50)} | ${f1(b.p99)} | ${q.toFixed(2)}× | ${a.p99 > 0 ? (b.p99 / a.p99).toFixed(2) + '×' : '—'} | ${q >= 1 - TOLERANCE ? 'yes' : '**no**'}${a.non2xx + a.errors + b.non2xx + b.errors ? ` (non-2xx/errors: ${a.non2xx + a.errors} / ${b.non2xx + b.errors})` : ''} |`);
+  }
+  L.push('', 'Per-run req/s (empty → large): ' + o.rows.map((row) => {
+    const a = r.empty[row];
+    const b = r.large[row];
+    return `${ROW_TITLES[row]} ${isRes(a) ? a.runs.map((x) => f0(x.rps)).join('/') : '—'} → ${isRes(b) ? b.runs.map((x) => f0(x.rps)).join('/') : '—'}`;
+  }).join('; ') + '.', '');
+
+  L.push('## Load', '');
+  L.push(`Two platforms (the benchmark platform and a second "Big" one, created with the admin CLI), each with ${f0(n.users)} users, ${f0(n.consents)} consents, ${f0(n.families)} refresh-token families holding ${f0(n.refreshTokens)} refresh tokens (4 per family: the live one and 3 rotated), ${f0(n.accessTokens)} access-token rows and ${n.clients} clients (the benchmark platform's first is its real client). Generated with \`INSERT … SELECT … generate_series\` on two connections (access tokens on one, the rest on the other), FK triggers skipped during the load (\`session_replication_role = replica\`; the rows are consistent by construction, checked after), then \`VACUUM (ANALYZE)\` and \`CHECKPOINT\`.`, '');
+  L.push(`Total load time **${f1(r.load.seconds)} s** (machine shared with other work). Foreign keys checked afterwards in ${f1(r.checkSeconds)} s: ${r.orphans.length ? r.orphans.join('; ') : 'no orphan rows'}.`, '');
+  L.push('| step | rows | seconds |', '|---|---:|---:|');
+  for (const s of r.load.steps) L.push(`| ${s.step} | ${s.rows ? f0(s.rows) : ''} | ${f1(s.seconds)} |`);
+  L.push('');
+  L.push(`Already expired after the load: ${f0(r.load.expired.accessTokens)} access tokens and ${f0(r.load.expired.refreshTokens)} refresh tokens (${f0(r.load.expired.accessTokens + r.load.expired.refreshTokens)} rows).`, '');
+
+  L.push('## Table and index sizes after the load', '');
+  sizeTable(L, r.sizes);
+  L.push('');
+
+  L.push('## Purge of the expired rows under load', '');
+  const p = r.purge;
+  if (p.error) L.push(`Not run: ${p.error}`, '');
+  else {
+    const removed = Object.entries(p.purge.removed).filter(([, v]) => v > 0).map(([k, v]) => `${k} ${f0(v)}`).join(', ') || 'nothing';
+    const total = Object.values(p.purge.removed).reduce((a, b) => a + b, 0);
+    L.push(`The provider's own purge (\`createMaintenance(...).purgeExpired()\` from \`dist/services/maintenance.service.js\`, what \`src/jobs/purge.job.ts\` runs on every instance: batches of 5,000 rows, \`FOR UPDATE SKIP LOCKED\`, one short transaction each), run from the harness on its own connection while ${CONNECTIONS} connections keep ${ROW_TITLES[p.row]} under load in back-to-back ${o.purgeWindow}-s windows.`, '');
+    L.push(`Purge: **${f1(p.purge.ms / 1000)} s**, ${f0(total)} rows removed (${removed})${p.purge.error ? `; **error**: ${p.purge.error}` : ''}.`, '');
+    const worst = p.during.reduce((a, w) => Math.max(a, w.p99), 0);
+    L.push('| window | req/s | p50 ms | p99 ms | non-2xx |', '|---|---:|---:|---:|---:|');
+    if (p.before) L.push(`| before the purge | ${f0(p.before.rps)} | ${f1(p.before.p50)} | ${f1(p.before.p99)} | ${p.before.non2xx + p.before.errors} |`);
+    p.during.forEach((w, i) => L.push(`| during the purge ${i + 1} | ${f0(w.rps)} | ${f1(w.p50)} | ${f1(w.p99)} | ${w.non2xx + w.errors} |`));
+    L.push('');
+    L.push(`Worst p99 during the purge: **${f1(worst)} ms** (target < 100 ms: ${worst < 100 ? 'met' : '**missed**'}).${p.during.length === 1 ? ' The purge ended within the first window, so that window also covers time after it.' : ' The last window also covers time after the purge ended.'}`, '');
+    L.push('Sizes after the purge (dead tuples stay in the files until autovacuum reuses them):', '');
+    sizeTable(L, r.after);
+    L.push('');
+  }
+
+  L.push('## Targets', '', '| target | goal | measured | ok |', '|---|---|---|---|');
+  for (const row of o.loadOnly ? [] : o.rows) {
+    const a = r.empty[row];
+    const b = r.large[row];
+    const ok = isRes(a) && isRes(b) ? b.rps / a.rps >= 1 - TOLERANCE : null;
+    L.push(`| ${ROW_TITLES[row]}, large vs empty | ≥ 0.90× | ${isRes(a) && isRes(b) ? (b.rps / a.rps).toFixed(2) + '×' : 'n/a'} | ${ok === null ? '—' : ok ? 'yes' : '**no**'} |`);
+  }
+  if (!p.error) {
+    const worst = p.during.reduce((a, w) => Math.max(a, w.p99), 0);
+    L.push(`| ${ROW_TITLES[p.row]} p99 during the purge | < 100 ms | ${f1(worst)} ms | ${worst < 100 ? 'yes' : '**no**'} |`);
+  }
+  L.push(`| RSS after the large rows | (informative) | ${r.rss === null ? 'n/a' : r.rss.toFixed(1) + ' MB'} | — |`, '');
+
+  if (r.problems.length) {
+    L.push('## Problems', '');
+    for (const x of r.problems) L.push(`- ${x.replace(/\n/g, '\n  ')}`);
+    L.push('');
+  }
+  return L.join('\n');
+}
+
+function sizeTable(L: string[], sizes: TableSize[]) {
+  L.push('| table | rows | total (pg_total_relation_size) MiB | table (pg_relation_size) MiB | indexes (pg_indexes_size) MiB | per index MiB |');
+  L.push('|---|---:|---:|---:|---:|---|');
+  for (const s of sizes) L.push(`| ${s.table} | ${f0(s.rows)} | ${mib(s.totalBytes)} | ${mib(s.tableBytes)} | ${mib(s.indexBytes)} | ${s.indexes.map((i) => `${i.name} ${mib(i.bytes)}`).join('; ')} |`);
+  const sum = (k: 'totalBytes' | 'tableBytes' | 'indexBytes') => sizes.reduce((a, s) => a + s[k], 0);
+  L.push(`| **all** | ${f0(sizes.reduce((a, s) => a + s.rows, 0))} | ${mib(sum('totalBytes'))} | ${mib(sum('tableBytes'))} | ${mib(sum('indexBytes'))} | |`);
+}
+
+function envLine(): string {
+  const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
+  let commit = 'no commit';
+  try {
+    commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
+  } catch { /* no commits yet */ }
+  return `Node ${process.version}, ${os.cpus().length} × ${cpu}, ${Math.round(os.totalmem() / 2 ** 30)} GiB RAM, ${os.platform()} ${os.release()}, commit ${commit}`;
+}
