@@ -1,4 +1,5 @@
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
+import { createAppServer } from './http/server';
 import { loadConfig, ConfigError } from './config';
 import { withDevSecrets } from './dev-secrets';
 import { createLogger, wantsPrettyLogs } from './logger';
@@ -33,7 +34,7 @@ async function main() {
   if (resealed) logger.info({ resealed }, 'every sealed secret was resealed under the new MASTER_KEY; MASTER_KEY_PREVIOUS may now be removed');
   if (config.demoSeed) await seedDemo(services, logger);
 
-  const server: Server = createServer(app);
+  const server: Server = createAppServer(app);
   server.keepAliveTimeout = 65_000;
   await listen(server, config.port);
   const metricsServer = config.metricsPort ? createMetricsServer(services.deps.metrics.registry, logger) : undefined; // /metrics alone, no token
