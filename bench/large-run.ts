@@ -1,7 +1,8 @@
 // BENCH_DATA=large: one invocation measures the selected rows on the empty benchmark database,
 // loads the large platform with SQL (bench/large-data.ts), measures the same rows again on the
 // same provider process, then runs the provider's purge of the expired rows under load. Writes
-// bench/results/<timestamp>-large.md (and .json); never touches latest.md (that is the normal run's).
+// bench/results/<timestamp>-large.md (and .json) and bench/results/large-latest.md; never touches
+// latest.md (that is the normal run's).
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -110,8 +111,9 @@ export async function runLargeMode(o: LargeOptions): Promise<void> {
   fs.mkdirSync(dir, { recursive: true });
   const stamp = started.toISOString().replace(/[:.]/g, '-');
   fs.writeFileSync(path.join(dir, `${stamp}-large.md`), md);
+  fs.writeFileSync(path.join(dir, 'large-latest.md'), md);
   fs.writeFileSync(path.join(dir, `${stamp}-large.json`), JSON.stringify({ started, settings: { ...o, log: undefined, connections: CONNECTIONS }, perPlatform: n, empty, large, load, sizes, after, purge, orphans, problems, rss }, null, 2));
-  log(`\nwritten: bench/results/${stamp}-large.md`);
+  log(`\nwritten: bench/results/${stamp}-large.md and bench/results/large-latest.md`);
 }
 
 async function resolveIds(ours: OursTarget, bigGuid: string) {
