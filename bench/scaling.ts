@@ -35,6 +35,7 @@ const RUNS = Math.round(num('BENCH_RUNS', 1));
 const WARMUP = num('BENCH_WARMUP', 3);
 const POOL_MAX = Math.round(num('BENCH_POOL_MAX', 40_000));
 const PGB_POOL = Math.round(num('SCALING_PGBOUNCER_POOL', 10));
+const RATE_LIMIT_SCALE = process.env.SCALING_RATE_LIMIT_SCALE ?? '0';
 const SCALING_ROWS = ['userinfo', 'introspection', 'refresh', 'code', 'signin'] as const;
 type Row = (typeof SCALING_ROWS)[number];
 const ONLY = (process.env.BENCH_ONLY ?? 'userinfo,introspection,refresh,signin').split(',').map((s) => s.trim()).filter(Boolean);
@@ -69,7 +70,8 @@ function providerEnv(o: { port: number; baseUrl: string; dataDir: string; databa
     HOME: process.env.HOME,
     PORT: String(o.port),
     BASE_URL: o.baseUrl,
-    RATE_LIMIT_SCALE: '0',
+    // 0 (the bench's setting) turns limiting off; a huge scale keeps every counter write but never limits.
+    RATE_LIMIT_SCALE: RATE_LIMIT_SCALE,
     NODE_ENV: 'development',
     LOG_LEVEL: 'warn',
     DATA_DIR: o.dataDir, // shared: the generated development MASTER_KEY and SESSION_SECRET live here
@@ -198,7 +200,7 @@ interface Cost { instCpu: number[]; pgCpu: number; pgbCpu: number; selfCpu: numb
 async function snapshot(admin: Client, p: Probe): Promise<Snapshot> {
   const pids = (await admin.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [p.dbName])).rows.map((r) => r.pid);
   await admin.query('SELECT pg_stat_clear_snapshot()');
-  const s = (await admin.query<{ c: string; r: string; lsn: string }>('SELECT xact_commit::text AS c, xact_rollback::text AS r, pg_current_wal_lsn()::text AS lsn FROM pg_stat_database WHERE datname = $1', [p.dbName])).rows[0];
+  const s = (await admin.query<{ c: string; r: string; lsn: string }>('SELECT xact_commit::text AS c, xact_rollback::text AS r, pg_current_wal_flush_lsn()::text AS lsn FROM pg_stat_database WHERE datname = $1', [p.dbName])).rows[0];
   const self = process.cpuUsage();
   return {
     t: performance.now(),
@@ -220,6 +222,8 @@ async function snapshot(admin: Client, p: Probe): Promise<Snapshot> {
 async function walOfDatabase(p: Probe, from: string, to: string): Promise<{ bytes: number; commits: number } | undefined> {
   if (!p.wal) return undefined;
   const like = `%1663/${p.wal.dbOid}/%`;
+  const empty = (await p.wal.client.query<{ e: boolean }>('SELECT $1::pg_lsn >= $2::pg_lsn AS e', [from, to])).rows[0].e;
+  if (empty) return { bytes: 0, commits: 0 };
   // The range must end at or before the flushed WAL ("cannot accept future end LSN").
   for (let i = 0; i < 50; i++) {
     const ok = (await p.wal.client.query<{ ok: boolean }>('SELECT pg_current_wal_flush_lsn() >= $1::pg_lsn AS ok', [to])).rows[0].ok;
@@ -542,7 +546,7 @@ function report(o: {
   const L: string[] = [];
   const la = (l: number[]) => l.map((x) => x.toFixed(2)).join(' / ');
   L.push(`# Latchkey scaling benchmark — ${o.started.toISOString()}`, '');
-  L.push(`\`npx tsx bench/scaling.ts\`: one fresh Postgres database; the same load for every phase — autocannon, ${CONNECTIONS} connections in all (split ${CONNECTIONS / 2} + ${CONNECTIONS / 2} over two instances), pipelining 1; full sign-in through ${CONNECTIONS} flow workers (split the same way). Warm-up ${WARMUP} s, then ${RUNS === 1 ? 'one run' : `the median of ${RUNS} runs`} of ${DURATION} s per cell. Rate limiting off (\`RATE_LIMIT_SCALE=0\`), \`LOG_LEVEL=warn\`, \`DB_POOL_MAX\` 10 per instance (default). PgBouncer: Debian's \`${PGBOUNCER ?? 'pgbouncer'}\`, \`pool_mode = transaction\`, \`default_pool_size = ${PGB_POOL}\`; instances get \`DATABASE_URL\` through it and \`DATABASE_LISTEN_URL\` straight to Postgres (which also turns off named prepared statements).`, '');
+  L.push(`\`npx tsx bench/scaling.ts\`: one fresh Postgres database; the same load for every phase — autocannon, ${CONNECTIONS} connections in all (split ${CONNECTIONS / 2} + ${CONNECTIONS / 2} over two instances), pipelining 1; full sign-in through ${CONNECTIONS} flow workers (split the same way). Warm-up ${WARMUP} s, then ${RUNS === 1 ? 'one run' : `the median of ${RUNS} runs`} of ${DURATION} s per cell. ${RATE_LIMIT_SCALE === '0' ? 'Rate limiting off (`RATE_LIMIT_SCALE=0`)' : `Rate limiting on with \`RATE_LIMIT_SCALE=${RATE_LIMIT_SCALE}\` (counters written in Postgres, limits out of reach)`}, \`LOG_LEVEL=warn\`, \`DB_POOL_MAX\` 10 per instance (default). PgBouncer: Debian's \`${PGBOUNCER ?? 'pgbouncer'}\`, \`pool_mode = transaction\`, \`default_pool_size = ${PGB_POOL}\`; instances get \`DATABASE_URL\` through it and \`DATABASE_LISTEN_URL\` straight to Postgres (which also turns off named prepared statements).`, '');
   L.push(`Environment: ${environment()}; PostgreSQL ${o.pgInfo.v} on the same machine (\`synchronous_commit=${o.pgInfo.sc}\`, \`fsync=${o.pgInfo.fs}\`, \`shared_buffers=${o.pgInfo.sb}\`, \`max_connections=${o.pgInfo.mc}\`); benchmark database ${o.dbSize} at the end. Load average (1/5/15 min) ${la(o.loadBefore)} at the start, ${la(o.loadAfter)} at the end.`, '');
   L.push(`> **Read this first.** This machine has ${os.cpus().length} cores, shared with other engineers' work during the run. The instances, Postgres, PgBouncer and the load generator all run on them, so a second instance adds no CPU: the 2-instance ratio measures contention (and whether one Node.js process was the limit), not scale-out. On separate machines, the per-request CPU columns below are what adds up — that is what docs/scaling.md sizes with.`, '');
 
@@ -579,7 +583,7 @@ function report(o: {
   L.push('- req/s = completed requests (full sign-in: completed flows) ÷ the run\'s actual duration; p50/p99 are exact percentiles over every response time autocannon reported (1 ms resolution) or every flow latency, across both clients. `*`: a single-use pool ran out and the run stopped early (never reusing a token).');
   L.push('- userinfo and introspection use one access token obtained through the real flow; refresh_token grant and code exchange take a fresh pre-issued token per request from one pool shared by both clients (minted untimed through instance 1, sized like `bench/lib/load.ts`); full sign-in is a whole fresh-browser flow (authorize → sign-in page → sign-in POST with argon2id m=19 MiB t=2 → code → token).');
   L.push('- Every instance runs with the same `BASE_URL` (the issuer, as behind a load balancer) and the same `DATA_DIR` (the generated development `MASTER_KEY`/`SESSION_SECRET`), so a token or session from one is valid on the other; each client talks to one instance directly (no proxy in the path).');
-  L.push('- CPU ms/req: CPU time (user+system, `/proc/<pid>/stat`) over the run ÷ requests. "Postgres backends" sums the backends connected to the benchmark database (`pg_stat_activity`), so it excludes the WAL writer, checkpointer and any backend that exited mid-run. "load generator" is this process (autocannon clients and flow workers). commits/req from `pg_stat_database.xact_commit` of the benchmark database (read-only statements outside a transaction count as commits too). "durable commits" and "WAL bytes (this database)" come from `pg_walinspect` over the run\'s LSN range: the commit records of transactions that wrote to the benchmark database (each one a WAL flush with `synchronous_commit=on`, shared by group commit) and the bytes of the records naming its relations plus those commit records (full-page images included). "whole cluster" is the `pg_current_wal_lsn()` delta, which includes other databases\' writes on this shared Postgres. "CPU busy" = the sum of those CPU times ÷ wall time: near 2.0 means the two cores were saturated by what we measured; above it is impossible, far below it with low req/s means something else (other engineers\' processes, I/O waits on commit) held the run back.');
+  L.push('- CPU ms/req: CPU time (user+system, `/proc/<pid>/stat`) over the run ÷ requests. "Postgres backends" sums the backends connected to the benchmark database (`pg_stat_activity`), so it excludes the WAL writer, checkpointer and any backend that exited mid-run. "load generator" is this process (autocannon clients and flow workers). commits/req from `pg_stat_database.xact_commit` of the benchmark database (read-only statements outside a transaction count as commits too). "durable commits" and "WAL bytes (this database)" come from `pg_walinspect` over the run\'s LSN range: the commit records of transactions that wrote to the benchmark database (each one a WAL flush with `synchronous_commit=on`, shared by group commit) and the bytes of the records naming its relations plus those commit records (full-page images included). "whole cluster" is the `pg_current_wal_flush_lsn()` delta, which includes other databases\' writes on this shared Postgres. "CPU busy" = the sum of those CPU times ÷ wall time: near 2.0 means the two cores were saturated by what we measured; above it is impossible, far below it with low req/s means something else (other engineers\' processes, I/O waits on commit) held the run back.');
   L.push('- The machine is shared and was busy: compare figures within this report only, and read absolute numbers as a floor.');
   L.push('');
   return L.join('\n');
