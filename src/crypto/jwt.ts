@@ -1,4 +1,5 @@
-import { SignJWT, jwtVerify, decodeProtectedHeader, errors, type JWTPayload } from 'jose';
+import { createHmac, KeyObject } from 'node:crypto';
+import { jwtVerify, decodeProtectedHeader, errors, type JWTPayload } from 'jose';
 
 export type Claims = JWTPayload & Record<string, unknown>;
 export type HmacKey = CryptoKey | Uint8Array;
@@ -8,10 +9,25 @@ export function importHs512Key(bytes: Uint8Array): Promise<CryptoKey> {
   return crypto.subtle.importKey('raw', new Uint8Array(bytes), { name: 'HMAC', hash: 'SHA-512' }, false, ['sign', 'verify']);
 }
 
-/** HS512 JWT; `kid` only when the key is a platform key (DESIGN §5). */
-export function signHs512(claims: Claims, key: HmacKey, kid?: string): Promise<string> {
-  const header = kid ? { alg: 'HS512', typ: 'JWT', kid } : { alg: 'HS512', typ: 'JWT' };
-  return new SignJWT(claims).setProtectedHeader(header).sign(key);
+const keyObjects = new WeakMap<CryptoKey, KeyObject>();
+function hmacKeyOf(key: HmacKey): KeyObject | Uint8Array {
+  if (key instanceof Uint8Array) return key;
+  let found = keyObjects.get(key);
+  if (!found) keyObjects.set(key, (found = KeyObject.from(key)));
+  return found;
+}
+
+const base64urlJson = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+
+/**
+ * An HS512 compact JWS (RFC 7515 §7.1, RFC 7519); `kid` only when the key is a platform key
+ * (DESIGN §5). Signed with node:crypto's HMAC in the calling thread: jose signs through WebCrypto,
+ * whose every HMAC is a job on libuv's thread pool, and the hop cost more than the hash (a
+ * refresh signs two tokens). Verification stays jose's.
+ */
+export async function signHs512(claims: Claims, key: HmacKey, kid?: string, typ = 'JWT'): Promise<string> {
+  const signingInput = `${base64urlJson(kid ? { alg: 'HS512', typ, kid } : { alg: 'HS512', typ })}.${base64urlJson(claims)}`;
+  return `${signingInput}.${createHmac('sha512', hmacKeyOf(key)).update(signingInput).digest('base64url')}`;
 }
 
 /** Verifies signature, alg and exp; returns undefined for anything invalid. */

@@ -49,9 +49,9 @@ export function createTokenSigner(keys: SigningKeys, platforms: Platforms) {
       const alg = idTokenAlgOf(platform, client);
       if (alg !== 'HS512') return signAsymmetric(platform.id, alg, claims, typ);
       const clientKey = platforms.clientIdTokenKey(client);
-      if (clientKey) return typ === 'JWT' ? signHs512(claims, await clientKey) : new SignJWT(claims).setProtectedHeader({ alg: 'HS512', typ }).sign(await clientKey);
+      if (clientKey) return signHs512(claims, await clientKey, undefined, typ);
       const key = await keys.activeKey(platform.id);
-      return typ === 'JWT' ? signHs512(claims, key.secret, key.kid) : new SignJWT(claims).setProtectedHeader({ alg: 'HS512', typ, kid: key.kid }).sign(key.secret);
+      return signHs512(claims, key.secret, key.kid, typ);
     },
   };
 }
