@@ -1,7 +1,7 @@
 import path from 'node:path';
 import knex, { Knex } from 'knex';
 import pg from 'pg';
-import { isEmbeddedServerRunning, startEmbeddedServer, EmbeddedServer } from './embedded';
+import type { EmbeddedServer } from './embedded';
 import { APP_NAME } from './embedded-socket-server';
 import { createNotifications, type Notifications } from './notifications';
 
@@ -53,6 +53,8 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   if (options.databaseUrl) {
     server = { connectionString: options.databaseUrl };
   } else {
+    // PGlite (its module, and its WASM when started) is loaded only here: a Postgres deployment never pays for it.
+    const { isEmbeddedServerRunning, startEmbeddedServer } = await import('./embedded');
     const socketDir = path.resolve(options.dataDir);
     if (!(await isEmbeddedServerRunning(options.dataDir))) {
       embedded = await startEmbeddedServer(options.dataDir, options.poolMax * 2 + 8, { fromTemplate: options.fromTemplate });

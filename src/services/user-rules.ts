@@ -1,6 +1,10 @@
-import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
+import type * as Libphonenumber from 'libphonenumber-js/max';
 import { z } from 'zod';
 import { COMMON_PASSWORDS } from './common-passwords';
+
+/** libphonenumber's full metadata (~0.5 MB) is required at the first phone number, not at start (issue 17: start time, RSS). */
+let libphonenumber: typeof Libphonenumber | undefined;
+const phoneLib = (): typeof Libphonenumber => (libphonenumber ??= require('libphonenumber-js/max') as typeof Libphonenumber);
 
 export const MIN_AGE_YEARS = 16;
 
@@ -39,7 +43,7 @@ export function checkBirthdate(value: string, today: Date): string | undefined {
 
 /** E.164, or an error message. A number without a country code is read as international. */
 export function normalizePhone(value: string): { ok: true; e164: string } | { ok: false; message: string } {
-  const phone = parsePhoneNumberFromString(value.trim());
+  const phone = phoneLib().parsePhoneNumberFromString(value.trim());
   if (!phone || !phone.isValid()) {
     return { ok: false, message: 'signup:errors.phoneInvalid' };
   }

@@ -1,7 +1,11 @@
-import { generateSecret, generateURI, verifySync } from 'otplib';
+import type * as Otplib from 'otplib';
 import * as mfa from '../../repositories/mfa.repository';
 import { normalizeTotpCode } from '../../domain/mfa';
 import type { Deps } from '../deps';
+
+/** otplib is required at the first TOTP use, not at start: most instances never enrol one (issue 17: start time, RSS). */
+let otplib: typeof Otplib | undefined;
+const totpLib = (): typeof Otplib => (otplib ??= require('otplib') as typeof Otplib);
 
 /** RFC 6238 as DESIGN §15 fixes it: SHA-1, 6 digits, 30 s steps, one step either side accepted. */
 const PERIOD = 30;
@@ -20,18 +24,18 @@ export type TotpCheck = { ok: true; step: number } | { ok: false; reason: 'not_e
 export function matchTotpStep(secret: string, input: string, now: Date): number | undefined {
   const token = normalizeTotpCode(input);
   if (!token) return undefined;
-  const result = verifySync({ secret, token, epoch: Math.floor(now.getTime() / 1000), epochTolerance: TOLERANCE_SECONDS, period: PERIOD, digits: 6, algorithm: 'sha1' });
+  const result = totpLib().verifySync({ secret, token, epoch: Math.floor(now.getTime() / 1000), epochTolerance: TOLERANCE_SECONDS, period: PERIOD, digits: 6, algorithm: 'sha1' });
   return result.valid && 'timeStep' in result ? result.timeStep : undefined;
 }
 
 /** A new secret and its otpauth:// URI (the QR code) for `label` under `issuer`. */
 export function newTotpEnrolment(issuer: string, label: string): TotpEnrolment {
-  const secret = generateSecret({ length: 20 });
-  return { secret, uri: generateURI({ issuer, label, secret, algorithm: 'sha1', digits: 6, period: PERIOD }) };
+  const secret = totpLib().generateSecret({ length: 20 });
+  return { secret, uri: totpLib().generateURI({ issuer, label, secret, algorithm: 'sha1', digits: 6, period: PERIOD }) };
 }
 
 /** The otpauth:// URI of an existing secret, to show a pending enrolment again. */
-export const totpUri = (issuer: string, label: string, secret: string): string => generateURI({ issuer, label, secret, algorithm: 'sha1', digits: 6, period: PERIOD });
+export const totpUri = (issuer: string, label: string, secret: string): string => totpLib().generateURI({ issuer, label, secret, algorithm: 'sha1', digits: 6, period: PERIOD });
 
 /**
  * TOTP as a second factor (issue 13): enrolment (a pending secret confirmed with a first code),
@@ -52,9 +56,9 @@ export function createTotp(deps: Deps) {
 
     /** Starts (or restarts) an enrolment: a new secret, pending until confirmed. Undefined when one is already confirmed. */
     async beginEnrolment(user: { id: string; email: string }, issuer: string): Promise<TotpEnrolment | undefined> {
-      const secret = generateSecret({ length: 20 });
+      const secret = totpLib().generateSecret({ length: 20 });
       const stored = await mfa.upsertPendingTotp(deps.db, user.id, deps.sealer.seal(secret), deps.now());
-      return stored ? { secret, uri: generateURI({ issuer, label: user.email, secret, algorithm: 'sha1', digits: 6, period: PERIOD }) } : undefined;
+      return stored ? { secret, uri: totpLib().generateURI({ issuer, label: user.email, secret, algorithm: 'sha1', digits: 6, period: PERIOD }) } : undefined;
     },
 
     /** The pending enrolment's secret and URI, to show again (e.g. after a wrong first code). */
@@ -62,7 +66,7 @@ export function createTotp(deps: Deps) {
       const row = await mfa.findTotp(deps.db, user.id);
       if (!row || row.confirmedAt) return undefined;
       const secret = unseal(row);
-      return { secret, uri: generateURI({ issuer, label: user.email, secret, algorithm: 'sha1', digits: 6, period: PERIOD }) };
+      return { secret, uri: totpLib().generateURI({ issuer, label: user.email, secret, algorithm: 'sha1', digits: 6, period: PERIOD }) };
     },
 
     /** Confirms the pending enrolment with a first code; its step counts as used. */

@@ -1,8 +1,10 @@
 import { isIP } from 'node:net';
-import {
-  generateAuthenticationOptions, generateRegistrationOptions, verifyAuthenticationResponse, verifyRegistrationResponse,
-  type AuthenticationResponseJSON, type PublicKeyCredentialCreationOptionsJSON, type PublicKeyCredentialRequestOptionsJSON, type RegistrationResponseJSON,
+import type {
+  AuthenticationResponseJSON, PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON, RegistrationResponseJSON,
 } from '@simplewebauthn/server';
+
+/** Loaded at the first passkey ceremony, not at start: most instances never see one (issue 17: start time, RSS). */
+const simpleWebAuthn = () => import('@simplewebauthn/server');
 
 /**
  * The @simplewebauthn/server calls shared by users' passkeys (passkeys.service.ts) and operators'
@@ -50,7 +52,8 @@ export function parseCredential<T>(json: string): T | undefined {
 }
 
 /** Options for navigator.credentials.create: a discoverable credential, attestation none, `existing` excluded. */
-export function registrationOptions(rp: RelyingParty, input: { rpName: string; userName: string; userId: string; displayName: string; existing: StoredCredential[] }): Promise<PublicKeyCredentialCreationOptionsJSON> {
+export async function registrationOptions(rp: RelyingParty, input: { rpName: string; userName: string; userId: string; displayName: string; existing: StoredCredential[] }): Promise<PublicKeyCredentialCreationOptionsJSON> {
+  const { generateRegistrationOptions } = await simpleWebAuthn();
   return generateRegistrationOptions({
     rpName: input.rpName,
     rpID: rp.rpId,
@@ -81,6 +84,7 @@ export interface VerifiedRegistration {
 export async function verifyRegistration(rp: RelyingParty, credential: string, expectedChallenge: string, log: (err: string) => void): Promise<VerifiedRegistration | undefined> {
   const response = parseCredential<RegistrationResponseJSON>(credential);
   if (!response) return undefined;
+  const { verifyRegistrationResponse } = await simpleWebAuthn();
   let verified;
   try {
     verified = await verifyRegistrationResponse({ response, expectedChallenge, expectedOrigin: rp.origin, expectedRPID: rp.rpId, requireUserVerification: false });
@@ -102,7 +106,8 @@ export async function verifyRegistration(rp: RelyingParty, credential: string, e
 }
 
 /** Options for navigator.credentials.get: `allow` (empty: any discoverable passkey of this RP). */
-export function authenticationOptions(rp: RelyingParty, allow: StoredCredential[], userVerification: 'preferred' | 'required'): Promise<PublicKeyCredentialRequestOptionsJSON> {
+export async function authenticationOptions(rp: RelyingParty, allow: StoredCredential[], userVerification: 'preferred' | 'required'): Promise<PublicKeyCredentialRequestOptionsJSON> {
+  const { generateAuthenticationOptions } = await simpleWebAuthn();
   return generateAuthenticationOptions({ rpID: rp.rpId, timeout: TIMEOUT_MS, allowCredentials: allow.map(descriptor), userVerification });
 }
 
@@ -111,6 +116,7 @@ export function authenticationOptions(rp: RelyingParty, allow: StoredCredential[
  * that the counter went up when the authenticator keeps one). Throws the library's error.
  */
 export async function verifyAssertion(rp: RelyingParty, response: AuthenticationResponseJSON, stored: StoredCredential, expectedChallenge: string, requireUserVerification: boolean) {
+  const { verifyAuthenticationResponse } = await simpleWebAuthn();
   const verified = await verifyAuthenticationResponse({
     response,
     expectedChallenge,
