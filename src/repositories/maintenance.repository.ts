@@ -8,29 +8,62 @@ const BATCH = 5000;
  * same time skips the rows another is deleting instead of waiting on them, so purges on every
  * instance at once never block or deadlock each other, and each batch is a short transaction.
  */
-async function deleteInBatches(db: Queryable, table: string, where: (q: Knex.QueryBuilder) => void): Promise<number> {
+async function deleteInBatches(db: Queryable, table: string, where: (q: Knex.QueryBuilder) => void, options: { quiet?: boolean } = {}): Promise<number> {
   let total = 0;
   for (;;) {
     const batch = db(table).select(db.raw('ctid')).where(where).limit(BATCH).forUpdate().skipLocked().toSQL();
-    const result = await db.raw(`DELETE FROM ?? WHERE ctid = ANY(ARRAY(${batch.sql}))`, [table, ...batch.bindings]);
+    const remove = (q: Queryable) => q.raw(`DELETE FROM ?? WHERE ctid = ANY(ARRAY(${batch.sql}))`, [table, ...batch.bindings]);
+    // quiet: the rows are expired, so no cache can still serve them; their deletion needs no
+    // invalidation (migration 20261129100000), which by the million would flood every instance.
+    const result = options.quiet
+      ? await db.transaction(async (trx) => {
+          await trx.raw("SELECT set_config('latchkey.purging', 'on', true)");
+          return remove(trx);
+        })
+      : await remove(db);
     const deleted = result.rowCount ?? 0;
     total += deleted;
     if (deleted < BATCH) return total;
   }
 }
 
+/**
+ * Families without a token left, created before `createdBefore`. Walked once in key order, a
+ * window of BATCH families at a time: a batch that searched from the start of the table would read
+ * every family still in use again for each batch. Locked rows are skipped, as in deleteInBatches.
+ */
+async function deleteTokenlessFamilies(db: Queryable, createdBefore: Date): Promise<number> {
+  let total = 0;
+  let after = '00000000-0000-0000-0000-000000000000';
+  for (;;) {
+    const { rows } = await db.raw(
+      `WITH win AS (
+         SELECT id FROM refresh_token_families WHERE id > ? ORDER BY id LIMIT ${BATCH}
+       ), doomed AS (
+         SELECT f.ctid FROM refresh_token_families f JOIN win ON win.id = f.id
+         WHERE f.created_at < ?
+           AND NOT EXISTS (SELECT 1 FROM refresh_tokens t WHERE t.family_id = f.id)
+           AND NOT EXISTS (SELECT 1 FROM access_tokens a WHERE a.family_id = f.id)
+         FOR UPDATE OF f SKIP LOCKED
+       ), gone AS (
+         DELETE FROM refresh_token_families WHERE ctid = ANY(ARRAY(SELECT ctid FROM doomed)) RETURNING 1
+       )
+       SELECT (SELECT id FROM win ORDER BY id DESC LIMIT 1) AS last, (SELECT count(*) FROM win) AS scanned, (SELECT count(*) FROM gone) AS deleted`,
+      [after, createdBefore],
+    );
+    total += Number(rows[0].deleted);
+    if (Number(rows[0].scanned) < BATCH) return total;
+    after = rows[0].last;
+  }
+}
+
 /** Deletes rows whose lifetime is over; safe on every instance at once (see deleteInBatches). */
 export async function deleteExpired(db: Queryable, now: Date, keepRevokedFor: Date, mail: { sentBefore: Date; deadBefore: Date }, sessionsBefore: Date) {
   const codes = await deleteInBatches(db, 'authorization_codes', (q) => q.where('expires_at', '<', keepRevokedFor));
-  const accessTokens = await deleteInBatches(db, 'access_tokens', (q) => q.where('expires_at', '<', now));
+  const accessTokens = await deleteInBatches(db, 'access_tokens', (q) => q.where('expires_at', '<', now), { quiet: true });
   const refreshTokens = await deleteInBatches(db, 'refresh_tokens', (q) => q.where('expires_at', '<', now));
   // A family with no live token left is over; revoked ones are kept a while for reuse detection.
-  const families = await deleteInBatches(db, 'refresh_token_families', (q) =>
-    q
-      .whereNotExists(db('refresh_tokens').whereRaw('refresh_tokens.family_id = refresh_token_families.id'))
-      .whereNotExists(db('access_tokens').whereRaw('access_tokens.family_id = refresh_token_families.id'))
-      .andWhere('created_at', '<', keepRevokedFor),
-  );
+  const families = await deleteTokenlessFamilies(db, keepRevokedFor);
   // connect-pg-simple writes `expire` (timestamp without time zone) with to_timestamp(); compare alike.
   const sessions = await deleteInBatches(db, 'session', (q) => q.whereRaw('expire < to_timestamp(?)', [now.getTime() / 1000]));
   const counters = await deleteInBatches(db, 'rate_limit_counters', (q) => q.where('expires_at', '<', now));

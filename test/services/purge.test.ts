@@ -112,3 +112,50 @@ describe('purge of expired rows (DESIGN §12)', () => {
     }
   });
 });
+
+describe('purge at scale (issue 17)', () => {
+  it('walks every family, however many windows it takes', async () => {
+    const p = await buildPlatform(a.services);
+    const c = await buildClient(a.services, p.id);
+    const u = await buildUser(a.services, p.id, { birthdate: '1970-01-01' });
+    const count = 6001; // more than one window of the walk
+    await a.database.db.raw(
+      `INSERT INTO refresh_token_families (id, platform_id, client_id, user_id, scope, auth_time, created_at)
+       SELECT gen_random_uuid(), ?, ?, ?, 'openid offline_access', ?, ? FROM generate_series(1, ?)`,
+      [p.id, c.id, u.id, at('01-01T00:00:00'), at('01-01T00:00:00'), count],
+    );
+    await a.services.maintenance.purgeExpired();
+    expect(await a.database.db('refresh_token_families').where({ platform_id: p.id }).count({ n: '*' }).first()).toEqual({ n: 0 });
+  });
+
+  // The embedded database cannot forward NOTIFY to other connections.
+  const withNotify = process.env.TEST_DATABASE_KIND === 'embedded' ? it.skip : it;
+  withNotify('raises no cache invalidation for the expired tokens it deletes, while a revocation still does', async () => {
+    const { Client } = await import('pg');
+    const listener = new Client({ connectionString: process.env.TEST_DATABASE_URL });
+    await listener.connect();
+    const heard: string[] = [];
+    listener.on('notification', (n) => heard.push(String(n.payload)));
+    await listener.query('LISTEN latchkey_cache');
+    try {
+      const p = await buildPlatform(a.services);
+      const c = await buildClient(a.services, p.id);
+      const purged = await buildUser(a.services, p.id, { birthdate: '1970-01-01' });
+      const revoked = await buildUser(a.services, p.id, { birthdate: '1970-01-01' });
+      const token = (userId: string, expires: Date) => ({ jti_hash: hex(), platform_id: p.id, client_id: c.id, user_id: userId, scope: 'openid', expires_at: expires, created_at: at('01-01T00:00:00') });
+      await a.database.db('access_tokens').insert([token(purged.id, EXPIRED), token(purged.id, EXPIRED)]);
+      const live = token(revoked.id, LIVE);
+      await a.database.db('access_tokens').insert(live);
+
+      expect((await a.services.maintenance.purgeExpired()).accessTokens).toBeGreaterThanOrEqual(2);
+      expect(await a.database.db('access_tokens').where({ user_id: purged.id }).count({ n: '*' }).first()).toEqual({ n: 0 });
+      await a.database.db('access_tokens').where({ jti_hash: live.jti_hash }).update({ revoked_at: NOW });
+      // Notifications arrive in commit order: once the revocation's is here, any of the purge's would be too.
+      for (let i = 0; i < 250 && !heard.includes(`user:${revoked.id}`); i++) await new Promise((r) => setTimeout(r, 20));
+      expect(heard).toContain(`user:${revoked.id}`);
+      expect(heard).not.toContain(`user:${purged.id}`);
+    } finally {
+      await listener.end();
+    }
+  });
+});
