@@ -74,6 +74,8 @@ function oursEnv(o: OursEnvOpts): NodeJS.ProcessEnv {
     DATA_DIR: o.dataDir,
     // Pools of single-use codes are minted before each run; give them time to be used.
     CODE_TTL_SECONDS: '600',
+    // As `npm start` and the Docker image run it (argon2's per-thread blocks, bench/README.md).
+    MALLOC_ARENA_MAX: '2',
   };
   if (o.databaseUrl) env.DATABASE_URL = o.databaseUrl;
   Object.assign(env, o.extraEnv);

@@ -1,6 +1,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import nodemailer from 'nodemailer';
+import type * as Nodemailer from 'nodemailer';
 import { randomToken } from '../crypto/random';
 
 /** One outgoing mail: plain text and HTML, sent in the name of a platform. */
@@ -38,6 +38,9 @@ const OUTBOX_ID = /^\d{13}-[A-Za-z0-9_-]{8}$/;
  * nodemailer builds the very same MIME message and it is written to DATA_DIR/outbox as
  * `<id>.eml` plus `<id>.json`, so every flow works without a mail server.
  */
+/** nodemailer, loaded at the first mail rather than at every start. */
+const mailer = () => require('nodemailer') as typeof Nodemailer;
+
 export function createMailTransport(options: { smtpUrl?: string; dataDir: string; from: string }): MailTransport {
   const from = (m: MailMessage) => ({ name: m.fromName, address: options.from });
   const envelope = (m: MailMessage) => ({ from: from(m), to: m.to, subject: m.subject, text: m.text, html: m.html });
@@ -45,15 +48,22 @@ export function createMailTransport(options: { smtpUrl?: string; dataDir: string
     // Bounded, so a hung server fails the attempt well within the outbox worker's lease
     // (nodemailer's defaults wait up to 2 minutes to connect and 10 minutes on a silent socket).
     // Options written in the URL's query string still win.
-    const smtp = nodemailer.createTransport({ url: options.smtpUrl, connectionTimeout: 15_000, greetingTimeout: 15_000, socketTimeout: 60_000 });
-    return { kind: 'smtp', send: async (m) => void (await smtp.sendMail(envelope(m))) };
+    let smtp: Nodemailer.Transporter | undefined;
+    return {
+      kind: 'smtp',
+      send: async (m) => {
+        smtp ??= mailer().createTransport({ url: options.smtpUrl, connectionTimeout: 15_000, greetingTimeout: 15_000, socketTimeout: 60_000 });
+        await smtp.sendMail(envelope(m));
+      },
+    };
   }
   const outboxDir = path.resolve(options.dataDir, 'outbox');
-  const stream = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+  let stream: Nodemailer.Transporter | undefined;
   return {
     kind: 'outbox',
     outboxDir,
     async send(m) {
+      stream ??= mailer().createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
       const info = await stream.sendMail(envelope(m));
       const id = `${Date.now()}-${randomToken(6)}`;
       const entry: OutboxEntry = {

@@ -1,4 +1,3 @@
-import QRCode from 'qrcode';
 
 /**
  * What the "Set up authenticator app" page shows of an enrolment: the otpauth URI as a QR code
@@ -6,6 +5,7 @@ import QRCode from 'qrcode';
  * as the "Setup key" in groups of four.
  */
 export async function presentTotpSetup(enrolment: { secret: string; uri: string }): Promise<{ qrDataUrl: string; setupKey: string }> {
+  const QRCode = await import('qrcode'); // at the first enrolment, not at every start
   const svg = await QRCode.toString(enrolment.uri, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
   return {
     qrDataUrl: `data:image/svg+xml;base64,${Buffer.from(svg).toString('base64')}`,

@@ -1,4 +1,4 @@
-import { createClient } from 'redis';
+import type * as Redis from 'redis';
 import type { CounterBackend } from './rate-limit-store';
 
 /** Redis answers within this, or the request goes through unlimited (fail open). */
@@ -21,6 +21,8 @@ function within<T>(promise: Promise<T>, ms: number): Promise<T> {
  * is attempted on demand, at most every few seconds, so no timer keeps the process alive.
  */
 export function createRedisCounters(url: string, onError: (err: unknown) => void, prefix = 'latchkey:rl:'): CounterBackend {
+  // Loaded here, only where REDIS_URL is set: the client library is the largest module of a start without it.
+  const { createClient } = require('redis') as typeof Redis;
   const client = createClient({
     url,
     disableOfflineQueue: true,
