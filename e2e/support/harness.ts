@@ -143,7 +143,8 @@ export async function pageKind(page: Page): Promise<'signin' | 'signup' | 'conse
   if (h1 === 'Choose an account') return 'chooser';
   if (/wants to access your account/.test(h1)) return 'consent';
   if (await page.locator('.status-icon-error').count()) return 'error';
-  return 'other';
+  // A navigation that was still under way (a double submit's second request) may have reached the app meanwhile.
+  return isCallback(page) ? 'callback' : 'other';
 }
 
 export async function expectPage(page: Page, kind: Awaited<ReturnType<typeof pageKind>>) {
