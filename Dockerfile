@@ -19,12 +19,9 @@ RUN npm run build
 
 # Runtime stage: production dependencies only, no TypeScript, non-root, production mode.
 FROM ${NODE_IMAGE} AS runtime
-# MALLOC_ARENA_MAX: argon2id hashes on libuv's pool threads, and glibc keeps each thread's
-# 19 MiB block in an arena of its own; two arenas keep that memory shared (bench/README.md).
 ENV NODE_ENV=production \
     PORT=3000 \
-    DATA_DIR=/app/data \
-    MALLOC_ARENA_MAX=2
+    DATA_DIR=/app/data
 WORKDIR /app
 COPY package.json package-lock.json ./
 # --ignore-scripts: `prepare` needs TypeScript (a dev dependency); argon2 ships prebuilt

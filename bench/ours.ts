@@ -74,8 +74,6 @@ function oursEnv(o: OursEnvOpts): NodeJS.ProcessEnv {
     DATA_DIR: o.dataDir,
     // Pools of single-use codes are minted before each run; give them time to be used.
     CODE_TTL_SECONDS: '600',
-    // As `npm start` and the Docker image run it (argon2's per-thread blocks, bench/README.md).
-    MALLOC_ARENA_MAX: '2',
   };
   if (o.databaseUrl) env.DATABASE_URL = o.databaseUrl;
   Object.assign(env, o.extraEnv);
@@ -184,7 +182,8 @@ export interface ColdStart { label: string; ms: number[]; error?: string }
  * migrations) and on an already-migrated one; embedded (PGlite, DATA_DIR) on a fresh and on
  * an already-initialised directory. Each `runs` times; the provider is stopped after each.
  */
-export async function measureColdStarts(runs: number, migratedDbUrl?: string): Promise<ColdStart[]> {
+/** `migrated`: the benchmark's database with its DATA_DIR, whose development MASTER_KEY sealed that database. */
+export async function measureColdStarts(runs: number, migrated?: { databaseUrl: string; dataDir: string }): Promise<ColdStart[]> {
   const out: ColdStart[] = [];
   const one = async (label: string, prep: () => Promise<{ databaseUrl?: string; dataDir: string }>) => {
     const cs: ColdStart = { label, ms: [] };
@@ -201,10 +200,7 @@ export async function measureColdStarts(runs: number, migratedDbUrl?: string): P
     }
   };
   await one('Postgres, fresh database (runs migrations)', async () => ({ databaseUrl: await freshDatabase('cold'), dataDir: tempDir('cold') }));
-  if (migratedDbUrl) {
-    const dir = tempDir('cold');
-    await one('Postgres, migrated database', async () => ({ databaseUrl: migratedDbUrl, dataDir: dir }));
-  }
+  if (migrated) await one('Postgres, migrated database', async () => migrated);
   await one('embedded (PGlite), fresh DATA_DIR', async () => ({ dataDir: tempDir('emb') }));
   const embDir = tempDir('emb');
   let first = true;

@@ -140,7 +140,7 @@ async function main() {
   let cold: ColdStart[] = [];
   for (const t of [...ceilings, peer].filter(Boolean) as Target[]) await t.stop();
   if (ours) {
-    const migrated = ours.databaseUrl;
+    const migrated = { databaseUrl: ours.databaseUrl, dataDir: ours.dataDir };
     await ours.stop();
     if (!SKIP_COLD) {
       log(`cold start to ready (${COLD_RUNS}× each)…`);

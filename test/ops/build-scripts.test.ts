@@ -49,8 +49,7 @@ describe('npm ci builds', () => {
   it('has a prepare script that builds when needed', () => {
     expect(pkg.scripts.prepare).toBe('node scripts/ensure-build.js --prepare');
     expect(pkg.scripts.build).toBe('node scripts/build.js');
-    // MALLOC_ARENA_MAX as the Docker image sets it, unless the environment says otherwise (bench/README.md).
-    expect(pkg.scripts.start).toBe('node scripts/ensure-build.js && MALLOC_ARENA_MAX=${MALLOC_ARENA_MAX:-2} node dist/main.js');
+    expect(pkg.scripts.start).toMatch(/^node scripts\/ensure-build\.js && node dist\/main\.js$/);
   });
 
   it('compiles a fresh clone, then leaves an up-to-date dist/ alone', async () => {
