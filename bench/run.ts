@@ -14,14 +14,9 @@ import { installSignalHandlers, rssMB, stopAll } from './lib/proc';
 import { APP_DIR, measureColdStarts, oursUnavailable, ROOT, startOurs, type ColdStart, type OursTarget } from './ours';
 import { startPeer } from './peer';
 import { runLargeMode } from './large-run';
+import { positiveNumber } from './lib/env';
 
-const num = (name: string, dflt: number) => {
-  const v = process.env[name];
-  if (v === undefined || v === '') return dflt;
-  const n = Number(v);
-  if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} must be a positive number, got "${v}"`);
-  return n;
-};
+const num = positiveNumber;
 
 const DURATION = num('BENCH_DURATION', 10);
 const RUNS = Math.round(num('BENCH_RUNS', 3));

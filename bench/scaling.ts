@@ -20,16 +20,11 @@ import { OidcDriver, ROW_TITLES, type RowName } from './lib/oidc';
 import { CONNECTIONS, type PoolRow, type RowSpec } from './lib/load';
 import { freePort, installSignalHandlers, onCleanup, startChild, stopAll, stopChild, waitForHttp200, type Child } from './lib/proc';
 import { ADMIN_DB_URL, APP_DIR, freshDatabase, oursUnavailable, ROOT } from './ours';
+import { positiveNumber } from './lib/env';
 
 // ---------------------------------------------------------------- knobs
 
-const num = (name: string, dflt: number) => {
-  const v = process.env[name];
-  if (v === undefined || v === '') return dflt;
-  const n = Number(v);
-  if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} must be a positive number, got "${v}"`);
-  return n;
-};
+const num = positiveNumber;
 const DURATION = num('BENCH_DURATION', 10);
 const RUNS = Math.round(num('BENCH_RUNS', 1));
 const WARMUP = num('BENCH_WARMUP', 3);
