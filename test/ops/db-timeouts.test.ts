@@ -28,10 +28,10 @@ describe('database connections', () => {
       await holder?.connect();
       await holder?.query('BEGIN');
       const long = onPostgres ? 'select pg_sleep(1.5)' : 'select 1';
+      // The error says which limit cut it (pg_sleep(1.5) would otherwise succeed), so no clock is read:
+      // elapsed times in tests fail on a busy machine (a 1,286 ms cut of a 300 ms limit in CI).
       for (const run of [() => database.db.raw(long), () => database.sessionPool.query(long)]) {
-        const started = Date.now();
         await expect(run()).rejects.toThrow(cut);
-        expect(Date.now() - started).toBeLessThan(1_000);
       }
       await holder?.query('ROLLBACK');
       if (onPostgres) expect((await database.db.raw('show statement_timeout')).rows).toEqual([{ statement_timeout: '300ms' }]);
