@@ -3,7 +3,6 @@
 // same provider process, then runs the provider's purge of the expired rows under load. Writes
 // bench/results/<timestamp>-large.md (and .json) and bench/results/large-latest.md; never touches
 // latest.md (that is the normal run's).
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -13,6 +12,7 @@ import { CONNECTIONS, measureRow, runFor, type RowResult, type RowSpec, type Run
 import { ROW_TITLES, type RowName } from './lib/oidc';
 import { rssMB, stopAll } from './lib/proc';
 import { adminCli, ROOT, startOurs, type OursTarget } from './ours';
+import { environmentLine } from './lib/env';
 
 export interface LargeOptions {
   scale: number;
@@ -269,10 +269,5 @@ function sizeTable(L: string[], sizes: TableSize[]) {
 }
 
 function envLine(): string {
-  const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
-  let commit = 'no commit';
-  try {
-    commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
-  } catch { /* no commits yet */ }
-  return `Node ${process.version}, ${os.cpus().length} × ${cpu}, ${Math.round(os.totalmem() / 2 ** 30)} GiB RAM, ${os.platform()} ${os.release()}, commit ${commit}`;
+  return environmentLine(ROOT);
 }
