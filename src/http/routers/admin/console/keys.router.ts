@@ -5,13 +5,15 @@ import { operatorActor } from '../../../admin-console/operator';
 import { renderConsole } from '../../../admin-console/render';
 import { parseInput } from '../../../../services/admin/parse-input';
 import { KeyRotate } from '../../../../services/admin/schemas/keys.schemas';
+import { PlatformUpdate } from '../../../../services/admin/schemas/platforms.schemas';
 import { SIGNING_ALGS } from '../../../../domain/signing-key';
+import { issuerOf, SIGNING_PROFILES } from '../../../../domain/platform';
 
 const utc = (d: Date) => `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 
 const PAGE = 50;
 
-/** A platform's signing keys (s.admin.keys): kid, algorithm, status and dates (never the material); rotate, retire. */
+/** A platform's signing profile (switch) and signing keys (s.admin.keys): kid, algorithm, status and dates (never the material); rotate, retire. */
 export function consoleKeysRouter(s: Services): Router {
   const r = Router();
   const base = (req: Request) => `/admin/platforms/${req.params.platformId}/keys`;
@@ -29,6 +31,9 @@ export function consoleKeysRouter(s: Services): Router {
       publicationSeconds: s.deps.config.signingKeyPublicationSeconds,
       // Standard platforms rotate one algorithm at a time; a seed platform has its HS512 key only.
       algs: platform.signingProfile === 'standard' ? SIGNING_ALGS : null,
+      profile: platform.signingProfile,
+      profiles: SIGNING_PROFILES,
+      issuer: issuerOf(s.deps.config.baseUrl, platform),
       action: base(req),
       error,
     }, status);
@@ -48,6 +53,24 @@ export function consoleKeysRouter(s: Services): Router {
         }
         const which = r.alg === 'HS512' ? '' : `${r.alg} `;
         return { message: `New active ${which}key ${r.kid}. The previous key verifies its tokens until they expire.`, to: base(req) };
+      },
+      (error, status) => show(req, res, error, status),
+    ),
+  );
+
+  // The same change, checks and audit (platform.updated, signing_profile {from, to}, keys_created) as PATCH /admin/api/platforms/{guid}.
+  r.post('/admin/platforms/:platformId/keys/profile', (req, res) =>
+    submitForm(
+      req,
+      res,
+      async () => {
+        const input = parseInput(PlatformUpdate, { signing_profile: field(req, 'signing_profile') });
+        const platform = await s.admin.platforms.update(operatorActor(req, res), String(req.params.platformId), input);
+        const issuer = issuerOf(s.deps.config.baseUrl, platform);
+        const what = platform.signingProfile === 'standard'
+          ? 'tokens are signed RS256 (ID tokens per client) and the JWKS publishes the public keys'
+          : 'tokens are signed HS512 and the JWKS lists oct descriptors only';
+        return { message: `Signing profile: ${platform.signingProfile}. The issuer is ${issuer}; ${what}. Reconfigure the platform's relying parties.`, to: base(req) };
       },
       (error, status) => show(req, res, error, status),
     ),
