@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import * as jose from 'jose';
 import { buildTestApp, TEST_MASTER_KEY } from '../helpers';
-import { buildClient, buildPlatform, buildUser } from '../factories';
+import { buildClient, buildPlatform, buildUser, TEST_PASSWORD } from '../factories';
 import { browser } from '../support/browser';
 import { linkIn, waitForMail } from '../support/outbox';
 import { authorizeQuery, exchange, inputValue, jwtPayload, pathOf, signInThrough } from '../support/account-flows';
@@ -48,6 +48,31 @@ async function sessionOf(userId: string, clientId: string): Promise<{ sid: strin
   expect(row).toBeDefined();
   expect(row.sid).toBe(sidOf(row.browser_session_id, userId));
   return row;
+}
+
+type Alg = 'HS512' | 'RS256' | 'ES256' | 'EdDSA';
+
+/**
+ * Verifies a logout token as the client's relying party verifies its ID tokens: HS512 under the
+ * client secret (seed confidential clients; standard clients registered for HS512), else from the
+ * platform's published JWKS; `iss` as the platform's profile has it.
+ */
+async function verifyAsClient(token: string, p: { id: string; signingProfile: string }, client: { id: string; secret: string | null }, alg: Alg = p.signingProfile === 'standard' ? 'RS256' : 'HS512') {
+  const key = alg === 'HS512' ? secretKey(client.secret!) : await platformJwks(t.app, p.id);
+  const issuer = p.signingProfile === 'standard' ? `${ISSUER}/platforms/${p.id}` : ISSUER;
+  return verifyLogoutToken(token, key, { issuer, audience: client.id, algorithms: [alg] });
+}
+
+/** The sids of every sign-in of the user (one per browser) that reached an app. */
+const sidsOf = async (userId: string) => (await t.database.db('session_clients').where({ user_id: userId })).map((r: { sid: string }) => r.sid).sort();
+
+/** The forgotten-password flow in a browser of its own: the mail's link, then the new password. */
+async function resetPassword(p: { id: string }, u: { email: string }) {
+  const b = browser(t.app);
+  await b.get(`/password/forgot?platform_guid=${p.id}`);
+  await b.submit(`/password/forgot?platform_guid=${p.id}`, { email: u.email });
+  await b.get(pathOf(linkIn(await waitForMail(t.config.dataDir, u.email, /Reset your/), '/password/reset')));
+  await b.submit(`/password/reset?platform_guid=${p.id}`, { token: inputValue(b.html, 'token')!, password: 'a brand new pass phrase' });
 }
 
 async function accountSignOut(b: ReturnType<typeof browser>, p: { id: string }, userId: string) {
@@ -139,24 +164,40 @@ describe('back-channel logout: what a relying party receives', () => {
     expect(claims).toMatchObject({ sub: u.id, sid: session.sid });
   });
 
-  it('password reset: every browser\'s sign-in gets a token, each with its own sid', async () => {
-    const { p, c, u, uri } = await tenant();
+  it.each(['seed', 'standard'] as const)('password reset (%s): every browser\'s sign-in gets a token, each with its own sid, signed like the client\'s ID tokens', async (profile) => {
+    const { p, c, u, uri } = await tenant(profile);
     const one = browser(t.app);
     const two = browser(t.app);
     await signInThrough(one, p, c, u.email);
     await signInThrough(two, p, c, u.email);
-    const sids = (await t.database.db('session_clients').where({ user_id: u.id })).map((r: { sid: string }) => r.sid).sort();
+    const sids = await sidsOf(u.id);
     expect(sids).toHaveLength(2);
 
-    const b = browser(t.app);
-    await b.get(`/password/forgot?platform_guid=${p.id}`);
-    await b.submit(`/password/forgot?platform_guid=${p.id}`, { email: u.email });
-    await b.get(pathOf(linkIn(await waitForMail(t.config.dataDir, u.email, /Reset your/), '/password/reset')));
-    await b.submit(`/password/reset?platform_guid=${p.id}`, { token: inputValue(b.html, 'token')!, password: 'a brand new pass phrase' });
+    await resetPassword(p, u);
     expect(rp.to(uri)).toHaveLength(0);
 
     expect(await deliver()).toMatchObject({ delivered: 2 });
-    const got = await Promise.all(rp.to(uri).map((r) => verifyLogoutToken(r.logoutToken, secretKey(c.secret!), { issuer: ISSUER, audience: c.id, algorithms: ['HS512'] })));
+    const got = await Promise.all(rp.to(uri).map((r) => verifyAsClient(r.logoutToken, p, c)));
+    expect(got.map((g) => g.claims.sid).sort()).toEqual(sids);
+    expect(got.every((g) => g.claims.sub === u.id)).toBe(true);
+  });
+
+  it.each(['seed', 'standard'] as const)('password change on the account page (%s): every sign-in of the user, this browser\'s too, gets a token', async (profile) => {
+    const { p, c, u, uri } = await tenant(profile);
+    const b = browser(t.app);
+    const other = browser(t.app);
+    await signInThrough(b, p, c, u.email);
+    await signInThrough(other, p, c, u.email);
+    const sids = await sidsOf(u.id);
+    expect(sids).toHaveLength(2);
+
+    await b.get(`/account?platform_guid=${p.id}&section=security`);
+    await b.submit(`/account/password?platform_guid=${p.id}`, { account: u.id, current_password: TEST_PASSWORD, new_password: 'a brand new pass phrase' });
+    expect(b.html).toContain('Your password has been changed');
+    expect(rp.to(uri)).toHaveLength(0);
+
+    expect(await deliver()).toMatchObject({ delivered: 2 });
+    const got = await Promise.all(rp.to(uri).map((r) => verifyAsClient(r.logoutToken, p, c)));
     expect(got.map((g) => g.claims.sid).sort()).toEqual(sids);
     expect(got.every((g) => g.claims.sub === u.id)).toBe(true);
   });
@@ -188,7 +229,7 @@ describe('back-channel logout: what a relying party receives', () => {
 
   it('standard platform: tokens signed like the client\'s ID tokens, verified from the JWKS (RS256, ES256, EdDSA) or the secret (HS512), iss per platform', async () => {
     const { p, c, u, uri } = await tenant('standard');
-    const clients = [{ client: c, uri, alg: 'RS256' }];
+    const clients: Array<{ client: typeof c; uri: string; alg: Alg }> = [{ client: c, uri, alg: 'RS256' }];
     for (const alg of ['ES256', 'EdDSA', 'HS512'] as const) {
       const client = await buildClient(t.services, p.id, { idTokenSignedResponseAlg: alg } as object);
       await t.database.db('clients').where({ id: client.id }).update({ id_token_signed_response_alg: alg });
@@ -200,17 +241,35 @@ describe('back-channel logout: what a relying party receives', () => {
     await accountSignOut(b, p, u.id);
     expect(await deliver()).toMatchObject({ delivered: 4 });
 
-    const jwks = await platformJwks(t.app, p.id);
-    const issuer = `${ISSUER}/platforms/${p.id}`;
     for (const { client, uri: to, alg } of clients) {
       const [post] = rp.to(to);
-      const key = alg === 'HS512' ? secretKey(client.secret!) : jwks;
-      const { header, claims } = await verifyLogoutToken(post.logoutToken, key, { issuer, audience: client.id, algorithms: [alg] });
+      const { header, claims } = await verifyAsClient(post.logoutToken, p, client, alg);
       expect({ alg: header.alg, kid: typeof header.kid }).toEqual({ alg, kid: alg === 'HS512' ? 'undefined' : 'string' });
       expect(claims).toMatchObject({ sub: u.id, sid: session.sid });
       // The seed profile's keys do not verify it.
       await expect(jose.jwtVerify(post.logoutToken, (await t.services.signingKeys.activeKey(p.id)).secret)).rejects.toThrow();
     }
+  });
+  it('standard platform, RP-initiated logout with an RS256 id_token_hint: the asking app and the other app of the sign-in get tokens verified from the JWKS', async () => {
+    const { p, c, u, uri } = await tenant('standard');
+    const pub = await buildClient(t.services, p.id, { type: 'public' });
+    const pubUri = await registerBackchannel(t.services, rp, pub);
+    const b = browser(t.app);
+    const tokens = await exchange(t.app, p, c, await signInThrough(b, p, c, u.email));
+    expect(jose.decodeProtectedHeader(tokens.id_token).alg).toBe('RS256'); // the hint is the standard ID token
+    await signInThrough(b, p, pub, u.email, undefined, pkce);
+    const session = await sessionOf(u.id, c.id);
+
+    const res = await b.get(`/oauth/logout?${new URLSearchParams({ platform_guid: p.id, id_token_hint: tokens.id_token })}`);
+    expect(res.res.status).toBe(200);
+    expect(await deliver()).toMatchObject({ delivered: 2, retrying: 0, failed: 0 });
+    for (const [client, to] of [[c, uri], [pub, pubUri]] as const) {
+      expect(rp.to(to)).toHaveLength(1);
+      const { header, claims } = await verifyAsClient(rp.to(to)[0].logoutToken, p, client);
+      expect(header).toEqual({ alg: 'RS256', typ: 'logout+jwt', kid: expect.any(String) });
+      expect(claims).toMatchObject({ sub: u.id, sid: session.sid });
+    }
+    expect(await t.database.db('session_clients').where({ user_id: u.id })).toHaveLength(0);
   });
 });
 
