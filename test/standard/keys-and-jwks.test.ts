@@ -5,7 +5,7 @@ import { buildPlatform } from '../factories';
 import { runCommand } from '../../src/cli/commands';
 import { PUBLIC_JWK_MEMBERS } from '../../src/domain/signing-key';
 
-// Issue 14, first slice: a `standard` platform's asymmetric keys and public JWKS. Tokens are not signed with them yet.
+// Issue 14: a `standard` platform's asymmetric keys and public JWKS (the tokens they sign: tokens.test.ts).
 let t: Awaited<ReturnType<typeof buildTestApp>>;
 beforeAll(async () => { t = await buildTestApp(); });
 afterAll(() => t.close());
