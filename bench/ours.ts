@@ -76,6 +76,8 @@ function oursEnv(o: OursEnvOpts): NodeJS.ProcessEnv {
     CODE_TTL_SECONDS: '600',
   };
   if (o.databaseUrl) env.DATABASE_URL = o.databaseUrl;
+  // Profiling hook (e.g. `--require ./profile-hook.js`); nothing else of the caller's environment leaks in.
+  if (process.env.BENCH_OURS_NODE_OPTIONS) env.NODE_OPTIONS = process.env.BENCH_OURS_NODE_OPTIONS;
   Object.assign(env, o.extraEnv);
   return env;
 }

@@ -81,13 +81,26 @@ export function forgetAccount(req: Request, platformId: string, userId: string) 
   setAccounts(req, platformId, accounts.filter((a) => a.userId !== userId));
 }
 
+/** The session's form token (CSRF), minted on first use. */
+export function sessionCsrfToken(req: Request): string {
+  req.session.csrf ??= randomToken(24);
+  return req.session.csrf;
+}
+
 export function saveInteraction(req: Request, interaction: AuthorizationRequest) {
+  // The language its pages load with (loadInteraction sets it again): stored now, a page view that
+  // finds the same language changes nothing and writes nothing.
+  const locale = req.res?.locals.locale;
+  if (locale) interaction.locale = locale;
   const now = Math.floor(Date.now() / 1000);
   const live = Object.values(req.session.interactions ?? {})
     .filter((i) => i.id !== interaction.id && now - i.createdAt < INTERACTION_TTL_SECONDS)
     .sort((a, b) => b.createdAt - a.createdAt)
     .slice(0, MAX_INTERACTIONS - 1);
   req.session.interactions = Object.fromEntries([interaction, ...live].map((i) => [i.id, i]));
+  // The pages' form token is minted with the interaction, whose save stores it: the page views
+  // that follow leave the session unchanged and cost no write (issue 17).
+  sessionCsrfToken(req);
   // Nobody signed in: the session lives an hour from its latest interaction, never SESSION_TTL_SECONDS.
   const { cookie } = req.session;
   if (!hasSignedInAccount(req) && cookie.originalMaxAge !== null && cookie.originalMaxAge <= INTERACTION_TTL_SECONDS * 1000) {

@@ -1,4 +1,4 @@
-import type { Queryable } from '../db';
+import { preparedQuery, type Db } from '../db';
 
 export interface AuthorizationCodeRow {
   id: string;
@@ -18,22 +18,20 @@ export interface AuthorizationCodeRow {
   consumedAt: Date | null;
 }
 
-
-export async function insert(db: Queryable, codeHash: string, c: Omit<AuthorizationCodeRow, 'consumedAt'>): Promise<void> {
-  await db('authorization_codes').insert({
-    id: c.id,
-    code_hash: codeHash,
-    platform_id: c.platformId,
-    client_id: c.clientId,
-    user_id: c.userId,
-    redirect_uri: c.redirectUri,
-    scope: c.scope,
-    nonce: c.nonce,
-    code_challenge: c.codeChallenge,
-    auth_time: c.authTime,
-    browser_session_id: c.browserSessionId,
-    amr: c.amr ?? null,
-    acr: c.acr ?? null,
-    expires_at: c.expiresAt,
-  });
+/**
+ * Issues a code and records, in the same statement, that this browser sign-in reached the client
+ * (session_clients, idempotent): one round trip and one durable commit instead of two.
+ */
+export async function insertJoiningSession(db: Db, codeHash: string, c: Omit<AuthorizationCodeRow, 'consumedAt' | 'browserSessionId'> & { browserSessionId: string }, sid: string, at: Date): Promise<void> {
+  await preparedQuery(
+    db,
+    'latchkey_issue_code',
+    `WITH joined AS (
+       INSERT INTO session_clients (platform_id, user_id, browser_session_id, client_id, sid, created_at) VALUES ($2, $4, $10, $3, $15, $16)
+       ON CONFLICT (browser_session_id, user_id, client_id) DO NOTHING
+     )
+     INSERT INTO authorization_codes (id, code_hash, platform_id, client_id, user_id, redirect_uri, scope, nonce, code_challenge, auth_time, browser_session_id, amr, acr, expires_at)
+     VALUES ($1, $14, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+    [c.id, c.platformId, c.clientId, c.userId, c.redirectUri, c.scope, c.nonce, c.codeChallenge, c.authTime, c.browserSessionId, c.amr ?? null, c.acr ?? null, c.expiresAt, codeHash, sid, at],
+  );
 }

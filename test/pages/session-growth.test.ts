@@ -191,3 +191,22 @@ it('the account page\'s own sign-in starts the session only when the password is
   expect(account.res.status).toBe(200);
   expect(b.html).toContain(u.email);
 });
+
+it('viewing the pages of a stored authorization writes nothing: the row keeps its version and expiry (issue 17)', async () => {
+  const p = await buildPlatform(t.services);
+  const c = await buildClient(t.services, p.id);
+  const b = browser(t.app);
+  const start = await b.agent.get(`/oauth/authorize?${authorizeQuery(p, c)}`);
+  const sid = sidOf(start)!;
+  // xmin is the transaction that wrote the row's current version: any save or touch changes it.
+  const version = async () => (await t.database.db('session').where({ sid }).select(t.database.db.raw('xmin::text as xmin'), 'expire'))[0];
+  const stored = await version();
+  expect(stored).toBeDefined();
+  for (let i = 0; i < 3; i++) {
+    const page = await b.agent.get(start.headers.location);
+    expect(page.status).toBe(200);
+    expect(page.text).toMatch(/name="_csrf" value="[\w-]{32}"/); // the session's form token, minted with the interaction
+    expect(sidOf(page)).toBeUndefined(); // no new cookie either
+  }
+  expect(await version()).toEqual(stored);
+});

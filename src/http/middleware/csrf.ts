@@ -4,7 +4,7 @@ import { createKeyedDigest } from '../../crypto/keyed-digest';
 import { safeEqual } from '../../crypto/digest';
 import { randomToken } from '../../crypto/random';
 import { OAuthError } from '../../errors';
-import { holdsState } from '../browser-session';
+import { holdsState, sessionCsrfToken } from '../browser-session';
 
 /**
  * CSRF on every hosted form, in one of two forms:
@@ -63,8 +63,7 @@ function sentNonce(req: Request, c: CsrfCookie): string | undefined {
 /** Puts the form token in res.locals.csrfToken. */
 export const issueCsrf: RequestHandler = (req, res, next) => {
   if (holdsState(req.session)) {
-    req.session.csrf ??= randomToken(24);
-    res.locals.csrfToken = req.session.csrf;
+    res.locals.csrfToken = sessionCsrfToken(req);
     return next();
   }
   const c = settingsOf(res);

@@ -20,7 +20,9 @@ export function sessionMiddleware(config: Config, pool: Pool): RequestHandler[] 
   const expressSession = session({
     name: 'latchkey.sid',
     secret: config.sessionSecret!,
-    store: new PgStore({ pool, tableName: 'session', createTableIfMissing: false, pruneSessionInterval: false }),
+    // disableTouch: the cookie is not rolling, so a row's expiry is the cookie's from its last save;
+    // extending the row on every unchanged request would be a durable write that buys nothing.
+    store: new PgStore({ pool, tableName: 'session', createTableIfMissing: false, pruneSessionInterval: false, disableTouch: true }),
     resave: false,
     saveUninitialized: false,
     rolling: false,

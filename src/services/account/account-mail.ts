@@ -41,7 +41,7 @@ export function createAccountMail(outbox: MailOutbox) {
       greeting: named ? t('mail:greeting', { name: user.givenName }) : t('mail:greetingAnonymous'),
       buttonFallback: t('mail:buttonFallback'), sentBy: t('mail:sentBy', { platform: platformName }), securedBy: t('mail:securedBy'),
     };
-    const [text, html] = await Promise.all([ejs.renderFile(path.join(VIEWS, 'message.text.ejs'), data), ejs.renderFile(path.join(VIEWS, 'message.html.ejs'), data)]);
+    const [text, html] = await Promise.all([ejs.renderFile(path.join(VIEWS, 'message.text.ejs'), data, { cache: true }), ejs.renderFile(path.join(VIEWS, 'message.html.ejs'), data, { cache: true })]);
     return { to: { name: named ? `${user.givenName} ${user.familyName}`.trim() : '', address: user.email }, fromName: platformName, subject: c.subject, text, html };
   }
 

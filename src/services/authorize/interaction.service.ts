@@ -4,7 +4,6 @@ import { newAuthorizationCode, newId } from '../../crypto/random';
 import * as codes from '../../repositories/authorization-code.repository';
 import * as consents from '../../repositories/consent.repository';
 import * as tokens from '../../repositories/token.repository';
-import * as sessionClients from '../../repositories/session-client.repository';
 import { createSidOf } from '../session-id';
 import * as users from '../../repositories/user.repository';
 import * as clients from '../../repositories/client.repository';
@@ -68,8 +67,8 @@ export function createInteraction(deps: Deps, backchannel: Pick<BackchannelLogou
       const amr = amrOf(methods as AuthMethod[]); // DESIGN §15: amr and acr in the ID token
       const now = deps.now();
       // The app joins this browser sign-in (sid), so that signing out reaches it (DESIGN §16).
-      await sessionClients.record(deps.db, { platformId: req.platformId, userId: user.id, browserSessionId, clientId: req.clientId, sid: sidOf(browserSessionId, user.id) }, now);
-      await codes.insert(deps.db, digest(code), {
+      const sid = sidOf(browserSessionId, user.id);
+      await codes.insertJoiningSession(deps.db, digest(code), {
         id: newId(),
         platformId: req.platformId,
         clientId: req.clientId,
@@ -83,7 +82,7 @@ export function createInteraction(deps: Deps, backchannel: Pick<BackchannelLogou
         amr: amrToText(amr),
         acr: acrOf(amr),
         expiresAt: new Date(now.getTime() + deps.config.codeTtlSeconds * 1000),
-      });
+      }, sid, now);
       return code;
     },
 
