@@ -2,7 +2,7 @@ import { startClockedProvider, newBrowser, pathOf, type ClockedProvider } from '
 import { buildUser, TEST_PASSWORD } from '../factories';
 import { exchange, jwtPayload } from '../support/account-flows';
 import { waitForMail } from '../support/outbox';
-import { totpAt } from '../support/totp';
+import { setupKeyOf, totpAt } from '../support/totp';
 import {
   APP_REDIRECT, PROVIDER_NAME, SLUG, auditKinds, callbackOf, continueWith, federation, identitiesOf, startAuthorization, throughUpstream, upstreamLeg, upstreamUser, valueOf,
 } from './support';
@@ -90,6 +90,34 @@ describe('a new user signs up through the upstream', () => {
     const local = await s().users.findByEmail(f.down.id, upUser.email);
     expect(local?.emailVerified).toBe(true);
     expect(await s().authorize.verifyCredentials(f.down.id, upUser.email, 'another fine password 42')).toBeDefined();
+  });
+});
+
+describe('email_verified: the upstream verified it AND the provider is trusted for email', () => {
+  async function signUpThrough(f: Awaited<ReturnType<typeof federation>>, upUser: Awaited<ReturnType<typeof upstreamUser>>) {
+    const down = newBrowser(p);
+    await startAuthorization(down, f);
+    await throughUpstream(p, down, newBrowser(p), upUser);
+    expect(down.pageTitle()).toBe('Create your account');
+    await down.submit('/signup', { given_name: 'Grace', family_name: 'Hopper', birthdate: '1990-05-17', phone_number: '', password: '' });
+    expect(down.pageTitle()).toContain('wants to access');
+    return (await s().users.findByEmail(f.down.id, upUser.email))!;
+  }
+
+  it('an untrusted provider’s verified email is not carried over: unverified, and the verification mail goes out', async () => {
+    const f = await federation(p, { trustEmail: false });
+    const upUser = await upstreamUser(p, f, { emailVerified: true });
+    const local = await signUpThrough(f, upUser);
+    expect(local.emailVerified).toBe(false);
+    await waitForMail(p.t.config.dataDir, upUser.email, /Verify your email address/);
+  });
+
+  it('a trusted provider whose upstream did not verify the email: unverified, and the verification mail goes out', async () => {
+    const f = await federation(p, { trustEmail: true });
+    const upUser = await upstreamUser(p, f, { emailVerified: false });
+    const local = await signUpThrough(f, upUser);
+    expect(local.emailVerified).toBe(false);
+    await waitForMail(p.t.config.dataDir, upUser.email, /Verify your email address/);
   });
 });
 
@@ -314,6 +342,54 @@ describe('the platform’s MFA policy', () => {
   });
 });
 
+describe('the platform’s MFA policy: trusting the upstream’s MFA takes both the provider’s trust and two factors upstream', () => {
+  async function requiredMfa(f: { down: { id: string } }) {
+    await p.t.database.db('platforms').where({ id: f.down.id }).update({ mfa_policy: 'required' });
+  }
+
+  /** Signs up through the upstream and answers the downstream browser at the page after sign-up. */
+  async function signedUp(f: Awaited<ReturnType<typeof federation>>, upUser: Awaited<ReturnType<typeof upstreamUser>>, totpSecret?: string) {
+    const down = newBrowser(p);
+    await startAuthorization(down, f);
+    await throughUpstream(p, down, newBrowser(p), upUser, totpSecret ? { totpSecret } : {});
+    expect(down.pageTitle()).toBe('Create your account');
+    await down.submit('/signup', { given_name: 'Grace', family_name: 'Hopper', birthdate: '1990-05-17', phone_number: '', password: '' });
+    return down;
+  }
+
+  /** The local authenticator app set up on the page, then consent: the app's ID token claims. */
+  async function setUpLocalFactor(down: ReturnType<typeof newBrowser>, f: Awaited<ReturnType<typeof federation>>) {
+    expect(down.pageTitle()).toBe('Set up authenticator app');
+    await down.submit('/totp-setup', { code: totpAt(setupKeyOf(down.html), p.now()) });
+    expect(down.pageTitle()).toBe('Save your recovery codes');
+    let done = await down.submit('/continue', {});
+    if (!done.location) done = await down.submit('/consent', { decision: 'allow' });
+    return jwtPayload((await exchange(p.t.app, f.down, f.app, done.location!)).id_token);
+  }
+
+  it('not trusted for MFA: an upstream sign-in with two factors still asks the local second factor', async () => {
+    const f = await federation(p, { trustMfa: false });
+    await requiredMfa(f);
+    const upUser = await upstreamUser(p, f);
+    const enrolment = (await s().mfa.totp.beginEnrolment(upUser, 'Upstream'))!;
+    expect(await s().mfa.totp.confirmEnrolment(upUser.id, totpAt(enrolment.secret, p.now()))).toBe(true);
+    p.tick(31);
+    const down = await signedUp(f, upUser, enrolment.secret);
+    const claims = await setUpLocalFactor(down, f);
+    // the upstream counted once (fed), the local code second: two factors of this platform's own
+    expect(claims.amr).toEqual(['fed', 'otp', 'mfa']);
+  });
+
+  it('trusted for MFA, but the upstream sign-in was password only: the local second factor is still asked', async () => {
+    const f = await federation(p, { trustMfa: true });
+    await requiredMfa(f);
+    const upUser = await upstreamUser(p, f);
+    const down = await signedUp(f, upUser);
+    const claims = await setUpLocalFactor(down, f);
+    expect(claims.amr).toEqual(['fed', 'otp', 'mfa']);
+  });
+});
+
 describe('failures end on a page naming the provider', () => {
   it('the upstream’s error (the person denied there)', async () => {
     const f = await federation(p);
@@ -334,6 +410,23 @@ describe('failures end on a page naming the provider', () => {
     expect(res.res.status).toBe(400);
     expect(down.pageTitle()).toBe('Couldn&#39;t sign in');
     expect(down.html).toContain('expired or was started in another browser');
+  });
+
+  it('a sign-in started on another platform arriving at this platform’s callback: state_mismatch, nothing created', async () => {
+    const a = await federation(p);
+    const b = await federation(p);
+    const upUser = await upstreamUser(p, b);
+    const down = newBrowser(p);
+    await startAuthorization(down, b);
+    const callback = new URL(await upstreamLeg(p, newBrowser(p), (await continueWith(down)).toString(), upUser));
+    expect(callback.pathname).toBe(`/platforms/${b.down.id}/upstream/callback`);
+    const res = await down.get(`/platforms/${a.down.id}/upstream/callback${callback.search}`);
+    expect(res.res.status).toBe(400);
+    expect(down.pageTitle()).toBe('Couldn&#39;t sign in');
+    expect(await auditKinds(p, a.down.id)).toContainEqual({ kind: 'sign_in.failed', details: { method: 'upstream', provider: SLUG, reason: 'state_mismatch' } });
+    expect(await identitiesOf(p, a.down.id)).toHaveLength(0);
+    expect(await identitiesOf(p, b.down.id)).toHaveLength(0);
+    expect(await s().users.findByEmail(a.down.id, upUser.email)).toBeUndefined();
   });
 
   it('an unknown platform or a malformed one: a page, never a 5xx', async () => {
