@@ -1,6 +1,9 @@
 import { startClockedProvider, newBrowser, type ClockedProvider } from '../support/standard-op';
-import { buildUser } from '../factories';
+import { buildClient, buildUser } from '../factories';
 import { accountSignIn } from '../support/account-flows';
+import { randomBytes, randomUUID } from 'node:crypto';
+import * as passkeys from '../../src/repositories/webauthn-credential.repository';
+import type { Browser } from '../support/browser';
 import { waitForMail } from '../support/outbox';
 import { totpAt } from '../support/totp';
 import { PROVIDER_NAME, SLUG, auditKinds, federation, identitiesOf, startAuthorization, throughUpstream, upstreamUser, type Federation } from './support';
@@ -137,5 +140,86 @@ describe('the account page', () => {
     expect(refused.res.status).toBe(400);
     expect(a.html).toContain('This account cannot sign in.');
     expect(await auditKinds(p, f.down.id)).toContainEqual({ kind: 'sign_in.failed', details: { method: 'upstream', provider: SLUG, reason: 'disabled' } });
+  });
+});
+
+describe('Unlink: never the last way in (a password, a passkey or another identity through an enabled provider)', () => {
+  /** The account page signed in through the upstream, for a user created through it (no password). */
+  async function accountPageOf(f: Federation) {
+    const { upUser, local } = await signedUpThroughUpstream(f);
+    const b = newBrowser(p);
+    await b.get(accountPath(f, '/signin'));
+    await throughUpstream(p, b, newBrowser(p), upUser, { suffix: `/account/upstream/${SLUG}?platform_guid=${f.down.id}` });
+    expect(b.pageTitle()).toBe('Your account');
+    expect(await s().federation.identities.hasPassword(f.down.id, local.id)).toBe(false);
+    return { upUser, local, b };
+  }
+
+  /** A second provider "Beta ID" (beta-id) on the downstream platform, at the same upstream; the user's identity there linked. */
+  async function secondIdentity(f: Federation, local: { id: string }, upUser: { id: string; email: string }, enabled = true) {
+    const upClient = await buildClient(s(), f.op.platformId, { redirectUris: [`${p.base}/platforms/${f.down.id}/upstream/callback`] });
+    const provider = await s().federation.providers.create(f.down.id, {
+      kind: 'oidc', slug: 'beta-id', displayName: 'Beta ID', issuer: f.op.issuer, clientId: upClient.id, clientSecret: upClient.secret, enabled,
+    });
+    const linked = await s().federation.identities.link({ id: local.id, platformId: f.down.id }, { id: provider.id, slug: provider.slug }, { providerId: provider.id, subject: upUser.id, email: upUser.email, sealedTokens: null });
+    expect(linked).toBeDefined();
+    return linked!;
+  }
+
+  async function unlink(b: Browser, f: Federation, local: { id: string }, identityId: string) {
+    await b.get(`${accountPath(f)}&section=security`);
+    return b.submit(`/identities/${identityId}/unlink?platform_guid=${f.down.id}`, { account: local.id });
+  }
+  const acmeIdentity = async (f: Federation) => (await identitiesOf(p, f.down.id)).find((i: { provider_id: string }) => i.provider_id === f.providerId);
+
+  it('with a passkey and no password, the only identity can be unlinked', async () => {
+    const f = await federation(p);
+    const { local, b } = await accountPageOf(f);
+    // A passkey row as registration stores it. (The account page offers passkeys only on a host name,
+    // and this provider listens on 127.0.0.1: test/pages/passkeys.test.ts registers them over HTTP.)
+    expect(await passkeys.insert(p.t.database.db, {
+      id: randomUUID(), platformId: f.down.id, userId: local.id, credentialId: randomBytes(16).toString('base64url'), publicKey: randomBytes(77).toString('base64url'),
+      counter: 0, transports: ['internal'], name: 'Laptop', isBackupEligible: false, isBackedUp: false, aaguid: null,
+    }, p.now())).toBe(true);
+    await b.get(`${accountPath(f)}&section=security`);
+    expect(b.html).toContain('Laptop');
+
+    const identity = (await acmeIdentity(f))!;
+    await unlink(b, f, local, identity.id);
+    expect(b.html).toContain(`Your ${PROVIDER_NAME} account is no longer linked.`);
+    expect(await identitiesOf(p, f.down.id)).toHaveLength(0);
+  });
+
+  it('with a second linked identity and no password, one can be unlinked; then the other is the last way in and is refused', async () => {
+    const f = await federation(p);
+    const { upUser, local, b } = await accountPageOf(f);
+    const beta = await secondIdentity(f, local, upUser);
+
+    const acme = (await acmeIdentity(f))!;
+    await unlink(b, f, local, acme.id);
+    expect(b.html).toContain(`Your ${PROVIDER_NAME} account is no longer linked.`);
+    expect((await identitiesOf(p, f.down.id)).map((i: { id: string }) => i.id)).toEqual([beta.id]);
+
+    const refused = await unlink(b, f, local, beta.id);
+    expect(refused.res.status).toBe(400);
+    expect(b.html).toContain('You can&#39;t unlink your only way to sign in.');
+    expect(await identitiesOf(p, f.down.id)).toHaveLength(1);
+  });
+
+  it('an identity through a disabled provider is not another way in (decisions: issue 15); once the provider is enabled again it is', async () => {
+    const f = await federation(p);
+    const { upUser, local, b } = await accountPageOf(f);
+    await secondIdentity(f, local, upUser, false);
+
+    const acme = (await acmeIdentity(f))!;
+    const refused = await unlink(b, f, local, acme.id);
+    expect(refused.res.status).toBe(400);
+    expect(b.html).toContain('You can&#39;t unlink your only way to sign in.');
+    expect(await identitiesOf(p, f.down.id)).toHaveLength(2);
+
+    await s().federation.providers.update(f.down.id, 'beta-id', { enabled: true });
+    await unlink(b, f, local, acme.id);
+    expect(b.html).toContain(`Your ${PROVIDER_NAME} account is no longer linked.`);
+    expect(await identitiesOf(p, f.down.id)).toHaveLength(1);
   });
 });

@@ -162,14 +162,19 @@ export function createIdentities(deps: Deps, usersService: Users, throttle: Atte
       return Boolean((await users.findById(deps.db, platformId, userId))?.passwordHash);
     },
 
-    /** Unlinks, unless it is the last way in: no password, no passkey and no other identity. */
+    /**
+     * Unlinks, unless it is the last way in: no password, no passkey and no other identity through an
+     * enabled provider (a disabled provider signs nobody in: docs/decisions.md, issue 15).
+     */
     async unlink(user: Pick<User, 'id' | 'platformId'>, identityId: string, origin?: SecurityOrigin): Promise<UnlinkResult> {
       return deps.db.transaction(async (trx) => {
         const mine = await identities.listByUser(trx, user.platformId, user.id);
         const identity = mine.find((i) => i.id === identityId);
         if (!identity) return { ok: false as const, reason: 'not_found' as const };
         const row = await users.findById(trx, user.platformId, user.id);
-        const otherWays = Boolean(row?.passwordHash) || (await passkeys.countByUser(trx, user.platformId, user.id)) > 0 || mine.length > 1;
+        const enabled = new Set((await providersRepo.listByPlatform(trx, user.platformId, { enabledOnly: true })).map((p) => p.id));
+        const otherIdentity = mine.some((i) => i.id !== identity.id && enabled.has(i.providerId));
+        const otherWays = Boolean(row?.passwordHash) || (await passkeys.countByUser(trx, user.platformId, user.id)) > 0 || otherIdentity;
         if (!otherWays) return { ok: false as const, reason: 'last_way_in' as const };
         await identities.remove(trx, user.platformId, user.id, identity.id);
         const provider = await providersRepo.findById(trx, user.platformId, identity.providerId);
