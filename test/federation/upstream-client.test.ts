@@ -134,10 +134,18 @@ describe('Google stand-in', () => {
     expect(await signIn(platformId, 'google')).toMatchObject({ subject: '2', email: 'bob@example.com', emailVerified: false, givenName: null, amr: ['pwd', 'otp'] });
   });
 
-  it('checks max_age against the ID token’s auth_time', async () => {
-    const { authorizationUrl, pending } = await begin(platformId, 'google', { maxAge: 300 });
-    const profile = await s().federation.client.finish(platformId, pending, await redirectOf(authorizationUrl));
-    expect(profile.subject).toBe('110169484474386276334');
+  it('checks max_age against the ID token’s auth_time: within it accepted, older refused (invalid_response)', async () => {
+    g.knobs.authTimeAgoSeconds = 30;
+    const fresh = await begin(platformId, 'google', { maxAge: 60 });
+    expect((await s().federation.client.finish(platformId, fresh.pending, await redirectOf(fresh.authorizationUrl))).subject).toBe('110169484474386276334');
+
+    // the person signed in at Google ten minutes ago: too old for max_age=60
+    g.knobs.authTimeAgoSeconds = 600;
+    const stale = await begin(platformId, 'google', { maxAge: 60 });
+    const err = await failureOf(s().federation.client.finish(platformId, stale.pending, await redirectOf(stale.authorizationUrl)));
+    expect({ reason: err.reason, providerName: err.providerName }).toEqual({ reason: 'invalid_response', providerName: 'Google' });
+    // without max_age the same auth_time is fine
+    expect((await signIn(platformId, 'google')).subject).toBe('110169484474386276334');
   });
 
   it('reads userinfo when the ID token has no email or name', async () => {
@@ -149,6 +157,8 @@ describe('Google stand-in', () => {
     ['a nonce other than the request’s', { wrongNonce: true }],
     ['another issuer', { wrongIssuer: true }],
     ['a signature by a key not in the JWKS', { otherKey: true }],
+    ['an aud that is another client', { wrongAudience: true }],
+    ['an exp ten minutes past', { expired: true }],
   ])('refuses an ID token with %s: invalid_response', async (_what, knobs) => {
     g.knobs = knobs;
     const err = await failureOf(signIn(platformId, 'google'));

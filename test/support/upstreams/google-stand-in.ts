@@ -1,5 +1,5 @@
 import http from 'node:http';
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import * as jose from 'jose';
 
@@ -12,6 +12,12 @@ import * as jose from 'jose';
  *
  * `tenantTemplate: true` makes it speak as Microsoft's multi-tenant endpoint instead: discovery at
  * `{base}/common/v2.0`, issuer `{base}/{tenantid}/v2.0`, ID tokens with `tid` and iss for that tid.
+ *
+ * `microsoftTenant: TID` makes it speak as one Microsoft Entra tenant, at Microsoft's documented
+ * paths with `{base}` for `https://login.microsoftonline.com`: discovery at
+ * `/{tid}/v2.0/.well-known/openid-configuration`, issuer `{base}/{tid}/v2.0`, `/{tid}/oauth2/v2.0/authorize`,
+ * `/{tid}/oauth2/v2.0/token`, keys at `/discovery/v2.0/keys`, userinfo at `/oidc/userinfo` (Graph's
+ * path); ID tokens carry `tid` and `ver: "2.0"` (put `oid`, `preferred_username` … on `user`).
  */
 
 export interface StandInUser {
@@ -43,6 +49,12 @@ export interface GoogleKnobs {
   /** tenantTemplate mode: the ID token's tid, and the tenant its iss names (default: the same). */
   tid?: string;
   issTid?: string;
+  /** The ID token's auth_time this many seconds before the authorization (a sign-in made earlier at the upstream). */
+  authTimeAgoSeconds?: number;
+  /** The ID token's aud is another client. */
+  wrongAudience?: boolean;
+  /** The ID token expired ten minutes ago. */
+  expired?: boolean;
 }
 
 export interface GoogleStandIn {
@@ -76,7 +88,7 @@ export const MICROSOFT_TID = '9a1d7c2e-0000-4000-8000-00000000a1d7';
  * `127.0.0.1` (the same server, another origin), like providers whose login pages live on another
  * host than their issuer (Amazon Cognito's hosted UI, for one).
  */
-export async function startGoogleStandIn(options: { tenantTemplate?: boolean; clientSecret?: string | null; authorizeOnOtherOrigin?: boolean } = {}): Promise<GoogleStandIn> {
+export async function startGoogleStandIn(options: { tenantTemplate?: boolean; microsoftTenant?: string; clientSecret?: string | null; authorizeOnOtherOrigin?: boolean } = {}): Promise<GoogleStandIn> {
   const { privateKey, publicKey } = await jose.generateKeyPair('RS256', { extractable: true });
   const other = await jose.generateKeyPair('RS256');
   const kid = randomBytes(8).toString('hex');
@@ -87,8 +99,13 @@ export async function startGoogleStandIn(options: { tenantTemplate?: boolean; cl
   const server = http.createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const tenantPath = options.tenantTemplate ? '/common/v2.0' : '';
-  const published = options.tenantTemplate ? `${base}/{tenantid}/v2.0` : base;
+  const single = options.microsoftTenant;
+  const tenantPath = options.tenantTemplate ? '/common/v2.0' : single ? `/${single}/v2.0` : '';
+  const published = options.tenantTemplate ? `${base}/{tenantid}/v2.0` : single ? `${base}/${single}/v2.0` : base;
+  // Google's paths, or Microsoft's (login.microsoftonline.com's, and Graph's userinfo) for one tenant.
+  const paths = single
+    ? { authorize: `/${single}/oauth2/v2.0/authorize`, token: `/${single}/oauth2/v2.0/token`, jwks: '/discovery/v2.0/keys', userinfo: '/oidc/userinfo' }
+    : { authorize: '/o/oauth2/v2/auth', token: '/token', jwks: '/oauth2/v3/certs', userinfo: '/v1/userinfo' };
 
   const standIn: GoogleStandIn = {
     base,
@@ -107,12 +124,12 @@ export async function startGoogleStandIn(options: { tenantTemplate?: boolean; cl
 
   const discovery = () => ({
     issuer: published,
-    authorization_endpoint: `${options.authorizeOnOtherOrigin ? base.replace('127.0.0.1', 'localhost') : base}/o/oauth2/v2/auth`,
+    authorization_endpoint: `${options.authorizeOnOtherOrigin ? base.replace('127.0.0.1', 'localhost') : base}${paths.authorize}`,
     device_authorization_endpoint: `${base}/device/code`,
-    token_endpoint: `${base}/token`,
-    userinfo_endpoint: `${base}/v1/userinfo`,
+    token_endpoint: `${base}${paths.token}`,
+    userinfo_endpoint: `${base}${paths.userinfo}`,
     revocation_endpoint: `${base}/revoke`,
-    jwks_uri: `${base}/oauth2/v3/certs`,
+    jwks_uri: `${base}${paths.jwks}`,
     response_types_supported: ['code', 'token', 'id_token', 'code token', 'code id_token', 'token id_token', 'code token id_token', 'none'],
     subject_types_supported: ['public'],
     id_token_signing_alg_values_supported: ['RS256'],
@@ -152,9 +169,12 @@ export async function startGoogleStandIn(options: { tenantTemplate?: boolean; cl
       });
       if (state) back.searchParams.set('state', state);
       back.searchParams.set('code', code);
-      back.searchParams.set('scope', q.get('scope') ?? '');
-      back.searchParams.set('authuser', '0');
-      back.searchParams.set('prompt', 'consent');
+      if (single) back.searchParams.set('session_state', randomUUID());
+      else {
+        back.searchParams.set('scope', q.get('scope') ?? '');
+        back.searchParams.set('authuser', '0');
+        back.searchParams.set('prompt', 'consent');
+      }
     }
     res.writeHead(302, { location: back.href });
     res.end();
@@ -186,15 +206,18 @@ export async function startGoogleStandIn(options: { tenantTemplate?: boolean; cl
     const claims: jose.JWTPayload = {
       azp: standIn.clientId,
       at_hash: createHash('sha256').update(accessToken).digest().subarray(0, 16).toString('base64url'),
-      auth_time: issued.authTime,
+      auth_time: issued.authTime - (k.authTimeAgoSeconds ?? 0),
       ...(k.minimalIdToken ? {} : profile),
       ...(amr ? { amr } : {}),
       ...(issued.nonce ? { nonce: k.wrongNonce ? 'not-the-nonce' : issued.nonce } : {}),
       ...(options.tenantTemplate ? { tid } : {}),
+      ...(single ? { tid: single, ver: '2.0' } : {}),
     };
+    const now = Math.floor(Date.now() / 1000);
     const idToken = await new jose.SignJWT(claims)
       .setProtectedHeader({ alg: 'RS256', kid, typ: 'JWT' })
-      .setIssuer(iss).setAudience(standIn.clientId).setSubject(sub).setIssuedAt().setExpirationTime('1h')
+      .setIssuer(iss).setAudience(k.wrongAudience ? `${randomBytes(6).toString('hex')}.apps.googleusercontent.com` : standIn.clientId).setSubject(sub)
+      .setIssuedAt(k.expired ? now - 4200 : now).setExpirationTime(k.expired ? now - 600 : now + 3600)
       .sign(k.otherKey ? other.privateKey : privateKey);
     json(res, 200, { access_token: accessToken, expires_in: 3599, refresh_token: `1//${randomBytes(16).toString('base64url')}`, scope: 'openid https://www.googleapis.com/auth/userinfo.email', token_type: 'Bearer', id_token: idToken });
   }
@@ -214,10 +237,10 @@ export async function startGoogleStandIn(options: { tenantTemplate?: boolean; cl
     const url = new URL(req.url ?? '/', base);
     const path = url.pathname;
     if (req.method === 'GET' && path === `${tenantPath}/.well-known/openid-configuration`) return json(res, 200, discovery());
-    if (req.method === 'GET' && path === '/oauth2/v3/certs') return json(res, 200, { keys: [jwk] });
-    if (req.method === 'GET' && path === '/o/oauth2/v2/auth') return authorize(url, res);
-    if (req.method === 'POST' && path === '/token') return void token(req, res).catch(() => json(res, 500, { error: 'stand_in_failure' }));
-    if ((req.method === 'GET' || req.method === 'POST') && path === '/v1/userinfo') return userinfo(req, res);
+    if (req.method === 'GET' && path === paths.jwks) return json(res, 200, { keys: [jwk] });
+    if (req.method === 'GET' && path === paths.authorize) return authorize(url, res);
+    if (req.method === 'POST' && path === paths.token) return void token(req, res).catch(() => json(res, 500, { error: 'stand_in_failure' }));
+    if ((req.method === 'GET' || req.method === 'POST') && path === paths.userinfo) return userinfo(req, res);
     json(res, 404, { error: 'not_found' });
   });
 
