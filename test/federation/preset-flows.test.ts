@@ -142,6 +142,72 @@ describe('Microsoft, one tenant', () => {
   });
 });
 
+describe('Microsoft, one tenant named by its domain', () => {
+  let ms: GoogleStandIn;
+  beforeAll(async () => {
+    ms = await startGoogleStandIn({ microsoftTenant: MICROSOFT_TID, microsoftDomain: 'contoso.example' });
+    ms.user = { sub: 'AAAAAAAAAAAAAAAAAAAAAIkzqFVrSaSaFHy782bbtaQ', oid: '00000000-0000-0000-66f3-3332eca7ea81', name: 'Ada Lovelace', email: 'ada@contoso.example' };
+  });
+  afterAll(async () => {
+    await ms.close();
+  });
+
+  it('discovery at the domain publishes the tenant id’s issuer: the sign-in verifies against it and reaches the sign-up page', async () => {
+    const { provider } = await downstream({ kind: 'microsoft', tenant: 'contoso.example', clientId: ms.clientId });
+    expect(provider.issuer).toBe('https://login.microsoftonline.com/contoso.example/v2.0');
+    const d = await downstream({ kind: 'microsoft', issuer: `${ms.base}/contoso.example/v2.0`, clientId: ms.clientId, clientSecret: ms.clientSecret });
+    const { b, back } = await throughStandIn(d);
+    expect(back.res.status).toBe(200);
+    expect(b.pageTitle()).toBe('Create your account');
+    expect(valueOf(b.html, 'email')).toBe('ada@contoso.example');
+  });
+
+  it('consumers publishes its one tenant by id, as a domain does: the sign-in verifies against that issuer', async () => {
+    const consumersTid = '9188040d-6c67-4c5b-b112-36a304b66dad';
+    const personal = await startGoogleStandIn({ microsoftTenant: consumersTid, microsoftDomain: 'consumers' });
+    try {
+      personal.user = { ...ms.user, tid: consumersTid };
+      const d = await downstream({ kind: 'microsoft', issuer: `${personal.base}/consumers/v2.0`, clientId: personal.clientId, clientSecret: personal.clientSecret });
+      const { b, back } = await throughStandIn(d);
+      expect(back.res.status).toBe(200);
+      expect(b.pageTitle()).toBe('Create your account');
+    } finally {
+      await personal.close();
+    }
+  });
+
+  it.each([
+    ['another origin', 'https://login.evil.example/9a1d7c2e-0000-4000-8000-00000000a1d7/v2.0'],
+    ['no tenant id', 'DOMAIN'],
+    ['the multi-tenant template', 'TEMPLATE'],
+  ])('a domain whose discovery publishes an issuer of %s: refused before the person leaves', async (_what, published) => {
+    const d = await downstream({ kind: 'microsoft', issuer: `${ms.base}/contoso.example/v2.0`, clientId: ms.clientId, clientSecret: ms.clientSecret });
+    ms.knobs = { discoveryIssuer: published.replace('DOMAIN', `${ms.base}/contoso.example/v2.0`).replace('TEMPLATE', `${ms.base}/{tenantid}/v2.0`) };
+    try {
+      const b = newBrowser(p);
+      await b.get(`/oauth/authorize?${authorizeQuery(d.down, d.app, { scope: 'openid profile email' })}`);
+      const started = await b.submit(`/upstream/${d.provider.slug}`, {});
+      expect(started.location).toBeUndefined();
+      expect(b.pageTitle()).toBe('Couldn&#39;t sign in with Microsoft');
+      expect(ms.authorizeRequests.filter((q) => q.get('client_id') === ms.clientId && q.get('redirect_uri')?.includes(d.down.id))).toHaveLength(0);
+    } finally {
+      ms.knobs = {};
+    }
+  });
+
+  it('an ID token whose iss names another tenant than the one discovery published is refused', async () => {
+    const d = await downstream({ kind: 'microsoft', issuer: `${ms.base}/contoso.example/v2.0`, clientId: ms.clientId, clientSecret: ms.clientSecret });
+    ms.knobs = { wrongIssuer: true };
+    try {
+      const { b, back } = await throughStandIn(d);
+      expect(back.res.status).toBe(400);
+      expect(b.pageTitle()).toBe('Couldn&#39;t sign in with Microsoft');
+    } finally {
+      ms.knobs = {};
+    }
+  });
+});
+
 describe('GitHub without a verified email', () => {
   let gh: GitHubStandIn;
   beforeAll(async () => {

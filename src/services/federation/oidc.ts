@@ -22,13 +22,19 @@ interface Access {
 }
 
 const TEMPLATE_TENANTS = new Set(['common', 'organizations', 'consumers']);
+const TENANT_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** `…/{common|organizations|consumers}/v2.0` of a Microsoft provider: the tenants whose discovery publishes a template issuer. */
-function multiTenantOrigin(provider: UpstreamProvider): string | null {
+/**
+ * `…/{tenant}/v2.0` of a Microsoft provider whose discovery publishes another issuer than the one
+ * asked for: common/organizations/consumers (a template, or consumers' own tenant id) and a tenant
+ * named by its domain (its tenant id: Microsoft's issuers always name the id). null for a tenant id.
+ */
+function microsoftDiscovery(provider: UpstreamProvider): { origin: string; multiTenant: boolean } | null {
   if (provider.kind !== 'microsoft') return null;
   const url = new URL(provider.issuer);
   const [tenant, version, ...rest] = url.pathname.split('/').filter(Boolean);
-  return rest.length === 0 && version === 'v2.0' && TEMPLATE_TENANTS.has(tenant?.toLowerCase()) ? url.origin : null;
+  if (rest.length !== 0 || version !== 'v2.0' || !tenant || TENANT_ID.test(tenant)) return null;
+  return { origin: url.origin, multiTenant: TEMPLATE_TENANTS.has(tenant.toLowerCase()) };
 }
 
 /** client_secret_basic with a secret; a public client (PKCE only) without. */
@@ -54,16 +60,18 @@ export async function discoverOidc(provider: UpstreamProvider, access: Access): 
     execute: [oc.enableNonRepudiationChecks, ...(access.insecure ? [oc.allowInsecureRequests] : [])],
   };
   const auth = clientAuth(access.clientSecret);
-  const origin = multiTenantOrigin(provider);
+  const microsoft = microsoftDiscovery(provider);
   // openid-client checks the discovered issuer equals the one asked for …
-  if (!origin) return { config: await oc.discovery(new URL(provider.issuer), provider.clientId, undefined, auth, options), tenantTemplate: null };
-  // … which a multi-tenant Microsoft issuer never does: read the document by its URL and check it here.
+  if (!microsoft) return { config: await oc.discovery(new URL(provider.issuer), provider.clientId, undefined, auth, options), tenantTemplate: null };
+  // … which a multi-tenant or domain-named Microsoft issuer never does: read the document by its URL and check it here.
+  const { origin, multiTenant } = microsoft;
   const config = await oc.discovery(new URL(`${provider.issuer}/.well-known/openid-configuration`), provider.clientId, undefined, auth, options);
   const issuer = config.serverMetadata().issuer;
   const template = `${origin}/{tenantid}/v2.0`;
-  if (issuer === template) return { config, tenantTemplate: template };
-  // `consumers` publishes its one real tenant: plain OIDC with that issuer.
-  if (!issuer.includes('{') && new URL(issuer).origin === origin) return { config, tenantTemplate: null };
+  if (multiTenant && issuer === template) return { config, tenantTemplate: template };
+  // `consumers` and a domain publish one real tenant, by its id: plain OIDC with that issuer.
+  const tenantId = issuer.startsWith(`${origin}/`) ? issuer.slice(origin.length + 1).replace(/\/v2\.0$/, '') : '';
+  if (TENANT_ID.test(tenantId) && issuer === `${origin}/${tenantId}/v2.0`) return { config, tenantTemplate: null };
   throw new Error(`discovered issuer ${issuer} is neither ${template} nor a tenant of ${origin}`);
 }
 

@@ -18,6 +18,8 @@ import * as jose from 'jose';
  * `/{tid}/v2.0/.well-known/openid-configuration`, issuer `{base}/{tid}/v2.0`, `/{tid}/oauth2/v2.0/authorize`,
  * `/{tid}/oauth2/v2.0/token`, keys at `/discovery/v2.0/keys`, userinfo at `/oidc/userinfo` (Graph's
  * path); ID tokens carry `tid` and `ver: "2.0"` (put `oid`, `preferred_username` … on `user`).
+ * With `microsoftDomain` the same document is also served at `/{domain}/v2.0/.well-known/…`, as
+ * Microsoft serves a tenant named by a domain: its issuer and endpoints still name the tenant id.
  */
 
 export interface StandInUser {
@@ -55,6 +57,8 @@ export interface GoogleKnobs {
   wrongAudience?: boolean;
   /** The ID token expired ten minutes ago. */
   expired?: boolean;
+  /** The discovery document's issuer is this instead. */
+  discoveryIssuer?: string;
 }
 
 export interface GoogleStandIn {
@@ -88,7 +92,7 @@ export const MICROSOFT_TID = '9a1d7c2e-0000-4000-8000-00000000a1d7';
  * `127.0.0.1` (the same server, another origin), like providers whose login pages live on another
  * host than their issuer (Amazon Cognito's hosted UI, for one).
  */
-export async function startGoogleStandIn(options: { tenantTemplate?: boolean; microsoftTenant?: string; clientSecret?: string | null; authorizeOnOtherOrigin?: boolean } = {}): Promise<GoogleStandIn> {
+export async function startGoogleStandIn(options: { tenantTemplate?: boolean; microsoftTenant?: string; microsoftDomain?: string; clientSecret?: string | null; authorizeOnOtherOrigin?: boolean } = {}): Promise<GoogleStandIn> {
   const { privateKey, publicKey } = await jose.generateKeyPair('RS256', { extractable: true });
   const other = await jose.generateKeyPair('RS256');
   const kid = randomBytes(8).toString('hex');
@@ -123,7 +127,7 @@ export async function startGoogleStandIn(options: { tenantTemplate?: boolean; mi
   };
 
   const discovery = () => ({
-    issuer: published,
+    issuer: standIn.knobs.discoveryIssuer ?? published,
     authorization_endpoint: `${options.authorizeOnOtherOrigin ? base.replace('127.0.0.1', 'localhost') : base}${paths.authorize}`,
     device_authorization_endpoint: `${base}/device/code`,
     token_endpoint: `${base}${paths.token}`,
@@ -237,6 +241,7 @@ export async function startGoogleStandIn(options: { tenantTemplate?: boolean; mi
     const url = new URL(req.url ?? '/', base);
     const path = url.pathname;
     if (req.method === 'GET' && path === `${tenantPath}/.well-known/openid-configuration`) return json(res, 200, discovery());
+    if (req.method === 'GET' && single && options.microsoftDomain && path === `/${options.microsoftDomain}/v2.0/.well-known/openid-configuration`) return json(res, 200, discovery());
     if (req.method === 'GET' && path === paths.jwks) return json(res, 200, { keys: [jwk] });
     if (req.method === 'GET' && path === paths.authorize) return authorize(url, res);
     if (req.method === 'POST' && path === paths.token) return void token(req, res).catch(() => json(res, 500, { error: 'stand_in_failure' }));
