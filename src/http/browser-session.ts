@@ -148,8 +148,36 @@ export function regenerateKeepingData(req: Request): Promise<void> {
     req.session.regenerate((err) => {
       if (err) return reject(err);
       Object.assign(req.session, data);
+      saveOnlyChanges(req.session);
       resolve();
     });
+  });
+}
+
+/**
+ * express-session tracks what it saved only on sessions it created itself, not on regenerate()'s:
+ * such a session, saved before a redirect (saveSessionBeforeRedirect), would be written a second
+ * time when the response ends, unchanged but for an expiry a few milliseconds later. This save
+ * skips a write whose data is what the last one stored and whose expiry moved less than a second.
+ */
+function saveOnlyChanges(session: Request['session']): void {
+  const save = session.save.bind(session);
+  let stored: { data: string; expires: number } | undefined;
+  Object.defineProperty(session, 'save', {
+    enumerable: false,
+    configurable: true,
+    value(callback?: (err?: unknown) => void) {
+      const { cookie, ...rest } = session;
+      const state = { data: JSON.stringify(rest), expires: cookie.expires?.getTime() ?? 0 };
+      if (stored && stored.data === state.data && Math.abs(state.expires - stored.expires) < 1000) {
+        callback?.();
+        return session;
+      }
+      return save((err?: unknown) => {
+        if (!err) stored = state;
+        callback?.(err);
+      });
+    },
   });
 }
 
@@ -165,8 +193,4 @@ export function browserAccounts(req: Request, platformId: string): BrowserAccoun
     signedOut: (userId) => markSignedOut(req, platformId, userId),
     forget: (userId) => forgetAccount(req, platformId, userId),
   };
-}
-
-export function saveSession(req: Request): Promise<void> {
-  return new Promise((resolve, reject) => req.session.save((err) => (err ? reject(err) : resolve())));
 }

@@ -78,6 +78,18 @@ export async function findMfaPolicy(db: Queryable, platformId: string): Promise<
   return (await db('platforms').where({ id: platformId }).first('mfa_policy'))?.mfa_policy;
 }
 
+/** What decides whether a second factor is due, in one round trip: the platform's policy and the user's factors. */
+export async function findSecondFactorState(db: Queryable, platformId: string, userId: string): Promise<{ policy: string | undefined; totpConfirmed: boolean; passkeys: number }> {
+  const { rows } = await db.raw(
+    `SELECT (SELECT mfa_policy FROM platforms WHERE id = :platformId) AS policy,
+            EXISTS (SELECT 1 FROM user_totp WHERE user_id = :userId AND confirmed_at IS NOT NULL) AS totp_confirmed,
+            (SELECT count(*) FROM webauthn_credentials WHERE platform_id = :platformId AND user_id = :userId) AS passkeys`,
+    { platformId, userId },
+  );
+  const r = rows[0];
+  return { policy: r.policy ?? undefined, totpConfirmed: Boolean(r.totp_confirmed), passkeys: Number(r.passkeys) };
+}
+
 export async function updateMfaPolicy(db: Queryable, platformId: string, policy: MfaPolicy): Promise<boolean> {
   return (await db('platforms').where({ id: platformId }).update({ mfa_policy: policy })) === 1;
 }

@@ -118,8 +118,14 @@ export function createAttemptThrottle(deps: Deps, checkCredentials: (platformId:
 
   /** Longest lock in force over the keys. */
   async function lockedFor(keys: string[]): Promise<number> {
+    return (await throttleState(keys)).locked;
+  }
+
+  /** Longest lock in force over the keys, and which of them hold a row at all. */
+  async function throttleState(keys: string[]): Promise<{ locked: number; held: Set<string> }> {
     const now = deps.now();
-    return Math.max(0, ...(await throttles.findMany(deps.db, keys)).map((r) => lockedSeconds(r, now)));
+    const rows = await throttles.findMany(deps.db, keys);
+    return { locked: Math.max(0, ...rows.map((r) => lockedSeconds(r, now))), held: new Set(rows.map((r) => r.key)) };
   }
 
   /**
@@ -167,7 +173,7 @@ export function createAttemptThrottle(deps: Deps, checkCredentials: (platformId:
       const bySource = sourceKey(platformId, source);
       const { signIns, lockouts } = deps.metrics;
       const purpose = audit?.purpose ? { purpose: audit.purpose } : {};
-      const locked = await lockedFor([account, bySource]);
+      const { locked, held } = await throttleState([account, bySource]);
       if (locked) {
         signIns.inc({ result: 'locked' });
         // No password checked, no account looked up: the subject stays unknown.
@@ -176,7 +182,7 @@ export function createAttemptThrottle(deps: Deps, checkCredentials: (platformId:
       }
       const check = await checkCredentials(platformId, email, password);
       if (check.ok) {
-        await throttles.deleteKey(deps.db, account);
+        if (held.has(account)) await throttles.deleteKey(deps.db, account); // no failure counted: nothing to clear
         signIns.inc({ result: 'success' });
         if (audit) await events.record(deps.db, audit, 'sign_in.succeeded', check.user.id, { method: 'pwd', amr: ['pwd'], ...purpose });
         return { ok: true, user: check.user };

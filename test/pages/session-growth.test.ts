@@ -210,3 +210,34 @@ it('viewing the pages of a stored authorization writes nothing: the row keeps it
   }
   expect(await version()).toEqual(stored);
 });
+
+it('a sign-in writes its session once: authorize stores it, the page view writes nothing, the sign-in replaces it with one write (issue 17)', async () => {
+  const db = t.database.db;
+  // Every row write to the session table, as the database saw it.
+  await db.raw(`CREATE TABLE IF NOT EXISTS session_writes (sid text, op text)`);
+  await db.raw(`CREATE OR REPLACE FUNCTION session_writes_count() RETURNS trigger AS $$
+    BEGIN INSERT INTO session_writes VALUES (COALESCE(NEW.sid, OLD.sid), TG_OP); RETURN NULL; END $$ LANGUAGE plpgsql`);
+  await db.raw(`CREATE OR REPLACE TRIGGER session_writes AFTER INSERT OR UPDATE OR DELETE ON session FOR EACH ROW EXECUTE FUNCTION session_writes_count()`);
+  const writesOf = async (sid: string) => (await db('session_writes').where({ sid }).select('op')).map((r: { op: string }) => r.op);
+  try {
+    const p = await buildPlatform(t.services);
+    const c = await buildClient(t.services, p.id);
+    const u = await buildUser(t.services, p.id);
+    await t.services.authorize.grantConsent({ platformId: p.id, clientId: c.id, scopes: authorizeQuery(p, c).get('scope')!.split(' ') } as never, u.id);
+    const b = browser(t.app);
+    const start = await b.agent.get(`/oauth/authorize?${authorizeQuery(p, c)}`);
+    const sid = sidOf(start)!;
+    const page = await b.agent.get(start.headers.location);
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(page.text)![1];
+    expect(await writesOf(sid)).toEqual(['INSERT']);
+    const signedIn = await b.agent.post(`${start.headers.location}/signin`).type('form').send({ _csrf: csrf, email: u.email, password: TEST_PASSWORD });
+    expect(signedIn.status).toBe(303);
+    expect(signedIn.headers.location).toMatch(/^https:\/\/app\.example\/callback\?code=/); // straight to the app: consent was given
+    const newSid = sidOf(signedIn)!;
+    expect(await writesOf(sid)).toEqual(['INSERT', 'DELETE']); // regenerated at sign-in
+    expect(await writesOf(newSid)).toEqual(['INSERT']); // written once, before the redirect
+    expect((await rowOf(newSid))!.text).toContain(u.id);
+  } finally {
+    await db.raw('DROP TRIGGER IF EXISTS session_writes ON session');
+  }
+});

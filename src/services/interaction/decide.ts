@@ -66,13 +66,13 @@ export function createDecide(deps: Deps) {
    * is still not signed in: signedInHere asks for the first factor again.
    */
   const secondFactorPending: AccountCheck = async ({ ar, user }) =>
-    ar.secondFactorPending && ar.userId === user.id ? factorPage(await secondFactorNeed(ar.platformId, user.id, ar.amr ?? ['pwd'], ar.acrValues), user) : undefined;
+    ar.secondFactorPending && ar.userId === user.id ? factorPage(await secondFactorNeed(ar.platformId, user.id, ar.amr ?? ['pwd'], ar.acrValues, ar), user) : undefined;
 
   /**
    * A signed-in account whose sign-in was not multi-factor, when the user has a second factor, the
    * policy is `required` or acr_values asks for `urn:latchkey:acr:mfa`: a step-up (DESIGN §15).
    */
-  const strongEnough: AccountCheck = async ({ ar, account, user }) => factorPage(await secondFactorNeed(ar.platformId, user.id, account?.amr ?? ['pwd'], ar.acrValues), user);
+  const strongEnough: AccountCheck = async ({ ar, account, user }) => factorPage(await secondFactorNeed(ar.platformId, user.id, account?.amr ?? ['pwd'], ar.acrValues, ar), user);
 
   /** Consent once per scope (asked again only for new ones), or every time with prompt=consent. */
   const consented: AccountCheck = async ({ ar, user }) => {

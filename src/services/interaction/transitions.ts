@@ -76,7 +76,7 @@ export function createInteractionFlow(
     const authTime = nowSeconds();
     Object.assign(ar, { userId: user.id, screen: undefined, signinEmail: undefined, amr, secondFactorMethod: undefined, upstream: undefined });
     // DESIGN §15: a due second factor comes first; the browser counts as signed in only once it is verified.
-    if ((await secondFactorNeed(ar.platformId, user.id, amr, ar.acrValues)) !== 'none') {
+    if ((await secondFactorNeed(ar.platformId, user.id, amr, ar.acrValues, ar)) !== 'none') {
       ar.secondFactorPending = true;
       return next(ar, browser);
     }
