@@ -104,17 +104,12 @@ describe('email_verified: the upstream verified it AND the provider is trusted f
     return (await s().users.findByEmail(f.down.id, upUser.email))!;
   }
 
-  it('an untrusted provider’s verified email is not carried over: unverified, and the verification mail goes out', async () => {
-    const f = await federation(p, { trustEmail: false });
-    const upUser = await upstreamUser(p, f, { emailVerified: true });
-    const local = await signUpThrough(f, upUser);
-    expect(local.emailVerified).toBe(false);
-    await waitForMail(p.t.config.dataDir, upUser.email, /Verify your email address/);
-  });
-
-  it('a trusted provider whose upstream did not verify the email: unverified, and the verification mail goes out', async () => {
-    const f = await federation(p, { trustEmail: true });
-    const upUser = await upstreamUser(p, f, { emailVerified: false });
+  it.each([
+    ['an untrusted provider’s verified email is not carried over', { trustEmail: false }, { emailVerified: true }],
+    ['a trusted provider whose upstream did not verify the email', { trustEmail: true }, { emailVerified: false }],
+  ])('%s: unverified, and the verification mail goes out', async (_case, provider, upstream) => {
+    const f = await federation(p, provider);
+    const upUser = await upstreamUser(p, f, upstream);
     const local = await signUpThrough(f, upUser);
     expect(local.emailVerified).toBe(false);
     await waitForMail(p.t.config.dataDir, upUser.email, /Verify your email address/);
@@ -307,10 +302,19 @@ describe('a pinned sign-in', () => {
   });
 });
 
+async function requiredMfa(f: { down: { id: string } }) {
+  await p.t.database.db('platforms').where({ id: f.down.id }).update({ mfa_policy: 'required' });
+}
+
+/** The upstream user's authenticator app, confirmed; the clock then moves past the code's step. */
+async function upstreamTotp(upUser: Awaited<ReturnType<typeof upstreamUser>>) {
+  const enrolment = (await s().mfa.totp.beginEnrolment(upUser, 'Upstream'))!;
+  expect(await s().mfa.totp.confirmEnrolment(upUser.id, totpAt(enrolment.secret, p.now()))).toBe(true);
+  p.tick(31);
+  return enrolment;
+}
+
 describe('the platform’s MFA policy', () => {
-  async function requiredMfa(f: { down: { id: string } }) {
-    await p.t.database.db('platforms').where({ id: f.down.id }).update({ mfa_policy: 'required' });
-  }
 
   it('required: the local second factor is still asked after the upstream', async () => {
     const f = await federation(p);
@@ -327,9 +331,7 @@ describe('the platform’s MFA policy', () => {
     const f = await federation(p, { trustMfa: true });
     await requiredMfa(f);
     const upUser = await upstreamUser(p, f);
-    const enrolment = (await s().mfa.totp.beginEnrolment(upUser, 'Upstream'))!;
-    expect(await s().mfa.totp.confirmEnrolment(upUser.id, totpAt(enrolment.secret, p.now()))).toBe(true);
-    p.tick(31);
+    const enrolment = await upstreamTotp(upUser);
     const down = newBrowser(p);
     await startAuthorization(down, f);
     await throughUpstream(p, down, newBrowser(p), upUser, { totpSecret: enrolment.secret });
@@ -343,9 +345,6 @@ describe('the platform’s MFA policy', () => {
 });
 
 describe('the platform’s MFA policy: trusting the upstream’s MFA takes both the provider’s trust and two factors upstream', () => {
-  async function requiredMfa(f: { down: { id: string } }) {
-    await p.t.database.db('platforms').where({ id: f.down.id }).update({ mfa_policy: 'required' });
-  }
 
   /** Signs up through the upstream and answers the downstream browser at the page after sign-up. */
   async function signedUp(f: Awaited<ReturnType<typeof federation>>, upUser: Awaited<ReturnType<typeof upstreamUser>>, totpSecret?: string) {
@@ -371,9 +370,7 @@ describe('the platform’s MFA policy: trusting the upstream’s MFA takes both 
     const f = await federation(p, { trustMfa: false });
     await requiredMfa(f);
     const upUser = await upstreamUser(p, f);
-    const enrolment = (await s().mfa.totp.beginEnrolment(upUser, 'Upstream'))!;
-    expect(await s().mfa.totp.confirmEnrolment(upUser.id, totpAt(enrolment.secret, p.now()))).toBe(true);
-    p.tick(31);
+    const enrolment = await upstreamTotp(upUser);
     const down = await signedUp(f, upUser, enrolment.secret);
     const claims = await setUpLocalFactor(down, f);
     // the upstream counted once (fed), the local code second: two factors of this platform's own
