@@ -1,3 +1,4 @@
+import './threadpool-size'; // first: sets libuv's pool size before anything starts the pool
 import type { Server } from 'node:http';
 import { createAppServer } from './http/server';
 import { loadConfig, ConfigError } from './config';
