@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { CEILING_GET, CEILING_POST, CEILING_SHAPE, startCeilings } from './ceilings';
-import { CONNECTIONS, measureRow, type RowResult, type RowSpec } from './lib/load';
+import { CONNECTIONS, measureRow, rowMeasurer, type RowMeasurer, type RowResult, type RowSpec, type RunResult } from './lib/load';
 import { ROW_TITLES, ROWS, type RowName, type Target } from './lib/oidc';
 import { installSignalHandlers, rssMB, stopAll } from './lib/proc';
 import { APP_DIR, measureColdStarts, oursUnavailable, ROOT, startOurs, type ColdStart, type OursTarget } from './ours';
@@ -89,18 +89,23 @@ async function main() {
   }
 
   const opts = { warmup: WARMUP, duration: DURATION, runs: RUNS, poolMax: POOL_MAX, log };
+  const failed = (t: Target, row: RowName, err: unknown): Cell => {
+    problems.push(`**${t.label} / ${ROW_TITLES[row]}**: ${(err as Error).message.slice(0, 600)}`);
+    log(`    failed: ${(err as Error).message}`);
+    return { na: `failed: ${(err as Error).message.split('\n')[0].slice(0, 120)}` };
+  };
+  const logRun = (r: Pick<RunResult, 'rps' | 'p50' | 'p99' | 'non2xx' | 'errors' | 'sample'>) =>
+    log(`    ${r.rps.toFixed(0)} req/s, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms, non-2xx ${r.non2xx}${r.errors ? `, errors ${r.errors}` : ''}${r.sample ? ` (${r.sample.slice(0, 160)})` : ''}`);
   const measure = async (t: Target, row: RowName, spec: RowSpec | undefined): Promise<Cell> => {
     if (!spec) return { na: 'not available' };
     if (spec.kind === 'na') return { na: spec.reason };
     log(`  ${t.label}: ${ROW_TITLES[row]}…`);
     try {
       const r = await measureRow(t.base, spec, opts);
-      log(`    ${r.rps.toFixed(0)} req/s, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms, non-2xx ${r.non2xx}${r.errors ? `, errors ${r.errors}` : ''}${r.sample ? ` (${r.sample.slice(0, 160)})` : ''}`);
+      logRun(r);
       return r;
     } catch (err) {
-      problems.push(`**${t.label} / ${ROW_TITLES[row]}**: ${(err as Error).message.slice(0, 600)}`);
-      log(`    failed: ${(err as Error).message}`);
-      return { na: `failed: ${(err as Error).message.split('\n')[0].slice(0, 120)}` };
+      return failed(t, row, err);
     }
   };
 
@@ -118,11 +123,34 @@ async function main() {
     }
   }
 
-  // ---- OIDC rows, ours then peer, row by row
+  // ---- OIDC rows: both targets warmed up, then their runs alternate (ours, peer, ours, …), so a
+  // drift of the shared machine during a row weighs on both sides of the ratio alike.
   for (const row of SELECTED) {
     log(`row: ${ROW_TITLES[row]}`);
-    results.ours[row] = ours ? await measure(ours, row, ours.rows[row]) : { na: oursSkip ?? 'not started' };
-    results.peer[row] = peer ? await measure(peer, row, peer.rows[row]) : { na: 'peer not started' };
+    const sides: { key: 'ours' | 'peer'; t?: Target; m?: RowMeasurer; cell?: Cell }[] = [
+      { key: 'ours', t: ours, cell: ours ? undefined : { na: oursSkip ?? 'not started' } },
+      { key: 'peer', t: peer, cell: peer ? undefined : { na: 'peer not started' } },
+    ];
+    for (const side of sides) {
+      if (!side.t) continue;
+      const spec = side.t.rows[row];
+      if (!spec) side.cell = { na: 'not available' };
+      else if (spec.kind === 'na') side.cell = { na: spec.reason };
+      else side.m = rowMeasurer(side.t.base, spec, opts);
+    }
+    const attempt = async (side: (typeof sides)[number], what: string, step: (m: RowMeasurer) => Promise<unknown>) => {
+      if (!side.m || !side.t) return;
+      log(`  ${side.t.label}: ${ROW_TITLES[row]}, ${what}…`);
+      try {
+        await step(side.m);
+      } catch (err) {
+        side.cell = failed(side.t, row, err);
+        side.m = undefined;
+      }
+    };
+    for (const side of sides) await attempt(side, 'warm-up', (m) => m.warmUp());
+    for (let i = 0; i < RUNS; i++) for (const side of sides) await attempt(side, `run ${i + 1}/${RUNS}`, async (m) => logRun(await m.run()));
+    for (const side of sides) results[side.key][row] = side.cell ?? side.m!.result();
   }
 
   // ---- RSS after the run, before anything is stopped
@@ -185,7 +213,7 @@ function report(o: {
     if (i < 0) { notes.push(text); i = notes.length - 1; }
     return `[^${i + 1}]`;
   };
-  const rps = (c: Cell | undefined) => (isRes(c) ? f0(c.rps) + (c.short ? ` ${note('single-use pool ran out before the run’s duration: run stopped early (never reuses a token); req/s is over the actual duration')}` : '') : c ? `n/a ${note(c.na)}` : '—');
+  const rps = (c: Cell | undefined) => (isRes(c) ? f0(c.rps) + (c.short ? ` ${note('single-use pool ran out before the run’s duration: run stopped early; the requests autocannon still sent, which could only repeat the pool’s last token, are not counted; req/s is over the actual duration')}` : '') : c ? `n/a ${note(c.na)}` : '—');
   const unit = (row: RowName) => (row === 'signin' ? ' ' + note('full sign-in: one "request" is a whole fresh-browser flow (authorize → sign-in page → sign-in POST → redirect(s) → code → token exchange); req/s = completed flows per second; p50/p99 are whole-flow latencies; non-2xx = failed flows') : '');
 
   const lines: string[] = [];
@@ -276,7 +304,7 @@ function report(o: {
   }
 
   lines.push('## Method', '');
-  lines.push('- Load: autocannon (programmatic), pipelining 1, 10 s timeout; req/s = completed requests ÷ actual run duration. Single-use rows (refresh_token grant, authorization_code exchange) take a fresh token per request from a pool pre-issued before each run (`requests[].setupRequest`); a short calibration on 256 tokens sizes the warm-up pool, the warm-up rate ×1.6 sizes each run’s pool (capped at BENCH_POOL_MAX), and a run whose pool runs out stops early (marked *) rather than reuse a token.');
+  lines.push('- Load: autocannon (programmatic), pipelining 1, 10 s timeout; req/s = completed requests ÷ actual run duration. Single-use rows (refresh_token grant, authorization_code exchange) take a fresh token per request from a pool pre-issued before each run (`requests[].setupRequest`); a short calibration on 256 tokens sizes the warm-up pool, the warm-up rate ×1.6 sizes each run’s pool (capped at BENCH_POOL_MAX), and a run whose pool runs out stops early (marked *) rather than reuse a token. Per row, both targets are warmed up, then their measured runs alternate (Latchkey, peer, Latchkey, …), so a drift of the shared machine weighs on both sides of a ratio.');
   lines.push('- Full sign-in: a bounded pool of 32 async workers (keep-alive node:http), each running complete fresh-browser flows back to back; exact percentiles over all flow latencies.');
   lines.push('- Ceilings answer `{"ok":true}`; they are measured once per request shape (GET, and POST with a ~130-byte urlencoded form and a Basic header) and that figure is reused for each row of that shape.');
   lines.push('- Peer: oidc-provider v9, its MemoryAdapter over an enlarged LRU (the default ~1000 entries evicts pre-issued pools), opaque access tokens, HS512 ID tokens, rotating refresh tokens, argon2id (m=19 MiB, t=2, p=1) password check in its sign-in interaction, consent remembered via `loadExistingGrant`. Its state lives in process memory while Latchkey’s is in Postgres.');

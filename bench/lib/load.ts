@@ -187,20 +187,35 @@ export interface RowOptions {
   log: (msg: string) => void;
 }
 
-/** Warm-up then `runs` measured runs of one row against one target. */
-export async function measureRow(base: string, spec: Exclude<RowSpec, NaRow>, o: RowOptions): Promise<RowResult> {
+/** One row against one target, measured a run at a time, so runs of two targets can alternate. */
+export interface RowMeasurer {
+  warmUp(): Promise<void>;
+  /** One measured run (a pool row mints its fresh pool first). */
+  run(): Promise<RunResult>;
+  result(): RowResult;
+}
+
+export function rowMeasurer(base: string, spec: Exclude<RowSpec, NaRow>, o: RowOptions): RowMeasurer {
+  const runs: RunResult[] = [];
+  const measured = async (r: Promise<RunResult>) => {
+    const res = await r;
+    runs.push(res);
+    return res;
+  };
   if (spec.kind === 'static') {
     const req: AcRequest = { method: spec.method, path: spec.path, headers: spec.headers, body: spec.body };
-    await autocannonRun(base, req, o.warmup);
-    const runs: RunResult[] = [];
-    for (let i = 0; i < o.runs; i++) runs.push(await autocannonRun(base, req, o.duration));
-    return summarise(runs);
+    return {
+      warmUp: async () => void (await autocannonRun(base, req, o.warmup)),
+      run: () => measured(autocannonRun(base, req, o.duration)),
+      result: () => summarise(runs),
+    };
   }
   if (spec.kind === 'flow') {
-    await flowRun(spec.run, o.warmup);
-    const runs: RunResult[] = [];
-    for (let i = 0; i < o.runs; i++) runs.push(await flowRun(spec.run, o.duration));
-    return summarise(runs);
+    return {
+      warmUp: async () => void (await flowRun(spec.run, o.warmup)),
+      run: () => measured(flowRun(spec.run, o.duration)),
+      result: () => summarise(runs),
+    };
   }
   // Single-use pool row. A short calibration on a small pool (it stops as soon as the pool
   // is used up) gives the rate that sizes the warm-up pool; the warm-up's rate sizes the
@@ -213,19 +228,31 @@ export async function measureRow(base: string, spec: Exclude<RowSpec, NaRow>, o:
     o.log(`    minted ${tokens.length} single-use tokens in ${((performance.now() - t) / 1000).toFixed(1)} s`);
     return tokens;
   };
-  const calib = await autocannonRun(base, req, o.warmup, { tokens: await mint(CONNECTIONS * 8), body: spec.body });
-  let size = Math.min(o.poolMax, Math.ceil(calib.rps * o.warmup * 1.3) + CONNECTIONS * 4);
-  const warm = await autocannonRun(base, req, o.warmup, { tokens: await mint(size), body: spec.body });
-  let rate = Math.max(calib.rps, warm.rps);
+  let rate = 0;
   let factor = 1.6;
-  const runs: RunResult[] = [];
-  for (let i = 0; i < o.runs; i++) {
-    size = Math.min(o.poolMax, Math.ceil(rate * o.duration * factor) + CONNECTIONS * 4);
-    poolSizes.push(size);
-    const r = await autocannonRun(base, req, o.duration, { tokens: await mint(size), body: spec.body });
-    runs.push(r);
-    rate = Math.max(rate, r.rps);
-    if (r.short) factor *= 1.5;
-  }
-  return summarise(runs, poolSizes);
+  return {
+    async warmUp() {
+      const calib = await autocannonRun(base, req, o.warmup, { tokens: await mint(CONNECTIONS * 8), body: spec.body });
+      const size = Math.min(o.poolMax, Math.ceil(calib.rps * o.warmup * 1.3) + CONNECTIONS * 4);
+      const warm = await autocannonRun(base, req, o.warmup, { tokens: await mint(size), body: spec.body });
+      rate = Math.max(calib.rps, warm.rps);
+    },
+    async run() {
+      const size = Math.min(o.poolMax, Math.ceil(rate * o.duration * factor) + CONNECTIONS * 4);
+      poolSizes.push(size);
+      const r = await measured(autocannonRun(base, req, o.duration, { tokens: await mint(size), body: spec.body }));
+      rate = Math.max(rate, r.rps);
+      if (r.short) factor *= 1.5;
+      return r;
+    },
+    result: () => summarise(runs, poolSizes),
+  };
+}
+
+/** Warm-up then `runs` measured runs of one row against one target. */
+export async function measureRow(base: string, spec: Exclude<RowSpec, NaRow>, o: RowOptions): Promise<RowResult> {
+  const m = rowMeasurer(base, spec, o);
+  await m.warmUp();
+  for (let i = 0; i < o.runs; i++) await m.run();
+  return m.result();
 }
