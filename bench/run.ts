@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { CEILING_GET, CEILING_POST, CEILING_SHAPE, startCeilings } from './ceilings';
-import { CONNECTIONS, measureRow, rowMeasurer, type RowMeasurer, type RowResult, type RowSpec, type RunResult } from './lib/load';
+import { CONNECTIONS, rowMeasurer, type RowMeasurer, type RowResult, type RowSpec, type RunResult } from './lib/load';
 import { ROW_TITLES, ROWS, type RowName, type Target } from './lib/oidc';
 import { installSignalHandlers, rssMB, stopAll } from './lib/proc';
 import { APP_DIR, measureColdStarts, oursUnavailable, ROOT, startOurs, type ColdStart, type OursTarget } from './ours';
@@ -96,50 +96,13 @@ async function main() {
   };
   const logRun = (r: Pick<RunResult, 'rps' | 'p50' | 'p99' | 'non2xx' | 'errors' | 'sample'>) =>
     log(`    ${r.rps.toFixed(0)} req/s, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms, non-2xx ${r.non2xx}${r.errors ? `, errors ${r.errors}` : ''}${r.sample ? ` (${r.sample.slice(0, 160)})` : ''}`);
-  const measure = async (t: Target, row: RowName, spec: RowSpec | undefined): Promise<Cell> => {
-    if (!spec) return { na: 'not available' };
-    if (spec.kind === 'na') return { na: spec.reason };
-    log(`  ${t.label}: ${ROW_TITLES[row]}…`);
-    try {
-      const r = await measureRow(t.base, spec, opts);
-      logRun(r);
-      return r;
-    } catch (err) {
-      return failed(t, row, err);
-    }
-  };
-
-  // ---- ceilings: once per request shape (GET, POST with a small form), reused per row
-  const shapes = new Set(SELECTED.map((r) => CEILING_SHAPE[r]).filter(Boolean));
-  for (const c of ceilings) {
-    const byShape: Record<string, Cell> = {};
-    for (const shape of shapes) {
-      log(`ceiling ${c.label}, ${shape} shape…`);
-      byShape[shape!] = await measure(c, shape === 'GET' ? 'discovery' : 'refresh', shape === 'GET' ? CEILING_GET : CEILING_POST);
-    }
-    for (const row of SELECTED) {
-      const shape = CEILING_SHAPE[row];
-      results[c.name][row] = shape ? byShape[shape] : { na: 'multi-request flow' };
-    }
-  }
-
-  // ---- OIDC rows: both targets warmed up, then their runs alternate (ours, peer, ours, …), so a
-  // drift of the shared machine during a row weighs on both sides of the ratio alike.
-  for (const row of SELECTED) {
-    log(`row: ${ROW_TITLES[row]}`);
-    const sides: { key: 'ours' | 'peer'; t?: Target; m?: RowMeasurer; cell?: Cell }[] = [
-      { key: 'ours', t: ours, cell: ours ? undefined : { na: oursSkip ?? 'not started' } },
-      { key: 'peer', t: peer, cell: peer ? undefined : { na: 'peer not started' } },
-    ];
-    for (const side of sides) {
-      if (!side.t) continue;
-      const spec = side.t.rows[row];
-      if (!spec) side.cell = { na: 'not available' };
-      else if (spec.kind === 'na') side.cell = { na: spec.reason };
-      else side.m = rowMeasurer(side.t.base, spec, opts);
-    }
+  // Every target warmed up, then their measured runs alternate (one, the other, one, …), so a
+  // drift of the shared machine during a row weighs on both sides of a ratio alike.
+  const measureAlternating = async (row: RowName, targets: { t: Target; spec: RowSpec | undefined }[]): Promise<Cell[]> => {
+    const sides = targets.map(({ t, spec }): { t: Target; m?: RowMeasurer; cell?: Cell } =>
+      !spec ? { t, cell: { na: 'not available' } } : spec.kind === 'na' ? { t, cell: { na: spec.reason } } : { t, m: rowMeasurer(t.base, spec, opts) });
     const attempt = async (side: (typeof sides)[number], what: string, step: (m: RowMeasurer) => Promise<unknown>) => {
-      if (!side.m || !side.t) return;
+      if (!side.m) return;
       log(`  ${side.t.label}: ${ROW_TITLES[row]}, ${what}…`);
       try {
         await step(side.m);
@@ -150,7 +113,30 @@ async function main() {
     };
     for (const side of sides) await attempt(side, 'warm-up', (m) => m.warmUp());
     for (let i = 0; i < RUNS; i++) for (const side of sides) await attempt(side, `run ${i + 1}/${RUNS}`, async (m) => logRun(await m.run()));
-    for (const side of sides) results[side.key][row] = side.cell ?? side.m!.result();
+    return sides.map((side) => side.cell ?? side.m!.result());
+  };
+
+  // ---- ceilings: once per request shape (GET, POST with a small form), reused per row
+  const shapes = new Set(SELECTED.map((r) => CEILING_SHAPE[r]).filter(Boolean));
+  for (const c of ceilings) {
+    const byShape: Record<string, Cell> = {};
+    for (const shape of shapes) {
+      log(`ceiling ${c.label}, ${shape} shape…`);
+      [byShape[shape!]] = await measureAlternating(shape === 'GET' ? 'discovery' : 'refresh', [{ t: c, spec: shape === 'GET' ? CEILING_GET : CEILING_POST }]);
+    }
+    for (const row of SELECTED) {
+      const shape = CEILING_SHAPE[row];
+      results[c.name][row] = shape ? byShape[shape] : { na: 'multi-request flow' };
+    }
+  }
+
+  // ---- OIDC rows, Latchkey's and the peer's runs alternating
+  for (const row of SELECTED) {
+    log(`row: ${ROW_TITLES[row]}`);
+    const started = [ours, peer].filter((t): t is Target => Boolean(t));
+    const cells = await measureAlternating(row, started.map((t) => ({ t, spec: t.rows[row] })));
+    results.ours[row] = ours ? cells[0] : { na: oursSkip ?? 'not started' };
+    results.peer[row] = peer ? cells[started.indexOf(peer)] : { na: 'peer not started' };
   }
 
   // ---- RSS after the run, before anything is stopped
