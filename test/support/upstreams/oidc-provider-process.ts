@@ -1,4 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import path from 'node:path';
 
 /** One of the upstream's people: the claims its ID token carries (sub is the account id). */
@@ -34,6 +36,17 @@ export interface OidcProviderProcess {
 
 const SCRIPT = path.join(__dirname, 'oidc-provider-server.mjs');
 
+/** What a stalled child was doing, from /proc: its state (R running, S sleeping, D waiting on disk, …) and CPU time used. */
+function processSnapshot(pid: number | undefined): string {
+  try {
+    // Fields after the command's closing parenthesis: state is the 1st, utime the 12th, stime the 13th (proc(5)).
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return `state ${fields[0]}, CPU ${((Number(fields[11]) + Number(fields[12])) / 100).toFixed(2)} s`;
+  } catch {
+    return 'no /proc entry';
+  }
+}
+
 /**
  * The `oidc-provider` package as an upstream identity provider, in a child process of its own
  * (it ships ESM only; jest runs CommonJS), listening on 127.0.0.1 on a port the system picks.
@@ -47,12 +60,14 @@ export async function startOidcProvider(
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_ENV: 'development', OIDC_UPSTREAM_CONFIG: JSON.stringify({ clients: options.clients, accounts: options.accounts ?? {} }) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  const spawnedAt = Date.now();
   let out = '';
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const issuer = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => {
+      const snapshot = processSnapshot(child.pid);
       child.kill('SIGKILL');
-      reject(new Error(`oidc-provider did not listen within ${timeoutMs} ms:\n${out}`));
+      reject(new Error(`oidc-provider did not listen within ${timeoutMs} ms (${Date.now() - spawnedAt} ms since spawn; ${snapshot}; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}):\n${out}`));
     }, timeoutMs);
     child.stdout!.on('data', (d) => {
       out = (out + d).slice(-20_000);

@@ -4,7 +4,8 @@
 // Input: OIDC_UPSTREAM_CONFIG (JSON) =
 //   { clients: [{ client_id, client_secret?, redirect_uris, token_endpoint_auth_method? }],
 //     accounts: { "<account id>": { email, email_verified, given_name, family_name, ... } } }
-// Output: one line `listening <issuer>` on stdout once it accepts connections.
+// Output: one line `listening <issuer>` on stdout once it accepts connections; on stderr, a
+// `stage <name> <ms>` line after each start-up step, so a start that stalls says where.
 //
 // Sign-in is the package's development interactions: a form taking any account id (the password
 // is not checked), then a consent page ("Continue", or "[ Cancel ]": error=access_denied).
@@ -14,14 +15,18 @@ import http from 'node:http';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import Provider from 'oidc-provider';
 
+const stage = (name) => process.stderr.write(`stage ${name} ${Math.round(performance.now())}\n`);
+stage('imported');
 const config = JSON.parse(process.env.OIDC_UPSTREAM_CONFIG ?? '{}');
 const accounts = new Map(Object.entries(config.accounts ?? {}));
 
 const server = http.createServer();
 await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
 const issuer = `http://127.0.0.1:${server.address().port}`;
+stage('bound');
 
 const signingKey = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'jwk' });
+stage('key');
 
 const provider = new Provider(issuer, {
   clients: (config.clients ?? []).map((c) => ({
@@ -73,6 +78,7 @@ server.on('request', (req, res) => {
   callback(req, res);
 });
 
+stage('provider');
 process.stdout.write(`listening ${issuer}\n`);
 const stop = () => {
   server.closeAllConnections();
