@@ -13,6 +13,7 @@ import { ROW_TITLES, type RowName } from './lib/oidc';
 import { rssMB, stopAll } from './lib/proc';
 import { adminCli, ROOT, startOurs, type OursTarget } from './ours';
 import { environmentLine } from './lib/env';
+import { waitForQuiet, type QuietReport } from './lib/quiet';
 
 export interface LargeOptions {
   scale: number;
@@ -30,6 +31,8 @@ export interface LargeOptions {
   checkForeignKeys?: boolean;
   /** Skip the purge step. */
   skipPurge?: boolean;
+  /** Longest wait, in seconds, for an idle machine and Postgres before each phase's rows. */
+  quietMaxSeconds: number;
   log: (msg: string) => void;
 }
 
@@ -71,7 +74,15 @@ export async function runLargeMode(o: LargeOptions): Promise<void> {
     return out;
   };
 
+  const quiet: { empty?: QuietReport; large?: QuietReport } = {};
+  const settle = async (phase: 'empty' | 'large') => {
+    quiet[phase] = await waitForQuiet(ours.databaseUrl, { maxSeconds: o.quietMaxSeconds, log });
+    const q = quiet[phase]!;
+    log(`  ${q.quiet ? 'quiet' : 'still busy'} after ${q.seconds.toFixed(0)} s (CPU idle ${(q.idle * 100).toFixed(0)} %, autovacuum workers ${q.autovacuumWorkers}, dirty ${q.dirtyMiB.toFixed(0)} MiB)`);
+  };
+
   log('phase 1: empty database');
+  if (!o.loadOnly) await settle('empty');
   const empty = o.loadOnly ? {} : await measureAll(ours.rows, 'empty');
 
   log('phase 2: loading the large platform with SQL…');
@@ -93,6 +104,7 @@ export async function runLargeMode(o: LargeOptions): Promise<void> {
   log('phase 3: large database (same provider process, fresh tokens for the static rows)');
   // The static rows' access token was issued before the load; a fresh one keeps it from expiring under a long load.
   const largeRows = ours.driver ? await ours.driver.rows() : ours.rows;
+  if (!o.loadOnly) await settle('large');
   const large = o.loadOnly ? {} : await measureAll(largeRows, 'large');
   const rss = rssMB(ours.pid);
 
@@ -105,7 +117,7 @@ export async function runLargeMode(o: LargeOptions): Promise<void> {
   await ours.stop();
   await stopAll();
 
-  const md = report({ started, o, empty, large, load, sizes, after, purge, orphans, checkSeconds, problems, rss, loadAvg: { before: loadBefore, after: os.loadavg()[0] } });
+  const md = report({ started, o, empty, large, load, sizes, after, purge, orphans, checkSeconds, problems, rss, quiet, loadAvg: { before: loadBefore, after: os.loadavg()[0] } });
   console.log(md);
   const dir = path.join(__dirname, 'results');
   fs.mkdirSync(dir, { recursive: true });
@@ -179,6 +191,7 @@ function report(r: {
   checkSeconds: number;
   problems: string[];
   rss: number | null;
+  quiet: { empty?: QuietReport; large?: QuietReport };
   loadAvg: { before: number; after: number };
 }): string {
   const { o } = r;
@@ -188,6 +201,8 @@ function report(r: {
   L.push(`\`BENCH_DATA=large\`, \`BENCH_DATA_SCALE=${o.scale}\`: ${CONNECTIONS} connections, ${o.warmup} s warm-up, median of ${o.runs} × ${o.duration} s per row, measured on the empty benchmark database and again, on the same provider process, after the SQL load. Rate limiting off (\`RATE_LIMIT_SCALE=0\`), \`synchronous_commit\` on for the provider.`, '');
   L.push(`Environment: ${envLine()}; 1-min load average ${r.loadAvg.before.toFixed(2)} at start, ${r.loadAvg.after.toFixed(2)} at the end.`, '');
 
+  const waited = (q: QuietReport | undefined) => (q ? `${q.quiet ? 'quiet' : '**still busy**'} after ${f0(q.seconds)} s (CPU idle ${f0(q.idle * 100)} %, ${q.autovacuumWorkers} autovacuum workers, ${f0(q.dirtyMiB)} MiB dirty)` : 'not measured');
+  if (!o.loadOnly) L.push(`Before each phase's rows the harness waits (up to ${o.quietMaxSeconds} s, \`BENCH_QUIET_MAX\`) for the machine's CPUs to be at least 80 % idle over 5 s, no autovacuum worker and under 64 MiB of dirty pages: empty phase ${waited(r.quiet.empty)}; large phase ${waited(r.quiet.large)}.`, '');
   if (o.loadOnly) L.push('_Rows not measured (`BENCH_DATA_LOAD_ONLY=1`): load, sizes and purge only._', '');
   L.push('## Rows: empty database vs large platform', '');
   L.push('| row | empty req/s | p50 | p99 | large req/s | p50 | p99 | large/empty req/s | large/empty p99 | within 10% |');

@@ -42,7 +42,7 @@ async function main() {
   if (DATA === 'large') {
     const why = oursUnavailable();
     if (why) throw new Error(`BENCH_DATA=large measures Latchkey only: ${why}`);
-    return runLargeMode({ scale: num('BENCH_DATA_SCALE', 1), rows: SELECTED, warmup: WARMUP, duration: DURATION, runs: RUNS, poolMax: POOL_MAX, purgeRow: PURGE_ROW, purgeWindow: num('BENCH_PURGE_WINDOW', 5), loadOnly: process.env.BENCH_DATA_LOAD_ONLY === '1', skipPurge: process.env.BENCH_PURGE === '0', checkForeignKeys: process.env.BENCH_DATA_CHECK === undefined ? undefined : process.env.BENCH_DATA_CHECK === '1', log });
+    return runLargeMode({ scale: num('BENCH_DATA_SCALE', 1), rows: SELECTED, warmup: WARMUP, duration: DURATION, runs: RUNS, poolMax: POOL_MAX, purgeRow: PURGE_ROW, purgeWindow: num('BENCH_PURGE_WINDOW', 5), loadOnly: process.env.BENCH_DATA_LOAD_ONLY === '1', skipPurge: process.env.BENCH_PURGE === '0', checkForeignKeys: process.env.BENCH_DATA_CHECK === undefined ? undefined : process.env.BENCH_DATA_CHECK === '1', quietMaxSeconds: num('BENCH_QUIET_MAX', 600), log });
   }
   const started = new Date();
   const loadBefore = os.loadavg()[0];
