@@ -1,6 +1,7 @@
-// BENCH_DATA=large: one invocation measures the selected rows on the empty benchmark database,
-// loads the large platform with SQL (bench/large-data.ts), measures the same rows again on the
-// same provider process, then runs the provider's purge of the expired rows under load. Writes
+// BENCH_DATA=large: one invocation loads the large platform with SQL (bench/large-data.ts) behind
+// one provider process, starts a second one on an empty database, measures the selected rows on
+// both with their runs alternating (so the machine's drift weighs on both sides of each ratio),
+// then runs the provider's purge of the expired rows under load. Writes
 // bench/results/<timestamp>-large.md (and .json) and bench/results/large-latest.md; never touches
 // latest.md (that is the normal run's).
 import fs from 'node:fs';
@@ -8,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
 import { checkForeignKeys, loadLargeData, mib, platformCounts, runProviderPurge, tableSizes, type LoadReport, type PurgeResult, type TableSize } from './large-data';
-import { CONNECTIONS, measureRow, runFor, type RowResult, type RowSpec, type RunResult } from './lib/load';
+import { CONNECTIONS, measureAlternating, runFor, type Cell, type RowResult, type RowSpec, type RunResult } from './lib/load';
 import { ROW_TITLES, type RowName } from './lib/oidc';
 import { rssMB, stopAll } from './lib/proc';
 import { adminCli, ROOT, startOurs, type OursTarget } from './ours';
@@ -31,12 +32,11 @@ export interface LargeOptions {
   checkForeignKeys?: boolean;
   /** Skip the purge step. */
   skipPurge?: boolean;
-  /** Longest wait, in seconds, for an idle machine and Postgres before each phase's rows. */
+  /** Longest wait, in seconds, for an idle machine and Postgres before the rows. */
   quietMaxSeconds: number;
   log: (msg: string) => void;
 }
 
-type Cell = RowResult | { na: string };
 const isRes = (c: Cell | undefined): c is RowResult => !!c && !('na' in c);
 
 interface PurgeUnderLoad { row: RowName; before?: RunResult; during: RunResult[]; purge: PurgeResult; error?: string }
@@ -56,36 +56,8 @@ export async function runLargeMode(o: LargeOptions): Promise<void> {
   log(`  Latchkey ready in ${ours.coldStartFreshPgMs.toFixed(0)} ms`);
   const problems: string[] = [];
   const opts = { warmup: o.warmup, duration: o.duration, runs: o.runs, poolMax: o.poolMax, log };
-  const measureAll = async (rows: Partial<Record<RowName, RowSpec>>, phase: string) => {
-    const out: Partial<Record<RowName, Cell>> = {};
-    for (const row of o.rows) {
-      const spec = rows[row];
-      if (!spec || spec.kind === 'na') { out[row] = { na: spec?.kind === 'na' ? spec.reason : 'not available' }; continue; }
-      log(`  ${phase}: ${ROW_TITLES[row]}…`);
-      try {
-        const r = await measureRow(ours.base, spec, opts);
-        log(`    ${r.rps.toFixed(0)} req/s, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms, non-2xx ${r.non2xx}${r.errors ? `, errors ${r.errors}` : ''}${r.sample ? ` (${r.sample.slice(0, 160)})` : ''}`);
-        out[row] = r;
-      } catch (err) {
-        problems.push(`**${phase} / ${ROW_TITLES[row]}**: ${(err as Error).message.slice(0, 600)}`);
-        out[row] = { na: `failed: ${(err as Error).message.split('\n')[0].slice(0, 120)}` };
-      }
-    }
-    return out;
-  };
 
-  const quiet: { empty?: QuietReport; large?: QuietReport } = {};
-  const settle = async (phase: 'empty' | 'large') => {
-    quiet[phase] = await waitForQuiet(ours.databaseUrl, { maxSeconds: o.quietMaxSeconds, log });
-    const q = quiet[phase]!;
-    log(`  ${q.quiet ? 'quiet' : 'still busy'} after ${q.seconds.toFixed(0)} s (CPU idle ${(q.idle * 100).toFixed(0)} %, autovacuum workers ${q.autovacuumWorkers}, dirty ${q.dirtyMiB.toFixed(0)} MiB)`);
-  };
-
-  log('phase 1: empty database');
-  if (!o.loadOnly) await settle('empty');
-  const empty = o.loadOnly ? {} : await measureAll(ours.rows, 'empty');
-
-  log('phase 2: loading the large platform with SQL…');
+  log('phase 1: loading the large platform with SQL…');
   const big = await adminCli(ours.env, ['platform', 'create', '--name', 'Big']);
   const bigGuid = String(big.platform_guid ?? '');
   const ids = await resolveIds(ours, bigGuid);
@@ -101,14 +73,35 @@ export async function runLargeMode(o: LargeOptions): Promise<void> {
   const sizes = await tableSizes(ours.databaseUrl);
   for (const s of sizes) log(`  ${s.table}: ${s.rows} rows, total ${mib(s.totalBytes)} MiB (table ${mib(s.tableBytes)}, indexes ${mib(s.indexBytes)})`);
 
-  log('phase 3: large database (same provider process, fresh tokens for the static rows)');
+  log('phase 2: the rows, an empty database against the large platform, runs alternating');
   // The static rows' access token was issued before the load; a fresh one keeps it from expiring under a long load.
   const largeRows = ours.driver ? await ours.driver.rows() : ours.rows;
-  if (!o.loadOnly) await settle('large');
-  const large = o.loadOnly ? {} : await measureAll(largeRows, 'large');
+  const empty: Partial<Record<RowName, Cell>> = {};
+  const large: Partial<Record<RowName, Cell>> = {};
+  let quiet: QuietReport | undefined;
+  if (!o.loadOnly) {
+    // The same build on a database of its own that holds only the benchmark's platform.
+    const control = await startOurs({ extraEnv: { PURGE_INTERVAL_SECONDS: '604800' }, tag: 'large-empty' });
+    try {
+      quiet = await waitForQuiet(ours.databaseUrl, { maxSeconds: o.quietMaxSeconds, log });
+      log(`  ${quiet.quiet ? 'quiet' : 'still busy'} after ${quiet.seconds.toFixed(0)} s (CPU idle ${(quiet.idle * 100).toFixed(0)} %, autovacuum workers ${quiet.autovacuumWorkers}, dirty ${quiet.dirtyMiB.toFixed(0)} MiB)`);
+      for (const row of o.rows) {
+        log(`row: ${ROW_TITLES[row]}`);
+        [empty[row], large[row]] = await measureAlternating(ROW_TITLES[row], [
+          { label: 'empty database', base: control.base, spec: control.rows[row] },
+          { label: 'large platform', base: ours.base, spec: largeRows[row] },
+        ], opts, (side, err) => {
+          problems.push(`**${side.label} / ${ROW_TITLES[row]}**: ${(err as Error).message.slice(0, 600)}`);
+          return { na: `failed: ${(err as Error).message.split('\n')[0].slice(0, 120)}` };
+        });
+      }
+    } finally {
+      await control.stop();
+    }
+  }
   const rss = rssMB(ours.pid);
 
-  log(`phase 4: purge of the expired rows under load (${ROW_TITLES[o.purgeRow]})`);
+  log(`phase 3: purge of the expired rows under load (${ROW_TITLES[o.purgeRow]})`);
   const purge: PurgeUnderLoad = o.skipPurge
     ? { row: o.purgeRow, during: [], purge: { ms: 0, removed: {} }, error: 'skipped (BENCH_PURGE=0)' }
     : await purgeUnderLoad(ours, largeRows[o.purgeRow], o, log);
@@ -191,18 +184,18 @@ function report(r: {
   checkSeconds: number;
   problems: string[];
   rss: number | null;
-  quiet: { empty?: QuietReport; large?: QuietReport };
+  quiet: QuietReport | undefined;
   loadAvg: { before: number; after: number };
 }): string {
   const { o } = r;
   const n = platformCounts(o.scale);
   const L: string[] = [];
   L.push(`# Latchkey benchmark, large-data mode — ${r.started.toISOString()}`, '');
-  L.push(`\`BENCH_DATA=large\`, \`BENCH_DATA_SCALE=${o.scale}\`: ${CONNECTIONS} connections, ${o.warmup} s warm-up, median of ${o.runs} × ${o.duration} s per row, measured on the empty benchmark database and again, on the same provider process, after the SQL load. Rate limiting off (\`RATE_LIMIT_SCALE=0\`), \`synchronous_commit\` on for the provider.`, '');
+  L.push(`\`BENCH_DATA=large\`, \`BENCH_DATA_SCALE=${o.scale}\`: ${CONNECTIONS} connections, ${o.warmup} s warm-up, median of ${o.runs} × ${o.duration} s per row. Two provider processes of the same build: one in front of the large platform's database (after the SQL load), one in front of a database holding only the benchmark's platform; each row warms both up, then their measured runs alternate (empty, large, empty, …), so the machine's drift weighs on both figures of a ratio alike. Rate limiting off (\`RATE_LIMIT_SCALE=0\`), \`synchronous_commit\` on for the provider.`, '');
   L.push(`Environment: ${envLine()}; 1-min load average ${r.loadAvg.before.toFixed(2)} at start, ${r.loadAvg.after.toFixed(2)} at the end.`, '');
 
-  const waited = (q: QuietReport | undefined) => (q ? `${q.quiet ? 'quiet' : '**still busy**'} after ${f0(q.seconds)} s (CPU idle ${f0(q.idle * 100)} %, ${q.autovacuumWorkers} autovacuum workers, ${f0(q.dirtyMiB)} MiB dirty)` : 'not measured');
-  if (!o.loadOnly) L.push(`Before each phase's rows the harness waits (up to ${o.quietMaxSeconds} s, \`BENCH_QUIET_MAX\`) for the machine's CPUs to be at least 80 % idle over 5 s, no autovacuum worker and under 64 MiB of dirty pages: empty phase ${waited(r.quiet.empty)}; large phase ${waited(r.quiet.large)}.`, '');
+  const q = r.quiet;
+  if (q) L.push(`Before the rows the harness waited (up to ${o.quietMaxSeconds} s, \`BENCH_QUIET_MAX\`) for the machine's CPUs to be at least 80 % idle over 5 s, no autovacuum worker and under 64 MiB of dirty pages: ${q.quiet ? 'quiet' : '**still busy**'} after ${f0(q.seconds)} s (CPU idle ${f0(q.idle * 100)} %, ${q.autovacuumWorkers} autovacuum workers, ${f0(q.dirtyMiB)} MiB dirty).`, '');
   if (o.loadOnly) L.push('_Rows not measured (`BENCH_DATA_LOAD_ONLY=1`): load, sizes and purge only._', '');
   L.push('## Rows: empty database vs large platform', '');
   L.push('| row | empty req/s | p50 | p99 | large req/s | p50 | p99 | large/empty req/s | large/empty p99 | within 10% |');

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { CEILING_GET, CEILING_POST, CEILING_SHAPE, startCeilings } from './ceilings';
-import { CONNECTIONS, rowMeasurer, type RowMeasurer, type RowResult, type RowSpec, type RunResult } from './lib/load';
+import { CONNECTIONS, measureAlternating, type Cell, type RowResult, type RowSpec } from './lib/load';
 import { ROW_TITLES, ROWS, type RowName, type Target } from './lib/oidc';
 import { installSignalHandlers, rssMB, stopAll } from './lib/proc';
 import { APP_DIR, measureColdStarts, oursUnavailable, ROOT, startOurs, type ColdStart, type OursTarget } from './ours';
@@ -34,7 +34,6 @@ if (!(ROWS as readonly string[]).includes(PURGE_ROW)) throw new Error(`BENCH_PUR
 
 const log = (msg: string) => console.error(msg);
 
-type Cell = RowResult | { na: string };
 const isRes = (c: Cell | undefined): c is RowResult => !!c && !('na' in c);
 
 async function main() {
@@ -94,27 +93,8 @@ async function main() {
     log(`    failed: ${(err as Error).message}`);
     return { na: `failed: ${(err as Error).message.split('\n')[0].slice(0, 120)}` };
   };
-  const logRun = (r: Pick<RunResult, 'rps' | 'p50' | 'p99' | 'non2xx' | 'errors' | 'sample'>) =>
-    log(`    ${r.rps.toFixed(0)} req/s, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms, non-2xx ${r.non2xx}${r.errors ? `, errors ${r.errors}` : ''}${r.sample ? ` (${r.sample.slice(0, 160)})` : ''}`);
-  // Every target warmed up, then their measured runs alternate (one, the other, one, …), so a
-  // drift of the shared machine during a row weighs on both sides of a ratio alike.
-  const measureAlternating = async (row: RowName, targets: { t: Target; spec: RowSpec | undefined }[]): Promise<Cell[]> => {
-    const sides = targets.map(({ t, spec }): { t: Target; m?: RowMeasurer; cell?: Cell } =>
-      !spec ? { t, cell: { na: 'not available' } } : spec.kind === 'na' ? { t, cell: { na: spec.reason } } : { t, m: rowMeasurer(t.base, spec, opts) });
-    const attempt = async (side: (typeof sides)[number], what: string, step: (m: RowMeasurer) => Promise<unknown>) => {
-      if (!side.m) return;
-      log(`  ${side.t.label}: ${ROW_TITLES[row]}, ${what}…`);
-      try {
-        await step(side.m);
-      } catch (err) {
-        side.cell = failed(side.t, row, err);
-        side.m = undefined;
-      }
-    };
-    for (const side of sides) await attempt(side, 'warm-up', (m) => m.warmUp());
-    for (let i = 0; i < RUNS; i++) for (const side of sides) await attempt(side, `run ${i + 1}/${RUNS}`, async (m) => logRun(await m.run()));
-    return sides.map((side) => side.cell ?? side.m!.result());
-  };
+  const measureBoth = (row: RowName, targets: { t: Target; spec: RowSpec | undefined }[]) =>
+    measureAlternating(ROW_TITLES[row], targets.map(({ t, spec }) => ({ label: t.label, base: t.base, spec, target: t })), opts, (side, err) => failed(side.target, row, err));
 
   // ---- ceilings: once per request shape (GET, POST with a small form), reused per row
   const shapes = new Set(SELECTED.map((r) => CEILING_SHAPE[r]).filter(Boolean));
@@ -122,7 +102,7 @@ async function main() {
     const byShape: Record<string, Cell> = {};
     for (const shape of shapes) {
       log(`ceiling ${c.label}, ${shape} shape…`);
-      [byShape[shape!]] = await measureAlternating(shape === 'GET' ? 'discovery' : 'refresh', [{ t: c, spec: shape === 'GET' ? CEILING_GET : CEILING_POST }]);
+      [byShape[shape!]] = await measureBoth(shape === 'GET' ? 'discovery' : 'refresh', [{ t: c, spec: shape === 'GET' ? CEILING_GET : CEILING_POST }]);
     }
     for (const row of SELECTED) {
       const shape = CEILING_SHAPE[row];
@@ -134,7 +114,7 @@ async function main() {
   for (const row of SELECTED) {
     log(`row: ${ROW_TITLES[row]}`);
     const started = [ours, peer].filter((t): t is Target => Boolean(t));
-    const cells = await measureAlternating(row, started.map((t) => ({ t, spec: t.rows[row] })));
+    const cells = await measureBoth(row, started.map((t) => ({ t, spec: t.rows[row] })));
     results.ours[row] = ours ? cells[0] : { na: oursSkip ?? 'not started' };
     results.peer[row] = peer ? cells[started.indexOf(peer)] : { na: 'peer not started' };
   }

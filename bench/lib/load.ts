@@ -256,3 +256,35 @@ export async function measureRow(base: string, spec: Exclude<RowSpec, NaRow>, o:
   for (let i = 0; i < o.runs; i++) await m.run();
   return m.result();
 }
+
+/** A row's figure, or why there is none. */
+export type Cell = RowResult | { na: string };
+
+/** One line for a run's figures, as the harness logs it. */
+export const describeRun = (r: Pick<RunResult, 'rps' | 'p50' | 'p99' | 'non2xx' | 'errors' | 'sample'>) =>
+  `${r.rps.toFixed(0)} req/s, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms, non-2xx ${r.non2xx}${r.errors ? `, errors ${r.errors}` : ''}${r.sample ? ` (${r.sample.slice(0, 160)})` : ''}`;
+
+export interface AlternatingSide { label: string; base: string; spec: RowSpec | undefined }
+
+/**
+ * One row against several targets: every target warms up, then their measured runs alternate
+ * (one, the other, one, …), so a drift of the shared machine during the row weighs on every side
+ * of a ratio alike. A side that fails is reported through `failed` and skipped from then on.
+ */
+export async function measureAlternating<S extends AlternatingSide>(title: string, targets: S[], o: RowOptions, failed: (side: S, err: unknown) => Cell): Promise<Cell[]> {
+  const sides = targets.map((t): { t: S; m?: RowMeasurer; cell?: Cell } =>
+    !t.spec ? { t, cell: { na: 'not available' } } : t.spec.kind === 'na' ? { t, cell: { na: t.spec.reason } } : { t, m: rowMeasurer(t.base, t.spec, o) });
+  const attempt = async (side: (typeof sides)[number], what: string, step: (m: RowMeasurer) => Promise<unknown>) => {
+    if (!side.m) return;
+    o.log(`  ${side.t.label}: ${title}, ${what}…`);
+    try {
+      await step(side.m);
+    } catch (err) {
+      side.cell = failed(side.t, err);
+      side.m = undefined;
+    }
+  };
+  for (const side of sides) await attempt(side, 'warm-up', (m) => m.warmUp());
+  for (let i = 0; i < o.runs; i++) for (const side of sides) await attempt(side, `run ${i + 1}/${o.runs}`, async (m) => o.log(`    ${describeRun(await m.run())}`));
+  return sides.map((side) => side.cell ?? side.m!.result());
+}
