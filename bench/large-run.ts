@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
 import { checkForeignKeys, loadLargeData, mib, platformCounts, runProviderPurge, tableSizes, type LoadReport, type PurgeResult, type TableSize } from './large-data';
-import { CONNECTIONS, measureAlternating, runFor, type Cell, type RowResult, type RowSpec, type RunResult } from './lib/load';
+import { CONNECTIONS, failedCell, measureAlternating, runFor, type Cell, type RowResult, type RowSpec, type RunResult } from './lib/load';
 import { ROW_TITLES, type RowName } from './lib/oidc';
 import { rssMB, stopAll } from './lib/proc';
 import { adminCli, ROOT, startOurs, type OursTarget } from './ours';
@@ -92,7 +92,7 @@ export async function runLargeMode(o: LargeOptions): Promise<void> {
           { label: 'large platform', base: ours.base, spec: largeRows[row] },
         ], opts, (side, err) => {
           problems.push(`**${side.label} / ${ROW_TITLES[row]}**: ${(err as Error).message.slice(0, 600)}`);
-          return { na: `failed: ${(err as Error).message.split('\n')[0].slice(0, 120)}` };
+          return failedCell(err);
         });
       }
     } finally {

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { CEILING_GET, CEILING_POST, CEILING_SHAPE, startCeilings } from './ceilings';
-import { CONNECTIONS, measureAlternating, type Cell, type RowResult, type RowSpec } from './lib/load';
+import { CONNECTIONS, failedCell, measureAlternating, type Cell, type RowResult, type RowSpec } from './lib/load';
 import { ROW_TITLES, ROWS, type RowName, type Target } from './lib/oidc';
 import { installSignalHandlers, rssMB, stopAll } from './lib/proc';
 import { APP_DIR, measureColdStarts, oursUnavailable, ROOT, startOurs, type ColdStart, type OursTarget } from './ours';
@@ -91,9 +91,9 @@ async function main() {
   const failed = (t: Target, row: RowName, err: unknown): Cell => {
     problems.push(`**${t.label} / ${ROW_TITLES[row]}**: ${(err as Error).message.slice(0, 600)}`);
     log(`    failed: ${(err as Error).message}`);
-    return { na: `failed: ${(err as Error).message.split('\n')[0].slice(0, 120)}` };
+    return failedCell(err);
   };
-  const measureBoth = (row: RowName, targets: { t: Target; spec: RowSpec | undefined }[]) =>
+  const measureSides = (row: RowName, targets: { t: Target; spec: RowSpec | undefined }[]) =>
     measureAlternating(ROW_TITLES[row], targets.map(({ t, spec }) => ({ label: t.label, base: t.base, spec, target: t })), opts, (side, err) => failed(side.target, row, err));
 
   // ---- ceilings: once per request shape (GET, POST with a small form), reused per row
@@ -102,7 +102,7 @@ async function main() {
     const byShape: Record<string, Cell> = {};
     for (const shape of shapes) {
       log(`ceiling ${c.label}, ${shape} shape…`);
-      [byShape[shape!]] = await measureBoth(shape === 'GET' ? 'discovery' : 'refresh', [{ t: c, spec: shape === 'GET' ? CEILING_GET : CEILING_POST }]);
+      [byShape[shape!]] = await measureSides(shape === 'GET' ? 'discovery' : 'refresh', [{ t: c, spec: shape === 'GET' ? CEILING_GET : CEILING_POST }]);
     }
     for (const row of SELECTED) {
       const shape = CEILING_SHAPE[row];
@@ -114,7 +114,7 @@ async function main() {
   for (const row of SELECTED) {
     log(`row: ${ROW_TITLES[row]}`);
     const started = [ours, peer].filter((t): t is Target => Boolean(t));
-    const cells = await measureBoth(row, started.map((t) => ({ t, spec: t.rows[row] })));
+    const cells = await measureSides(row, started.map((t) => ({ t, spec: t.rows[row] })));
     results.ours[row] = ours ? cells[0] : { na: oursSkip ?? 'not started' };
     results.peer[row] = peer ? cells[started.indexOf(peer)] : { na: 'peer not started' };
   }
@@ -270,7 +270,7 @@ function report(o: {
   }
 
   lines.push('## Method', '');
-  lines.push('- Load: autocannon (programmatic), pipelining 1, 10 s timeout; req/s = completed requests ÷ actual run duration. Single-use rows (refresh_token grant, authorization_code exchange) take a fresh token per request from a pool pre-issued before each run (`requests[].setupRequest`); a short calibration on 256 tokens sizes the warm-up pool, the warm-up rate ×1.6 sizes each run’s pool (capped at BENCH_POOL_MAX), and a run whose pool runs out stops early (marked *) rather than reuse a token. Per row, both targets are warmed up, then their measured runs alternate in an order that turns round each run (peer, Latchkey, Latchkey, peer, …), so a drift of the shared machine, and the advantage of going first, weigh on both sides of a ratio.');
+  lines.push('- Load: autocannon (programmatic), pipelining 1, 10 s timeout; req/s = completed requests ÷ actual run duration. Single-use rows (refresh_token grant, authorization_code exchange) take a fresh token per request from a pool pre-issued before each run (`requests[].setupRequest`); a short calibration on 256 tokens sizes the warm-up pool, the warm-up rate ×1.6 sizes each run’s pool (capped at BENCH_POOL_MAX), and a run whose pool runs out stops early (marked *) rather than reuse a token. Per row, both targets are warmed up, then their measured runs alternate in an order that turns round each run (peer, Latchkey, Latchkey, peer, …), so a drift of the shared machine, and whatever going first is worth, weigh on both sides of a ratio.');
   lines.push('- Full sign-in: a bounded pool of 32 async workers (keep-alive node:http), each running complete fresh-browser flows back to back; exact percentiles over all flow latencies.');
   lines.push('- Ceilings answer `{"ok":true}`; they are measured once per request shape (GET, and POST with a ~130-byte urlencoded form and a Basic header) and that figure is reused for each row of that shape.');
   lines.push('- Peer: oidc-provider v9, its MemoryAdapter over an enlarged LRU (the default ~1000 entries evicts pre-issued pools), opaque access tokens, HS512 ID tokens, rotating refresh tokens, argon2id (m=19 MiB, t=2, p=1) password check in its sign-in interaction, consent remembered via `loadExistingGrant`. Its state lives in process memory while Latchkey’s is in Postgres.');

@@ -260,6 +260,9 @@ export async function measureRow(base: string, spec: Exclude<RowSpec, NaRow>, o:
 /** A row's figure, or why there is none. */
 export type Cell = RowResult | { na: string };
 
+/** The cell of a row that failed: its error's first line. */
+export const failedCell = (err: unknown): Cell => ({ na: `failed: ${(err as Error).message.split('\n')[0].slice(0, 120)}` });
+
 /** One line for a run's figures, as the harness logs it. */
 export const describeRun = (r: Pick<RunResult, 'rps' | 'p50' | 'p99' | 'non2xx' | 'errors' | 'sample'>) =>
   `${r.rps.toFixed(0)} req/s, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms, non-2xx ${r.non2xx}${r.errors ? `, errors ${r.errors}` : ''}${r.sample ? ` (${r.sample.slice(0, 160)})` : ''}`;
@@ -269,7 +272,8 @@ export interface AlternatingSide { label: string; base: string; spec: RowSpec | 
 /**
  * One row against several targets: every target warms up, then their measured runs alternate,
  * in an order that turns around each run, so a drift of the shared machine during the row, and
- * the advantage of going first, weigh on every side of a ratio alike. A side that fails is reported through `failed` and skipped from then on.
+ * whatever going first is worth, weigh on every side of a ratio alike. A side that fails is
+ * reported through `failed` (its cell) and skipped from then on.
  */
 export async function measureAlternating<S extends AlternatingSide>(title: string, targets: S[], o: RowOptions, failed: (side: S, err: unknown) => Cell): Promise<Cell[]> {
   const sides = targets.map((t): { t: S; m?: RowMeasurer; cell?: Cell } =>
@@ -285,8 +289,8 @@ export async function measureAlternating<S extends AlternatingSide>(title: strin
     }
   };
   for (const side of sides) await attempt(side, 'warm-up', (m) => m.warmUp());
-  // The order turns around each run (after warm-ups A, B: B A, A B, B A, …): an A/A test of two
-  // identical providers gave the side that always ran first 4–10 % more req/s.
+  // The order turns around each run (after warm-ups A, B: B A, A B, B A, …), so no side always
+  // runs right after its own warm-up or right after the other's load.
   for (let i = 0; i < o.runs; i++) {
     const order = i % 2 === 0 ? [...sides].reverse() : sides;
     for (const side of order) await attempt(side, `run ${i + 1}/${o.runs}`, async (m) => o.log(`    ${describeRun(await m.run())}`));

@@ -1,14 +1,13 @@
 // Waits for the machine and Postgres to settle before a measurement: after a bulk load, Postgres
-// keeps flushing and autovacuuming on the same cores, and rows measured then lose throughput
-// whether or not they touch the loaded tables (issue 17's first large-data run lost 15–19 % on
-// JWKS and userinfo, which read no table).
+// may keep flushing and autovacuuming on the same cores, and rows measured meanwhile would carry
+// that cost whether or not they touch the loaded tables.
 import fs from 'node:fs';
 import { Client } from 'pg';
 
 export interface QuietReport {
   /** Seconds waited. */
   seconds: number;
-  /** Whether both conditions held before the limit. */
+  /** Whether all three conditions held before the limit. */
   quiet: boolean;
   /** The last sample: machine CPU idle (0–1) and Postgres background work seen. */
   idle: number;
