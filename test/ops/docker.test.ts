@@ -1,92 +1,22 @@
-import { spawn, execFile, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { builtinModules } from 'node:module';
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import knex from 'knex';
 import { parse as parseYaml } from 'yaml';
 import { loadConfig } from '../../src/config';
-import { freePort } from '../support/provider-process';
+import { all, execForm, last, parseDockerfile, stageEnv } from '../support/docker-image';
+import { NODE_LTS } from '../support/node-releases';
 
 /**
- * No Docker engine here (issue 11 §3): the Dockerfile and docker-compose.yml are parsed and
- * checked for what can be checked, and the image's exact start command (its CMD, its ENV, the
- * layout it copies) is run against the built dist/ in production mode.
+ * No Docker engine here: the Dockerfile and docker-compose.yml are read and checked for what can
+ * be checked by reading them; test/ops/docker-image.test.ts carries out the Dockerfile's lines
+ * and starts the image's command.
  */
 const ROOT = path.resolve(__dirname, '..', '..');
 const read = (file: string) => fs.readFileSync(path.join(ROOT, file), 'utf8');
 const exec = promisify(execFile);
-
-// ---------------------------------------------------------------------------------------------
-// A Dockerfile reader: enough of the format for this repository's file (continuations, comments,
-// ARG defaults in FROM, exec- and shell-form arguments).
-
-interface Instruction { op: string; args: string }
-interface Stage { from: string; name?: string; instructions: Instruction[] }
-
-function parseDockerfile(text: string): { stages: Stage[] } {
-  const logical: string[] = [];
-  let current = '';
-  for (const raw of text.split('\n')) {
-    const line = raw.trimEnd();
-    if (/^\s*#/.test(line) || (!current && !line.trim())) continue; // comments, also inside continuations
-    if (line.endsWith('\\')) {
-      current += `${line.slice(0, -1)} `;
-      continue;
-    }
-    logical.push(current + line);
-    current = '';
-  }
-  const args: Record<string, string> = {};
-  const stages: Stage[] = [];
-  for (const l of logical) {
-    const m = /^\s*(\w+)\s+([\s\S]*)$/.exec(l);
-    if (!m) continue;
-    const op = m[1].toUpperCase();
-    const rest = m[2].trim();
-    if (op === 'ARG' && !stages.length) {
-      const [k, v = ''] = rest.split('=');
-      args[k] = v;
-    } else if (op === 'FROM') {
-      const [image, , name] = rest.replace(/\$\{(\w+)\}|\$(\w+)/g, (_, a, b) => args[a ?? b] ?? '').split(/\s+/);
-      stages.push({ from: image, name, instructions: [] });
-    } else {
-      stages[stages.length - 1].instructions.push({ op, args: rest });
-    }
-  }
-  return { stages };
-}
-
-/** `ENV A=1 B=2` (and the legacy `ENV A 1`) of one stage, in order. */
-function stageEnv(stage: Stage): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const i of stage.instructions.filter((x) => x.op === 'ENV')) {
-    if (!i.args.includes('=')) {
-      const [k, ...v] = i.args.split(/\s+/);
-      env[k] = v.join(' ');
-      continue;
-    }
-    for (const pair of i.args.match(/\w+=("[^"]*"|\S*)/g) ?? []) {
-      const at = pair.indexOf('=');
-      env[pair.slice(0, at)] = pair.slice(at + 1).replace(/^"|"$/g, '');
-    }
-  }
-  return env;
-}
-
-const execForm = (args: string): string[] => JSON.parse(args);
-const all = (stage: Stage, op: string) => stage.instructions.filter((i) => i.op === op);
-const last = (stage: Stage, op: string) => all(stage, op).at(-1);
-
-// Node.js release lines (nodejs/Release schedule): when each became LTS and when it ends.
-const NODE_LTS: Record<number, { lts: string; eol: string }> = {
-  20: { lts: '2023-10-24', eol: '2026-04-30' },
-  22: { lts: '2024-10-29', eol: '2027-04-30' },
-  24: { lts: '2025-10-28', eol: '2028-04-30' },
-  26: { lts: '2026-10-28', eol: '2029-04-30' },
-};
 
 /** A minimal dotenv reader: `KEY=value` lines; comments and blank lines skipped. */
 function parseDotenv(text: string): Record<string, string> {
@@ -132,6 +62,13 @@ describe('Dockerfile', () => {
         .toEqual({ from: stage.from, ltsSince: true, beforeEol: true });
     }
     expect(new Set(dockerfile.stages.map((s) => s.from)).size).toBe(1);
+  });
+
+  it("labels the image with package.json's version, CHANGELOG.md's newest release", () => {
+    const labels = Object.fromEntries(all(runtime, 'LABEL').flatMap((l) => [...l.args.matchAll(/([\w.-]+)="([^"]*)"/g)].map((m) => [m[1], m[2]])));
+    expect(labels['org.opencontainers.image.version']).toBe(pkg.version);
+    const newest = /^## \[(\d+\.\d+\.\d+)\] - \d{4}-\d{2}-\d{2}$/m.exec(read('CHANGELOG.md'))?.[1];
+    expect(newest).toBe(pkg.version);
   });
 
   it('runs as a non-root user', () => {
@@ -313,127 +250,3 @@ describe('generate-secrets', () => {
   });
 });
 
-// ---------------------------------------------------------------------------------------------
-// The image's start command, run for real.
-
-describe("the image's start command", () => {
-  const BASE_URL = 'https://id.ops-test.example';
-  const MASTER_KEY = randomBytes(32).toString('base64url');
-  let child: ChildProcess;
-  let output = '';
-  let url: string;
-  let port: number;
-  let dataDir: string;
-  let binDir: string;
-  let env: Record<string, string>;
-  let database: ReturnType<typeof knex>;
-  let dropDatabase: (() => Promise<void>) | undefined;
-
-  beforeAll(async () => {
-    if (!fs.existsSync(path.join(ROOT, 'dist', 'main.js'))) {
-      throw new Error('dist/ is missing: run `npm ci` or `npm run build` before this test (.ci/run builds before testing)');
-    }
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'latchkey-image-data-'));
-    port = await freePort();
-    url = `http://127.0.0.1:${port}`;
-    // A fresh database, so "no demo data" means an empty platforms table. On Postgres a database of
-    // its own (as compose gives); on the embedded kind the image's other mode: no DATABASE_URL,
-    // the embedded database in DATA_DIR (the volume).
-    let databaseUrl: string | undefined;
-    if (process.env.TEST_DATABASE_KIND === 'postgres') {
-      const name = `latchkey_image_${randomBytes(6).toString('hex')}`;
-      const admin = knex({ client: 'pg', connection: process.env.DATABASE_URL });
-      await admin.raw(`CREATE DATABASE ${name}`);
-      await admin.destroy();
-      const u = new URL(process.env.DATABASE_URL!);
-      u.pathname = `/${name}`;
-      databaseUrl = u.toString();
-      dropDatabase = async () => {
-        const a = knex({ client: 'pg', connection: process.env.DATABASE_URL });
-        await a.raw(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-        await a.destroy();
-      };
-    }
-    const composeEnv = serviceEnv(compose.services.latchkey);
-    env = {
-      PATH: `${path.dirname(process.execPath)}${path.delimiter}${process.env.PATH ?? ''}`,
-      HOME: process.env.HOME ?? os.tmpdir(),
-      ...stageEnv(runtime),
-      NODE_ENV: composeEnv.NODE_ENV,
-      BASE_URL,
-      MASTER_KEY,
-      SESSION_SECRET: randomBytes(32).toString('base64url'),
-      SMTP_URL: 'smtp://127.0.0.1:9',
-      DATA_DIR: dataDir,
-      PORT: String(port),
-      ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
-    };
-    const [command, ...args] = execForm(last(runtime, 'CMD')!.args);
-    expect(command).toBe('node');
-    // WORKDIR /app holds dist/, views/, public/ and bin/: the repository root has the same layout.
-    child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    child.stdout!.on('data', (d) => (output += d));
-    child.stderr!.on('data', (d) => (output += d));
-    const started = Date.now();
-    for (;;) {
-      if (child.exitCode !== null) throw new Error(`the start command exited with ${child.exitCode}:\n${output}`);
-      const ready = await fetch(`${url}/readyz`).then((r) => r.status === 200, () => false);
-      if (ready) break;
-      if (Date.now() - started > 90_000) throw new Error(`not ready after 90 s:\n${output}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    database = knex({
-      client: 'pg',
-      connection: databaseUrl ?? { host: dataDir, port: 5432, user: 'postgres', database: 'postgres' },
-      pool: { min: 0, max: 1 },
-    });
-    // `latchkey-admin` as the image has it: a link on PATH to bin/latchkey-admin.js.
-    binDir = fs.mkdtempSync(path.join(os.tmpdir(), 'latchkey-image-bin-'));
-    fs.symlinkSync(path.join(ROOT, 'bin', 'latchkey-admin.js'), path.join(binDir, 'latchkey-admin'));
-  }, 120_000);
-
-  afterAll(async () => {
-    await database?.destroy();
-    if (child && child.exitCode === null) {
-      child.kill('SIGKILL');
-      await new Promise((r) => child.once('exit', r));
-    }
-    await dropDatabase?.();
-    if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
-    if (binDir) fs.rmSync(binDir, { recursive: true, force: true });
-  }, 60_000);
-
-  it('comes up in production: no demo data, no development outbox, no generated secrets', async () => {
-    const platforms = (await database('platforms').count('* as n').first()) as { n: string | number } | undefined;
-    expect(Number(platforms?.n)).toBe(0);
-    expect((await fetch(`${url}/dev/outbox`)).status).toBe(404);
-    expect(fs.readdirSync(dataDir).filter((f) => /secrets|demo-client/.test(f))).toEqual([]);
-    expect(output).not.toContain(MASTER_KEY);
-    expect(output).not.toMatch(/demo platform/i);
-  });
-
-  it("passes the image's HEALTHCHECK command", async () => {
-    const command = last(runtime, 'HEALTHCHECK')!.args.replace(/^.*?\bCMD\s+/, '');
-    await expect(exec('sh', ['-c', command], { env, cwd: ROOT })).resolves.toBeDefined();
-  });
-
-  it('runs `latchkey-admin platform create` and serves the new platform', async () => {
-    const { stdout, stderr } = await exec('latchkey-admin', ['platform', 'create', '--name', 'First platform'], {
-      env: { ...env, PATH: `${binDir}${path.delimiter}${env.PATH}` },
-      cwd: os.tmpdir(), // like `docker compose exec`, from anywhere
-    });
-    expect(stderr).toBe('');
-    expect(stdout.trim().split('\n')).toHaveLength(1);
-    const created = JSON.parse(stdout);
-    expect(created).toMatchObject({ platform_guid: expect.stringMatching(/^[0-9a-f-]{36}$/), name: 'First platform' });
-    const res = await fetch(`${url}/.well-known/openid-configuration?platform_guid=${created.platform_guid}`);
-    expect(res.status).toBe(200);
-    expect((await res.json()).issuer).toMatch(new RegExp(`^${BASE_URL.replace(/\./g, '\\.')}`));
-  });
-
-  it('stops cleanly on SIGTERM (docker stop)', async () => {
-    const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-    child.kill('SIGTERM');
-    expect(await exited).toBe(0);
-  }, 30_000);
-});
