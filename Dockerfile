@@ -19,6 +19,9 @@ RUN npm run build
 
 # Runtime stage: production dependencies only, no TypeScript, non-root, production mode.
 FROM ${NODE_IMAGE} AS runtime
+# The release (package.json's version, CHANGELOG.md's newest entry; test/ops/docker.test.ts keeps them equal).
+LABEL org.opencontainers.image.title="Latchkey" \
+      org.opencontainers.image.version="0.3.0"
 ENV NODE_ENV=production \
     PORT=3000 \
     DATA_DIR=/app/data
@@ -28,8 +31,11 @@ COPY package.json package-lock.json ./
 # binaries (prebuilds/linux-{x64,arm64}) that node-gyp-build loads at run time.
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
+# Everything dist/ reads at run time beside itself: pages and mails, static files, the languages'
+# catalogs. test/ops/docker-image.test.ts starts the image's CMD from exactly this file set.
 COPY views ./views
 COPY public ./public
+COPY locales ./locales
 COPY bin ./bin
 COPY scripts/ensure-build.js scripts/build.js ./scripts/
 # `latchkey-admin …` on PATH (the package.json "bin" entry); /app/data belongs to the app user.
