@@ -17,6 +17,7 @@ import { untrustedProxyWarning } from './http/middleware/untrusted-proxy-warning
 import { discoveryRouter } from './http/routers/discovery.router';
 import { jwksRouter } from './http/routers/jwks.router';
 import { healthRouter } from './http/routers/health.router';
+import { VERSION } from './version';
 import { metricsRouter } from './http/routers/metrics.router';
 import { authorizeRouter, redirectAuthorizePost } from './http/routers/authorize.router';
 import { interactionRouter } from './http/routers/interaction.router';
@@ -96,7 +97,7 @@ export function createApp(deps: AppDeps): App {
   // The hottest GET endpoints first: no body to parse, no static files to look for.
   app.use(discoveryRouter(services, rateLimit));
   app.use(jwksRouter(services, rateLimit));
-  app.use(healthRouter((ms) => services.maintenance.databaseReady(ms)));
+  app.use(healthRouter(VERSION, (ms) => services.maintenance.databaseReady(ms)));
   if (config.metricsToken) app.use(metricsRouter(metrics.registry, config.metricsToken)); // else 404: METRICS_PORT serves it apart
   app.use(passkeyAssetsRouter());
   app.use('/static', express.static(path.resolve(__dirname, '..', 'public'), { maxAge: '1h' }));

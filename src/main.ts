@@ -7,6 +7,7 @@ import { createLogger, wantsPrettyLogs } from './logger';
 import { riskySettings } from './config-warnings';
 import { openDatabase, migrateLatest } from './db';
 import { createApp } from './app';
+import { VERSION } from './version';
 import { createMetricsServer } from './http/metrics-server';
 import { seedDemo } from './cli/demo-seed';
 import { startPurgeJob } from './jobs/purge.job';
@@ -43,7 +44,7 @@ async function main() {
   const purge = startPurgeJob(services, config.purgeIntervalSeconds);
   const mailOutbox = startMailOutboxJob(services); // durable mail: sends what the outbox holds, on every instance
   const backchannelLogout = startBackchannelLogoutJob(services); // logout tokens to the apps of ended sign-ins, the same way
-  logger.info({ port: config.port, metricsPort: config.metricsPort, issuer: config.baseUrl, database: database.isEmbedded ? 'embedded' : 'postgres' }, 'Latchkey is ready');
+  logger.info({ version: VERSION, port: config.port, metricsPort: config.metricsPort, issuer: config.baseUrl, database: database.isEmbedded ? 'embedded' : 'postgres' }, 'Latchkey is ready');
 
   let stopping = false;
   const shutdown = (signal: string) => {

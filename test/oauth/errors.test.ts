@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import request from 'supertest';
 import { buildTestApp, expectOAuthError } from '../helpers';
 
@@ -24,8 +26,9 @@ describe('errors and health', () => {
     expect(res.body.error).toBeDefined();
   });
 
-  it('reports health and readiness', async () => {
-    await request(t.app).get('/healthz').expect(200, { status: 'ok' });
+  it('reports health, with the release of package.json, and readiness', async () => {
+    const { version } = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'package.json'), 'utf8'));
+    await request(t.app).get('/healthz').expect(200, { status: 'ok', version });
     await request(t.app).get('/readyz').expect(200, { status: 'ready' });
   });
 

@@ -24,7 +24,7 @@ describe('GET /readyz', () => {
     const blind = knex({ client: 'pg', connection: process.env.TEST_DATABASE_URL, searchPath: ['no_such_schema'] });
     try {
       expect((await blind.raw('select 1 as ok')).rows).toEqual([{ ok: 1 }]); // the database itself answers
-      const res = await request(express().use(healthRouter(() => probe(blind)))).get('/readyz');
+      const res = await request(express().use(healthRouter('0.0.0-test', () => probe(blind)))).get('/readyz');
       expect([res.status, res.body.error]).toEqual([503, 'temporarily_unavailable']);
     } finally {
       await blind.destroy();

@@ -1,13 +1,13 @@
 import { Router } from 'express';
 
 /**
- * /healthz: the process answers. /readyz: the database answers a real query on a real table
- * within 2 s (DESIGN §13; services/maintenance.service.ts databaseReady).
+ * /healthz: the process answers, and says which release it is. /readyz: the database answers a
+ * real query on a real table within 2 s (services/maintenance.service.ts databaseReady).
  */
-export function healthRouter(databaseReady: (timeoutMs: number) => Promise<void>): Router {
+export function healthRouter(version: string, databaseReady: (timeoutMs: number) => Promise<void>): Router {
   const r = Router();
   r.get('/healthz', (_req, res) => {
-    res.set('Cache-Control', 'no-store').json({ status: 'ok' });
+    res.set('Cache-Control', 'no-store').json({ status: 'ok', version });
   });
   r.get('/readyz', async (_req, res) => {
     res.set('Cache-Control', 'no-store');
