@@ -16,6 +16,7 @@ describe('admin console rate limit', () => {
     const refused = await request(t.app).post('/admin/sign-in').set('X-Forwarded-For', from).type('form').send({ email: 'a@example.com', password: 'x' });
     expect(refused.status).toBe(429);
     expect(refused.headers['cache-control']).toMatch(/no-store/);
+    expect(refused.headers['x-frame-options']).toBe('DENY'); // framing is refused before the limit answers
     expect((await request(t.app).get('/admin/sign-in').set('X-Forwarded-For', freshSource())).status).toBe(200);
     // The admin API has its own limiter: this source's console limit does not answer it.
     expect((await request(t.app).get('/admin/api/v1/platforms').set('X-Forwarded-For', from)).status).toBe(401);

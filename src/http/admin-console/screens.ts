@@ -4,6 +4,7 @@ import type { Config } from '../../config';
 import type { Services } from '../../services';
 import { OAuthError } from '../../errors';
 import { issueCsrf, requireCsrf } from '../middleware/csrf';
+import { denyFraming } from '../middleware/security-headers';
 import type { RateLimits } from '../middleware/rate-limit';
 import { consoleSignInRouter } from '../routers/admin/console/sign-in.router';
 import { consolePlatformsRouter } from '../routers/admin/console/platforms.router';
@@ -41,14 +42,14 @@ const SCREENS: Array<ConsoleNavEntry & { router: (s: Services) => Router }> = [
 ];
 
 /**
- * The admin console at /admin (DESIGN §14), apart from the admin API under /admin/api: its own
- * session cookie, the hosted pages' per-source rate limit, no-store, CSRF on every POST, and an
- * operator past both factors on every page but the sign-in's.
+ * The admin console at /admin (DESIGN §14), apart from the admin API under /admin/api: no-store
+ * and no framing (its 429 too), its own session cookie, the hosted pages' per-source rate limit,
+ * CSRF on every POST, and an operator past both factors on every page but the sign-in's.
  */
 export function adminConsole(s: Services, config: Config, sessionPool: Pool, rateLimit: RateLimits): Router {
   const r = Router();
   r.use('/admin/api', (_req, _res, next) => next('router'));
-  r.use('/admin', rateLimit.hostedPages, noStore, ...consoleSessionMiddleware(config, sessionPool), nav);
+  r.use('/admin', consoleHeaders, rateLimit.hostedPages, ...consoleSessionMiddleware(config, sessionPool), nav);
   r.use(consoleSignInRouter(s));
   // The logo upload is multipart: read before the CSRF check, which needs its `_csrf` field (room above the limit: an oversized file gets the form's message).
   r.post('/admin/platforms/:platformId/branding/logo', ...multipartForm('logo', LOGO_MAX_BYTES * 4));
@@ -65,8 +66,10 @@ export function adminConsole(s: Services, config: Config, sessionPool: Pool, rat
   return r;
 }
 
-const noStore: RequestHandler = (_req, res, next) => {
+/** Every console response: never cached, never framed. */
+const consoleHeaders: RequestHandler = (_req, res, next) => {
   res.set({ 'Cache-Control': 'no-store', Pragma: 'no-cache' });
+  denyFraming(res);
   next();
 };
 

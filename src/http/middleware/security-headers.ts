@@ -54,6 +54,17 @@ export function securityHeaders(isHttps: boolean): RequestHandler {
 }
 
 /**
+ * A response never meant to be framed (the admin console): CSP `frame-ancestors 'none'` and
+ * `X-Frame-Options: DENY` instead of helmet's same-origin defaults, so not even a page of this
+ * origin can frame it (clickjacking an operator's forms).
+ */
+export function denyFraming(res: Response): void {
+  const csp = res.getHeader('Content-Security-Policy');
+  if (typeof csp === 'string') res.setHeader('Content-Security-Policy', csp.replace(/(^|;)frame-ancestors [^;]*/, "$1frame-ancestors 'none'"));
+  res.setHeader('X-Frame-Options', 'DENY');
+}
+
+/**
  * Chromium applies form-action to every redirect that follows a form POST, so a page whose form may
  * end at the client (the authorization response after sign-in, consent or the chooser; the
  * post-logout redirect) allows that one target on that response only: its origin, or its scheme for
