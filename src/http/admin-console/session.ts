@@ -1,3 +1,4 @@
+import type { TLSSocket } from 'node:tls';
 import type { Request, RequestHandler } from 'express';
 import session from 'express-session';
 import connectPgSimple from 'connect-pg-simple';
@@ -42,7 +43,7 @@ export const CONSOLE_SECOND_FACTOR_MS = 10 * 60_000;
  */
 export function consoleSessionMiddleware(config: Config, pool: Pool): RequestHandler[] {
   const PgStore = connectPgSimple(session);
-  const secure = config.baseUrl.startsWith('https://');
+  const secure = isConsoleCookieSecure(config.baseUrl);
   const consoleSession = session({
     name: 'latchkey.admin',
     secret: config.sessionSecret!,
@@ -54,6 +55,21 @@ export function consoleSessionMiddleware(config: Config, pool: Pool): RequestHan
     cookie: { httpOnly: true, sameSite: 'strict', secure, maxAge: CONSOLE_IDLE_MS, path: '/admin' },
   });
   return [cookieParser(), csrfCookie(config), consoleSession];
+}
+
+/** Under an https BASE_URL the console cookie is Secure. */
+const isConsoleCookieSecure = (baseUrl: string) => baseUrl.startsWith('https://');
+
+/**
+ * Whether the console cookie cannot be set on this request's answer: it is Secure, and the request
+ * came over plain http. The same test express-session makes with `proxy: true` (a TLS connection,
+ * or a proxy's first `X-Forwarded-Proto` saying https); where it fails, the session is never saved
+ * in the browser and every sign-in ends back on the sign-in page.
+ */
+export function isConsoleCookieRefused(baseUrl: string, req: Request): boolean {
+  if (!isConsoleCookieSecure(baseUrl) || (req.socket as TLSSocket).encrypted) return false;
+  const forwarded = String(req.headers['x-forwarded-proto'] ?? '').split(',')[0].trim().toLowerCase();
+  return forwarded !== 'https';
 }
 
 const promised = (fn: (cb: (err: unknown) => void) => void) => new Promise<void>((resolve, reject) => fn((err) => (err ? reject(err) : resolve())));

@@ -7,7 +7,7 @@ import { presentTotpSetup } from '../../../../presenters/totp.presenter';
 import { field } from '../../../admin-console/forms';
 import { renderConsole } from '../../../admin-console/render';
 import { SIGN_IN_PATH } from '../../../admin-console/operator';
-import { CONSOLE_SECOND_FACTOR_MS, endConsoleSession, startConsoleSession } from '../../../admin-console/session';
+import { CONSOLE_SECOND_FACTOR_MS, endConsoleSession, isConsoleCookieRefused, startConsoleSession } from '../../../admin-console/session';
 import { consolePasskeyForm, operatorScope, passkeyOptionsRoute } from '../../../admin-console/passkeys';
 import { takeChallenge } from '../../../passkey-session';
 import type { Operator } from '../../../../domain/operator';
@@ -39,9 +39,23 @@ export function consoleSignInRouter(s: Services): Router {
   const showSignIn = (req: Request, res: Response, model: { email?: string; error?: string | null; notice?: string | null }, status = 200) =>
     renderConsole(req, res, 'sign-in', { title: 'Sign in', email: '', notice: null, ...model }, status);
 
+  /** Over plain http under an https BASE_URL the session cookie never sticks: say so instead of looping back here. */
+  const plainHttpError = (req: Request) => {
+    const { baseUrl } = s.deps.config;
+    if (!isConsoleCookieRefused(baseUrl, req)) return null;
+    return `This console was reached over plain http, but its sign-in cookie is only kept over https (BASE_URL is ${baseUrl}), so signing in cannot work here. Open ${baseUrl}${SIGN_IN_PATH}. Behind a reverse proxy that ends TLS, have it send X-Forwarded-Proto: https and set TRUST_PROXY to trust it.`;
+  };
+
   r.get(SIGN_IN_PATH, issueCsrf, (req, res) => {
     if (req.session?.console?.stage === 'signed_in') return res.redirect(303, '/admin');
-    showSignIn(req, res, { notice: req.query.expired ? 'Your session has ended. Sign in again.' : null });
+    showSignIn(req, res, { notice: req.query.expired ? 'Your session has ended. Sign in again.' : null, error: plainHttpError(req) });
+  });
+
+  // Before the CSRF check: over plain http its cookie is missing too, and "form expired" would mislead. Nothing is checked or changed.
+  r.post(SIGN_IN_PATH, (req, res, next) => {
+    const error = plainHttpError(req);
+    if (!error) return next();
+    issueCsrf(req, res, () => showSignIn(req, res, { email: field(req, 'email'), error }, 400));
   });
 
   r.post(SIGN_IN_PATH, requireCsrf, issueCsrf, async (req, res) => {
