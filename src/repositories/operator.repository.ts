@@ -81,9 +81,9 @@ export async function setPendingTotp(db: Queryable, id: string, sealedSecret: st
   return (await db('operators').where({ id }).whereNull('totp_confirmed_at').update({ sealed_totp_secret: sealedSecret, last_totp_step: null })) > 0;
 }
 
-/** Confirms the pending secret with the step of its first code. */
-export async function confirmTotp(db: Queryable, id: string, step: number, at: Date): Promise<boolean> {
-  return (await db('operators').where({ id }).whereNull('totp_confirmed_at').whereNotNull('sealed_totp_secret').update({ totp_confirmed_at: at, last_totp_step: step })) > 0;
+/** Confirms the pending secret with the step of its first code, if it is still `sealedSecret` (not replaced by a new start meanwhile). */
+export async function confirmTotp(db: Queryable, id: string, sealedSecret: string, step: number, at: Date): Promise<boolean> {
+  return (await db('operators').where({ id, sealed_totp_secret: sealedSecret }).whereNull('totp_confirmed_at').update({ totp_confirmed_at: at, last_totp_step: step })) > 0;
 }
 
 /** Records `step` as used unless it (or a later one) already was: no replay, also between instances. */

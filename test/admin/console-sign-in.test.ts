@@ -71,6 +71,35 @@ describe('admin console sign-in', () => {
     expect((await t.services.operators.findActive(op.id))!.hasTotp).toBe(true);
   });
 
+  it('issues a new authenticator secret at each sign-in before the first code: a second start shows another, and the first no longer confirms', async () => {
+    const op = await buildOperator(t.services);
+    const first = consoleBrowser(t.app);
+    await first.get('/admin/sign-in');
+    const firstKey = setupKeyOf((await first.follow(await first.post('/admin/sign-in', { email: op.email, password: OPERATOR_PASSWORD }))).text)!;
+    // A reload in the same sign-in shows the same secret: the app may already hold it.
+    expect(setupKeyOf((await first.get('/admin/sign-in/authenticator')).text)).toBe(firstKey);
+
+    const second = consoleBrowser(t.app);
+    await second.get('/admin/sign-in');
+    const secondPage = await second.follow(await second.post('/admin/sign-in', { email: op.email, password: OPERATOR_PASSWORD }));
+    const secondKey = setupKeyOf(secondPage.text)!;
+    expect(secondKey).toMatch(/^[A-Z2-7]{32}$/);
+    expect(secondKey).not.toBe(firstKey);
+
+    const stale = await second.post('/admin/sign-in/authenticator', { code: totpAt(firstKey, now()) });
+    expect(stale.status).toBe(400);
+    expect(stale.text).toContain('That code is not right');
+    expect(setupKeyOf(stale.text)).toBe(secondKey);
+    const done = await second.post('/admin/sign-in/authenticator', { code: totpAt(secondKey, now()) });
+    expect(done.headers.location).toBe('/admin');
+
+    // The first sign-in's secret confirms nothing either: refused, and sent to the code of the operator's (other) app.
+    tick(30);
+    const late = await first.post('/admin/sign-in/authenticator', { code: totpAt(firstKey, now()) });
+    expect({ status: late.status, location: late.headers.location }).toEqual({ status: 303, location: '/admin/sign-in/code' });
+    expect((await first.get('/admin/platforms')).headers.location).toBe('/admin/sign-in');
+  });
+
   it('asks an enrolled operator for a code and refuses a code whose step was already used', async () => {
     const op = await buildOperator(t.services);
     const secret = await signInConsole(consoleBrowser(t.app), op.email, now);

@@ -21,6 +21,8 @@ export interface ConsoleSession {
   secretOnce?: { clientId: string; sealed: string };
   /** "Your account": the authenticator app being set up, its secret sealed (stored only once a code confirms it). */
   totpSetup?: string;
+  /** Sign-in enrolment: the pending app secret (sealed) this sign-in showed; another sign-in's is never shown here. */
+  enrolmentTotp?: string;
 }
 
 declare module 'express-session' {

@@ -182,14 +182,21 @@ export function createOperators(deps: Deps, platforms: Platforms, audit: Audit) 
       return { ok: false, lockedSeconds: lockedNow };
     },
 
-    /** Starts the enrolment of an operator without an app (a pending secret), or shows the pending one again. */
-    async totpEnrolment(operatorId: string): Promise<TotpEnrolment | undefined> {
+    /**
+     * The app's enrolment for an operator without a second factor. `shownSealed` is the pending
+     * secret this sign-in already showed: while it is still the pending one it is shown again (a
+     * reload, a wrong code). Otherwise a new secret replaces any pending one, so a secret shown to
+     * an earlier sign-in (someone else who had the password, perhaps) is never shown again and no
+     * longer confirms.
+     */
+    async totpEnrolment(operatorId: string, shownSealed?: string): Promise<AccountTotpSetup | undefined> {
       const row = await live(operatorId);
       // An operator with a passkey signs in with it: the sign-in is no way to add an app past it.
       if (!row || row.hasTotp || (await countByOperator(deps.db, row.id)) > 0) return undefined;
-      if (row.sealedTotpSecret) return { secret: unseal(row), uri: totpUri(TOTP_ISSUER, row.email, unseal(row)) };
+      if (row.sealedTotpSecret && row.sealedTotpSecret === shownSealed) return { secret: unseal(row), uri: totpUri(TOTP_ISSUER, row.email, unseal(row)), sealed: row.sealedTotpSecret };
       const enrolment = newTotpEnrolment(TOTP_ISSUER, row.email);
-      return (await operators.setPendingTotp(deps.db, row.id, deps.sealer.seal(enrolment.secret))) ? enrolment : undefined;
+      const sealed = deps.sealer.seal(enrolment.secret);
+      return (await operators.setPendingTotp(deps.db, row.id, sealed)) ? { ...enrolment, sealed } : undefined;
     },
 
     /**
@@ -204,7 +211,7 @@ export function createOperators(deps: Deps, platforms: Platforms, audit: Audit) 
       const locked = await throttle.codeLocked(row.id, source);
       if (locked) return { ok: false, lockedSeconds: locked, reason: 'locked' };
       const step = matchTotpStep(unseal(row), code, deps.now());
-      const claimed = step !== undefined && (row.hasTotp ? await operators.claimTotpStep(deps.db, row.id, step) : await operators.confirmTotp(deps.db, row.id, step, deps.now()));
+      const claimed = step !== undefined && (row.hasTotp ? await operators.claimTotpStep(deps.db, row.id, step) : await operators.confirmTotp(deps.db, row.id, row.sealedTotpSecret, step, deps.now()));
       if (claimed) {
         await throttle.codeOk(row.id, source);
         return { ok: true };

@@ -84,8 +84,10 @@ export function consoleSignInRouter(s: Services): Router {
       return renderConsole(req, res, 'sign-in-code', { title: 'Two-step verification', email: operator.email, hasTotp: operator.hasTotp, passkey, error }, status);
     }
     if (req.path !== ENROL_PATH && !fromPasskeyForm) return res.redirect(303, ENROL_PATH);
-    const enrolment = await s.operators.totpEnrolment(operator.id);
+    const c = req.session.console!;
+    const enrolment = await s.operators.totpEnrolment(operator.id, c.enrolmentTotp);
     if (!enrolment) return res.redirect(303, SIGN_IN_PATH);
+    c.enrolmentTotp = enrolment.sealed; // this sign-in's secret: shown again on a reload, never to another sign-in
     const passkey = consolePasskeyForm(s, res, { action: PASSKEY_ENROL_PATH, options: `${PASSKEY_ENROL_PATH}/options` });
     renderConsole(req, res, 'sign-in-enrol', { title: 'Set up authenticator app', email: operator.email, error, passkey, ...(await presentTotpSetup(enrolment)) }, status);
   }
