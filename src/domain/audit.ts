@@ -59,6 +59,7 @@ export const AUDIT_EVENT_KINDS = [
   'operator.totp_removed',
   'operator.signed_in',
   'operator.sign_in_failed',
+  'operator.locked_out',
   'operator.passkey_added',
   'operator.passkey_removed',
   'master_key.resealed',

@@ -11,6 +11,7 @@ import type { Deps } from '../deps';
 import type { Audit } from '../audit.service';
 import * as webauthn from '../mfa/webauthn';
 import type { createOperatorThrottle } from './operator-throttle';
+import { auditSignInFailure } from './operator-sign-in-audit';
 
 export type OperatorPasskeyAdded = { ok: true; passkey: OperatorPasskey } | { ok: false; message: string };
 export type OperatorPasskeyOutcome = { ok: true; passkey: OperatorPasskey } | { ok: false; message: string; lockedSeconds: number };
@@ -82,7 +83,7 @@ export function createOperatorPasskeys(deps: Deps, audit: Audit, throttle: Retur
      */
     async authenticate(ctx: AuditContext, operator: Operator, input: { credential: string; expectedChallenge: string }, source: string): Promise<OperatorPasskeyOutcome> {
       requireRp();
-      const locked = await throttle.codeLocked(operator.id, source);
+      const locked = await throttle.codeLocked(operator, source);
       if (locked) return { ok: false, message: 'Too many attempts.', lockedSeconds: locked };
       const response = webauthn.parseCredential<AuthenticationResponseJSON>(input.credential);
       const result = !response
@@ -102,13 +103,13 @@ export function createOperatorPasskeys(deps: Deps, audit: Audit, throttle: Retur
             return { passkey: { ...passkey, counter: verified.newCounter } };
           });
       if ('passkey' in result) {
-        await throttle.codeOk(operator.id, source);
+        await throttle.codeOk(operator, source);
         return { ok: true, passkey: result.passkey };
       }
       const { reason } = result;
-      const lockedNow = await throttle.codeFailed(operator.id, source);
-      await audit.record(deps.db, actorOf(ctx, operator), { kind: 'operator.sign_in_failed', platformId: operator.platformId, details: { email: operator.email, factor: 'passkey', reason, locked: lockedNow > 0 } });
-      return { ok: false, message: reason === 'unknown_passkey' ? 'This passkey is not registered for your operator account.' : FAILED, lockedSeconds: lockedNow };
+      const failure = await throttle.codeFailed(operator, source);
+      await auditSignInFailure(deps, audit, ctx, operator, { factor: 'passkey', reason }, failure);
+      return { ok: false, message: reason === 'unknown_passkey' ? 'This passkey is not registered for your operator account.' : FAILED, lockedSeconds: failure.lockedSeconds };
     },
 
     /**

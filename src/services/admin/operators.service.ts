@@ -14,6 +14,7 @@ import type { Platforms } from '../platforms.service';
 import { matchTotpStep, newTotpEnrolment, totpUri, type TotpEnrolment } from '../mfa/totp.service';
 import { assertGlobal } from './access';
 import { createOperatorThrottle } from './operator-throttle';
+import { auditSignInFailure } from './operator-sign-in-audit';
 import { createOperatorPasskeys } from './operator-passkeys.service';
 import { countByOperator, removeAll as removeAllPasskeys } from '../../repositories/operator-passkey.repository';
 
@@ -30,7 +31,7 @@ const publicView = ({ passwordHash: _h, sealedTotpSecret: _s, totpConfirmedAt: _
 /**
  * Console operators (DESIGN §14): created by the CLI, signed in with an argon2id password and then
  * a TOTP code, always (an operator without an app enrols one before seeing anything). Password
- * and code guesses are throttled per email/operator and source, and per source.
+ * and code guesses are throttled per email/operator and source, per source, and per account.
  */
 export function createOperators(deps: Deps, platforms: Platforms, audit: Audit) {
   const throttle = createOperatorThrottle(deps);
@@ -165,7 +166,7 @@ export function createOperators(deps: Deps, platforms: Platforms, audit: Audit) 
       return row && publicView(row);
     },
 
-    /** The first factor: the password, unless this email+source or this source is locked. A failure is audited. */
+    /** The first factor: the password, unless this email+source, this source or this account is locked. A failure is audited (and a lock it starts). */
     async verifyPassword(ctx: AuditContext, emailInput: string, password: string, source: string): Promise<OperatorPasswordOutcome> {
       const email = normalizeEmail(emailInput).slice(0, 254);
       const locked = await throttle.passwordLocked(email, source);
@@ -177,9 +178,9 @@ export function createOperators(deps: Deps, platforms: Platforms, audit: Audit) 
         await throttle.passwordOk(email, source);
         return { ok: true, operator: publicView(row) };
       }
-      const lockedNow = await throttle.passwordFailed(email, source);
-      await audit.record(deps.db, { ...ctx, actorId: row?.id ?? null, actorName: email }, { kind: 'operator.sign_in_failed', platformId: row?.platformId ?? null, details: { email, factor: 'password', locked: lockedNow > 0 } });
-      return { ok: false, lockedSeconds: lockedNow };
+      const failure = await throttle.passwordFailed(email, source);
+      await auditSignInFailure(deps, audit, ctx, { id: row?.id ?? null, email, platformId: row?.platformId ?? null }, { factor: 'password' }, failure);
+      return { ok: false, lockedSeconds: failure.lockedSeconds };
     },
 
     /**
@@ -208,18 +209,18 @@ export function createOperators(deps: Deps, platforms: Platforms, audit: Audit) 
       if (!row?.sealedTotpSecret) return { ok: false, lockedSeconds: 0, reason: 'invalid' };
       // A pending app confirms only for an operator without any second factor (not past a passkey).
       if (!row.hasTotp && (await countByOperator(deps.db, row.id)) > 0) return { ok: false, lockedSeconds: 0, reason: 'invalid' };
-      const locked = await throttle.codeLocked(row.id, source);
+      const locked = await throttle.codeLocked(row, source);
       if (locked) return { ok: false, lockedSeconds: locked, reason: 'locked' };
       const step = matchTotpStep(unseal(row), code, deps.now());
       const claimed = step !== undefined && (row.hasTotp ? await operators.claimTotpStep(deps.db, row.id, step) : await operators.confirmTotp(deps.db, row.id, row.sealedTotpSecret, step, deps.now()));
       if (claimed) {
-        await throttle.codeOk(row.id, source);
+        await throttle.codeOk(row, source);
         return { ok: true };
       }
       const reason = step === undefined ? 'invalid' : 'replayed';
-      const lockedNow = await throttle.codeFailed(row.id, source);
-      await audit.record(deps.db, { ...ctx, actorId: row.id, actorName: row.email }, { kind: 'operator.sign_in_failed', platformId: row.platformId, details: { email: row.email, factor: 'totp', reason, locked: lockedNow > 0 } });
-      return { ok: false, lockedSeconds: lockedNow, reason };
+      const failure = await throttle.codeFailed(row, source);
+      await auditSignInFailure(deps, audit, ctx, row, { factor: 'totp', reason }, failure);
+      return { ok: false, lockedSeconds: failure.lockedSeconds, reason };
     },
 
     /** Both factors passed: the sign-in counts (last_sign_in_at, audit operator.signed_in with the second factor used). */
