@@ -114,7 +114,7 @@ it('Platforms: lists the platforms and creates one', async () => {
   await clickAndLoad(page, page.getByRole('link', { name: 'Platforms' }));
   // An empty name: the error on the page, nothing created.
   await clickAndLoad(page, page.getByRole('button', { name: 'Create platform' }));
-  expect(await page.getByRole('alert').innerText()).toMatch(/name: must not be empty/);
+  expect(await page.getByRole('alert').innerText()).toMatch(/^Name: must not be empty/);
 
   await page.getByLabel('Name').fill('Acme Travel');
   await clickAndLoad(page, page.getByRole('button', { name: 'Create platform' }));
@@ -160,7 +160,7 @@ it('Rate limits: sets an override, refuses a bad value on the page, resets it', 
 
   await page.getByLabel('Requests per minute for token').fill('many');
   await clickAndLoad(page, page.getByRole('button', { name: 'Set token' }));
-  expect(await page.getByRole('alert').innerText()).toMatch(/per_minute/);
+  expect(await page.getByRole('alert').innerText()).toMatch(/^Requests per minute: /);
 
   await page.getByLabel('Requests per minute for token').fill('240');
   await clickAndLoad(page, page.getByRole('button', { name: 'Set token' }));
@@ -236,7 +236,7 @@ it('Audit log: filters by kind and platform, pages to older events', async () =>
 
   // A bad date: the error on the page, not a server error.
   await page.goto(`${h.base}/admin/audit?since=yesterday`);
-  expect(await page.getByRole('alert').innerText()).toMatch(/since must be a date/);
+  expect(await page.getByRole('alert').innerText()).toMatch(/^Since: must be a date/);
 });
 
 it('a platform-scoped operator sees its own platform only', async () => {

@@ -30,7 +30,9 @@ describe('admin console: branding', () => {
 
     const refused = await b.post(`/admin/platforms/${p.id}/branding`, { logo_url: 'https://cdn.example/l.png', accent_color: '#ffff00', support_email: 'help@acme.example' });
     expect(refused.status).toBe(400);
-    expect(alertOf(refused.text)).toMatch(/^accent_color: has a contrast of 1\.07:1 against white/);
+    // The form's label, not the API's field name.
+    expect(alertOf(refused.text)).toMatch(/^Accent colour: has a contrast of 1\.07:1 against white/);
+    expect(refused.text).not.toContain('accent_color:');
     expect(refused.text).toContain('value="#ffff00"'); // the form as typed
 
     const saved = await b.follow(await b.post(`/admin/platforms/${p.id}/branding`, { logo_url: 'https://cdn.example/l.png', accent_color: '#0f766e', support_email: 'help@acme.example' }));
@@ -81,7 +83,7 @@ describe('admin console: branding', () => {
     };
     const refused = await b.post(`/admin/platforms/${p.id}/clients/${c.id}`, fields);
     expect(refused.status).toBe(400);
-    expect(alertOf(refused.text)).toMatch(/^tos_uri: /);
+    expect(alertOf(refused.text)).toMatch(/^Terms of service: /);
     const saved = await b.follow(await b.post(`/admin/platforms/${p.id}/clients/${c.id}`, { ...fields, tos_uri: 'https://app.example/terms' }));
     expect(saved.text).toContain('value="https://app.example/logo.png"');
     const client = await t.services.admin.clients.get({ actorType: 'cli', platformId: null }, p.id, c.id);

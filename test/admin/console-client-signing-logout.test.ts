@@ -68,12 +68,12 @@ describe('admin console: client ID-token algorithm and logout', () => {
     await b.get(list);
     const res = await b.post(list, { ...FORM, type: 'public', id_token_signed_response_alg: 'HS512', backchannel_logout_uri: 'https://shop.example/bc#x' });
     expect(res.status).toBe(400);
-    expect(res.text).toContain('id_token_signed_response_alg: HS512');
+    expect(res.text).toContain('ID-token algorithm: HS512');
     expect(selected(res.text)).toBe('HS512');
     expect(valueOf(res.text, 'client-backchannel')).toBe('https://shop.example/bc#x');
     const fragment = await b.post(list, { ...FORM, backchannel_logout_uri: 'https://shop.example/bc#x' });
     expect(fragment.status).toBe(400);
-    expect(fragment.text).toContain('backchannel_logout_uri: &#34;https://shop.example/bc#x&#34; must not contain a fragment');
+    expect(fragment.text).toContain('Back-channel logout URI: &#34;https://shop.example/bc#x&#34; must not contain a fragment');
     expect((await t.services.admin.clients.list(cliActor(), p.id, { limit: 10 })).items).toEqual([]);
   });
 
@@ -92,6 +92,6 @@ describe('admin console: client ID-token algorithm and logout', () => {
     await b.get(`${list}/${clientId}`);
     const refused = await b.post(`${list}/${clientId}`, { name: 'Shop', redirect_uris: 'https://shop.example/cb', scopes: 'openid', id_token_signed_response_alg: 'RS256' });
     expect(refused.status).toBe(400);
-    expect(refused.text).toContain('id_token_signed_response_alg: applies to standard platforms only');
+    expect(refused.text).toContain('ID-token algorithm: applies to standard platforms only');
   });
 });

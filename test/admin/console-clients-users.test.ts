@@ -78,9 +78,9 @@ describe('admin console: clients', () => {
     const list = `/admin/platforms/${p.id}/clients`;
     await b.get(list);
     const cases: Array<[Record<string, string>, string]> = [
-      [{ name: '', type: 'public', redirect_uris: 'https://a.example/cb', scopes: 'openid' }, 'name: must not be empty'],
-      [{ name: 'A', type: 'robot', redirect_uris: 'https://a.example/cb', scopes: 'openid' }, 'type: client type must be'],
-      [{ name: 'A', type: 'public', redirect_uris: '', scopes: 'openid' }, 'redirect_uris: at least one redirect URI is required'],
+      [{ name: '', type: 'public', redirect_uris: 'https://a.example/cb', scopes: 'openid' }, 'Name: must not be empty'],
+      [{ name: 'A', type: 'robot', redirect_uris: 'https://a.example/cb', scopes: 'openid' }, 'Type: client type must be'],
+      [{ name: 'A', type: 'public', redirect_uris: '', scopes: 'openid' }, 'Redirect URIs: at least one redirect URI is required'],
       [{ name: 'A', type: 'public', redirect_uris: 'https://a.example/cb', scopes: 'email' }, 'scopes must include openid'],
       [{ name: 'A', type: 'public', redirect_uris: 'https://a.example/cb', scopes: 'openid', is_resource_server: 'yes' }, 'a resource server must be a confidential client'],
     ];
@@ -96,7 +96,7 @@ describe('admin console: clients', () => {
     await b.get(`${list}/${c.id}`);
     const overlap = await b.post(`${list}/${c.id}/rotate-secret`, { overlap_seconds: '-5' });
     expect(overlap.status).toBe(400);
-    expect(overlap.text).toContain('overlap_seconds: must be at least 0');
+    expect(overlap.text).toContain('Previous secret keeps working: must be at least 0');
     const noScope = await b.post(`${list}/${c.id}`, { name: 'X', redirect_uris: 'https://app.example/callback' });
     expect(noScope.status).toBe(400);
     expect(noScope.text).toContain('scopes must include openid');

@@ -42,7 +42,7 @@ describe('admin console screens', () => {
     await b.get('/admin/platforms');
     const bad = await b.post('/admin/platforms', { name: '   ' });
     expect(bad.status).toBe(400);
-    expect(bad.text).toContain('name: must not be empty');
+    expect(bad.text).toContain('Name: must not be empty');
     const ok = await b.post('/admin/platforms', { name: 'Console Made' });
     const platformId = ok.headers.location.split('/')[3];
     expect(await lastEvent(platformId, 'platform.created')).toMatchObject({ actorType: 'operator', actorName: email });
@@ -77,11 +77,12 @@ describe('admin console screens', () => {
     expect((await b.get(`/admin/platforms/${p.id}/mail?status=lost`)).status).toBe(200); // an unknown status filter shows everything
   });
 
-  it('Audit log: bad filters are a 400 on the page, never a 5xx', async () => {
-    for (const q of ['platform=nope', 'kind=made.up', 'subject=abc', 'since=yesterday', 'until=2026-13-45', "before=1'"]) {
+  it('Audit log: bad filters are a 400 on the page naming the filter by its label, never a 5xx', async () => {
+    const cases: Array<[string, string]> = [['platform=nope', 'Platform: '], ['kind=made.up', 'unknown kind'], ['subject=abc', 'Subject (sub): '], ['since=yesterday', 'Since: '], ['until=2026-13-45', 'Until: '], ["before=1'", 'page link']];
+    for (const [q, message] of cases) {
       const res = await b.get(`/admin/audit?${q}`);
       expect({ q, status: res.status }).toEqual({ q, status: 400 });
-      expect(res.text).toContain('role="alert"');
+      expect({ q, alert: /role="alert"[^>]*><p>([^<]*)</.exec(res.text)?.[1] }).toEqual({ q, alert: expect.stringContaining(message) });
     }
     const ok = await b.get(`/admin/audit?kind=operator.signed_in&since=2000-01-01&until=2999-12-31`);
     expect(ok.status).toBe(200);

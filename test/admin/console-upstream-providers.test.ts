@@ -72,7 +72,7 @@ describe('admin console: upstream providers', () => {
     await b.get(`${list}/${id}`);
     const both = await b.post(`${list}/${id}`, { ...form, client_secret: 'x', remove_secret: 'yes' });
     expect(both.status).toBe(400);
-    expect(unescape(both.text)).toContain('client_secret: give a new secret or tick "Remove the secret", not both');
+    expect(unescape(both.text)).toContain('New client secret: give a new secret or tick "Remove the secret", not both');
     await b.post(`${list}/${id}`, { ...form, remove_secret: 'yes' });
     expect(await t.services.admin.upstreamProviders.get(cliActor(), p.id, id)).toMatchObject({ hasClientSecret: false });
     expect((await b.get(`${list}/${id}`)).text).toContain('none: a public client (PKCE only)');
@@ -124,15 +124,15 @@ describe('admin console: upstream providers', () => {
     const p = await buildPlatform(t.services);
     const list = `/admin/platforms/${p.id}/upstream-providers`;
     const cases: Array<[Record<string, string>, string]> = [
-      [{ kind: 'oidc', display_name: 'Acme', issuer: '', client_id: 'x' }, 'issuer: required for an OpenID Connect provider'],
-      [{ kind: 'oidc', display_name: 'Acme', issuer: 'http://sso.acme.example', client_id: 'x' }, 'issuer: must use https'],
-      [{ kind: 'google', client_id: '' }, 'client_id: must not be empty'],
-      [{ kind: 'google', client_id: 'x', scopes: 'email' }, 'scopes: must include openid'],
-      [{ kind: 'google', client_id: 'x', claim_mapping: 'email' }, 'claim_mapping: write one LOCAL=UPSTREAM per line'],
-      [{ kind: 'google', client_id: 'x', claim_mapping: 'groups=roles' }, 'claim_mapping: unknown claim "groups"'],
-      [{ kind: 'github', client_id: 'x', client_secret: '' }, 'client_secret: required for GitHub'],
-      [{ kind: 'google', client_id: 'x', slug: 'Bad Slug' }, 'slug: lowercase letters, digits and dashes'],
-      [{ kind: 'facebook', client_id: 'x' }, 'kind: must be one of oidc, google, microsoft, github'],
+      [{ kind: 'oidc', display_name: 'Acme', issuer: '', client_id: 'x' }, 'Issuer: required for an OpenID Connect provider'],
+      [{ kind: 'oidc', display_name: 'Acme', issuer: 'http://sso.acme.example', client_id: 'x' }, 'Issuer: must use https'],
+      [{ kind: 'google', client_id: '' }, 'Client id: must not be empty'],
+      [{ kind: 'google', client_id: 'x', scopes: 'email' }, 'Scopes: must include openid'],
+      [{ kind: 'google', client_id: 'x', claim_mapping: 'email' }, 'Claim mapping: write one LOCAL=UPSTREAM per line'],
+      [{ kind: 'google', client_id: 'x', claim_mapping: 'groups=roles' }, 'Claim mapping: unknown claim "groups"'],
+      [{ kind: 'github', client_id: 'x', client_secret: '' }, 'Client secret: required for GitHub'],
+      [{ kind: 'google', client_id: 'x', slug: 'Bad Slug' }, 'Slug: lowercase letters, digits and dashes'],
+      [{ kind: 'facebook', client_id: 'x' }, 'Kind: must be one of oidc, google, microsoft, github'],
     ];
     for (const [fields, message] of cases) {
       await b.get(list);
@@ -149,7 +149,7 @@ describe('admin console: upstream providers', () => {
     await b.get(list);
     const taken = await b.post(list, { kind: 'google', client_id: 'again' });
     expect(taken.status).toBe(409);
-    expect(unescape(taken.text)).toContain('slug: a provider "google" already exists on this platform');
+    expect(unescape(taken.text)).toContain('Slug: a provider "google" already exists on this platform');
     const csrf = await b.post(list, { kind: 'oidc', display_name: 'X', issuer: 'https://x.example', client_id: 'x' }, false);
     expect(csrf.status).toBe(403);
     expect(await t.services.admin.upstreamProviders.list(cliActor(), p.id)).toHaveLength(1);

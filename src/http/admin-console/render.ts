@@ -1,4 +1,5 @@
 import type { Request, Response } from 'express';
+import { withFieldLabels } from './field-labels';
 
 /** One entry of the console's navigation (src/http/admin-console/screens.ts). */
 export interface ConsoleNavEntry {
@@ -35,7 +36,8 @@ function links(entries: ConsoleNavEntry[], base: string, path: string): NavLink[
 /**
  * Renders a console page (views/admin/*.ejs) in the console frame: `no-store`, the CSRF token, the
  * operator, the navigation (with the current entry marked) and a flash message left by the last
- * form, under the page's own model.
+ * form, under the page's own model. An `error` names fields by their labels on the form, not by
+ * the API's names (field-labels.ts).
  */
 export function renderConsole(req: Request, res: Response, view: string, model: Record<string, unknown>, status = 200): void {
   const entries = res.locals.consoleNav ?? [];
@@ -51,7 +53,7 @@ export function renderConsole(req: Request, res: Response, view: string, model: 
     globalNav: links(entries.filter((e) => e.section === 'global'), '/admin', path),
     platformNav: platform ? links(entries.filter((e) => e.section === 'platform'), platformBase, path) : [],
     flash: flash ?? null,
-    error: null,
     ...model,
+    error: typeof model.error === 'string' ? withFieldLabels(model.error, view) : null,
   });
 }

@@ -11,12 +11,12 @@ import { renderConsole } from '../../../admin-console/render';
 const PAGE = 50;
 const FIELDS = ['platform', 'kind', 'subject', 'since', 'until'] as const;
 
-/** A date (YYYY-MM-DD, UTC midnight) or a date and time; `endOfDay` makes a plain date include that whole day. */
-function parseTime(name: string, value: string, endOfDay = false): Date | undefined {
+/** A date (YYYY-MM-DD, UTC midnight) or a date and time; `endOfDay` makes a plain date include that whole day. `label`: the filter's label. */
+function parseTime(label: string, value: string, endOfDay = false): Date | undefined {
   if (!value) return undefined;
   const plainDate = /^\d{4}-\d{2}-\d{2}$/.test(value);
   const at = new Date(plainDate ? `${value}T00:00:00Z` : /[zZ]|[+-]\d\d:\d\d$/.test(value) ? value : `${value}Z`);
-  if (Number.isNaN(at.getTime()) || !/^\d{4}-\d{2}-\d{2}/.test(value)) throw invalidRequest(`${name} must be a date (YYYY-MM-DD) or a date and time`);
+  if (Number.isNaN(at.getTime()) || !/^\d{4}-\d{2}-\d{2}/.test(value)) throw invalidRequest(`${label}: must be a date (YYYY-MM-DD) or a date and time`);
   return plainDate && endOfDay ? new Date(at.getTime() + 86_400_000) : at;
 }
 
@@ -32,17 +32,17 @@ export function consoleAuditRouter(s: Services): Router {
     let page: Awaited<ReturnType<Services['audit']['list']>> = { events: [], nextCursor: null };
     let error: string | null = null;
     try {
-      if (form.platform && !isUuid(form.platform)) throw invalidRequest('platform must be a platform GUID');
+      if (form.platform && !isUuid(form.platform)) throw invalidRequest('Platform: must be a platform GUID');
       if (form.platform) assertPlatformAccess(actor, form.platform);
       if (form.kind && !(AUDIT_EVENT_KINDS as readonly string[]).includes(form.kind)) throw invalidRequest(`unknown kind "${form.kind}"`);
-      if (form.subject && !isUuid(form.subject)) throw invalidRequest('subject must be a user id (sub)');
+      if (form.subject && !isUuid(form.subject)) throw invalidRequest('Subject (sub): must be a user id');
       if (before && !/^\d{1,18}$/.test(before)) throw invalidRequest('this page link is not one the console gave out');
       const filter: AuditFilter = {
         platformId: form.platform || undefined,
         kind: (form.kind || undefined) as AuditEventKind | undefined,
         subject: form.subject || undefined,
-        since: parseTime('since', form.since),
-        until: parseTime('until', form.until, true),
+        since: parseTime('Since', form.since),
+        until: parseTime('Until', form.until, true),
         before: before || undefined,
       };
       page = await s.audit.list(filter, PAGE);
