@@ -68,7 +68,7 @@ describe('the error page', () => {
     await expect(shown.innerText()).resolves.toBe(`Request ID: ${id}`);
     await expect(shown.locator('code').evaluate((el) => getComputedStyle(el).userSelect)).resolves.toBe('all');
     // The 404 page too.
-    const missing = await page.goto(`${h.base}/no-such-page`);
+    const missing = await page.goto(`${h.base}/account/no-such-page`);
     expect(missing!.status()).toBe(404);
     await expect(h1(page)).resolves.toBe('Page not found');
     await expect(page.locator('.request-id code').innerText()).resolves.toBe(missing!.headers()['x-request-id']);

@@ -6,7 +6,7 @@ import type { Notifications } from './db/notifications';
 import type { Config } from './config';
 import type { Db } from './db';
 import { createSealer } from './crypto/seal';
-import { errorHandler, OAuthError, renderErrorPage } from './errors';
+import { errorHandler, OAuthError, renderErrorPage, wantsHtml } from './errors';
 import { createServices, type Services } from './services';
 import { createMetrics } from './services/metrics';
 import { requestLogging } from './http/middleware/request-id';
@@ -138,7 +138,7 @@ export function createApp(deps: AppDeps): App {
   });
   app.use((req, res) => {
     res.status(404).set('Cache-Control', 'no-store');
-    if (req.accepts(['json', 'html']) === 'html') {
+    if (wantsHtml(req)) {
       renderErrorPage(req, res, new OAuthError('not_found', `No page ${req.method} ${req.path}`)); // translated, with the request id
     } else {
       res.json({ error: 'not_found', error_description: `No endpoint ${req.method} ${req.path}` });

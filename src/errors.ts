@@ -1,8 +1,9 @@
-import type { ErrorRequestHandler, Request, Response } from 'express';
+import type { ErrorRequestHandler, Express, Request, Response } from 'express';
 import type { Logger } from 'pino';
 import { localeOfRequest, useLocale } from './http/middleware/locale';
 import { renderPage } from './http/pages/render';
 import { translatorFor } from './i18n/catalogs';
+import { isHostedPagePath, pathOfTarget } from './http/surface';
 
 export type OAuthErrorCode =
   | 'invalid_request'
@@ -179,6 +180,18 @@ export function renderErrorPage(req: Request, res: Response, error: OAuthError):
   }, error.status);
 }
 
+/**
+ * The error page for a request node:http refused before there was one (http/client-error.ts): in
+ * English with Latchkey's own brand (app.locals, set in createApp), the description as its detail.
+ */
+export function renderRequestlessErrorPage(app: Express, status: number, description: string, done: (err: Error | null, html?: string) => void): void {
+  const t = app.locals.t as (key: string) => string;
+  const heading = t('errors:heading.request');
+  app.render('error', {
+    title: heading, heading, message: t('errors:message.request'), detail: description, status, requestId: null, back: { href: '/', label: t('errors:home') },
+  }, done);
+}
+
 function logError(logger: Logger, req: Request, error: OAuthError) {
   const base = { reqId: req.id, code: error.code, status: error.status, path: req.path };
   const cause = error.cause as { message?: string; stack?: string; code?: string } | undefined;
@@ -193,10 +206,14 @@ function logError(logger: Logger, req: Request, error: OAuthError) {
   }
 }
 
-/** Hosted pages (not /oauth/* or discovery) answer errors with the HTML error page. */
-function wantsHtml(req: Request): boolean {
-  if (req.originalUrl.startsWith('/admin/api/')) return false;
-  if (req.path === '/oauth/authorize' || req.path.startsWith('/oauth/logout')) return true;
-  // includes: a standard platform's discovery lives under its issuer path too (/platforms/G/.well-known/…)
-  return !req.path.startsWith('/oauth/') && !req.path.includes('/.well-known/') && req.accepts(['json', 'html']) === 'html';
+/**
+ * The error page only on a hosted page (http/surface.ts), decided by the path: an API path answers
+ * JSON even to a browser. On a hosted page, authorize and logout always answer the page (the spec's
+ * HTML error); elsewhere a page's own script asking for JSON gets JSON.
+ */
+export function wantsHtml(req: Request): boolean {
+  const path = pathOfTarget(req.originalUrl).toLowerCase();
+  if (!isHostedPagePath(path)) return false;
+  if (path === '/oauth/authorize' || path.startsWith('/oauth/logout')) return true;
+  return req.accepts(['json', 'html']) === 'html';
 }

@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
+import { clientErrorHandler } from './client-error';
 
 /**
  * METRICS_PORT (DESIGN §13): a second HTTP server that serves GET /metrics and nothing else,
@@ -8,7 +9,7 @@ import type { Registry } from 'prom-client';
  * limits to share. The caller listens and closes it.
  */
 export function createMetricsServer(registry: Registry, logger: Logger): Server {
-  return createServer((req, res) => {
+  const server = createServer((req, res) => {
     const path = (req.url ?? '').split('?')[0];
     if (path !== '/metrics' || (req.method !== 'GET' && req.method !== 'HEAD')) {
       res.writeHead(404, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
@@ -27,4 +28,6 @@ export function createMetricsServer(registry: Registry, logger: Logger): Server 
       },
     );
   });
+  server.on('clientError', clientErrorHandler()); // JSON, as on the main port (no pages here)
+  return server;
 }

@@ -1,5 +1,7 @@
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Express } from 'express';
+import { renderRequestlessErrorPage } from '../errors';
+import { clientErrorHandler } from './client-error';
 
 /**
  * The HTTP server for the app, with its requests and responses born with Express's prototypes.
@@ -12,6 +14,13 @@ import type { Express } from 'express';
  * no-op and nothing else changes: same middleware, same objects, same behaviour.
  */
 export function createAppServer(app: Express): Server {
+  const server = createPrototypedServer(app);
+  // Node's own refusals (431, 400) in the app's error shapes, not bare statuses (http/client-error.ts).
+  server.on('clientError', clientErrorHandler((status, description, done) => renderRequestlessErrorPage(app, status, description, done)));
+  return server;
+}
+
+function createPrototypedServer(app: Express): Server {
   // node:http's constructors are plain functions, so they can initialise an object of ours. Were
   // they ever ES classes (not callable that way), the server is the ordinary one: slower, same answers.
   // (Reflect.construct would accept a class, but its objects are as slow as the swapped ones.)

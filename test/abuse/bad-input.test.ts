@@ -120,7 +120,7 @@ describe('invalid UTF-8 and hostile values', () => {
       await request(t.app).get(`/oauth/authorize?platform_guid=${encodeURIComponent(hostile)}`),
       await request(t.app).get(`/oauth/authorize?platform_guid=${p.id}&client_id=${encodeURIComponent(hostile)}`),
       await request(t.app).get(`/oauth/authorize?${new URLSearchParams({ platform_guid: p.id, client_id: c.id, redirect_uri: hostile })}`),
-      await request(t.app).get(`/nothing/${encodeURIComponent(hostile)}`).set('Accept', 'text/html'),
+      await request(t.app).get(`/account/nothing/${encodeURIComponent(hostile)}`).set('Accept', 'text/html'), // the 404 page
     ];
     for (const res of pages) {
       expect(res.type).toBe('text/html');

@@ -62,7 +62,7 @@ describe('the app server gives the same answers as a plain node:http server', ()
       headers: { 'Content-Type': 'application/x-www-form-urlencoded', Authorization: `Basic ${Buffer.from(`${clientId}:wrong`).toString('base64')}` },
     })],
     ['an authorize request (a browser page)', () => `/oauth/authorize?platform_guid=${guid}&client_id=${clientId}&response_type=code&redirect_uri=https%3A%2F%2Fevil.example%2Fcb&scope=openid`, () => ({})],
-    ['a missing page', () => '/nowhere', () => ({ headers: { Accept: 'text/html' } })],
+    ['a missing page', () => '/account/nowhere', () => ({ headers: { Accept: 'text/html' } })],
     ['the home page', () => '/', () => ({})],
     ['a static file', () => '/static/app.css', () => ({})],
   ])('%s', async (_name, path, init) => {

@@ -53,7 +53,7 @@ it('a bad redirect_uri links back to the app\'s registered home page, never to t
 });
 
 it('the 404 page and the rate-limit page in French; JSON errors stay English', async () => {
-  const notFound = await html('/nothing-here', 'fr-CA');
+  const notFound = await html('/account/nothing-here', 'fr-CA');
   expect(notFound.status).toBe(404);
   expect(unescape(notFound.text)).toContain('Page introuvable');
   expect(unescape(notFound.text)).toContain('Il n’y a rien à cette adresse.');

@@ -68,7 +68,7 @@ it('the account, password, email-verification, logout and error pages: no-store,
     ['logout, nothing signed in', `/oauth/logout?${q}`, 200],
     ['authorize error page', `/oauth/authorize?${q}&client_id=nope`, 400],
     ['lost interaction', '/interaction/7d3c1f52-0d5e-4b7e-9a51-3f0b8c6f2a10', 400],
-    ['page not found', '/no/such/page', 404],
+    ['page not found', '/account/no/such/page', 404],
   ];
   for (const [label, path, status] of pages) expectHostedPage(label, await request(t.app).get(path).accept('html'), status);
   const wrongPassword = await anonymous.get(`/account/signin?${q}`).then(() => anonymous.submit(`/account/signin?${q}`, { email: u1.email, password: 'nope nope nope' }));
