@@ -1,34 +1,18 @@
 // Issue 10 §6 in Chromium: the hosted pages carry CSP `form-action`, and Chromium applies it to the
 // redirects that follow a form POST. Sign-in and consent end in a 303 to the client's redirect_uri
 // on another origin, which the page allows for that request only: the flow must still complete.
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { BrowserContext, Page } from 'playwright-core';
 import {
   authorizeUrl, buildTenant, clickAndLoad, createUser, exchangeCode, expectPage, newPage, signIn, startHarness, type Harness, type Tenant,
 } from './support/harness';
+import { recordingServer, type RecordingServer } from './support/recording-server';
 
 let h: Harness;
 let context: BrowserContext;
 let page: Page;
 
-/** A server on its own origin that records what reaches it. */
-async function recordingServer() {
-  const seen: string[] = [];
-  const server = http.createServer((req, res) => {
-    seen.push(req.url ?? '');
-    res.writeHead(200, { 'content-type': 'text/plain' }).end('received');
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const close = () => {
-    server.closeAllConnections();
-    return new Promise<void>((resolve) => server.close(() => resolve()));
-  };
-  return { base, seen, close };
-}
-let app: Awaited<ReturnType<typeof recordingServer>>;
-let elsewhere: Awaited<ReturnType<typeof recordingServer>>;
+let app: RecordingServer;
+let elsewhere: RecordingServer;
 let tenant: Tenant;
 
 beforeAll(async () => {

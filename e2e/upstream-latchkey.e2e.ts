@@ -11,6 +11,8 @@ import {
   TEST_PASSWORD, type Harness, type Tenant,
 } from './support/harness';
 import { waitForMail } from '../test/support/outbox';
+import { buildClient } from '../test/factories';
+import { recordingServer } from './support/recording-server';
 import { acmeTenant } from './support/passkeys';
 import {
   continueButton, continueWith, expectAxeClean, freshPage, identitiesOf, linkedAccounts, onDownstream, openAccount, shoot, upstreamCallbackUrl, userByEmail,
@@ -44,8 +46,8 @@ beforeEach(async () => ({ context, page } = await freshPage(h)));
 afterEach(() => context?.close());
 
 /** Downstream authorize → "Continue with Upstream Corp" → the upstream's sign-in and consent → back downstream. */
-async function throughUpstream(email: string, params: Record<string, string> = {}) {
-  await openAuthorize(page, authorizeUrl(h, tenant, params));
+async function throughUpstream(email: string, params: Record<string, string> = {}, app: Tenant = tenant) {
+  await openAuthorize(page, authorizeUrl(h, app, params));
   await expectPage(page, 'signin');
   await continueWith(page, PROVIDER);
   expect(new URL(page.url()).origin).toBe(upstream.url); // the upstream's own sign-in page
@@ -54,16 +56,16 @@ async function throughUpstream(email: string, params: Record<string, string> = {
   expect(onDownstream(h, page)).toBe(true);
 }
 
-/** A person of the upstream who has signed up downstream through it (in a browser of its own). */
-async function upstreamSignUp(prefix: string) {
+/** A person of the upstream who has signed up downstream through it (in a browser of its own), for the app. */
+async function upstreamSignUp(prefix: string, app: Tenant = tenant) {
   const email = newEmail(prefix);
   await upstream.createUser({ email, givenName: 'Grace', familyName: 'Hopper' });
-  await throughUpstream(email);
+  await throughUpstream(email, {}, app);
   await expectPage(page, 'signup');
   await page.getByLabel('Date of birth').fill('1990-05-17');
   await clickAndLoad(page, page.getByRole('button', { name: 'Create account' }));
   await allow(page);
-  const { idToken } = await finishAtCallback(h, tenant, page);
+  const { idToken } = await finishAtCallback(h, app, page);
   return { email, sub: idToken!.sub as string };
 }
 
@@ -124,6 +126,39 @@ it('signs a returning person straight through: no sign-up, no second account', a
   const { idToken } = await finishAtCallback(h, tenant, page);
   expect(idToken).toMatchObject({ sub, email, amr: ['fed'] });
   expect((await h.t.database.db('users').where({ platform_id: tenant.platform.id, email_normalized: email })).length).toBe(1);
+});
+
+it('signs a returning person through to an app on a third origin: the upstream form\'s CSP form-action does not stop the way back', async () => {
+  // Chromium applies the CSP form-action of the upstream's sign-in page to every redirect after its
+  // POST: to the downstream's callback (allowed there), then on to the app (not allowed there).
+  const elsewhere = await recordingServer();
+  try {
+    const client = await buildClient(h.t.services, tenant.platform.id, { redirectUris: [`${elsewhere.base}/__rp/callback`], name: 'Acme Notes' });
+    const app: Tenant = { platform: tenant.platform, client };
+    const { email, sub } = await upstreamSignUp('up-third', app); // account, link and consent at both providers
+    await context.close();
+    ({ context, page } = await freshPage(h)); // a new browser: signed in nowhere
+    const refused: string[] = [];
+    page.on('console', (m) => { if (/Content Security Policy/.test(m.text())) refused.push(m.text()); });
+
+    const state = 'state-third-origin';
+    await openAuthorize(page, authorizeUrl(h, app, { state }));
+    await continueWith(page, PROVIDER);
+    expect(new URL(page.url()).origin).toBe(upstream.url);
+    // The upstream's sign-in, and nothing else: no consent is asked anywhere (both were given at the sign-up).
+    await expectPage(page, 'signin');
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password').fill(UPSTREAM_PASSWORD);
+    const atApp = page.waitForURL(`${elsewhere.base}/__rp/callback?**`).then(() => undefined, (err: Error) => err);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    const missed = await atApp;
+    if (missed) throw new Error(`never reached the app (at ${page.url()}; ${refused.join(' | ') || 'no CSP message seen'}): ${missed.message}`);
+    expect(refused).toEqual([]);
+    const { idToken } = await finishAtCallback(h, app, page, state);
+    expect(idToken).toMatchObject({ sub, email, amr: ['fed'] });
+  } finally {
+    await elsewhere.close();
+  }
 });
 
 it('links an existing account with the same email only after its password proves it; the account page lists the linked provider and unlinks it', async () => {

@@ -73,11 +73,20 @@ export async function continueWith(down: Browser, suffix = `/upstream/${SLUG}`):
   return new URL(started.location);
 }
 
-/** Continue with Acme ID → the upstream's pages → back at the downstream callback (followed to its page or the app). */
+/** The target of a page that moves on by a 0-second refresh (views/continue.ejs), as a browser follows it. */
+export const refreshOf = (html: string) => /<meta http-equiv="refresh" content="0;url=([^"]+)">/.exec(html)?.[1].replace(/&amp;/g, '&');
+
+/**
+ * Continue with Acme ID → the upstream's pages → back at the downstream callback, followed to its
+ * page or to the app: `location` is where the app gets the answer, by a redirect or (an app on
+ * another origin) by the page that moves on to it.
+ */
 export async function throughUpstream(p: ClockedProvider, down: Browser, up: Browser, user: { id: string; email: string }, opts: { totpSecret?: string; deny?: boolean; suffix?: string } = {}) {
   const authorizationUrl = await continueWith(down, opts.suffix);
   const callback = await upstreamLeg(p, up, authorizationUrl.toString(), user, opts);
-  return down.get(pathOf(callback));
+  const back = await down.get(pathOf(callback));
+  const onward = back.res.status === 200 ? refreshOf(back.res.text) : undefined;
+  return onward ? { ...back, location: onward } : back;
 }
 
 /** The input value of a field on the page (first match). */

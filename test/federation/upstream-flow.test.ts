@@ -149,6 +149,12 @@ describe('a returning user', () => {
     await startAuthorization(again, f);
     const back = await throughUpstream(p, again, up, upUser); // the upstream remembers its own sign-in
     expect(codeOf(back.location)).toBeTruthy();
+    // Reached by a redirect of the upstream's form, whose CSP form-action would block a redirect on to
+    // the app's origin: a page moves on to it instead (a refresh, and a link).
+    expect(back.res.status).toBe(200);
+    expect(back.res.headers['cache-control']).toBe('no-store');
+    expect(again.pageTitle()).toBe('Continuing to Test app…');
+    expect(again.html).toContain(`href="${back.location!.replace(/&/g, '&amp;')}"`);
     const local = await s().users.findByEmail(f.down.id, upUser.email);
     const tokens = await exchange(p.t.app, f.down, f.app, back.location!);
     expect(jwtPayload(tokens.id_token).sub).toBe(local!.id);

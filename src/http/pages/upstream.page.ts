@@ -21,16 +21,6 @@ export async function upstreamButtons(s: Services, res: Response, platformId: st
   return providers.map((p) => ({ label: res.locals.t('upstream:continueWith', { provider: p.displayName }), action: actionFor(p.slug) }));
 }
 
-/**
- * The hop to an upstream whose authorization endpoint is on another origin than its issuer: the
- * sign-in page's form-action allows only the issuer's origin (the endpoint is not known before
- * discovery), so instead of a 303 this page moves on by a 0-second refresh, which form-action does
- * not govern. No script; a link for browsers that do not refresh.
- */
-export function renderUpstreamContinue(res: Response, providerName: string, authorizationUrl: string): void {
-  renderPage(res, 'upstream-continue', { title: res.locals.t('upstream:continuing.title', { provider: providerName }), providerName, authorizationUrl, refreshUrl: authorizationUrl });
-}
-
 /** Why an upstream sign-in failed, one sentence each (locales/<lng>/upstream.json `reasons`). */
 type FailureReason = UpstreamFailure | 'expired' | 'unknown_provider';
 

@@ -3,6 +3,7 @@ import type { Services } from '../../services';
 import type { AuthorizationRequest } from '../../domain/authorization-request';
 import { isUuid } from '../../domain/ids';
 import type { AuthMethod } from '../../domain/mfa';
+import { isPageStep } from '../../domain/interaction';
 import { UpstreamSignInError } from '../../services/federation/upstream-client';
 import { OAuthError } from '../../errors';
 import { issueCsrf, requireCsrf } from '../middleware/csrf';
@@ -14,7 +15,8 @@ import { auditContext } from '../audit-context';
 import { securityOrigin } from '../security-origin';
 import { startAccountSecondFactor } from '../mfa-session';
 import { createInteractionPages } from '../pages/interaction.pages';
-import { renderUpstreamContinue, renderUpstreamFailure } from '../pages/upstream.page';
+import { renderUpstreamFailure } from '../pages/upstream.page';
+import { renderContinuePage } from '../pages/continue.page';
 import { renderAccountSignIn } from '../passkeys-page';
 import { rememberUpstream, takeUpstream, type PendingUpstreamEntry } from '../upstream-session';
 import { accountUrl, interactionUrl, upstreamCallbackUrl } from '../urls';
@@ -65,7 +67,7 @@ export function upstreamRouter(s: Services): Router {
       if (!started) return renderUpstreamFailure(res, { providerName: null, reason: 'unknown_provider', signinUrl });
       rememberUpstream(req, { platformId, purpose, pending: started.pending });
       // The page's form-action lists the issuer's origin only (upstream.page.ts: upstreamButtons).
-      if (new URL(started.authorizationUrl).origin !== new URL(started.provider.issuer).origin) return renderUpstreamContinue(res, started.provider.displayName, started.authorizationUrl);
+      if (new URL(started.authorizationUrl).origin !== new URL(started.provider.issuer).origin) return renderContinuePage(res, started.provider.displayName, started.authorizationUrl);
       res.redirect(303, started.authorizationUrl);
     } catch (err) {
       if (!(err instanceof UpstreamSignInError)) throw err;
@@ -125,9 +127,12 @@ export function upstreamRouter(s: Services): Router {
       res.locals.restart = interaction.restart;
       const browser = browserAccounts(req, interaction.platformId);
       const at = await flow.current(interaction, browser);
-      if (at.kind !== 'signin' && at.kind !== 'signup') return pages.show(req, res, interaction, at); // signed in meanwhile (another tab)
+      // Reached by a redirect of the upstream's sign-in or consent form: the code goes on to the app by a page (ClientHop).
+      if (at.kind !== 'signin' && at.kind !== 'signup') { // signed in meanwhile (another tab)
+        return isPageStep(at) ? pages.show(req, res, interaction, at) : pages.answerStep(req, res, interaction, at, 'page');
+      }
       const outcome = await flow.upstreamVerified(interaction, browser, at, provider, profile, auditContext(req, { type: 'user' }));
-      if (outcome.kind !== 'refused') return pages.answerStep(req, res, interaction, outcome);
+      if (outcome.kind !== 'refused') return pages.answerStep(req, res, interaction, outcome, 'page');
       return pages.show(req, res, interaction, outcome.step, { error: outcome.error, errorValues: outcome.errorValues }, outcome.status);
     }
 
