@@ -27,6 +27,8 @@ export type ErrorPageRenderer = (status: number, description: string, done: (err
  */
 export function clientErrorHandler(renderPage?: ErrorPageRenderer) {
   return (err: ClientError, socket: Duplex): void => {
+    // The parser refuses every later chunk too: once answered, those are read and dropped (below).
+    if (answered.has(socket)) return;
     // A reset connection hears nothing; a response already under way must not be cut into (as Node does).
     const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
     if (err.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent) {
@@ -45,8 +47,23 @@ export function clientErrorHandler(renderPage?: ErrorPageRenderer) {
   };
 }
 
-/** A complete response on the socket, then the socket ended (FIN after the response) and closed. */
+const answered = new WeakSet<Duplex>();
+/** How long the rest of a refused request is read and dropped before the connection is closed anyway. */
+const LINGER_MS = 2_000;
+
+/**
+ * A complete response on the socket, then the socket ended (FIN after the response) and closed
+ * once the client closes its side. Closing at once while the client is still sending the request
+ * (a 40 KB query behind a 431) would reset the connection, and a reset can discard the answer
+ * before the client reads it: so what still arrives is read and dropped, for LINGER_MS at most.
+ */
 function send(socket: Duplex, status: number, type: string, body: string): void {
+  answered.add(socket);
+  const linger = setTimeout(() => socket.destroy(), LINGER_MS);
+  linger.unref();
+  socket.once('end', () => socket.destroy());
+  socket.once('close', () => clearTimeout(linger));
+  socket.resume();
   const head = [
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}`,
     `Content-Type: ${type}; charset=utf-8`,
@@ -59,5 +76,5 @@ function send(socket: Duplex, status: number, type: string, body: string): void 
     ...(type === 'text/html' ? ["Content-Security-Policy: default-src 'none'; style-src 'self'; img-src 'self' data: https:; form-action 'none'; frame-ancestors 'none'"] : []),
     'Connection: close',
   ];
-  socket.end(`${head.join('\r\n')}\r\n\r\n${body}`, () => socket.destroy());
+  socket.end(`${head.join('\r\n')}\r\n\r\n${body}`);
 }

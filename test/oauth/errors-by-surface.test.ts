@@ -39,17 +39,26 @@ function get(path: string, headers: Record<string, string> = {}): Promise<{ stat
   });
 }
 
-/** Bytes on a raw TCP connection; everything the server sends until it closes, split into status, headers and body. */
-function raw(bytes: string): Promise<{ status: number; headers: Record<string, string>; body: string }> {
+/**
+ * Bytes on a raw TCP connection; everything the server sends until it closes, split into status,
+ * headers and body. `ending: false` keeps the sending side open, as a client still sending a long
+ * request does, and closes it once the whole answer (by its Content-Length) has arrived.
+ */
+function raw(bytes: string, { ending = true } = {}): Promise<{ status: number; headers: Record<string, string>; body: string }> {
   return new Promise((resolve, reject) => {
-    const socket = net.connect(port, '127.0.0.1', () => socket.end(bytes, 'latin1'));
+    const socket = net.connect(port, '127.0.0.1', () => (ending ? socket.end(bytes, 'latin1') : socket.write(bytes, 'latin1')));
     let text = '';
-    socket.setEncoding('utf8').on('data', (d) => (text += d)).on('error', reject).on('close', () => {
+    const parse = () => {
       const [head, ...rest] = text.split('\r\n\r\n');
       const [statusLine, ...lines] = head.split('\r\n');
       const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
-      resolve({ status: Number(statusLine.split(' ')[1]), headers, body: rest.join('\r\n\r\n') });
-    });
+      return { status: Number(statusLine.split(' ')[1]), headers, body: rest.join('\r\n\r\n') };
+    };
+    socket.setEncoding('utf8').on('data', (d) => {
+      text += d;
+      const answer = parse();
+      if (!ending && text.includes('\r\n\r\n') && Buffer.byteLength(answer.body) >= Number(answer.headers['content-length'])) socket.end();
+    }).on('error', reject).on('close', () => resolve(parse()));
   });
 }
 
@@ -82,6 +91,12 @@ describe("Node's own refusals, on the real server", () => {
     ['a header without a colon', 'GET /oauth/userinfo HTTP/1.1\r\nHost: x\r\nnot a header\r\n\r\n'],
   ])('%s: 400 in the JSON error shape', async (_label, bytes) => {
     expectJsonError(await raw(bytes), 400);
+  });
+
+  it('a refused request still being sent (1 MB of headers) gets its whole answer, not a reset', async () => {
+    for (let i = 0; i < 5; i++) {
+      expectJsonError(await raw(`GET /oauth/jwks HTTP/1.1\r\nHost: x\r\nX-Padding: ${long(1_000_000)}\r\n\r\n`, { ending: false }), 431);
+    }
   });
 
   it('a hosted page refused the same way answers the styled error page, not a bare status', async () => {
