@@ -14,6 +14,7 @@ import { requestMetrics } from './http/middleware/request-metrics';
 import { securityHeaders } from './http/middleware/security-headers';
 import { createRateLimits } from './http/middleware/rate-limit';
 import { untrustedProxyWarning } from './http/middleware/untrusted-proxy-warning';
+import { developmentHostRedirect } from './http/middleware/development-host';
 import { discoveryRouter } from './http/routers/discovery.router';
 import { jwksRouter } from './http/routers/jwks.router';
 import { healthRouter } from './http/routers/health.router';
@@ -94,6 +95,8 @@ export function createApp(deps: AppDeps): App {
   app.use(requestLogging(logger));
   app.use(untrustedProxyWarning(config.trustProxy, logger));
   app.use(securityHeaders(config.baseUrl.startsWith('https://')));
+  // One host for the pages in development (127.0.0.1 → localhost); production sits behind proxies that name it.
+  if (config.nodeEnv === 'development') app.use(developmentHostRedirect(config.baseUrl));
   // The hottest GET endpoints first: no body to parse, no static files to look for.
   app.use(discoveryRouter(services, rateLimit));
   app.use(jwksRouter(services, rateLimit));

@@ -11,6 +11,8 @@ import { upstreamButtons } from './pages/upstream.page';
 export interface PasskeySection {
   /** False for an IP BASE_URL: the page says why instead of offering "Add a passkey" (DESIGN §15). */
   isAvailable: boolean;
+  /** BASE_URL's origin: where a browser that refused the ceremony ("not on this address") should go. */
+  origin: string;
   rows: PasskeyRow[];
   actions: { options: string; add: string; remove: string };
 }
@@ -22,6 +24,7 @@ export async function passkeySection(s: Services, res: Response, platformId: str
   if (isAvailable) allowPasskeyScripts(res);
   return {
     isAvailable,
+    origin: s.passkeys.relyingParty.origin,
     rows: presentPasskeys(await s.passkeys.list(platformId, userId), t, locale),
     actions: { options: `/account/passkeys/options${q}`, add: `/account/passkeys${q}`, remove: `/account/passkeys/remove${q}` },
   };
@@ -41,13 +44,15 @@ export interface PasskeyButton {
   autofill: boolean;
   /** The note shown instead on an IP BASE_URL. */
   unavailable: string;
+  /** BASE_URL's origin: where a browser that refused the ceremony ("not on this address") should go. */
+  origin: string;
   /** The button's name: "Sign in with a passkey" unless given ("Use a passkey" as a second factor). */
   label?: string;
 }
 
 export function passkeyButton(s: Services, urls: { action: string; options: string }, autofill: boolean, label?: string): PasskeyButton {
   const isAvailable = s.passkeys.relyingParty.isAvailable;
-  return { isAvailable, ...urls, autofill: autofill && isAvailable, unavailable: PASSKEYS_NEED_HOST_NAME, label };
+  return { isAvailable, ...urls, autofill: autofill && isAvailable, unavailable: PASSKEYS_NEED_HOST_NAME, origin: s.passkeys.relyingParty.origin, label };
 }
 
 /** A page whose model offers a passkey button loads the passkey scripts (CSP script-src 'self' on it only). */

@@ -185,6 +185,21 @@ describe('passkeys over HTTP', () => {
     expect(lost.status).toBe(409);
     await signInThrough(browser(t.app), p, c, u.email); // the password still works
   });
+
+  it('says where passkeys work when the browser refuses this address: BASE_URL\'s origin, on the sign-in page and the account page, in the page\'s language', async () => {
+    const { p, c, u } = await tenant();
+    const insecureMessage = (b: Browser) => /data-msg-insecure="([^"]*)"/.exec(b.html)?.[1];
+    const b = browser(t.app);
+    await b.get(`/oauth/authorize?${authorizeQuery(p, c)}`);
+    expect(insecureMessage(b)).toBe('Passkeys cannot be used on this address: open this page at http://localhost:4567.');
+    const owner = browser(t.app);
+    await accountSignIn(owner, p, u.email);
+    await owner.get(`/account?platform_guid=${p.id}&section=security`);
+    expect(insecureMessage(owner)).toBe('Passkeys cannot be used on this address: open this page at http://localhost:4567.');
+    const german = browser(t.app);
+    await german.get(`/oauth/authorize?${authorizeQuery(p, c, { ui_locales: 'de' })}`);
+    expect(insecureMessage(german)).toBe('Passkeys können unter dieser Adresse nicht verwendet werden: Öffnen Sie diese Seite unter http://localhost:4567.');
+  });
 });
 
 describe('passkeys with an IP BASE_URL', () => {
