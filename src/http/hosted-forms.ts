@@ -18,7 +18,7 @@ export const HostedForm = z
     given_name: text(200),
     family_name: text(200),
     birthdate: text(32),
-    phone_number: text(64),
+    phone_number: text(1024), // longer than the field's maxlength: a field error from the sign-up rules (user-rules.ts)
     decision: text(16),
     account: text(64),
     signout: text(64),

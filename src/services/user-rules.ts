@@ -15,12 +15,14 @@ export interface FieldError {
 }
 
 export const PASSWORD_MAX_LENGTH = 256;
+/** The phone field as typed (the forms' maxlength); E.164 itself is at most 16 characters. */
+export const PHONE_MAX_LENGTH = 64;
 
 /**
- * The values the rules' messages name ({{min}}, {{max}}, {{minAge}}, {{maxUsername}}): whoever
- * translates a FieldError passes these, so a message key stays a plain string everywhere.
+ * The values the rules' messages name ({{min}}, {{max}}, {{minAge}}, {{maxUsername}}, {{maxPhone}}):
+ * whoever translates a FieldError passes these, so a message key stays a plain string everywhere.
  */
-export const ruleValues = (passwordMinLength: number) => ({ min: passwordMinLength, max: PASSWORD_MAX_LENGTH, minAge: MIN_AGE_YEARS, maxUsername: PREFERRED_USERNAME_MAX });
+export const ruleValues = (passwordMinLength: number) => ({ min: passwordMinLength, max: PASSWORD_MAX_LENGTH, minAge: MIN_AGE_YEARS, maxUsername: PREFERRED_USERNAME_MAX, maxPhone: PHONE_MAX_LENGTH });
 
 /** Age in whole years on `today` (UTC calendar day) for a YYYY-MM-DD birthdate. */
 export function ageOn(birthdate: string, today: Date): number {
@@ -43,6 +45,8 @@ export function checkBirthdate(value: string, today: Date): string | undefined {
 
 /** E.164, or an error message. A number without a country code is read as international. */
 export function normalizePhone(value: string): { ok: true; e164: string } | { ok: false; message: string } {
+  // libphonenumber finds a number inside any text ("+44 20 7946 0958, evenings"): the length is ours to bound.
+  if (value.trim().length > PHONE_MAX_LENGTH) return { ok: false, message: 'signup:errors.phoneTooLong' };
   const phone = phoneLib().parsePhoneNumberFromString(value.trim());
   if (!phone || !phone.isValid()) {
     return { ok: false, message: 'signup:errors.phoneInvalid' };

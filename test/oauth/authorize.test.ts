@@ -176,6 +176,29 @@ describe('the hosted flow over HTTP', () => {
     expect(await t.database.db('users').where({ platform_id: p.id })).toHaveLength(1);
   });
 
+  it('a phone number over 64 characters is a field error on the sign-up form (which limits the field to 64), never a page of its own', async () => {
+    const { p, c } = await setup();
+    const b = browser(t.app);
+    await b.get(`/oauth/authorize?${authorizeQuery(p, c, { action: 'register' })}`);
+    expect(b.html).toMatch(/<input id="phone_number" name="phone_number"[^>]* maxlength="64"/);
+    // A number with a note after it: libphonenumber reads the number out of the text, so only the length is wrong.
+    const long = '+44 20 7946 0958 (home; call after six in the evening, thank you)';
+    expect(long.length).toBeGreaterThan(64);
+    const fields = { email: 'long-phone@example.com', given_name: 'Nia', family_name: 'Okafor', birthdate: '2000-01-31', password: 'a long pass phrase' };
+    const refused = await b.submit('/signup', { ...fields, phone_number: long });
+    expect(refused.res.status).toBe(400);
+    expect(b.pageTitle()).toBe('Create your account');
+    expect(/<p class="field-error" id="phone_number-error">([^<]*)<\/p>/.exec(b.html)?.[1]).toBe('Enter a phone number of at most 64 characters.');
+    expect(b.html).toMatch(/id="phone_number"[^>]*aria-invalid="true"/);
+    expect(b.html).toContain('value="long-phone@example.com"'); // the rest of the form is kept
+    expect(await t.database.db('users').where({ platform_id: p.id })).toHaveLength(0);
+    // Far past the field's limit (a pasted block of text, a script): the same field error.
+    await b.submit('/signup', { ...fields, phone_number: '+'.padEnd(1000, '1') });
+    expect(b.html).toContain('Enter a phone number of at most 64 characters.');
+    await b.submit('/signup', { ...fields, phone_number: '+44 20 7946 0958' });
+    expect(await t.database.db('users').where({ platform_id: p.id }).first()).toMatchObject({ phone_number: '+442079460958' });
+  });
+
   it('a sign-up form sent again for an existing account with its password (a double submit) signs that account in, counted like a sign-in', async () => {
     const { p, c } = await setup();
     const u = await buildUser(t.services, p.id);

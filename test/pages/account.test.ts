@@ -85,6 +85,28 @@ describe('account page', () => {
     expect((await userinfo(t.app, p, tokens.access_token)).body.updated_at).toBe(after.updated_at);
   });
 
+  it('a phone number over 64 characters is a field error on the profile and on the account sign-up, in the page\'s language; the fields say their limit', async () => {
+    const { p, u } = await tenant();
+    await t.services.account.profile.updateProfile(u, profile({ phone_number: '+44 20 7946 0958' }));
+    const long = '+44 20 7946 0958 (home; call after six in the evening, thank you)'; // the same number, inside a note
+    const b = browser(t.app);
+    await accountSignIn(b, p, u.email);
+    await b.get(`/account?platform_guid=${p.id}`);
+    expect(b.html).toMatch(/<input id="phone_number" name="phone_number"[^>]* maxlength="64"/);
+    const bad = await b.submit(`/account/profile?platform_guid=${p.id}`, { account: u.id, ...profile({ phone_number: long }) });
+    expect(bad.res.status).toBe(400);
+    expect(/<p class="field-error" id="phone_number-error">([^<]*)<\/p>/.exec(b.html)?.[1]).toBe('Enter a phone number of at most 64 characters.');
+    expect(b.html).not.toContain('Nothing to save');
+
+    const german = browser(t.app);
+    german.agent.set('Accept-Language', 'de');
+    await german.get(`/account/signup?platform_guid=${p.id}`);
+    expect(german.html).toMatch(/<input id="phone_number" name="phone_number"[^>]* maxlength="64"/);
+    const refused = await german.submit(`/account/signup?platform_guid=${p.id}`, { email: newEmail(), given_name: 'Nia', family_name: 'Okafor', birthdate: '2000-01-31', phone_number: long, password: 'a long pass phrase' });
+    expect(refused.res.status).toBe(400);
+    expect(/<p class="field-error" id="phone_number-error">([^<]*)<\/p>/.exec(german.html)?.[1]).toBe('Geben Sie eine Telefonnummer mit höchstens 64 Zeichen ein.');
+  });
+
   it('shows the username (a default from the name), saves a new one that apps receive, and refuses bad ones with a field error', async () => {
     const { p, c, u } = await tenant();
     const b = browser(t.app);
