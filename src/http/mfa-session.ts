@@ -1,5 +1,6 @@
 import type { Request } from 'express';
 import type { AuthMethod } from '../domain/mfa';
+import type { AccountSection } from './urls';
 
 declare module 'express-session' {
   interface SessionData {
@@ -7,15 +8,18 @@ declare module 'express-session' {
      * The account page's sign-in waiting for its second factor (DESIGN §15): the password was right,
      * the browser does not count as signed in until the code is. Lives ten minutes.
      */
-    accountSecondFactor?: { platformId: string; userId: string; email: string; startedAt: number; firstFactor?: AuthMethod[] };
+    accountSecondFactor?: { platformId: string; userId: string; email: string; startedAt: number; firstFactor?: AuthMethod[]; section?: AccountSection };
   }
 }
 
 const TTL_MS = 10 * 60 * 1000;
 
-/** `firstFactor`: the amr of the first step (`pwd` unless told: `fed` after an upstream, DESIGN §17). */
-export function startAccountSecondFactor(req: Request, platformId: string, user: { id: string; email: string }, firstFactor?: AuthMethod[]) {
-  req.session.accountSecondFactor = { platformId, userId: user.id, email: user.email, startedAt: Date.now(), ...(firstFactor ? { firstFactor } : {}) };
+/**
+ * `firstFactor`: the amr of the first step (`pwd` unless told: `fed` after an upstream, DESIGN §17);
+ * `section`: the account page's tab the sign-in ends on.
+ */
+export function startAccountSecondFactor(req: Request, platformId: string, user: { id: string; email: string }, firstFactor?: AuthMethod[], section?: AccountSection) {
+  req.session.accountSecondFactor = { platformId, userId: user.id, email: user.email, startedAt: Date.now(), ...(firstFactor ? { firstFactor } : {}), ...(section ? { section } : {}) };
 }
 
 /** The pending sign-in of this platform, if it is fresh. */

@@ -5,7 +5,7 @@ import type { Translate } from '../i18n/catalogs';
 import { allowPasskeyScripts } from './middleware/security-headers';
 import { signinPage } from './pages/signin.page';
 import { renderPage } from './pages/render';
-import { accountUpstreamUrl, accountUrl, forgotPasswordUrl } from './urls';
+import { accountUpstreamUrl, accountUrl, forgotPasswordUrl, requestedSection, withSection } from './urls';
 import { upstreamButtons } from './pages/upstream.page';
 
 export interface PasskeySection {
@@ -67,11 +67,14 @@ export function allowScriptsFor(res: Response, model: Record<string, unknown>): 
  */
 export async function renderAccountSignIn(s: Services, res: Response, values: { email: string; error: string | null; errorValues?: Record<string, string | number> }, status = 200): Promise<void> {
   const p = res.locals.platform;
+  // The account page's tab asked for before the sign-in (`section`) goes along with every way in.
+  const section = requestedSection(res.req.query);
+  const at = (url: string) => withSection(url, section);
   const model = signinPage(res, {
-    action: accountUrl(p.id, '/signin'), email: values.email, emailLocked: false, signupUrl: accountUrl(p.id, '/signup'), chooserUrl: null, forgotUrl: forgotPasswordUrl(p.id), error: values.error, errorValues: values.errorValues,
-    passkey: passkeyButton(s, { action: accountUrl(p.id, '/passkey-signin'), options: accountUrl(p.id, '/passkey-signin-options') }, false),
+    action: at(accountUrl(p.id, '/signin')), email: values.email, emailLocked: false, signupUrl: at(accountUrl(p.id, '/signup')), chooserUrl: null, forgotUrl: forgotPasswordUrl(p.id), error: values.error, errorValues: values.errorValues,
+    passkey: passkeyButton(s, { action: at(accountUrl(p.id, '/passkey-signin')), options: accountUrl(p.id, '/passkey-signin-options') }, false),
     // DESIGN §17: "Continue with …" (linked identities only: ./routers/upstream.router.ts).
-    upstreams: await upstreamButtons(s, res, p.id, (slug) => accountUpstreamUrl(p.id, slug)),
+    upstreams: await upstreamButtons(s, res, p.id, (slug) => at(accountUpstreamUrl(p.id, slug))),
   });
   allowScriptsFor(res, model);
   renderPage(res, 'signin', model, status);

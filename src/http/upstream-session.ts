@@ -1,8 +1,9 @@
 import type { Request } from 'express';
 import type { PendingUpstream } from '../services/federation/upstream-client';
+import type { AccountSection } from './urls';
 
-/** What an upstream sign-in is for: an authorization's interaction, or the account page's sign-in. */
-export type UpstreamPurpose = { kind: 'interaction'; iid: string } | { kind: 'account' };
+/** What an upstream sign-in is for: an authorization's interaction, or the account page's sign-in (ending on `section`, its tab). */
+export type UpstreamPurpose = { kind: 'interaction'; iid: string } | { kind: 'account'; section?: AccountSection };
 
 export interface PendingUpstreamEntry {
   platformId: string;

@@ -103,11 +103,13 @@ describe('the account page', () => {
     expect(await s().mfa.totp.confirmEnrolment(local.id, totpAt(enrolment.secret, p.now()))).toBe(true);
     p.tick(31);
     const b = newBrowser(p);
-    await b.get(accountPath(f, '/signin'));
-    await throughUpstream(p, b, newBrowser(p), upUser, { suffix: `/account/upstream/${SLUG}?platform_guid=${f.down.id}` });
+    await b.get(`${accountPath(f)}&section=security`); // signed out: the sign-in page, which keeps the tab asked for
+    expect(b.html).toContain(`action="/account/upstream/${SLUG}?platform_guid=${f.down.id}&amp;section=security"`);
+    await throughUpstream(p, b, newBrowser(p), upUser, { suffix: `/account/upstream/${SLUG}?platform_guid=${f.down.id}&section=security` });
     expect(b.pageTitle()).toBe('Two-step verification');
     await b.submit('/account/second-factor?platform_guid=' + f.down.id, { method: 'totp', code: totpAt(enrolment.secret, p.now()) });
     expect(b.pageTitle()).toBe('Your account');
+    expect(b.html).toMatch(/class="account-tab" aria-current="page">Security</);
   });
 
   it('another user’s identity cannot be unlinked', async () => {

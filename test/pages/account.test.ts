@@ -38,6 +38,31 @@ describe('account page', () => {
     expect(b.html).toContain('Acme Travel');
   });
 
+  it('keeps the tab a signed-out browser asked for (section=security) across the sign-in, and across the choice of account', async () => {
+    const { p, c, u } = await tenant();
+    const currentTab = (html: string) => /<a href="[^"]*" class="account-tab" aria-current="page">([^<]*)<\/a>/.exec(html)?.[1];
+    const b = browser(t.app);
+    await b.get(`/account?platform_guid=${p.id}&section=security`);
+    expect(b.pageTitle()).toBe('Sign in');
+    await b.submit(`/account/signin?platform_guid=${p.id}&section=security`, { email: u.email, password: TEST_PASSWORD });
+    expect(b.pageTitle()).toBe('Your account');
+    expect(currentTab(b.html)).toBe('Security');
+    // Asked for once: the next plain visit is the profile again.
+    await b.get(`/account?platform_guid=${p.id}`);
+    expect(currentTab(b.html)).toBe('Profile');
+
+    // Two accounts signed in: the chooser comes first, then the tab asked for.
+    const v = await buildUser(t.services, p.id, { email: newEmail() });
+    const fresh = browser(t.app);
+    await signInThrough(fresh, p, c, u.email);
+    await signInThrough(fresh, p, c, v.email);
+    await fresh.get(`/account?platform_guid=${p.id}&section=apps`);
+    expect(fresh.pageTitle()).toBe('Choose an account');
+    await fresh.submit(`/account/choose?platform_guid=${p.id}&section=apps`, { account: v.id });
+    expect(currentTab(fresh.html)).toBe('Apps');
+    expect(fresh.html).toContain(v.email);
+  });
+
   it('uses the account signed in through an app, and lets the user pick when several are', async () => {
     const { p, c, u } = await tenant();
     const v = await buildUser(t.services, p.id, { email: newEmail(), givenName: 'Grace' });

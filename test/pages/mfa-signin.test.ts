@@ -266,6 +266,18 @@ describe('sign-in with a second factor', () => {
     expect(b.pageTitle()).toBe('Your account');
   });
 
+  it('the account page\'s tab asked for before the sign-in (section=security) is where the second factor ends', async () => {
+    const { p, u } = await tenant();
+    const { secret } = await enrolTotp(u);
+    const b = browser(t.app);
+    await b.get(`/account?platform_guid=${p.id}&section=security`);
+    await b.submit(`/account/signin?platform_guid=${p.id}&section=security`, { email: u.email, password: TEST_PASSWORD });
+    expect(b.pageTitle()).toBe('Two-step verification');
+    await b.submit(`/account/second-factor?platform_guid=${p.id}`, { method: 'totp', code: totpAt(secret, now()) });
+    expect(b.pageTitle()).toBe('Your account');
+    expect(b.html).toMatch(/class="account-tab" aria-current="page">Security</);
+  });
+
   it('discovery lists acr_values_supported and the amr/acr claims', async () => {
     const { p } = await tenant();
     const res = await request(t.app).get(`/.well-known/openid-configuration?platform_guid=${p.id}`);

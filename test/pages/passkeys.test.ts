@@ -74,17 +74,18 @@ describe('passkeys over HTTP', () => {
     await accountSignIn(owner, p, u.email);
     const credential = await addPasskey(owner, p, u, 'Laptop');
     const b = browser(t.app);
-    await b.get(`/account?platform_guid=${p.id}`);
+    await b.get(`/account?platform_guid=${p.id}&section=apps`);
     expect(b.pageTitle()).toBe('Sign in');
     expect(b.html).not.toContain('username webauthn'); // no autofill there: no session row before the user asks
     const options = await fetchOptions(b);
     expect(options.status).toBe(200);
-    await b.submit(`/account/passkey-signin?platform_guid=${p.id}`, { credential: getAssertion(credential, options.body.options, BASE, { uv: false }) });
+    await b.submit(`/account/passkey-signin?platform_guid=${p.id}&section=apps`, { credential: getAssertion(credential, options.body.options, BASE, { uv: false }) });
     expect(b.pageTitle()).toBe('Sign in'); // user verification required
     const again = await fetchOptions(b);
-    await b.submit(`/account/passkey-signin?platform_guid=${p.id}`, { credential: getAssertion(credential, again.body.options, BASE) });
+    await b.submit(`/account/passkey-signin?platform_guid=${p.id}&section=apps`, { credential: getAssertion(credential, again.body.options, BASE) });
     expect(b.pageTitle()).toBe('Your account');
     expect(b.html).toContain(u.email);
+    expect(b.html).toMatch(/class="account-tab" aria-current="page">Apps</); // the tab asked for before the sign-in
   });
 
   it('a sign-in pinned to an email (login_hint) takes only that account\'s passkey, and offers no autofill', async () => {

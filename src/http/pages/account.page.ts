@@ -7,17 +7,10 @@ import { COUNTRY_OPTIONS } from '../../services/account/countries';
 import { presentAccountUser, presentApps, presentProfileValues } from '../../presenters/account.presenter';
 import { signedInAccounts, takeFlash } from '../account-session';
 import { passkeySection } from '../passkeys-page';
-import { accountUrl } from '../urls';
+import { ACCOUNT_SECTIONS, accountSectionUrl, accountUrl, isAccountSection, type AccountSection } from '../urls';
 import { renderPage } from './render';
 
-/** The account page's tabs (DESIGN §18 findings): server-rendered links, so they work without JavaScript. */
-export const ACCOUNT_SECTIONS = ['profile', 'security', 'apps'] as const;
-export type AccountSection = (typeof ACCOUNT_SECTIONS)[number];
-export const isAccountSection = (v: unknown): v is AccountSection => typeof v === 'string' && (ACCOUNT_SECTIONS as readonly string[]).includes(v);
-
-/** The account page at one tab (`/account?platform_guid=G&section=security`); the profile tab has no `section`. */
-export const accountSectionUrl = (platformId: string, section: AccountSection) =>
-  section === 'profile' ? accountUrl(platformId) : `${accountUrl(platformId)}&section=${section}`;
+export { ACCOUNT_SECTIONS, accountSectionUrl, isAccountSection, type AccountSection } from '../urls';
 
 export interface AccountFormState {
   values?: Record<string, string>;

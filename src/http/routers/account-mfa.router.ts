@@ -14,6 +14,7 @@ import { endAccountSecondFactor, pendingAccountSecondFactor } from '../mfa-sessi
 import { amrOf } from '../../domain/mfa';
 import { allowScriptsFor, passkeyButton } from '../passkeys-page';
 import { securityOrigin } from '../security-origin';
+import { accountSectionUrl } from '../urls';
 
 const accountPath = (platformId: string, suffix = '') => `/account${suffix}?platform_guid=${encodeURIComponent(platformId)}`;
 const withAccount = (url: string, userId: string) => `${url}&account=${encodeURIComponent(userId)}`;
@@ -179,7 +180,7 @@ export function accountMfaRouter(s: Services): Router {
     await regenerateKeepingData(req);
     rememberSignIn(req, p.id, { userId: user.id, email: user.email }, Math.floor(s.deps.now().getTime() / 1000), amrOf([...(pending.firstFactor ?? ['pwd']), result.amr]));
     chooseAccount(req, p.id, user.id);
-    await redirectSaved(req, res, accountPath(p.id));
+    await redirectSaved(req, res, accountSectionUrl(p.id, pending.section));
   });
 
   return r;

@@ -7,7 +7,7 @@ import { accountsOf, regenerateKeepingData, rememberSignIn } from '../browser-se
 import { attemptSource } from '../attempt-source';
 import { renderPage } from '../pages/render';
 import { startAccountSecondFactor } from '../mfa-session';
-import { accountUrl } from '../urls';
+import { accountSectionUrl, accountUrl, requestedSection, withSection } from '../urls';
 import { chooseAccount, currentAccount, field, redirectSaved, signedInAccounts } from '../account-session';
 import { accountPageRenderer } from '../pages/account.page';
 import { renderAccountSignIn } from '../passkeys-page';
@@ -29,21 +29,24 @@ export function accountRouter(s: Services): Router {
   r.get('/account', resolvePlatform(s), issueCsrf, async (req, res) => {
     const p = platformOf(res);
     const account = currentAccount(req, p.id);
-    if (account === undefined) return redirectSaved(req, res, accountUrl(p.id, '/signin'));
-    if (account === 'choose') return redirectSaved(req, res, accountUrl(p.id, '/choose'));
+    // The tab asked for goes along, so the sign-in or the choice ends on it.
+    const section = requestedSection(req.query);
+    if (account === undefined) return redirectSaved(req, res, withSection(accountUrl(p.id, '/signin'), section));
+    if (account === 'choose') return redirectSaved(req, res, withSection(accountUrl(p.id, '/choose'), section));
     const user = await s.account.security.findUser(p.id, account.userId);
-    if (!user) return redirectSaved(req, res, accountUrl(p.id, '/signin'));
+    if (!user) return redirectSaved(req, res, withSection(accountUrl(p.id, '/signin'), section));
     await renderAccount(req, res, user);
   });
 
   r.get('/account/choose', resolvePlatform(s), issueCsrf, async (req, res) => {
     const p = platformOf(res);
     const signedIn = signedInAccounts(req, p.id);
-    if (signedIn.length === 0) return redirectSaved(req, res, accountUrl(p.id, '/signin'));
+    const section = requestedSection(req.query);
+    if (signedIn.length === 0) return redirectSaved(req, res, withSection(accountUrl(p.id, '/signin'), section));
     const users = await s.users.findManyByIds(p.id, signedIn.map((a) => a.userId));
     renderPage(res, 'account-choose', {
-      title: res.locals.t('account:choose.title'), platformName: p.name, csrfToken: res.locals.csrfToken, action: accountUrl(p.id, '/choose'),
-      accounts: presentChooserRows(users, baseUrl), signinUrl: accountUrl(p.id, '/signin'),
+      title: res.locals.t('account:choose.title'), platformName: p.name, csrfToken: res.locals.csrfToken, action: withSection(accountUrl(p.id, '/choose'), section),
+      accounts: presentChooserRows(users, baseUrl), signinUrl: withSection(accountUrl(p.id, '/signin'), section),
     });
   });
 
@@ -51,7 +54,7 @@ export function accountRouter(s: Services): Router {
     const p = platformOf(res);
     const picked = signedInAccounts(req, p.id).find((a) => a.userId === field(req.body, 'account'));
     if (picked) chooseAccount(req, p.id, picked.userId);
-    await redirectSaved(req, res, accountUrl(p.id));
+    await redirectSaved(req, res, accountSectionUrl(p.id, requestedSection(req.query)));
   });
 
   // The sign-in page with "Sign in with a passkey" (src/http/passkeys-page.ts; its routes: ./passkeys.router.ts).
@@ -63,17 +66,21 @@ export function accountRouter(s: Services): Router {
     await renderSignIn(res, { email: remembered?.email ?? '', error: null });
   });
 
-  /** A password that signed in (or signed up): the second factor when the account has one (DESIGN §15, account-mfa.router.ts), else this browser is signed in. */
+  /**
+   * A password that signed in (or signed up): the second factor when the account has one (DESIGN §15,
+   * account-mfa.router.ts), else this browser is signed in; either way it ends on the tab asked for.
+   */
   const passwordAccepted = async (req: Request, res: Response, user: { id: string; email: string }) => {
     const p = platformOf(res);
+    const section = requestedSection(req.query);
     if ((await s.mfa.secondFactorNeed(p.id, user.id, ['pwd'])) === 'second_factor') {
-      startAccountSecondFactor(req, p.id, user);
+      startAccountSecondFactor(req, p.id, user, undefined, section);
       return redirectSaved(req, res, accountUrl(p.id, '/second-factor'));
     }
     await regenerateKeepingData(req);
     rememberSignIn(req, p.id, { userId: user.id, email: user.email }, Math.floor(s.deps.now().getTime() / 1000));
     chooseAccount(req, p.id, user.id);
-    await redirectSaved(req, res, accountUrl(p.id));
+    await redirectSaved(req, res, accountSectionUrl(p.id, section));
   };
 
   r.post('/account/signin', resolvePlatform(s), issueCsrf, requireCsrf, async (req, res) => {
@@ -94,8 +101,9 @@ export function accountRouter(s: Services): Router {
   const renderSignUp = (res: Response, extra: { values?: Record<string, string>; error?: string | null; fieldErrors?: Record<string, string> } = {}, status = 200) => {
     const p = platformOf(res);
     const t = res.locals.t;
+    const section = requestedSection(res.req.query);
     renderPage(res, 'signup', {
-      title: t('account:signup.title'), action: accountUrl(p.id, '/signup'), emailLocked: false, signinUrl: accountUrl(p.id, '/signin'),
+      title: t('account:signup.title'), action: withSection(accountUrl(p.id, '/signup'), section), emailLocked: false, signinUrl: withSection(accountUrl(p.id, '/signin'), section),
       passwordMinLength: s.deps.config.passwordMinLength, error: extra.error ?? null,
       fieldErrors: Object.fromEntries(Object.entries(extra.fieldErrors ?? {}).map(([k, m]) => [k, t(m, ruleValues(s.deps.config.passwordMinLength))])), // {{min}}, {{minAge}}: user-rules.ts
       values: extra.values ?? { email: '', given_name: '', family_name: '', birthdate: '', phone_number: '' },

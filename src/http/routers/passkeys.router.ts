@@ -10,6 +10,7 @@ import { endAccountSecondFactor, pendingAccountSecondFactor } from '../mfa-sessi
 import { regenerateKeepingData, rememberSignIn } from '../browser-session';
 import { amrOf, type AuthMethod } from '../../domain/mfa';
 import { securityOrigin } from '../security-origin';
+import { accountSectionUrl, requestedSection } from '../urls';
 
 const accountUrl = (platformId: string, suffix = '') => `/account${suffix}?platform_guid=${encodeURIComponent(platformId)}`;
 /** Passkeys are listed on the account page's Security tab. */
@@ -85,7 +86,7 @@ export function passkeysRouter(s: Services): Router {
     await regenerateKeepingData(req);
     rememberSignIn(req, p.id, { userId: result.user.id, email: result.user.email }, Math.floor(s.deps.now().getTime() / 1000), amrOf(result.amr as AuthMethod[]));
     chooseAccount(req, p.id, result.user.id);
-    await redirectSaved(req, res, accountUrl(p.id));
+    await redirectSaved(req, res, accountSectionUrl(p.id, requestedSection(req.query)));
   });
 
   // The account page's own sign-in, second step (account-mfa.router.ts): "Use a passkey" after the password.
@@ -120,7 +121,7 @@ export function passkeysRouter(s: Services): Router {
     await regenerateKeepingData(req);
     rememberSignIn(req, p.id, { userId: pending.userId, email: pending.email }, Math.floor(s.deps.now().getTime() / 1000), amrOf([...(pending.firstFactor ?? ['pwd']), ...result.amr] as AuthMethod[]));
     chooseAccount(req, p.id, pending.userId);
-    await redirectSaved(req, res, accountUrl(p.id));
+    await redirectSaved(req, res, accountSectionUrl(p.id, pending.section));
   });
 
   return r;

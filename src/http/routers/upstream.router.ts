@@ -19,7 +19,7 @@ import { renderUpstreamFailure } from '../pages/upstream.page';
 import { renderContinuePage } from '../pages/continue.page';
 import { renderAccountSignIn } from '../passkeys-page';
 import { rememberUpstream, takeUpstream, type PendingUpstreamEntry } from '../upstream-session';
-import { accountUrl, interactionUrl, upstreamCallbackUrl } from '../urls';
+import { accountSectionUrl, accountUrl, interactionUrl, requestedSection, upstreamCallbackUrl } from '../urls';
 import { useUiLocales } from '../middleware/locale';
 
 /**
@@ -96,7 +96,8 @@ export function upstreamRouter(s: Services): Router {
   // The account page's sign-in through an upstream: only an identity already linked signs in.
   r.post('/account/upstream/:slug', resolvePlatform(s), issueCsrf, requireCsrf, async (req, res) => {
     const p = res.locals.platform;
-    await begin(req, res, p.id, String(req.params.slug), { kind: 'account' }, {}, accountUrl(p.id, '/signin'));
+    const section = requestedSection(req.query);
+    await begin(req, res, p.id, String(req.params.slug), { kind: 'account', ...(section ? { section } : {}) }, {}, accountUrl(p.id, '/signin'));
   });
 
   // The platform's one callback (the redirect_uri registered at every upstream).
@@ -149,15 +150,16 @@ export function upstreamRouter(s: Services): Router {
     const amr = identities.amrFor(provider, profile);
     await identities.signedIn(resolved.identity, provider, profile, amr, securityOrigin(req, platform.id));
     const { user } = resolved;
+    const section = entry.purpose.kind === 'account' ? entry.purpose.section : undefined;
     // DESIGN §15: the account's second factor before this browser counts as signed in (account-mfa.router.ts).
     if ((await s.mfa.secondFactorNeed(platform.id, user.id, amr)) === 'second_factor') {
-      startAccountSecondFactor(req, platform.id, user, amr as AuthMethod[]);
+      startAccountSecondFactor(req, platform.id, user, amr as AuthMethod[], section);
       return redirectSaved(req, res, accountUrl(platform.id, '/second-factor'));
     }
     await regenerateKeepingData(req);
     rememberSignIn(req, platform.id, { userId: user.id, email: user.email }, Math.floor(s.deps.now().getTime() / 1000), amr);
     chooseAccount(req, platform.id, user.id);
-    await redirectSaved(req, res, accountUrl(platform.id));
+    await redirectSaved(req, res, accountSectionUrl(platform.id, section));
   });
 
   return r;
