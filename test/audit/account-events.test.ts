@@ -90,6 +90,31 @@ describe('audit: password.reset_requested and password.reset', () => {
     }, [token, password, TEST_PASSWORD]);
   });
 
+  it('a reset that proves an unverified address records email.verified with it, in the same request; an address verified before records none', async () => {
+    const p = await buildPlatform(t.services, 'Acme Audit');
+    const resetThroughLink = async (email: string) => {
+      const b = auditBrowser(t.app);
+      await b.get(`/password/forgot?platform_guid=${p.id}`);
+      await b.submit(`/password/forgot?platform_guid=${p.id}`, { email });
+      const link = linkIn(await waitForMail(t.config.dataDir, email, /Reset your/), '/password/reset');
+      await b.get(pathOf(link));
+      const step = await b.submit(`/password/reset?platform_guid=${p.id}`, { token: inputValue(b.html, 'token')!, password: 'a fresh pass phrase 42' });
+      expect(b.pageTitle()).toBe('Your password has been changed');
+      return { step, token: new URL(link).searchParams.get('token') };
+    };
+    const unverified = await buildUser(t.services, p.id, { email: newEmail() });
+    expect(unverified.emailVerified).toBe(false);
+    const { step, token } = await resetThroughLink(unverified.email);
+    expect((await t.services.users.findByEmail(p.id, unverified.email))!.emailVerified).toBe(true);
+    expectUserEvent(await eventOf(db(), step.requestId, 'email.verified'), {
+      kind: 'email.verified', platformId: p.id, subject: unverified.id, requestId: step.requestId, details: { email: unverified.email },
+    }, [token, 'a fresh pass phrase 42']);
+
+    const verified = await buildUser(t.services, p.id, { email: newEmail(), emailVerified: true });
+    const again = await resetThroughLink(verified.email);
+    expect((await eventsOf(db(), again.step.requestId)).map((e) => e.kind)).toEqual(['password.reset']);
+  });
+
   it('an address without an account: nothing sent, nothing recorded', async () => {
     const p = await buildPlatform(t.services, 'Acme Audit');
     const b = auditBrowser(t.app);

@@ -74,7 +74,8 @@ export function createPasswordReset(deps: Deps, mail: AccountMail, backchannel: 
 
     /**
      * Sets the new password (sign-up policy) and uses the link; every refresh token of the user is
-     * revoked and every browser session signed out. `origin`: password.reset, same transaction.
+     * revoked and every browser session signed out. `origin`: password.reset (and email.verified when
+     * the link proved an unverified address), same transaction.
      */
     async resetPassword(platform: Platform, token: string, password: string, origin?: SecurityOrigin, locale?: Locale): Promise<ResetResult> {
       const now = deps.now();
@@ -89,8 +90,10 @@ export function createPasswordReset(deps: Deps, mail: AccountMail, backchannel: 
         if (!(await accountTokens.markConsumed(trx, found.row!.id, now))) return false;
         await userAccount.updatePasswordHash(trx, platform.id, user.id, hash);
         await accountTokens.consumeAllForUser(trx, user.id, 'reset_password', now);
-        // The link reached the mailbox: that proves the address as well as a verification link does.
-        if (!user.emailVerified) await userAccount.markEmailVerified(trx, platform.id, user.id, users.normalizeEmail(found.row!.email), now);
+        // The link reached the mailbox: that proves the address as well as a verification link does,
+        // and is audited as one (email-verification.service.ts).
+        const verified = !user.emailVerified && (await userAccount.markEmailVerified(trx, platform.id, user.id, users.normalizeEmail(found.row!.email), now));
+        if (verified && origin) await events.record(trx, origin, 'email.verified', user.id, { email: found.row!.email });
         const revoked = await endAllSessions(trx, user, now, backchannel);
         await mail.passwordChanged(trx, platform, user, locale);
         if (origin) await events.record(trx, origin, 'password.reset', user.id, { refresh_tokens_revoked: revoked });
