@@ -148,6 +148,9 @@ it('"Sign out of all accounts" signs every account out and revokes their refresh
   const listed = await chooserAccounts(page);
   expect(listed).toHaveLength(2);
   expect(listed.every((x) => x.signedOut)).toBe(true);
+  // Nobody is signed in now: no "Sign out of all accounts" to offer (each row still has "Remove").
+  await expect(page.getByRole('button', { name: 'Sign out of all accounts' }).count()).resolves.toBe(0);
+  await expect(page.getByRole('button', { name: /^Remove / }).count()).resolves.toBe(2);
   expect(await introspect(h, tenant, a.tokens.refresh_token!)).toEqual({ active: false });
   expect(await introspect(h, tenant, b.tokens.refresh_token!)).toEqual({ active: false });
 

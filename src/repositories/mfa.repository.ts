@@ -54,9 +54,11 @@ export async function deleteTotp(db: Queryable, userId: string): Promise<void> {
   await db('user_totp').where({ user_id: userId }).delete();
 }
 
-export async function replaceRecoveryCodes(db: Queryable, userId: string, rows: Array<{ id: string; codeHash: string }>, now: Date): Promise<void> {
-  await db('user_recovery_codes').where({ user_id: userId }).delete();
+/** Replaces every code of the user; answers how many of the replaced ones were still unused. */
+export async function replaceRecoveryCodes(db: Queryable, userId: string, rows: Array<{ id: string; codeHash: string }>, now: Date): Promise<number> {
+  const replaced: Array<{ used_at: Date | null }> = await db('user_recovery_codes').where({ user_id: userId }).delete().returning('used_at');
   if (rows.length) await db('user_recovery_codes').insert(rows.map((r) => ({ id: r.id, user_id: userId, code_hash: r.codeHash, created_at: now })));
+  return replaced.filter((r) => r.used_at === null).length;
 }
 
 /** Marks an unused code used; false when there is no such unused code. */

@@ -218,6 +218,24 @@ describe('the hosted flow over HTTP', () => {
   });
 });
 
+describe('the account chooser over HTTP', () => {
+  it('offers "Sign out of all accounts" only while an account listed is signed in', async () => {
+    const { p, c } = await setup();
+    const u = await buildUser(t.services, p.id);
+    const b = browser(t.app);
+    await signInThrough(b, p, c, u.email);
+    await b.get(`/oauth/authorize?${authorizeQuery(p, c)}`);
+    expect(b.pageTitle()).toBe('Choose an account');
+    expect(b.html).toContain('Sign out of all accounts');
+    await b.submit('/chooser', { signout_all: '1' });
+    expect(b.pageTitle()).toBe('Choose an account');
+    expect(b.html).toContain(u.email); // still listed, signed out
+    expect(b.html).toContain('Signed out');
+    expect(b.html).not.toContain('Sign out of all accounts');
+    expect(b.html).not.toContain('name="signout_all"');
+  });
+});
+
 describe('GET /oauth/authorize — id_token_hint takes ID tokens only', () => {
   it('refuses an access token, though a public client\'s is signed with the same platform key; the ID token works', async () => {
     const p = await buildPlatform(t.services);

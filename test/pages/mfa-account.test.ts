@@ -66,6 +66,7 @@ describe('two-step verification on the account page', () => {
 
     await b.submit(`/account/totp/confirm?platform_guid=${p.id}`, { account: u.id, code: totpAt(secret, now()) });
     expect(b.pageTitle()).toBe('Save your recovery codes');
+    expect(b.html).not.toContain('Earlier recovery codes'); // the first codes: nothing earlier stopped working
     const codes = recoveryCodesOf(b.html);
     expect(codes).toHaveLength(10);
     expect(new Set(codes).size).toBe(10);
@@ -111,6 +112,7 @@ describe('two-step verification on the account page', () => {
     expect(bad.res.status).toBe(400);
     await b.submit(`/account/recovery-codes?platform_guid=${p.id}`, { account: u.id, proof: TEST_PASSWORD });
     expect(b.pageTitle()).toBe('Save your recovery codes');
+    expect(b.html).toContain('Earlier recovery codes no longer work.');
     const fresh = recoveryCodesOf(b.html);
     expect(fresh).toHaveLength(10);
     expect(fresh.filter((c) => codes.includes(c))).toEqual([]);

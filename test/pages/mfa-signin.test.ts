@@ -163,6 +163,7 @@ describe('sign-in with a second factor', () => {
     expect(codes.res.status).toBe(200);
     expect(b.pageTitle()).toBe('Save your recovery codes');
     expect(recoveryCodesOf(b.html)).toHaveLength(10);
+    expect(b.html).not.toContain('Earlier recovery codes'); // the first set
     const done = await allowIfAsked(b, await b.submit('/continue', {}));
     expect(done.location).toMatch(/code=/);
     const claims = await idClaims(c, (await exchange(t.app, p, c, done.location!)).id_token);

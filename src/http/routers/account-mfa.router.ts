@@ -78,7 +78,7 @@ export function accountMfaRouter(s: Services): Router {
     if (!result.ok) return renderSetup(req, res, user(res), res.locals.t('security:totp.mismatch'), 400);
     renderPage(res, 'recovery-codes', {
       title: res.locals.t('security:recovery.title'),
-      notice: res.locals.t('security:recovery.appSetUp'), codes: result.recoveryCodes, continueUrl: back(res),
+      notice: res.locals.t('security:recovery.appSetUp'), codes: result.recoveryCodes, replacedEarlier: result.replacedEarlier, continueUrl: back(res),
     });
   });
 
@@ -132,9 +132,9 @@ export function accountMfaRouter(s: Services): Router {
     message: 'security:proof.codesMessage',
     submitLabel: 'security:proof.codesSubmit',
   }, async (req, res) => {
-    const codes = await s.mfa.regenerateRecoveryCodes(user(res).id, securityOrigin(req, res.locals.platform.id));
+    const fresh = await s.mfa.regenerateRecoveryCodes(user(res).id, securityOrigin(req, res.locals.platform.id));
     renderPage(res, 'recovery-codes', {
-      title: res.locals.t('security:recovery.title'), codes, continueUrl: back(res),
+      title: res.locals.t('security:recovery.title'), codes: fresh.codes, replacedEarlier: fresh.replacedEarlier, continueUrl: back(res),
     });
   });
 

@@ -173,7 +173,7 @@ export function interactionRouter(s: Services): Router {
     saveInteraction(req, ar);
     allowFormRedirectTo(res, ar.redirectUri);
     renderPage(res, 'recovery-codes', {
-      title: res.locals.t('mfa:recoveryCodes.title'), notice: res.locals.t('mfa:recoveryCodes.notice'), codes: outcome.recoveryCodes,
+      title: res.locals.t('mfa:recoveryCodes.title'), notice: res.locals.t('mfa:recoveryCodes.notice'), codes: outcome.recoveryCodes, replacedEarlier: outcome.replacedEarlier,
       continueAction: interactionUrl(ar.id, '/continue'), restart: ar.restart,
     });
   });

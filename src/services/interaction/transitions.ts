@@ -222,10 +222,10 @@ export function createInteractionFlow(
      * Policy `required` or a step-up, for a user without a second factor: the authenticator app set
      * up during sign-in, confirmed with its first code. Answers the recovery codes, to show once.
      */
-    async totpSetupConfirmed(ar: AuthorizationRequest, browser: BrowserAccounts, at: At<'totp_setup'>, code: string, ctx?: AuditContext): Promise<{ kind: 'enrolled'; step: Step; recoveryCodes: string[] } | Refused> {
+    async totpSetupConfirmed(ar: AuthorizationRequest, browser: BrowserAccounts, at: At<'totp_setup'>, code: string, ctx?: AuditContext): Promise<{ kind: 'enrolled'; step: Step; recoveryCodes: string[]; replacedEarlier: boolean } | Refused> {
       const result = await mfa.confirmTotp(at.user.id, code, originOf(ar, ctx));
       if (!result.ok) return refuse(at, { status: 400, error: 'mfa:errors.setupCodeMismatch' });
-      return { kind: 'enrolled', step: await this.secondFactorVerified(ar, browser, at.user, ['otp']), recoveryCodes: result.recoveryCodes };
+      return { kind: 'enrolled', step: await this.secondFactorVerified(ar, browser, at.user, ['otp']), recoveryCodes: result.recoveryCodes, replacedEarlier: result.replacedEarlier };
     },
 
     /** The password was right: the first factor. */

@@ -3,7 +3,7 @@ import { isMfaPolicy, type AuthMethod, type MfaPolicy } from '../../domain/mfa';
 import type { Queryable } from '../../db';
 import type { Deps } from '../deps';
 import { createTotp } from './totp.service';
-import { createRecoveryCodes } from './recovery-codes.service';
+import { createRecoveryCodes, type NewRecoveryCodes } from './recovery-codes.service';
 import { createSecondFactorThrottle } from './second-factor-throttle';
 import { createSecondFactorRequirement } from './requirement';
 import { createSecurityEvents, type SecurityOrigin } from '../security-events';
@@ -50,14 +50,15 @@ export function createMfa(deps: Deps) {
      * Confirms a pending TOTP enrolment with its first code; answers the first recovery codes, to
      * show once. With `origin`, mfa.enrolled commits with the recovery codes (the enrolment's end).
      */
-    async confirmTotp(userId: string, code: string, origin?: SecurityOrigin): Promise<{ ok: true; recoveryCodes: string[] } | { ok: false }> {
+    async confirmTotp(userId: string, code: string, origin?: SecurityOrigin): Promise<{ ok: true; recoveryCodes: string[]; replacedEarlier: boolean } | { ok: false }> {
       if (!(await totp.confirmEnrolment(userId, code))) return { ok: false };
       const audited = origin && ((trx: Queryable) => events.record(trx, origin, 'mfa.enrolled', userId, { factor: 'totp' }));
-      return { ok: true, recoveryCodes: await recoveryCodes.regenerate(userId, audited) };
+      const fresh = await recoveryCodes.regenerate(userId, audited);
+      return { ok: true, recoveryCodes: fresh.codes, replacedEarlier: fresh.replacedEarlier };
     },
 
     /** New recovery codes replacing the old ones (account page); with `origin`, mfa.enrolled (factor recovery_codes) in the same transaction. */
-    regenerateRecoveryCodes(userId: string, origin?: SecurityOrigin): Promise<string[]> {
+    regenerateRecoveryCodes(userId: string, origin?: SecurityOrigin): Promise<NewRecoveryCodes> {
       return recoveryCodes.regenerate(userId, origin && ((trx) => events.record(trx, origin, 'mfa.enrolled', userId, { factor: 'recovery_codes' })));
     },
 

@@ -6,6 +6,12 @@ import { formatRecoveryCode, normalizeRecoveryCode, RECOVERY_CODE_ALPHABET, RECO
 import type { Queryable } from '../../db';
 import type { Deps } from '../deps';
 
+/** A new set of recovery codes to show once; `replacedEarlier`: unused codes from before stopped working. */
+export interface NewRecoveryCodes {
+  codes: string[];
+  replacedEarlier: boolean;
+}
+
 /** One random code: 10 characters of a 31-letter alphabet (about 49 bits), uniform (randomInt). */
 const newCode = () => Array.from({ length: 10 }, () => RECOVERY_CODE_ALPHABET[randomInt(RECOVERY_CODE_ALPHABET.length)]).join('');
 
@@ -15,14 +21,19 @@ const newCode = () => Array.from({ length: 10 }, () => RECOVERY_CODE_ALPHABET[ra
  */
 export function createRecoveryCodes(deps: Deps) {
   return {
-    /** A fresh set replacing every earlier code; returns them formatted to show once. `also` runs in the same transaction (the audit log). */
-    async regenerate(userId: string, also?: (trx: Queryable) => Promise<void>): Promise<string[]> {
+    /**
+     * A fresh set replacing every earlier code; returns them formatted to show once, and whether
+     * unused earlier codes stopped working (the page says so only then). `also` runs in the same
+     * transaction (the audit log).
+     */
+    async regenerate(userId: string, also?: (trx: Queryable) => Promise<void>): Promise<NewRecoveryCodes> {
       const codes = Array.from({ length: RECOVERY_CODE_COUNT }, newCode);
-      await deps.db.transaction(async (trx) => {
-        await mfa.replaceRecoveryCodes(trx, userId, codes.map((c) => ({ id: newId(), codeHash: digest(c) })), deps.now());
+      const replaced = await deps.db.transaction(async (trx) => {
+        const n = await mfa.replaceRecoveryCodes(trx, userId, codes.map((c) => ({ id: newId(), codeHash: digest(c) })), deps.now());
         if (also) await also(trx);
+        return n;
       });
-      return codes.map(formatRecoveryCode);
+      return { codes: codes.map(formatRecoveryCode), replacedEarlier: replaced > 0 };
     },
 
     /** Uses a code up; false for a wrong or already used one. */
