@@ -96,8 +96,17 @@ describe('one host for the pages in development', () => {
     }
   });
 
-  it('leaves BASE_URL\'s own host, the API endpoints and form posts alone', async () => {
+  it('the other loopback names of this listener go there too: [::1], 127.0.0.2, a *.localhost name', async () => {
+    for (const host of ['[::1]:3000', '127.0.0.2:3000', 'app.localhost:3000']) {
+      const res = await request(t.app).get('/account?platform_guid=p').set('Host', host);
+      expect({ host, status: res.status, location: res.headers.location }).toEqual({ host, status: 302, location: `${BASE}/account?platform_guid=p` });
+    }
+  });
+
+  it('leaves BASE_URL\'s own host, other addresses and ports (a proxy, the LAN), the API endpoints and form posts alone', async () => {
     expect((await request(t.app).get('/').set('Host', 'localhost:3000')).status).toBe(200);
+    // A proxy on another port, or one that rewrites Host, would be sent round in a loop; a LAN address is another machine's localhost.
+    for (const host of ['127.0.0.1:8080', '192.0.2.10:3000', 'dev.example.com']) expect((await request(t.app).get('/').set('Host', host)).status).toBe(200);
     const p = await t.services.platforms.createPlatform('Elsewhere');
     const discovery = await request(t.app).get(`/.well-known/openid-configuration?platform_guid=${p.platform.id}`).set('Host', OTHER_HOST);
     expect(discovery.status).toBe(200);
