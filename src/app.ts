@@ -62,6 +62,8 @@ export interface AppDeps {
   notifications?: Notifications;
   logger: Logger;
   now?: () => Date;
+  /** Whether the process is shutting down (/readyz answers 503 then); never, without a server. */
+  isDraining?: () => boolean;
 }
 
 export interface App {
@@ -100,7 +102,7 @@ export function createApp(deps: AppDeps): App {
   // The hottest GET endpoints first: no body to parse, no static files to look for.
   app.use(discoveryRouter(services, rateLimit));
   app.use(jwksRouter(services, rateLimit));
-  app.use(healthRouter(VERSION, (ms) => services.maintenance.databaseReady(ms)));
+  app.use(healthRouter(VERSION, (ms) => services.maintenance.databaseReady(ms), deps.isDraining));
   if (config.metricsToken) app.use(metricsRouter(metrics.registry, config.metricsToken)); // else 404: METRICS_PORT serves it apart
   app.use(passkeyAssetsRouter());
   app.use('/static', express.static(path.resolve(__dirname, '..', 'public'), { maxAge: '1h' }));

@@ -63,6 +63,13 @@ export const configSchema = z
     ARGON2_MEMORY_KIB: z.coerce.number().int().min(19456).default(19456).describe('argon2id memory cost in KiB'),
     ARGON2_TIME_COST: z.coerce.number().int().min(2).default(2).describe('argon2id iterations'),
     PURGE_INTERVAL_SECONDS: seconds(300, 'How often expired rows are purged'),
+    SHUTDOWN_GRACE_SECONDS: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(3600)
+      .default(10)
+      .describe('On SIGTERM/SIGINT, how long in-flight requests may take to finish before their connections are closed (keep it under the orchestrator\'s own, 30 s for Docker and Kubernetes)'),
     AUDIT_RETENTION_DAYS: z.coerce.number().int().min(1).max(36500).default(365).describe('How long audit events are kept, in days'),
     DEMO_SEED: booleanish.default(true).describe('In development, create a demo platform and client on first start'),
     SMTP_URL: z
@@ -123,6 +130,7 @@ function toConfig(env: z.infer<typeof configSchema>) {
     passwordMinLength: env.PASSWORD_MIN_LENGTH,
     argon2: { memoryCost: env.ARGON2_MEMORY_KIB, timeCost: env.ARGON2_TIME_COST },
     purgeIntervalSeconds: env.PURGE_INTERVAL_SECONDS,
+    shutdownGraceSeconds: env.SHUTDOWN_GRACE_SECONDS,
     auditRetentionDays: env.AUDIT_RETENTION_DAYS,
     demoSeed: env.DEMO_SEED && env.NODE_ENV === 'development',
     smtpUrl: env.SMTP_URL,

@@ -1,6 +1,7 @@
 import './threadpool-size'; // first: sets libuv's pool size before anything starts the pool
 import type { Server } from 'node:http';
 import { createAppServer } from './http/server';
+import { trackServer, type TrackedServer } from './http/drain';
 import { loadConfig, ConfigError } from './config';
 import { withDevSecrets } from './dev-secrets';
 import { createLogger, wantsPrettyLogs } from './logger';
@@ -31,13 +32,15 @@ async function main() {
   const applied = await migrateLatest(database.db);
   if (applied.length) logger.info({ migrations: applied }, 'database migrated');
 
-  const { app, services } = createApp({ config, db: database.db, sessionPool: database.sessionPool, notifications: database.notifications, logger });
+  let tracked: TrackedServer | undefined;
+  const { app, services } = createApp({ config, db: database.db, sessionPool: database.sessionPool, notifications: database.notifications, logger, isDraining: () => tracked?.isDraining() ?? false });
   const { resealed } = await services.masterKey.verifyAtStart();
   if (resealed) logger.info({ resealed }, 'every sealed secret was resealed under the new MASTER_KEY; MASTER_KEY_PREVIOUS may now be removed');
   if (config.demoSeed) await seedDemo(services, logger);
 
   const server: Server = createAppServer(app);
   server.keepAliveTimeout = 65_000;
+  tracked = trackServer(server);
   await listen(server, config.port);
   const metricsServer = config.metricsPort ? createMetricsServer(services.deps.metrics.registry, logger) : undefined; // /metrics alone, no token
   if (metricsServer) await listen(metricsServer, config.metricsPort!);
@@ -46,26 +49,33 @@ async function main() {
   const backchannelLogout = startBackchannelLogoutJob(services); // logout tokens to the apps of ended sign-ins, the same way
   logger.info({ version: VERSION, port: config.port, metricsPort: config.metricsPort, issuer: config.baseUrl, database: database.isEmbedded ? 'embedded' : 'postgres' }, 'Latchkey is ready');
 
+  // Graceful shutdown (docs/decisions.md, "Graceful shutdown"): /readyz turns 503 and the jobs
+  // stop taking work at once; in-flight requests finish within SHUTDOWN_GRACE_SECONDS; then the
+  // jobs' current work and the pools close.
   let stopping = false;
-  const shutdown = (signal: string) => {
+  const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    logger.info({ signal }, 'shutting down: finishing in-flight requests');
+    const draining = tracked!.drain(config.shutdownGraceSeconds * 1000);
+    logger.info({ signal, graceSeconds: config.shutdownGraceSeconds }, 'shutting down: finishing in-flight requests');
     purge.stop();
+    const jobs = Promise.all([mailOutbox.stop(), backchannelLogout.stop()]); // mails being sent are recorded before the pool closes
     metricsServer?.close();
-    const force = setTimeout(() => process.exit(1), 15_000).unref();
-    server.close(async () => {
-      await mailOutbox.stop(); // mails being sent are recorded before the pool closes
-      await backchannelLogout.stop();
+    metricsServer?.closeAllConnections();
+    const result = await draining;
+    if (result.drained) logger.info({ waitedFor: result.waitedFor, ms: result.ms }, 'every in-flight request answered');
+    else logger.warn({ waitedFor: result.waitedFor, cut: result.cut, ms: result.ms }, 'grace ran out: closed the connections still open');
+    try {
+      await jobs;
       await database.close();
-      clearTimeout(force);
-      logger.info('stopped');
-      process.exit(0);
-    });
-    server.closeIdleConnections();
+    } catch (err) {
+      logger.warn({ err: (err as Error).message }, 'closing the database failed');
+    }
+    logger.info('stopped');
+    process.exit(result.drained ? 0 : 1);
   };
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
-  process.on('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
 }
 
 /** Resolves once listening; a taken port (or any listen error) rejects, naming the port. */
