@@ -20,22 +20,32 @@ export interface CliCommand {
   run(s: Services, flags: Flags, actor: AdminActor): Promise<Record<string, unknown>>;
 }
 
-/** Group summaries for `admin --help`. */
+/**
+ * What each group is about, for `admin --help`; the summary adds the group's verbs, read from
+ * its commands (groupSummary), so a new verb is listed without anyone remembering to.
+ */
 export const GROUPS: Record<string, string> = {
-  platform: 'platforms: create, list, show, update, rate limits, second-factor policy',
-  client: 'a platform\'s clients: create, list, show, update, rotate-secret, delete',
-  user: 'a platform\'s users: create, search, show, update, disable, enable, unlock, sign-out, sessions, consents, delete, reset-mfa, password-reset',
-  upstream: 'a platform\'s upstream identity providers: add, list, show, update, remove; a user\'s linked identities, unlink',
-  key: 'signing keys: list, rotate, retire',
-  throttle: 'sign-in and sign-up throttles: list, clear',
-  mail: 'the mail outbox: list, retry',
-  audit: 'the audit log: list',
-  token: 'admin API tokens: create, list, revoke',
-  operator: 'admin console operators: create, list, disable',
-  'master-key': 'MASTER_KEY rotation: reseal',
+  platform: 'platforms, their rate limits and second-factor policy',
+  client: 'a platform\'s clients',
+  user: 'a platform\'s users',
+  upstream: 'a platform\'s upstream identity providers and a user\'s linked identities',
+  key: 'signing keys',
+  throttle: 'sign-in and sign-up throttles',
+  mail: 'the mail outbox',
+  audit: 'the audit log',
+  token: 'admin API tokens',
+  operator: 'admin console operators',
+  'master-key': 'MASTER_KEY rotation',
   backup: 'one consistent snapshot of the database',
   restore: 'a backup into an empty database',
 };
+
+/** A group's line in the help: what it is about, then every verb it has, in the commands' order. */
+export function groupSummary(commands: readonly CliCommand[], group: string): string {
+  const verbs = commands.filter((c) => c.group === group && c.verb).map((c) => c.verb);
+  const about = GROUPS[group] ?? '';
+  return verbs.length ? `${about}: ${verbs.join(', ')}` : about;
+}
 
 export function commandLine(c: Pick<CliCommand, 'group' | 'verb' | 'usage'>): string {
   return `admin ${c.group}${c.verb ? ` ${c.verb}` : ''}${c.usage ? ` ${c.usage}` : ''}`;
@@ -51,7 +61,7 @@ export function helpFor(commands: readonly CliCommand[], words: string[]): strin
       'Usage: admin GROUP VERB [--flags]   (prints one JSON object; errors on stderr, exit 1)',
       '',
       'Groups:',
-      ...groups.map((g) => `  ${g.padEnd(width)}  ${GROUPS[g] ?? ''}`),
+      ...groups.map((g) => `  ${g.padEnd(width)}  ${groupSummary(commands, g)}`),
       '',
       'admin GROUP --help lists its verbs; admin GROUP VERB --help describes one.',
     ].join('\n');
@@ -60,7 +70,7 @@ export function helpFor(commands: readonly CliCommand[], words: string[]): strin
   if (inGroup.length === 0) return undefined;
   if (!verb || (inGroup.length === 1 && inGroup[0].verb === '')) {
     if (inGroup.length === 1 && inGroup[0].verb === '') return describe(inGroup[0]);
-    return [`admin ${group}: ${GROUPS[group] ?? ''}`, '', ...inGroup.map((c) => `  ${commandLine(c)}\n      ${c.summary}`)].join('\n');
+    return [`admin ${group}: ${groupSummary(commands, group)}`, '', ...inGroup.map((c) => `  ${commandLine(c)}\n      ${c.summary}`)].join('\n');
   }
   const command = inGroup.find((c) => c.verb === verb);
   return command && describe(command);

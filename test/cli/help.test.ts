@@ -41,6 +41,19 @@ describe('admin CLI --help', () => {
     }
   });
 
+  it("lists every verb of a group in the group's summary, at the top level and in the group's help", () => {
+    const top = helpText([]);
+    for (const g of groups) {
+      const verbs = COMMANDS.filter((c) => c.group === g && c.verb).map((c) => c.verb);
+      const line = top.split('\n').find((l) => l.startsWith(`  ${g} `))!;
+      const heading = helpText([g]).split('\n')[0];
+      for (const v of verbs) {
+        expect([g, line]).toEqual([g, expect.stringMatching(new RegExp(`[:,] ${v}(,|$)`))]);
+        expect([g, heading]).toEqual([g, expect.stringMatching(new RegExp(`[:,] ${v}(,|$)`))]);
+      }
+    }
+  });
+
   it('names an unknown command on stderr and exits 1', async () => {
     const err = await cli(['frobnicate', '--help']).catch((e) => e);
     expect(err.code).toBe(1);
