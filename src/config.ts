@@ -1,8 +1,23 @@
 import { z } from 'zod';
 import { CLIENT_SECRET_OVERLAP_MAX_SECONDS } from './domain/client';
 
-const seconds = (fallback: number, what: string) =>
-  z.coerce.number().int().positive().default(fallback).describe(what);
+/**
+ * A number read from the environment. A bad value is refused in plain words, the same for every
+ * numeric variable: `must be a whole number from 1 to 65535, got "abc"` (zod's own wording,
+ * "expected number, received NaN", names neither the range nor the value).
+ */
+const numberVar = ({ min, max, whole = true }: { min: number; max?: number; whole?: boolean }) => {
+  const rule = `must be ${whole ? 'a whole number' : 'a number'} ${max === undefined ? `of at least ${min}` : `from ${min} to ${max}`}`;
+  return z.string().transform((raw, ctx) => {
+    const value = Number(raw.trim());
+    const fits = raw.trim() !== '' && Number.isFinite(value) && (!whole || Number.isInteger(value)) && value >= min && (max === undefined || value <= max);
+    if (fits) return value;
+    ctx.addIssue({ code: 'custom', message: `${rule}, got ${JSON.stringify(raw)}` });
+    return z.NEVER;
+  });
+};
+
+const seconds = (fallback: number, what: string) => numberVar({ min: 1 }).default(fallback).describe(what);
 
 const booleanish = z
   .enum(['true', 'false', '1', '0', ''])
@@ -12,7 +27,7 @@ const booleanish = z
 export const configSchema = z
   .object({
     NODE_ENV: z.enum(['development', 'production', 'test']).default('development').describe('Runtime mode'),
-    PORT: z.coerce.number().int().min(0).max(65535).default(3000).describe('HTTP port'),
+    PORT: numberVar({ min: 1, max: 65535 }).default(3000).describe('HTTP port'),
     BASE_URL: z
       .url({ protocol: /^https?$/ })
       .optional()
@@ -28,8 +43,8 @@ export const configSchema = z
       .optional()
       .describe('Direct Postgres URL for LISTEN/NOTIFY when DATABASE_URL goes through PgBouncer in transaction mode'),
     DATA_DIR: z.string().min(1).default('./data').describe('Directory for the embedded database and generated dev secrets'),
-    DB_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10).describe('Database connection pool size'),
-    DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).default(15000).describe('Longest a database statement may run, in ms (0: no limit)'),
+    DB_POOL_MAX: numberVar({ min: 1, max: 200 }).default(10).describe('Database connection pool size'),
+    DB_STATEMENT_TIMEOUT_MS: numberVar({ min: 0 }).default(15000).describe('Longest a database statement may run, in ms (0: no limit)'),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info').describe('pino log level'),
     LOG_FORMAT: z.enum(['auto', 'json', 'pretty']).default('auto').describe('auto: human-readable on a terminal outside production, JSON otherwise'),
     MASTER_KEY: z
@@ -47,30 +62,22 @@ export const configSchema = z
     ACCESS_TOKEN_TTL_SECONDS: seconds(3600, 'Access token lifetime'),
     REFRESH_TOKEN_TTL_SECONDS: seconds(2592000, 'Refresh token lifetime, renewed on rotation'),
     SESSION_TTL_SECONDS: seconds(1209600, 'Browser session lifetime'),
-    CLIENT_SECRET_OVERLAP_SECONDS: z.coerce.number().int().min(0).max(CLIENT_SECRET_OVERLAP_MAX_SECONDS).default(86400).describe('After a client secret rotation, how long the previous secret still authenticates the client (0: not at all; at most 30 days)'),
-    SIGNING_KEY_PUBLICATION_SECONDS: z.coerce
-      .number()
-      .int()
-      .min(0)
-      .max(604800)
+    CLIENT_SECRET_OVERLAP_SECONDS: numberVar({ min: 0, max: CLIENT_SECRET_OVERLAP_MAX_SECONDS }).default(86400).describe('After a client secret rotation, how long the previous secret still authenticates the client (0: not at all; at most 30 days)'),
+    SIGNING_KEY_PUBLICATION_SECONDS: numberVar({ min: 0, max: 604800 })
       .default(7200)
       .describe('Standard platforms: how long a rotated-in key is published in the JWKS before it signs (JWKS caches hold it up to an hour; at most 7 days)'),
-    REFRESH_REUSE_GRACE_SECONDS: z.coerce.number().int().min(0).default(10).describe('Window in which a just-rotated refresh token may be presented again'),
-    RATE_LIMIT_SCALE: z.coerce.number().min(0).default(1).describe('Multiplier for every rate limit; 0 disables limiting'),
+    REFRESH_REUSE_GRACE_SECONDS: numberVar({ min: 0 }).default(10).describe('Window in which a just-rotated refresh token may be presented again'),
+    RATE_LIMIT_SCALE: numberVar({ min: 0, whole: false }).default(1).describe('Multiplier for every rate limit; 0 disables limiting'),
     REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must be a redis:// URL').optional().describe('Redis for rate-limit counters; unset uses the database'),
     TRUST_PROXY: z.string().default('false').describe('Express trust proxy setting: false, true, a hop count or a list of subnets'),
-    PASSWORD_MIN_LENGTH: z.coerce.number().int().min(8).max(256).default(8).describe('Minimum password length'),
-    ARGON2_MEMORY_KIB: z.coerce.number().int().min(19456).default(19456).describe('argon2id memory cost in KiB'),
-    ARGON2_TIME_COST: z.coerce.number().int().min(2).default(2).describe('argon2id iterations'),
+    PASSWORD_MIN_LENGTH: numberVar({ min: 8, max: 256 }).default(8).describe('Minimum password length'),
+    ARGON2_MEMORY_KIB: numberVar({ min: 19456 }).default(19456).describe('argon2id memory cost in KiB'),
+    ARGON2_TIME_COST: numberVar({ min: 2 }).default(2).describe('argon2id iterations'),
     PURGE_INTERVAL_SECONDS: seconds(300, 'How often expired rows are purged'),
-    SHUTDOWN_GRACE_SECONDS: z.coerce
-      .number()
-      .int()
-      .min(1)
-      .max(3600)
+    SHUTDOWN_GRACE_SECONDS: numberVar({ min: 1, max: 3600 })
       .default(10)
       .describe('On SIGTERM/SIGINT, how long in-flight requests may take to finish before their connections are closed (keep it under the orchestrator\'s own, 30 s for Docker and Kubernetes)'),
-    AUDIT_RETENTION_DAYS: z.coerce.number().int().min(1).max(36500).default(365).describe('How long audit events are kept, in days'),
+    AUDIT_RETENTION_DAYS: numberVar({ min: 1, max: 36500 }).default(365).describe('How long audit events are kept, in days'),
     DEMO_SEED: booleanish.default(true).describe('In development, create a demo platform and client on first start'),
     SMTP_URL: z
       .string()
@@ -78,9 +85,9 @@ export const configSchema = z
       .optional()
       .describe('SMTP server for outgoing mail (required in production); unset writes mail to DATA_DIR/outbox'),
     MAIL_FROM: z.email().optional().describe('Sender address of outgoing mail (default no-reply@ the host of BASE_URL)'),
-    MAIL_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(10).describe('Tries before an outgoing mail is marked dead (backoff from 30 s, doubling up to 1 h)'),
+    MAIL_MAX_ATTEMPTS: numberVar({ min: 1, max: 100 }).default(10).describe('Tries before an outgoing mail is marked dead (backoff from 30 s, doubling up to 1 h)'),
     METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional().describe('Bearer token for GET /metrics (Prometheus) on PORT; unset: /metrics is 404 there'),
-    METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional().describe('Port of a second HTTP server serving only /metrics, without a token (keep it private)'),
+    METRICS_PORT: numberVar({ min: 1, max: 65535 }).optional().describe('Port of a second HTTP server serving only /metrics, without a token (keep it private)'),
     ALLOW_PRIVATE_NETWORK_TARGETS: booleanish
       .default(false)
       .describe('In production, let outbound requests (back-channel logout, upstream providers, logo URLs) reach loopback, private and link-local addresses; development and test always may'),

@@ -38,6 +38,25 @@ describe('configuration', () => {
     expect(() => loadConfig({ [key]: value })).toThrow(new RegExp(`${named}: `));
   });
 
+  // One rule for every numeric variable: what it must be in plain words, and what it got.
+  it.each([
+    ['PORT', 'abc', 'must be a whole number from 1 to 65535, got "abc"'],
+    ['PORT', '0', 'must be a whole number from 1 to 65535, got "0"'],
+    ['PORT', '80.5', 'must be a whole number from 1 to 65535, got "80.5"'],
+    ['METRICS_PORT', '99999', 'must be a whole number from 1 to 65535, got "99999"'],
+    ['DB_POOL_MAX', 'ten', 'must be a whole number from 1 to 200, got "ten"'],
+    ['CODE_TTL_SECONDS', '-5', 'must be a whole number of at least 1, got "-5"'],
+    ['DB_STATEMENT_TIMEOUT_MS', '15s', 'must be a whole number of at least 0, got "15s"'],
+    ['RATE_LIMIT_SCALE', 'half', 'must be a number of at least 0, got "half"'],
+  ])('says in plain words what %s must be (%s)', (key, value, rule) => {
+    expect(() => loadConfig({ [key]: value })).toThrow(`Invalid configuration:\n  ${key}: ${rule}`);
+  });
+
+  it('reads numeric variables as numbers', () => {
+    const c = loadConfig({ PORT: '8080', RATE_LIMIT_SCALE: '0.5', DB_STATEMENT_TIMEOUT_MS: '0', METRICS_PORT: '9464' });
+    expect([c.port, c.rateLimitScale, c.dbStatementTimeoutMs, c.metricsPort]).toEqual([8080, 0.5, 0, 9464]);
+  });
+
   it('in production requires MASTER_KEY, SESSION_SECRET and an https BASE_URL', () => {
     let message = '';
     try {
