@@ -17,6 +17,9 @@ export function riskySettings(config: Config): string[] {
   if (!config.isProduction && !isLocal) {
     warnings.push(`NODE_ENV=${config.nodeEnv} on ${base.host}: development mode (generated secrets, demo data, /dev/outbox); set NODE_ENV=production for real use`);
   }
+  if (config.isDemoSeedRequested && config.nodeEnv !== 'development') {
+    warnings.push(`DEMO_SEED=true is ignored: NODE_ENV=${config.nodeEnv}, and the demo platform and client are created only in development`);
+  }
   if (!(config.rateLimitScale > 0)) warnings.push('RATE_LIMIT_SCALE=0: rate limiting is off');
   if (config.trustProxy === true) {
     warnings.push('TRUST_PROXY=true trusts every X-Forwarded-For hop, so clients can choose their own source address; name the proxy hops or subnets instead');

@@ -78,7 +78,7 @@ export const configSchema = z
       .default(10)
       .describe('On SIGTERM/SIGINT, how long in-flight requests may take to finish before their connections are closed (keep it under the orchestrator\'s own, 30 s for Docker and Kubernetes)'),
     AUDIT_RETENTION_DAYS: numberVar({ min: 1, max: 36500 }).default(365).describe('How long audit events are kept, in days'),
-    DEMO_SEED: booleanish.default(true).describe('In development, create a demo platform and client on first start'),
+    DEMO_SEED: booleanish.optional().describe('In development, create a demo platform and client on first start (default true)'),
     SMTP_URL: z
       .string()
       .regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL')
@@ -139,7 +139,9 @@ function toConfig(env: z.infer<typeof configSchema>) {
     purgeIntervalSeconds: env.PURGE_INTERVAL_SECONDS,
     shutdownGraceSeconds: env.SHUTDOWN_GRACE_SECONDS,
     auditRetentionDays: env.AUDIT_RETENTION_DAYS,
-    demoSeed: env.DEMO_SEED && env.NODE_ENV === 'development',
+    demoSeed: (env.DEMO_SEED ?? true) && env.NODE_ENV === 'development',
+    /** DEMO_SEED=true set explicitly: outside development it is ignored, and start-up says so. */
+    isDemoSeedRequested: env.DEMO_SEED === true,
     smtpUrl: env.SMTP_URL,
     mailFrom: env.MAIL_FROM ?? `no-reply@${new URL(baseUrl).hostname}`,
     mailMaxAttempts: env.MAIL_MAX_ATTEMPTS,
