@@ -25,7 +25,7 @@ export function riskySettings(config: Config): string[] {
     warnings.push('TRUST_PROXY=true trusts every X-Forwarded-For hop, so clients can choose their own source address; name the proxy hops or subnets instead');
   }
   if (config.isProduction && config.allowPrivateNetworkTargets) {
-    warnings.push('ALLOW_PRIVATE_NETWORK_TARGETS=true: requests the provider makes itself (back-channel logout, upstream providers, logo URLs) may reach loopback, private and link-local addresses, cloud metadata included, wherever a client registration points them');
+    warnings.push('ALLOW_PRIVATE_NETWORK_TARGETS=true: requests the provider makes itself (back-channel logout, upstream identity providers) may reach loopback, private and link-local addresses, cloud metadata included, wherever a client registration points them');
   }
   // The JWKS is served with max-age=3600 (http/cacheable-json.ts): a key must be published longer than that before it signs.
   if (config.signingKeyPublicationSeconds < 3600) {

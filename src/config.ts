@@ -90,7 +90,7 @@ export const configSchema = z
     METRICS_PORT: numberVar({ min: 1, max: 65535 }).optional().describe('Port of a second HTTP server serving only /metrics, without a token (keep it private)'),
     ALLOW_PRIVATE_NETWORK_TARGETS: booleanish
       .default(false)
-      .describe('In production, let outbound requests (back-channel logout, upstream providers, logo URLs) reach loopback, private and link-local addresses; development and test always may'),
+      .describe('In production, let outbound requests (back-channel logout, upstream identity providers) reach loopback, private and link-local addresses; development and test always may'),
   })
   .superRefine((env, ctx) => {
     if (env.METRICS_PORT !== undefined && env.METRICS_PORT === env.PORT) ctx.addIssue({ code: 'custom', path: ['METRICS_PORT'], message: 'must differ from PORT' });

@@ -48,7 +48,7 @@ const DEFAULT_MAX_RESPONSE_BYTES = 1024 * 1024;
 
 /**
  * The one way the provider calls other servers on its own (back-channel logout, upstream
- * discovery/JWKS/token, logo URLs): SSRF guard, no redirects, a timeout and a size cap
+ * discovery/JWKS/token/userinfo; never logo URLs, which the browser loads): SSRF guard, no redirects, a timeout and a size cap
  * (DESIGN §16). Rejects with OutboundRequestError.
  */
 export function createOutboundFetch(options: OutboundFetchOptions): OutboundFetch {

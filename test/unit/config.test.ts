@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { loadConfig, configKeys, ConfigError } from '../../src/config';
+import { loadConfig, configKeys, configSchema, ConfigError } from '../../src/config';
+import { riskySettings } from '../../src/config-warnings';
 
 describe('configuration', () => {
   it('applies the documented defaults', () => {
@@ -77,6 +78,25 @@ describe('configuration', () => {
         SMTP_URL: 'smtps://mailer:secret@smtp.example.com:465',
       }),
     ).not.toThrow();
+  });
+
+  // The server never fetches a logo URL (pages show it with <img>: the browser loads it), so no
+  // text about the outbound guard may list logo URLs among the requests the provider makes.
+  it('says the same as the code about which requests ALLOW_PRIVATE_NETWORK_TARGETS lets through', () => {
+    const root = path.resolve(__dirname, '../..');
+    const example = fs.readFileSync(path.join(root, '.env.example'), 'utf8');
+    // The comment lines right above the variable, back to the previous variable.
+    const above = example.slice(0, example.indexOf('# ALLOW_PRIVATE_NETWORK_TARGETS=')).trimEnd().split('\n');
+    const previous = above.map((l) => /^#?\s*[A-Z0-9_]+=/.test(l)).lastIndexOf(true);
+    const exampleBlock = above.slice(previous + 1).join('\n');
+    const readmeRow = fs.readFileSync(path.join(root, 'README.md'), 'utf8').split('\n').find((l) => l.startsWith('| `ALLOW_PRIVATE_NETWORK_TARGETS` |'))!;
+    const warning = riskySettings(loadConfig({ NODE_ENV: 'production', BASE_URL: 'https://id.example.com', MASTER_KEY: 'a'.repeat(43), SESSION_SECRET: 's'.repeat(32), SMTP_URL: 'smtp://mail:25', ALLOW_PRIVATE_NETWORK_TARGETS: 'true' }))[0];
+    const texts = { example: exampleBlock, readme: readmeRow, schema: configSchema.shape.ALLOW_PRIVATE_NETWORK_TARGETS.description!, warning };
+    for (const [where, text] of Object.entries(texts)) {
+      const listed = /\(([^)]*)\)/.exec(text)?.[1] ?? ''; // the requests, named in the first parentheses
+      expect([where, /back-channel logout/.test(listed), /upstream/.test(listed), /\blogo\b/i.test(listed)]).toEqual([where, true, true, false]);
+    }
+    for (const text of [texts.example, texts.readme]) expect(text).toMatch(/Logo URLs are never fetched by the server/);
   });
 
   it('keeps .env.example equal to the schema', () => {
