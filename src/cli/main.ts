@@ -1,5 +1,5 @@
 import { loadConfig } from '../config';
-import { withDevSecrets } from '../dev-secrets';
+import { generatedSecrets, withDevSecrets } from '../dev-secrets';
 import { createLogger } from '../logger';
 import { openDatabase, migrateLatest } from '../db';
 import { createSealer } from '../crypto/seal';
@@ -7,7 +7,7 @@ import { createServices } from '../services';
 import { createMetrics } from '../services/metrics';
 import { OAuthError } from '../errors';
 import { helpRequest, helpText, runCommand } from './commands';
-import { backupCommand, restoreCommand } from './database-commands';
+import { backupCommand, carriedSecrets, restoreCommand } from './database-commands';
 
 /** `npm run --silent admin -- …`: one JSON object on stdout; errors on stderr, exit 1; `--help` at every level, exit 0. */
 async function main() {
@@ -20,16 +20,19 @@ async function main() {
       process.exitCode = 0;
       return;
     }
-    const config = withDevSecrets(loadConfig(process.env));
-    database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: 2, statementTimeoutMs: config.dbStatementTimeoutMs, fromTemplate: process.argv[2] !== 'restore' });
     const argv = process.argv.slice(2);
+    const fromEnvironment = loadConfig(process.env);
+    // Development: a backup carries the generated secrets, and a new DATA_DIR takes them rather than new ones (docs/decisions.md).
+    const config = withDevSecrets(fromEnvironment, argv[0] === 'restore' ? carriedSecrets(argv) : {});
+    database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: 2, statementTimeoutMs: config.dbStatementTimeoutMs, fromTemplate: argv[0] !== 'restore' });
     if (argv[0] === 'backup') {
       // The database as it is, not migrated first: a backup taken before an upgrade is of the old version.
-      process.stdout.write(`${JSON.stringify(await backupCommand(database.db, argv))}\n`);
+      process.stdout.write(`${JSON.stringify(await backupCommand(database.db, argv, generatedSecrets(fromEnvironment, config)))}\n`);
       return;
     }
-    const restored = argv[0] === 'restore' ? await restoreCommand(database.db, argv) : undefined;
-    const migrated = await migrateLatest(database.db);
+    // restore migrates to this version itself, in its one transaction.
+    const restored = argv[0] === 'restore' ? await restoreCommand(database.db, argv, config) : undefined;
+    if (!restored) await migrateLatest(database.db);
     const services = createServices({
       config,
       db: database.db,
@@ -42,7 +45,7 @@ async function main() {
     await services.masterKey.verifyAtStart().catch((err: Error) => {
       throw restored ? new Error(`the backup is restored, but ${err.message}`) : err;
     });
-    const output = restored ? { ...restored, migrated } : await runCommand(services, argv);
+    const output = restored ?? (await runCommand(services, argv));
     process.stdout.write(`${JSON.stringify(output)}\n`);
     process.exitCode = 0;
   } catch (err) {

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
-import { migrationSource, type Db } from './index';
+import type { DevSecrets } from '../dev-secrets';
+import type { Db } from './index';
 
 /**
  * `admin backup` / `admin restore` (DESIGN §13): a logical dump of every table of the app's
@@ -7,16 +8,18 @@ import { migrationSource, type Db } from './index';
  * (an embedded backup loads into Postgres and the other way round).
  *
  * The file is JSON lines. Control lines are arrays, rows are objects, so one never reads as the
- * other: ["latchkey-backup", {version, createdAt, server, migrations}] first; then for each
+ * other: ["latchkey-backup", {version, createdAt, server, migrations, developmentSecrets?}] first; then for each
  * table, in foreign-key order, ["table", name] followed by its rows as `row_to_json` objects;
  * then ["sequence", name, last_value, is_called]; last ["end", {rows}] — a file without it is
  * truncated and is refused. Secrets stay as they are stored: hashes, and values sealed under
- * MASTER_KEY, which must be kept with the backup (and apart from it).
+ * MASTER_KEY, which must be kept with the backup (and apart from it). The one exception is a
+ * development deployment's generated key (DATA_DIR/secrets.json), which the header carries as
+ * `developmentSecrets`, so that a restore into a new DATA_DIR works as the README says; an
+ * operator's own MASTER_KEY is never written (docs/decisions.md). Restore: src/db/restore.ts.
  */
 const FORMAT = 'latchkey-backup';
 const VERSION = 1;
-const FETCH_ROWS = 500;
-const BATCH_BYTES = 8 * 1024 * 1024;
+export const FETCH_ROWS = 500;
 const MIGRATION_TABLES = ['knex_migrations', 'knex_migrations_lock'];
 
 export interface BackupSummary {
@@ -24,19 +27,23 @@ export interface BackupSummary {
   rows: Record<string, number>;
 }
 
-const ident = (name: string) => `"${name.replace(/"/g, '""')}"`;
+export const ident = (name: string) => `"${name.replace(/"/g, '""')}"`;
 /** knex records the file name, .ts under tsx/jest and .js compiled: compare without it. */
-const bare = (name: string) => name.replace(/\.(ts|js)$/, '');
+export const bare = (name: string) => name.replace(/\.(ts|js)$/, '');
 
-/** Writes the backup of `db` through `write` (called with whole lines, newline included). */
-export async function writeBackup(db: Db, write: (chunk: string) => Promise<void>, now: Date): Promise<BackupSummary> {
+/**
+ * Writes the backup of `db` through `write` (called with whole lines, newline included).
+ * `developmentSecrets`: only secrets generated outside production (dev-secrets.ts), never the environment's.
+ */
+export async function writeBackup(db: Db, write: (chunk: string) => Promise<void>, now: Date, developmentSecrets: DevSecrets = {}): Promise<BackupSummary> {
   return db.transaction(async (trx) => {
     // One snapshot for every table; on PGlite the transaction also keeps the one session.
     await trx.raw('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
     await trx.raw("SET LOCAL bytea_output = 'hex'");
     const migrations = (await trx('knex_migrations').orderBy('id').select('name')).map((r: { name: string }) => bare(r.name));
     const server = (await trx.raw('select version() as v')).rows[0].v as string;
-    await write(`${JSON.stringify([FORMAT, { version: VERSION, createdAt: now.toISOString(), server, migrations }])}\n`);
+    const carried = Object.keys(developmentSecrets).length ? { developmentSecrets } : {};
+    await write(`${JSON.stringify([FORMAT, { version: VERSION, createdAt: now.toISOString(), server, migrations, ...carried }])}\n`);
     const rows: Record<string, number> = {};
     for (const table of await tablesInLoadOrder(trx)) {
       await write(`${JSON.stringify(['table', table])}\n`);
@@ -59,122 +66,26 @@ export async function writeBackup(db: Db, write: (chunk: string) => Promise<void
   });
 }
 
-/**
- * Loads a backup into an EMPTY database: reads it through once to check it is whole (nothing is
- * changed for a truncated or damaged file), applies the backup's migrations, loads every row in
- * one transaction, then sets the sequences. The caller migrates to the latest version
- * afterwards, so a backup of an older Latchkey restores into a newer one.
- */
-export async function restoreBackup(db: Db, read: () => AsyncIterable<string>): Promise<BackupSummary> {
-  const summary = await checkBackup(read());
-  await assertEmpty(db);
-  await applyMigrations(db, summary.migrationNames);
-  await db.transaction(async (trx) => {
-    let table = '';
-    let columns = '';
-    let batch: string[] = [];
-    let batchBytes = 0;
-    const flush = async () => {
-      if (!batch.length) return;
-      await trx.raw(`INSERT INTO ${ident(table)} (${columns}) OVERRIDING SYSTEM VALUE SELECT ${columns} FROM json_populate_recordset(NULL::${ident(table)}, ?::json)`, [`[${batch.join(',')}]`]);
-      batch = [];
-      batchBytes = 0;
-    };
-    let isHeader = true;
-    for await (const line of read()) {
-      if (isHeader) {
-        isHeader = false;
-        continue;
-      }
-      if (line.startsWith('{')) {
-        batch.push(line);
-        batchBytes += line.length;
-        if (batch.length >= FETCH_ROWS || batchBytes >= BATCH_BYTES) await flush();
-        continue;
-      }
-      await flush();
-      const control = parseControl(line)!;
-      if (control[0] === 'table') {
-        table = String(control[1]);
-        columns = (await insertableColumns(trx, table)).map(ident).join(', ');
-      } else if (control[0] === 'sequence') {
-        await trx.raw('SELECT setval(?::regclass, ?::bigint, ?)', [ident(String(control[1])), control[2], control[3]]);
-      }
-    }
-  });
-  return { migrations: summary.migrationNames.length, rows: summary.rows };
+/** The header of a backup (its first line), or undefined when the line is not one. */
+export function parseBackupHeader(line: string): { migrations: string[]; developmentSecrets: DevSecrets } | undefined {
+  const header = parseControl(line);
+  if (header?.[0] !== FORMAT || header[1]?.version !== VERSION || !Array.isArray(header[1].migrations)) return undefined;
+  const carried = header[1].developmentSecrets ?? {};
+  const developmentSecrets: DevSecrets = {
+    ...(typeof carried.masterKey === 'string' ? { masterKey: carried.masterKey } : {}),
+    ...(typeof carried.sessionSecret === 'string' ? { sessionSecret: carried.sessionSecret } : {}),
+  };
+  return { migrations: header[1].migrations.map(String), developmentSecrets };
 }
 
-/** The header's migrations and the row counts, once the whole file is known to be a complete backup. */
-async function checkBackup(lines: AsyncIterable<string>): Promise<{ migrationNames: string[]; rows: Record<string, number> }> {
-  let migrationNames: string[] | undefined;
-  let table: string | undefined;
-  let ended: Record<string, number> | undefined;
-  const rows: Record<string, number> = {};
-  for await (const line of lines) {
-    if (ended) throw new Error('the backup is damaged: lines after its end marker');
-    if (!migrationNames) {
-      const header = parseControl(line);
-      if (header?.[0] !== FORMAT || header[1]?.version !== VERSION || !Array.isArray(header[1].migrations)) {
-        throw new Error('not a Latchkey backup (or one of an unknown format version)');
-      }
-      migrationNames = header[1].migrations.map(String);
-      continue;
-    }
-    if (line.startsWith('{')) {
-      if (!table) throw new Error('the backup is damaged: a row before any table');
-      rows[table]++;
-      continue;
-    }
-    const control = parseControl(line);
-    if (control?.[0] === 'table' && typeof control[1] === 'string') rows[(table = control[1])] = 0;
-    else if (control?.[0] === 'sequence' && typeof control[1] === 'string') continue;
-    else if (control?.[0] === 'end') ended = control[1]?.rows ?? {};
-    else throw new Error('the backup is damaged: an unreadable line');
-  }
-  if (!migrationNames) throw new Error('not a Latchkey backup (the file is empty)');
-  if (!ended) throw new Error('the backup is truncated (no end marker): nothing was restored');
-  const counted = ended;
-  const tables = new Set([...Object.keys(counted), ...Object.keys(rows)]);
-  if ([...tables].some((t) => counted[t] !== rows[t])) throw new Error('the backup is damaged: its row counts do not match its rows');
-  return { migrationNames, rows };
-}
-
-function parseControl(line: string): any[] | undefined {
+/** A control line (an array), or undefined for anything else. */
+export function parseControl(line: string): any[] | undefined {
   try {
     const value = JSON.parse(line);
     return Array.isArray(value) ? value : undefined;
   } catch {
     return undefined;
   }
-}
-
-async function assertEmpty(db: Db): Promise<void> {
-  const exists = (await db.raw("SELECT to_regclass('knex_migrations') IS NOT NULL AS e")).rows[0].e;
-  if (exists && Number((await db.raw('SELECT count(*) AS n FROM knex_migrations')).rows[0].n) > 0) {
-    throw new Error('restore needs an empty database: a fresh DATA_DIR (with the provider stopped) or an empty Postgres database');
-  }
-}
-
-/** Applies exactly the backup's migrations, in the backup's order: its tables then match its rows. */
-async function applyMigrations(db: Db, wanted: string[]): Promise<void> {
-  const source = migrationSource();
-  const [, pending] = (await db.migrate.list(source)) as [unknown, Array<{ file: string }>];
-  const known = new Map(pending.map((m) => [bare(m.file), m.file]));
-  const unknown = wanted.filter((name) => !known.has(name));
-  if (unknown.length) throw new Error(`the backup comes from a newer Latchkey (unknown migrations: ${unknown.join(', ')}): restore it with that version`);
-  for (const name of wanted) await db.migrate.up({ ...source, name: known.get(name) });
-}
-
-async function insertableColumns(trx: Knex.Transaction, table: string): Promise<string[]> {
-  const { rows } = await trx.raw(
-    `SELECT a.attname AS name FROM pg_attribute a
-      WHERE a.attrelid = to_regclass(?) AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = ''
-      ORDER BY a.attnum`,
-    [ident(table)],
-  );
-  if (!rows.length) throw new Error(`the backup has a table this database does not: ${table}`);
-  return rows.map((r: { name: string }) => r.name);
 }
 
 /** The app's tables (current schema), parents before the tables whose foreign keys point at them. */

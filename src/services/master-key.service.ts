@@ -11,20 +11,37 @@ export class MasterKeyMismatchError extends Error {
   }
 }
 
+/** Whether `key` opens `value` (GCM authenticates: a wrong key never opens anything). */
+const opensAny = (key: string | undefined, value: string) => {
+  if (!key) return false;
+  try {
+    createSealer(key).unseal(value);
+    return true;
+  } catch {
+    return false;
+  }
+};
+const opens = (key: string | undefined, value: string) => opensAny(key, value) && createSealer(key!).unseal(value).toString('utf8') === SENTINEL_TEXT;
+
+/** What a backup holds sealed: its sentinel, or for a backup from before the sentinel, any one sealed value. */
+export interface SealedSample {
+  sentinel?: string;
+  anySealed?: string;
+}
+
+/**
+ * Whether MASTER_KEY (or MASTER_KEY_PREVIOUS, resealed from at the next start) opens what a
+ * backup holds sealed, checked before a restore writes anything; true for a backup with nothing sealed.
+ */
+export function keysOpenBackup(keys: { masterKey?: string; masterKeyPrevious?: string }, sample: SealedSample): boolean {
+  if (sample.sentinel !== undefined) return opens(keys.masterKey, sample.sentinel) || opens(keys.masterKeyPrevious, sample.sentinel);
+  if (sample.anySealed !== undefined) return opensAny(keys.masterKey, sample.anySealed) || opensAny(keys.masterKeyPrevious, sample.anySealed);
+  return true;
+}
+
 /** MASTER_KEY checks and rotation (DESIGN §13). */
 export function createMasterKey(deps: Deps) {
   const { masterKey, masterKeyPrevious } = deps.config;
-  /** Whether `key` opens `value` (GCM authenticates: a wrong key never opens anything). */
-  const opensAny = (key: string | undefined, value: string) => {
-    if (!key) return false;
-    try {
-      createSealer(key).unseal(value);
-      return true;
-    } catch {
-      return false;
-    }
-  };
-  const opens = (key: string | undefined, value: string) => opensAny(key, value) && createSealer(key!).unseal(value).toString('utf8') === SENTINEL_TEXT;
 
   /**
    * Reseals every sealed value under MASTER_KEY (values under MASTER_KEY_PREVIOUS are opened with

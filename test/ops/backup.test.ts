@@ -1,7 +1,6 @@
 import os from 'node:os';
 import fs from 'node:fs';
 import path from 'node:path';
-import { execFile } from 'node:child_process';
 import type { Express } from 'express';
 import { buildTestApp, TEST_ENV } from '../helpers';
 import { buildClient, buildPlatform, buildUser } from '../factories';
@@ -9,28 +8,19 @@ import { startProvider, type ProviderProcess } from '../support/provider-process
 import { browser } from '../support/browser';
 import { exchange, signInThrough, userinfo } from '../support/account-flows';
 import { freshDatabase } from '../support/fresh-database';
+import { adminProcess } from '../support/admin-process';
 
 // Issue 11 §5: `admin backup` of the embedded database while the provider runs, `admin restore`
 // into a fresh data directory, and a provider on the restored directory signs the same user in
 // with the same client (its sealed secret opens under the MASTER_KEY kept with the backup).
 // The embedded database is the one under test here, whatever database the rest of the run uses.
-const ROOT = path.resolve(__dirname, '..', '..');
 const OTHER_MASTER_KEY = 'b3RoZXItbWFzdGVyLWtleS0zMi1ieXRlcy1sb25nISE';
 const env = { ...TEST_ENV, LOG_LEVEL: 'warn', DEMO_SEED: 'false' };
 const onPostgres = process.env.TEST_DATABASE_KIND === 'postgres';
 if (!onPostgres) console.warn('backup: the restore into Postgres is skipped on the embedded database run (run with DATABASE_URL for it)');
 
-/** `admin …` as an operator runs it: its own process on DATA_DIR, the embedded database. */
-function admin(dataDir: string, argv: string[], extraEnv: Record<string, string> = {}): Promise<{ code: number; out: any; err: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...argv], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env, DATA_DIR: dataDir, ...extraEnv },
-    }, (error, stdout, stderr) => {
-      resolve({ code: error ? Number(error.code ?? 1) : 0, out: stdout.trim() ? JSON.parse(stdout) : undefined, err: stderr });
-    });
-  });
-}
+/** `admin …` on DATA_DIR, the embedded database. */
+const admin = (dataDir: string, argv: string[], extraEnv: Record<string, string> = {}) => adminProcess({ ...env, DATA_DIR: dataDir, ...extraEnv }, argv);
 
 const dirs: string[] = [];
 const freshDir = (name: string) => {
@@ -105,13 +95,18 @@ it('backs up the embedded database while the provider serves, and a provider on 
   expect((await setup.database.db('platforms').where({ id: p.id }).first()).rate_limit_overrides).toEqual({ token: 1234 });
 }, 120_000);
 
-it('says what to keep with a backup: restored under another MASTER_KEY, it cannot be opened', async () => {
+it('says what to keep with a backup: the MASTER_KEY of the environment is never in it, and another key is refused before anything is written', async () => {
   const source = freshDir('backup-key-source');
   const file = path.join(freshDir('backup-key-file'), 'latchkey.backup');
   expect((await admin(source, ['platform', 'create', '--name', 'Keyed'])).code).toBe(0); // provider stopped: the CLI opens the directory
   expect((await admin(source, ['backup', '--out', file])).code).toBe(0);
-  const restored = await admin(freshDir('backup-key-target'), ['restore', '--in', file], { MASTER_KEY: OTHER_MASTER_KEY });
-  expect([restored.code, restored.err]).toEqual([1, expect.stringMatching(/^error: the backup is restored, but MASTER_KEY does not match this database/)]);
+  const text = fs.readFileSync(file, 'utf8');
+  expect([text.includes(TEST_ENV.MASTER_KEY), text.includes(TEST_ENV.SESSION_SECRET), text.includes('developmentSecrets')]).toEqual([false, false, false]);
+  const target = freshDir('backup-key-target');
+  const refused = await admin(target, ['restore', '--in', file], { MASTER_KEY: OTHER_MASTER_KEY });
+  expect([refused.code, refused.err]).toEqual([1, expect.stringMatching(/^error: MASTER_KEY does not match this backup: .*set the MASTER_KEY of the deployment it was taken from.*; nothing was restored/)]);
+  const restored = await admin(target, ['restore', '--in', file]);
+  expect([restored.code, restored.err]).toEqual([0, '']);
 }, 60_000);
 
 // The format does not depend on the server: the way from the embedded database to Postgres.
