@@ -28,7 +28,7 @@ async function main() {
   }
   const logger = createLogger(config.logLevel, { pretty: wantsPrettyLogs(config.logFormat, config.isProduction, Boolean(process.stdout.isTTY)) });
   for (const warning of riskySettings(config)) logger.warn(warning);
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, listenUrl: config.databaseListenUrl, dataDir: config.dataDir, poolMax: config.dbPoolMax, statementTimeoutMs: config.dbStatementTimeoutMs });
+  const database = await openDatabase({ databaseUrl: config.databaseUrl, listenUrl: config.databaseListenUrl, dataDir: config.dataDir, poolMax: config.dbPoolMax, statementTimeoutMs: config.dbStatementTimeoutMs, connectTimeoutMs: config.dbConnectTimeoutMs, acquireTimeoutMs: config.dbAcquireTimeoutMs });
   const applied = await migrateLatest(database.db);
   if (applied.length) logger.info({ migrations: applied }, 'database migrated');
 

@@ -28,6 +28,10 @@ export interface DatabaseOptions {
   poolMax: number;
   /** Longest a statement may run, in ms; 0 for no limit. */
   statementTimeoutMs?: number;
+  /** Longest a new connection may take to open, in ms (default 5 s). */
+  connectTimeoutMs?: number;
+  /** Longest a query waits for a free connection of the pool, in ms (default 10 s). */
+  acquireTimeoutMs?: number;
 }
 
 export interface Database {
@@ -62,12 +66,13 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     server = { host: socketDir, port: 5432, user: 'postgres', database: 'postgres' };
   }
   const pooled = Boolean(options.databaseUrl && options.listenUrl);
-  const connection = connectionSettings(server, { statementTimeoutMs: options.statementTimeoutMs ?? 15_000, serverSide: Boolean(options.databaseUrl) && !pooled });
+  const bounds = { statementTimeoutMs: options.statementTimeoutMs ?? 15_000, connectTimeoutMs: options.connectTimeoutMs ?? 5_000 };
+  const connection = connectionSettings(server, { ...bounds, serverSide: Boolean(options.databaseUrl) && !pooled });
   const db = knex({
     client: 'pg',
     connection: connection as Knex.PgConnectionConfig,
     pool: { min: 0, max: options.poolMax, idleTimeoutMillis: 30_000 },
-    acquireConnectionTimeout: 10_000,
+    acquireConnectionTimeout: options.acquireTimeoutMs ?? 10_000,
     // Connection failures surface as rejected queries (→ 503); knex's own console lines add nothing.
     log: { warn() {}, error() {}, deprecate() {}, debug() {} },
     migrations: { directory: migrationsDirectory(), loadExtensions: ['.js', '.ts'], extension: 'ts' },
@@ -76,7 +81,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   const sessionPool = new pg.Pool({ ...connection, max: Math.max(2, Math.ceil(options.poolMax / 2)) });
   sessionPool.on('error', () => {}); // an idle client lost with the server; the pool replaces it
   const listenConnection = options.listenUrl
-    ? connectionSettings({ connectionString: options.listenUrl }, { statementTimeoutMs: options.statementTimeoutMs ?? 15_000, serverSide: true })
+    ? connectionSettings({ connectionString: options.listenUrl }, { ...bounds, serverSide: true })
     : connection;
   const notifications = options.databaseUrl ? createNotifications(listenConnection) : undefined;
   return {
@@ -93,26 +98,35 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   };
 }
 
+/** How long past the server's own statement timeout the client waits before it gives up on a hung server. */
+export const HUNG_SERVER_MARGIN_MS = 1_000;
+
 /**
- * What every connection gets (DESIGN §13), the pool's, the session pool's and LISTEN's alike:
- * - a 5 s connect timeout: a host gone without refusing (no RST) would otherwise hang each
- *   connect for the OS's TCP timeout, minutes; this fails well within knex's acquire timeout (→ 503);
+ * What every connection gets (docs/decisions.md, "Every database wait is bounded"), the pool's,
+ * the session pool's and LISTEN's alike:
+ * - a connect timeout (DB_CONNECT_TIMEOUT_MS): a host gone without refusing (no RST) would
+ *   otherwise hang each connect for the OS's TCP timeout, minutes (→ 503);
  * - TCP keepalive, so a connection whose server vanished is found dead instead of waited on;
  * - a statement timeout: Postgres's own `statement_timeout` when the connection is a server
  *   session; through PgBouncer (which refuses that startup parameter) and on PGlite (which has
- *   no timer to cancel with) a client-side one: the query fails, the connection waits it out;
+ *   no timer to cancel with) only the client-side one;
+ * - a client-side query timeout everywhere: a hung server (stopped, swapped out, a frozen VM)
+ *   never fires its own timer, and its kernel still ACKs, so TCP keepalive sees nothing. On a
+ *   server session it is the statement timeout plus HUNG_SERVER_MARGIN_MS, so the server's
+ *   cleaner cancel comes first whenever the server is alive. The query fails (→ 503); the
+ *   connection stays busy with it until the server answers or the connection is lost;
  * - application_name 'latchkey': it shows in pg_stat_activity, and the embedded socket server
  *   knows Latchkey's own connections by it (they share the baseline session settings).
  */
-function connectionSettings(server: pg.ClientConfig, o: { statementTimeoutMs: number; serverSide: boolean }): pg.ClientConfig {
+function connectionSettings(server: pg.ClientConfig, o: { statementTimeoutMs: number; connectTimeoutMs: number; serverSide: boolean }): pg.ClientConfig {
   const timeout = o.statementTimeoutMs > 0 ? o.statementTimeoutMs : undefined;
   return {
     ...server,
     application_name: APP_NAME,
-    connectionTimeoutMillis: 5_000,
+    connectionTimeoutMillis: o.connectTimeoutMs,
     keepAlive: true,
     keepAliveInitialDelayMillis: 10_000,
-    ...(timeout && o.serverSide ? { statement_timeout: timeout } : {}),
+    ...(timeout && o.serverSide ? { statement_timeout: timeout, query_timeout: timeout + HUNG_SERVER_MARGIN_MS } : {}),
     ...(timeout && !o.serverSide ? { query_timeout: timeout } : {}),
   };
 }

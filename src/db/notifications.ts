@@ -11,8 +11,16 @@ export interface Notifications {
   close(): Promise<void>;
 }
 
-/** One dedicated LISTEN connection per process, reconnecting with backoff. */
-export function createNotifications(connection: pg.ClientConfig): Notifications {
+/** How often the LISTEN connection proves its server answers, and how long an answer may take. */
+const HEARTBEAT = { everyMs: 10_000, timeoutMs: 5_000 };
+
+/**
+ * One dedicated LISTEN connection per process, reconnecting with backoff. An idle LISTEN
+ * connection to a hung server looks healthy (its kernel still ACKs TCP keepalive), so a
+ * heartbeat query proves the server answers; one that does not in time counts as a lost
+ * connection: the listeners hear they may have missed notifications, and it reconnects.
+ */
+export function createNotifications(connection: pg.ClientConfig, heartbeat = HEARTBEAT): Notifications {
   let client: pg.Client | undefined;
   let closed = false;
   let retryTimer: NodeJS.Timeout | undefined;
@@ -33,11 +41,15 @@ export function createNotifications(connection: pg.ClientConfig): Notifications 
     c.on('notification', (msg) => {
       subscriptions.get(msg.channel)?.forEach((h) => h.onMessage(msg.payload ?? ''));
     });
+    let beat: NodeJS.Timeout | undefined;
     const lost = () => {
       if (client !== c) return;
       client = undefined;
+      clearInterval(beat);
       setListening(false);
       c.end().catch(() => {});
+      // A hung server never answers end's goodbye: close the socket rather than keep it.
+      (c as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
       if (!closed) retryTimer = setTimeout(() => void connect(Math.min(Math.max(delayMs * 2, 500), 10_000)), Math.max(delayMs, 500)).unref();
     };
     c.on('error', lost);
@@ -45,7 +57,12 @@ export function createNotifications(connection: pg.ClientConfig): Notifications 
     try {
       await c.connect();
       for (const channel of subscriptions.keys()) await c.query(`LISTEN ${channel}`);
-      if (client === c) setListening(true);
+      if (client !== c) return;
+      setListening(true);
+      beat = setInterval(() => {
+        lastListen = lastListen.then(() => c.query({ text: 'SELECT 1', query_timeout: heartbeat.timeoutMs } as pg.QueryConfig)).then(() => {}, lost);
+      }, heartbeat.everyMs);
+      beat.unref();
     } catch {
       lost();
     }

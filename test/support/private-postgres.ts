@@ -1,0 +1,63 @@
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { freePort } from './provider-process';
+
+const exec = promisify(execFile);
+
+/** Debian's server binaries (postgresql-NN); the newest installed. */
+function binDir(): string {
+  const root = '/usr/lib/postgresql';
+  const versions = fs.existsSync(root) ? fs.readdirSync(root).filter((v) => fs.existsSync(path.join(root, v, 'bin', 'initdb'))) : [];
+  if (!versions.length) throw new Error(`no PostgreSQL server binaries under ${root} (Debian's postgresql package)`);
+  return path.join(root, versions.sort((a, b) => Number(b) - Number(a))[0], 'bin');
+}
+
+/**
+ * A Postgres cluster of the test's own, in a temp directory on a free port, so a test can freeze
+ * it (SIGSTOP every process of the cluster: a hung server, whose kernel still accepts and ACKs,
+ * unlike a stopped one) without touching the server every other test uses. Postgres refuses to
+ * run as root: as root, its commands run as the `postgres` user.
+ */
+export async function startPrivatePostgres() {
+  const bin = binDir();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'latchkey-pg-'));
+  const data = path.join(dir, 'data');
+  const asRoot = process.getuid?.() === 0;
+  const run = (command: string, args: string[]) =>
+    asRoot ? exec('runuser', ['-u', 'postgres', '--', path.join(bin, command), ...args]) : exec(path.join(bin, command), args);
+  if (asRoot) await exec('chown', ['postgres', dir]);
+  await run('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '--no-sync', '-E', 'UTF8']);
+  const port = await freePort();
+  await run('pg_ctl', ['-D', data, '-w', '-l', path.join(dir, 'log'), '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`, 'start']);
+  const postmasterPid = Number(fs.readFileSync(path.join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  /** The postmaster and every process it forked (backends, checkpointer, walwriter…). */
+  const clusterPids = async () => {
+    const { stdout } = await exec('pgrep', ['-P', String(postmasterPid)]).catch(() => ({ stdout: '' }));
+    return [postmasterPid, ...stdout.split('\n').filter(Boolean).map(Number)];
+  };
+  const signal = async (sig: NodeJS.Signals) => {
+    for (const pid of await clusterPids()) {
+      try {
+        process.kill(pid, sig);
+      } catch {
+        // a process that ended meanwhile
+      }
+    }
+  };
+  return {
+    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    /** Every process of the cluster stops where it is: connections stay open and answer nothing. */
+    freeze: () => signal('SIGSTOP'),
+    thaw: () => signal('SIGCONT'),
+    async stop() {
+      await signal('SIGCONT');
+      await run('pg_ctl', ['-D', data, '-m', 'immediate', 'stop']).catch(() => {});
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export type PrivatePostgres = Awaited<ReturnType<typeof startPrivatePostgres>>;
