@@ -1,24 +1,49 @@
+import { LRUCache } from 'lru-cache';
 import type { Notifications } from '../db/notifications';
 import { onSigningKeysChanged, onUserInvalidated } from '../db/invalidation';
 import type { AccessTokenRecord } from '../repositories/token.repository';
 import type { User } from '../domain/user';
+import { approximateBytes } from './approximate-bytes';
 
 export interface LiveAccessToken {
   token: AccessTokenRecord;
   user: User;
 }
 
-const MAX_ENTRIES = 100_000;
+/** What the cache may hold in all; the least recently used token goes first (docs/decisions.md, "Memory stays flat"). */
+export const ACCESS_TOKEN_CACHE_BYTES = 16 * 1024 * 1024;
 
 /**
  * Verified, live access tokens with their users, keyed by the SHA-256 of the whole token, so a
  * repeated userinfo/introspection needs neither a signature check nor a database round trip.
  * It serves only while this process is LISTENing for invalidations (any miss of a notification
  * empties it), and an entry read before an invalidation is never stored after it (epoch check).
+ * Bounded in bytes, least recently used first; a refresh drops the tokens of its grant, which the
+ * new access token supersedes (they stay valid until they expire, they are just not kept here).
  */
-export function createAccessTokenCache(notifications: Notifications | undefined) {
-  const entries = new Map<string, LiveAccessToken>();
+export function createAccessTokenCache(notifications: Notifications | undefined, maxBytes = ACCESS_TOKEN_CACHE_BYTES) {
   const keysByUser = new Map<string, Set<string>>();
+  const keysByFamily = new Map<string, Set<string>>();
+  const unindex = (index: Map<string, Set<string>>, id: string | null, key: string) => {
+    const keys = id === null ? undefined : index.get(id);
+    if (!keys) return;
+    keys.delete(key);
+    if (!keys.size) index.delete(id!);
+  };
+  const entries = new LRUCache<string, LiveAccessToken>({
+    maxSize: maxBytes,
+    sizeCalculation: (live, key) => approximateBytes(live) + 2 * key.length,
+    // Evicted, deleted or replaced: the indexes forget the key with it.
+    dispose: (live, key) => {
+      unindex(keysByUser, live.user.id, key);
+      unindex(keysByFamily, live.token.familyId, key);
+    },
+  });
+  const index = (map: Map<string, Set<string>>, id: string, key: string) => {
+    const keys = map.get(id) ?? new Set<string>();
+    keys.add(key);
+    map.set(id, keys);
+  };
   let listening = false;
   let epoch = 0;
 
@@ -26,14 +51,12 @@ export function createAccessTokenCache(notifications: Notifications | undefined)
     epoch++;
     entries.clear();
     keysByUser.clear();
+    keysByFamily.clear();
   }
 
   function invalidateUser(userId: string) {
     epoch++;
-    const keys = keysByUser.get(userId);
-    if (!keys) return;
-    for (const k of keys) entries.delete(k);
-    keysByUser.delete(userId);
+    for (const k of [...(keysByUser.get(userId) ?? [])]) entries.delete(k);
   }
 
   const unsubscribeLocal = onUserInvalidated(invalidateUser);
@@ -66,12 +89,19 @@ export function createAccessTokenCache(notifications: Notifications | undefined)
 
     put(tokenDigest: string, live: LiveAccessToken, readAtEpoch: number): void {
       if (!listening || readAtEpoch !== epoch) return;
-      if (entries.size >= MAX_ENTRIES) clear();
       entries.set(tokenDigest, live);
-      const keys = keysByUser.get(live.user.id) ?? new Set<string>();
-      keys.add(tokenDigest);
-      keysByUser.set(live.user.id, keys);
+      if (!entries.has(tokenDigest)) return; // larger than the whole cache: not kept
+      index(keysByUser, live.user.id, tokenDigest);
+      if (live.token.familyId) index(keysByFamily, live.token.familyId, tokenDigest);
     },
+
+    /** A refresh of this grant superseded its earlier access tokens: they need not be kept. */
+    dropFamily(familyId: string): void {
+      for (const k of [...(keysByFamily.get(familyId) ?? [])]) entries.delete(k);
+    },
+
+    /** What it holds now, for the metrics and the tests. */
+    stats: () => ({ entries: entries.size, bytes: entries.calculatedSize }),
 
     dispose: () => {
       unsubscribeLocal();

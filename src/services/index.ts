@@ -1,6 +1,7 @@
 import type { Deps } from './deps';
 import type { Notifications } from '../db/notifications';
 import { createAccessTokenCache } from './access-token-cache';
+import { accessTokenCacheGauges } from './metrics';
 import { createPlatforms } from './platforms.service';
 import { createSigningKeys } from './signing-keys.service';
 import { createUsers } from './users.service';
@@ -43,11 +44,13 @@ export function createServices(deps: Deps, notifications?: Notifications) {
   const tokenSigner = createTokenSigner(signingKeys, platforms);
   const backchannelLogout = createBackchannelLogout(deps, platforms, tokenSigner);
   const issueTokens = createTokenIssuer(deps, tokenSigner, signingKeys);
+  const accessTokenCache = createAccessTokenCache(notifications);
+  accessTokenCacheGauges(deps.metrics.registry, accessTokenCache.stats);
   const grants = {
     exchangeAuthorizationCode: createAuthorizationCodeGrant(deps, issueTokens),
-    rotateRefreshToken: createRefreshTokenGrant(deps, issueTokens),
+    rotateRefreshToken: createRefreshTokenGrant(deps, issueTokens, accessTokenCache),
   };
-  const tokens = createTokens(deps, signingKeys, platforms, createAccessTokenCache(notifications));
+  const tokens = createTokens(deps, signingKeys, platforms, accessTokenCache);
   const authorize = {
     ...createRequestValidation(deps, signingKeys, platforms),
     ...createInteraction(deps, backchannelLogout),

@@ -154,3 +154,26 @@ function poolGauges(registry: Registry, sources: MetricSources) {
     },
   });
 }
+
+/** What the access-token cache holds (docs/decisions.md, "Memory stays flat"): bounded in bytes. */
+export function accessTokenCacheGauges(registry: Registry, stats: () => { entries: number; bytes: number }) {
+  // Services built again on the same metrics (a job's own services) report their cache instead.
+  registry.removeSingleMetric('latchkey_access_token_cache_entries');
+  registry.removeSingleMetric('latchkey_access_token_cache_bytes');
+  new Gauge({
+    name: 'latchkey_access_token_cache_entries',
+    help: 'Access tokens kept in this process\'s cache for userinfo and introspection',
+    registers: [registry],
+    collect() {
+      this.set(stats().entries);
+    },
+  });
+  new Gauge({
+    name: 'latchkey_access_token_cache_bytes',
+    help: 'Approximate heap bytes the access-token cache holds (bounded; least recently used evicted first)',
+    registers: [registry],
+    collect() {
+      this.set(stats().bytes);
+    },
+  });
+}

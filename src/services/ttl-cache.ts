@@ -1,7 +1,12 @@
+import { LRUCache } from 'lru-cache';
+import { approximateBytes } from './approximate-bytes';
+
 /**
- * The one in-process cache: entries live `ttlMs` by the injected clock (deps.now, so tests that
- * move time move the cache too), at most `max` of them (a full cache starts over: no entry is
- * precious). A cached `undefined` counts: unknown ids are answered without a query as well.
+ * The one in-process cache for looked-up rows (platforms, clients, keys, upstream
+ * configurations): entries live `ttlMs` by the injected clock (deps.now, so tests that move time
+ * move the cache too), and at most `max` of them and `maxBytes` in all, the least recently used
+ * evicted first (docs/decisions.md, "Memory stays flat"). A cached `undefined` counts: unknown ids
+ * are answered without a query as well.
  */
 export interface TtlCache<V> {
   /** The live entry, or the loader's answer, remembered. */
@@ -11,9 +16,13 @@ export interface TtlCache<V> {
   delete(key: string): void;
 }
 
-export function createTtlCache<V>(now: () => Date, options: { ttlMs: number; max?: number }): TtlCache<V> {
-  const { ttlMs, max = 10_000 } = options;
-  const entries = new Map<string, { value: V; until: number }>();
+export function createTtlCache<V>(now: () => Date, options: { ttlMs: number; max?: number; maxBytes?: number }): TtlCache<V> {
+  const { ttlMs, max = 10_000, maxBytes = 16 * 1024 * 1024 } = options;
+  const entries = new LRUCache<string, { value: V; until: number }>({
+    max,
+    maxSize: maxBytes,
+    sizeCalculation: (entry, key) => approximateBytes(entry.value) + 2 * key.length,
+  });
   const cache: TtlCache<V> = {
     get(key) {
       const hit = entries.get(key);
@@ -23,7 +32,6 @@ export function createTtlCache<V>(now: () => Date, options: { ttlMs: number; max
       return undefined;
     },
     set(key, value) {
-      if (entries.size >= max && !entries.has(key)) entries.clear();
       entries.set(key, { value, until: now().getTime() + ttlMs });
     },
     delete(key) {

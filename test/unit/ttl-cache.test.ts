@@ -20,15 +20,25 @@ describe('createTtlCache', () => {
     expect(loads).toBe(2);
   });
 
-  it('starts over when full, and forgets a deleted key', () => {
+  it('evicts the least recently used entry when full, and forgets a deleted key', () => {
     const cache = createTtlCache<number>(() => new Date(0), { ttlMs: 1000, max: 2 });
     cache.set('a', 1);
     cache.set('b', 2);
     cache.set('b', 3); // an update does not count as a new entry
     expect([cache.get('a'), cache.get('b')]).toEqual([{ value: 1 }, { value: 3 }]);
+    cache.get('a'); // a is now the most recently used
     cache.set('c', 4);
-    expect([cache.get('a'), cache.get('c')]).toEqual([undefined, { value: 4 }]);
+    expect([cache.get('a'), cache.get('b'), cache.get('c')]).toEqual([{ value: 1 }, undefined, { value: 4 }]);
     cache.delete('c');
     expect(cache.get('c')).toBeUndefined();
+  });
+
+  it('is bounded in bytes: large values push out the least recently used', () => {
+    const cache = createTtlCache<string>(() => new Date(0), { ttlMs: 1000, maxBytes: 64 * 1024 });
+    for (let i = 0; i < 100; i++) cache.set(`k${i}`, 'x'.repeat(4000)); // ~8 KB each
+    const kept = Array.from({ length: 100 }, (_, i) => cache.get(`k${i}`) !== undefined);
+    expect(kept.filter(Boolean).length).toBeLessThanOrEqual(8);
+    expect(kept.slice(-5)).toEqual([true, true, true, true, true]); // the newest stay
+    expect(kept[0]).toBe(false);
   });
 });

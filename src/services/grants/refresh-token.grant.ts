@@ -8,6 +8,7 @@ import { parseScope } from '../scopes';
 import type { ClientCtx } from './authorization-code.grant';
 import type { TokenIssuer } from './issue-tokens';
 import { createSecurityEvents } from '../security-events';
+import type { AccessTokenCache } from '../access-token-cache';
 
 export interface RefreshInput {
   refresh_token: string;
@@ -25,7 +26,7 @@ export interface RefreshInput {
  * (RFC 6749 §6); scopes beyond the grant are dropped silently (spec scope rule 1).
  * Throws invalid_grant.
  */
-export function createRefreshTokenGrant(deps: Deps, issuer: TokenIssuer) {
+export function createRefreshTokenGrant(deps: Deps, issuer: TokenIssuer, accessTokenCache: AccessTokenCache) {
   if (!deps.config.masterKey) throw new Error('the refresh token grant needs MASTER_KEY');
   const successorMac = createKeyedDigest(deps.config.masterKey, 'refresh-token-successor/v1');
   // Keyed, not a plain hash: whoever saw a rotated token must not be able to compute its successor.
@@ -60,10 +61,13 @@ export function createRefreshTokenGrant(deps: Deps, issuer: TokenIssuer) {
           await events.record(trx, origin, 'refresh_token.reuse_detected', row.user?.id ?? null, { family_id: row.familyId, rotated_at: row.rotatedAt });
         }
       });
+      accessTokenCache.dropFamily(row.familyId);
       deps.metrics.refreshReuse.inc();
       throw invalidGrant('The refresh token was already used; its family has been revoked');
     }
     if (!row.user) throw invalidGrant('The user no longer exists');
+    // The grant's earlier access tokens are superseded by the one issued now: not kept in memory.
+    accessTokenCache.dropFamily(row.familyId);
     deps.metrics.tokensIssued.inc({ grant: 'refresh_token' });
     return issuer.sign(prepared, {
       platform: ctx.platform,
