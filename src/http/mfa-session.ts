@@ -15,7 +15,7 @@ declare module 'express-session' {
 const TTL_MS = 10 * 60 * 1000;
 
 /**
- * `firstFactor`: the amr of the first step (`pwd` unless told: `fed` after an upstream, DESIGN §17);
+ * `firstFactor`: the amr of the first step (`pwd` unless told: `fed` after an upstream, docs/decisions.md);
  * `section`: the account page's tab the sign-in ends on.
  */
 export function startAccountSecondFactor(req: Request, platformId: string, user: { id: string; email: string }, firstFactor?: AuthMethod[], section?: AccountSection) {

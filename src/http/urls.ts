@@ -5,7 +5,7 @@ export const platformQuery = (platformId: string) => `platform_guid=${encodeURIC
 /** The account page and its forms: `/account{suffix}?platform_guid=G`. */
 export const accountUrl = (platformId: string, suffix = '') => `/account${suffix}?${platformQuery(platformId)}`;
 
-/** The account page's tabs (DESIGN §18 findings): server-rendered links, so they work without JavaScript. */
+/** The account page's tabs (docs/decisions.md, "Page usability findings"): server-rendered links, so they work without JavaScript. */
 export const ACCOUNT_SECTIONS = ['profile', 'security', 'apps'] as const;
 export type AccountSection = (typeof ACCOUNT_SECTIONS)[number];
 export const isAccountSection = (v: unknown): v is AccountSection => typeof v === 'string' && (ACCOUNT_SECTIONS as readonly string[]).includes(v);

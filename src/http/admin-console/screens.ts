@@ -42,7 +42,7 @@ const SCREENS: Array<ConsoleNavEntry & { router: (s: Services) => Router }> = [
 ];
 
 /**
- * The admin console at /admin (DESIGN §14), apart from the admin API under /admin/api: no-store
+ * The admin console at /admin (docs/decisions.md, "Console"), apart from the admin API under /admin/api: no-store
  * and no framing (its 429 too), its own session cookie, the hosted pages' per-source rate limit,
  * CSRF on every POST, and an operator past both factors on every page but the sign-in's.
  */

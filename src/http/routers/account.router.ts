@@ -67,7 +67,7 @@ export function accountRouter(s: Services): Router {
   });
 
   /**
-   * A password that signed in (or signed up): the second factor when the account has one (DESIGN §15,
+   * A password that signed in (or signed up): the second factor when the account has one (see
    * account-mfa.router.ts), else this browser is signed in; either way it ends on the tab asked for.
    */
   const passwordAccepted = async (req: Request, res: Response, user: { id: string; email: string }) => {
@@ -96,7 +96,7 @@ export function accountRouter(s: Services): Router {
     await passwordAccepted(req, res, result.user);
   });
 
-  // "Create account" under the account page's sign-in (DESIGN §18 findings): the sign-up form of the
+  // "Create account" under the account page's sign-in (docs/decisions.md, "Page usability findings"): the sign-up form of the
   // authorization's pages, without an app; the new account lands on its account page, signed in.
   const renderSignUp = (res: Response, extra: { values?: Record<string, string>; error?: string | null; fieldErrors?: Record<string, string> } = {}, status = 200) => {
     const p = platformOf(res);
