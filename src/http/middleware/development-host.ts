@@ -1,11 +1,5 @@
 import type { RequestHandler } from 'express';
-
-/** The pages a browser opens (beside `/`): the session cookie, the CSP and passkeys belong to one host. */
-const PAGE_PREFIXES = ['/oauth/authorize', '/oauth/logout', '/interaction', '/account', '/password', '/verify-email', '/dev'];
-const UPSTREAM_CALLBACK = /^\/platforms\/[^/]+\/upstream\/callback$/;
-
-export const isHostedPage = (path: string): boolean =>
-  path === '/' || UPSTREAM_CALLBACK.test(path) || PAGE_PREFIXES.some((p) => path === p || path.startsWith(`${p}/`));
+import { isHostedPagePath } from '../surface';
 
 const isLoopbackName = (hostname: string) =>
   hostname === 'localhost' || hostname.endsWith('.localhost') || hostname === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
@@ -36,7 +30,7 @@ function isOtherLoopbackName(base: URL, host: string): boolean {
 export function developmentHostRedirect(baseUrl: string): RequestHandler {
   const base = new URL(baseUrl);
   return (req, res, next) => {
-    if ((req.method !== 'GET' && req.method !== 'HEAD') || !isHostedPage(req.path)) return next();
+    if ((req.method !== 'GET' && req.method !== 'HEAD') || !isHostedPagePath(req.path)) return next();
     const host = req.host; // Express 5: Host (or X-Forwarded-Host from a trusted proxy), with its port
     if (!host || !isOtherLoopbackName(base, host)) return next();
     res.set('Cache-Control', 'no-store').redirect(302, `${base.origin}${req.originalUrl}`);
