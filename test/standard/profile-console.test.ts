@@ -80,7 +80,7 @@ it('"Create platform" with a bad profile re-renders the form as typed with the A
   await b.get('/admin/platforms');
   const bad = await b.post('/admin/platforms', { name: fancy, signing_profile: 'fancy' });
   expect(bad.status).toBe(400);
-  expect(alertOf(bad.text)).toMatch(/^signing_profile: Invalid option: expected one of &#34;seed&#34;\|&#34;standard&#34;$/);
+  expect(alertOf(bad.text)).toMatch(/^Signing profile: Invalid option: expected one of &#34;seed&#34;\|&#34;standard&#34;$/);
   expect(bad.text).toContain(`value="${fancy}"`);
   expect(bad.text).toMatch(/<select id="platform-profile"[^>]*aria-describedby="platform-profile-hint form-error"/);
   const forged = await b.post('/admin/platforms', { name: forgedName, signing_profile: 'standard' }, false);
@@ -127,7 +127,7 @@ it('the profile switch refuses a bad value with the API\'s message and a form wi
   await b.get(keys);
   const bad = await b.post(`${keys}/profile`, { signing_profile: 'HS512' });
   expect(bad.status).toBe(400);
-  expect(alertOf(bad.text)).toMatch(/^signing_profile: Invalid option/);
+  expect(alertOf(bad.text)).toMatch(/^Profile: Invalid option/);
   expect(bad.text).toContain('<h2 class="panel-title" id="keys-title">Signing keys</h2>'); // the screen again, with the error
   expect((await b.post(`${keys}/profile`, { signing_profile: 'standard' }, false)).status).toBe(403);
   expect(await jwksAlgs(p.id)).toEqual(['HS512']);
