@@ -60,6 +60,7 @@ export const AUDIT_EVENT_KINDS = [
   'operator.signed_in',
   'operator.sign_in_failed',
   'operator.locked_out',
+  'operator.unlocked',
   'operator.passkey_added',
   'operator.passkey_removed',
   'master_key.resealed',

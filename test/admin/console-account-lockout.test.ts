@@ -1,3 +1,4 @@
+import { cliActor } from '../../src/domain/admin';
 import { buildTestApp } from '../helpers';
 import { totpAt } from '../support/totp';
 import { buildOperator, consoleBrowser, OPERATOR_PASSWORD, signInConsole } from './console-support';
@@ -87,5 +88,25 @@ describe('admin console: lockout per operator account', () => {
     await b.get('/admin/sign-in');
     for (let i = 0; i < 5; i++) await b.post('/admin/sign-in', { email: op.email, password: `wrong password ${i}` });
     expect(await lockEvents(op.email)).toEqual([{ email: op.email, factor: 'password', throttle: 'account_source', locked_seconds: 60 }]);
+  });
+
+  it('`operator unlock` clears the account lock over every source at once, audited', async () => {
+    const op = await buildOperator(t.services);
+    const guesser = browserAt();
+    await guesser.get('/admin/sign-in');
+    for (let i = 0; i < 5; i++) await guesser.post('/admin/sign-in', { email: op.email, password: `wrong password ${i}` });
+    for (let i = 0; i < 5; i++) await wrongPassword(op.email, 5 + i);
+    const locked = browserAt();
+    await locked.get('/admin/sign-in');
+    expect((await locked.post('/admin/sign-in', { email: op.email, password: OPERATOR_PASSWORD })).status).toBe(429);
+
+    const { cleared } = await t.services.operators.unlock(cliActor('test'), op.email);
+    expect(cleared).toBeGreaterThanOrEqual(2); // the account's own count, and the guesser's email+source
+    const events = (await t.services.audit.list({ kind: 'operator.unlocked' }, 50)).events.filter((e) => e.details.email === op.email);
+    expect(events.map((e) => e.details)).toEqual([{ operator_id: op.id, email: op.email, cleared }]);
+    expect((await locked.post('/admin/sign-in', { email: op.email, password: OPERATOR_PASSWORD })).status).toBe(303);
+    // Nothing left to clear: no second event.
+    expect((await t.services.operators.unlock(cliActor('test'), op.email)).cleared).toBe(0);
+    expect((await t.services.audit.list({ kind: 'operator.unlocked' }, 50)).events.filter((e) => e.details.email === op.email)).toHaveLength(1);
   });
 });

@@ -49,6 +49,14 @@ export const operatorCommands: CliCommand[] = [
     run: async (s, flags, actor) => presentOperator(await s.operators.enable(actor, one(flags, 'email', true))),
   },
   {
+    group: 'operator', verb: 'unlock', usage: '--email E', flags: ['email'],
+    summary: 'Clear an operator account\'s sign-in locks and failed attempts over every source (an address\'s own lock over every email stays).',
+    async run(s, flags, actor) {
+      const { operator, cleared } = await s.operators.unlock(actor, one(flags, 'email', true));
+      return { ...presentOperator(operator), cleared };
+    },
+  },
+  {
     group: 'operator', verb: 'reset-mfa', usage: '--email E', flags: ['email'],
     summary: 'A lost device: remove the operator\'s authenticator app and passkeys, and end its console sessions.',
     details: ['At the next sign-in, after the password, the operator sets up a second factor again (an app or a passkey).'],

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import * as throttles from '../../repositories/attempt-throttle.repository';
 import { afterAttempt, lockedSeconds, SIGN_IN_ACCOUNT_SOURCE, SIGN_IN_SOURCE, type ThrottlePolicy } from '../attempt-throttle.service';
 import type { Deps } from '../deps';
+import type { Queryable } from '../../db';
 import type { Operator } from '../../domain/operator';
 
 const hash = (s: string) => createHash('sha256').update(s).digest('base64url');
@@ -73,5 +74,15 @@ export function createOperatorThrottle(deps: Deps) {
     codeFailed: (operator: Who, source: string) => fail([[keys.code(operator.id, source), SIGN_IN_ACCOUNT_SOURCE, 'account_source'], [keys.account(operator.email), OPERATOR_ACCOUNT, 'account']]),
     /** Both factors passed: this source's and the account's failures are forgiven. */
     codeOk: (operator: Who, source: string) => throttles.deleteKeys(deps.db, [keys.code(operator.id, source), keys.account(operator.email)]),
+    /**
+     * An operator's unlock: every count and lock of this account, over all sources (its password
+     * per source, its codes per source, the account's own); a source's lock over every email stays. The keys gone.
+     */
+    async clearAccount(trx: Queryable, operator: Who): Promise<string[]> {
+      const prefixes = [keys.password(operator.email, ''), keys.code(operator.id, ''), keys.account(operator.email)];
+      const found = (await throttles.findLiveByPrefixes(trx, prefixes, deps.now())).map((r) => r.key);
+      await throttles.deleteKeys(trx, found);
+      return found;
+    },
   };
 }

@@ -104,6 +104,23 @@ export function createOperators(deps: Deps, platforms: Platforms, audit: Audit) 
     },
 
     /**
+     * Clears the sign-in locks and counts of one operator account over every source (after an
+     * attack on it, or a forgotten password typed too often), audited operator.unlocked with how many
+     * went. A source's own lock over every email (spraying) stays. Throws not_found.
+     */
+    async unlock(actor: AdminActor, email: string): Promise<{ operator: Operator; cleared: number }> {
+      assertGlobal(actor, 'unlocking an operator');
+      const row = await operators.findByEmail(deps.db, normalizeEmail(email));
+      if (!row) throw new OAuthError('not_found', `unknown operator "${email}"`);
+      const cleared = await deps.db.transaction(async (trx) => {
+        const keys = await throttle.clearAccount(trx, row);
+        if (keys.length) await audit.record(trx, actor, { kind: 'operator.unlocked', platformId: row.platformId, details: { operator_id: row.id, email: row.email, cleared: keys.length } });
+        return keys.length;
+      });
+      return { operator: publicView(row), cleared };
+    },
+
+    /**
      * A lost device: removes the operator's app (confirmed or pending) and every passkey, and deletes
      * its console sessions, so the next sign-in asks for a new second factor after the password.
      * Audited operator.mfa_reset (what was removed, never a secret). Throws not_found.
