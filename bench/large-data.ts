@@ -342,7 +342,6 @@ export interface PurgeResult { ms: number; removed: Record<string, number>; erro
  * the same SQL as another instance's purge timer, against the database the provider serves from.
  */
 export async function runProviderPurge(databaseUrl: string): Promise<PurgeResult> {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { createMaintenance } = require(path.join(APP_DIR, 'dist', 'services', 'maintenance.service.js')) as {
     createMaintenance: (deps: unknown) => { purgeExpired: () => Promise<Record<string, number>> };
   };

@@ -173,7 +173,7 @@ export async function startOurs(opts: { extraEnv?: Record<string, string>; tag?:
     };
   } catch (err) {
     await stopChild(s.child);
-    throw new Error(`${(err as Error).message}\n--- provider output (last lines) ---\n${s.child.output.slice(-25).join('\n')}`);
+    throw new Error(`${(err as Error).message}\n--- provider output (last lines) ---\n${s.child.output.slice(-25).join('\n')}`, { cause: err });
   }
 }
 

@@ -36,7 +36,7 @@ export async function startPeer(): Promise<Target> {
     target.rows = await driver.rows();
   } catch (err) {
     await stopChild(child);
-    throw new Error(`peer setup failed: ${(err as Error).message}\n${child.output.slice(-20).join('\n')}`);
+    throw new Error(`peer setup failed: ${(err as Error).message}\n${child.output.slice(-20).join('\n')}`, { cause: err });
   }
   return target;
 }

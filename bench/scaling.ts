@@ -165,7 +165,7 @@ logfile =
       break;
     } catch (err) {
       await c.end().catch(() => undefined);
-      if (i > 100) throw new Error(`pgbouncer not answering on ${port}: ${(err as Error).message}`);
+      if (i > 100) throw new Error(`pgbouncer not answering on ${port}: ${(err as Error).message}`, { cause: err });
       await new Promise((r) => setTimeout(r, 100));
     }
   }
@@ -402,11 +402,6 @@ async function measure(row: Row, bases: string[], set: RowSet, admin: Client, pr
 
 interface Cell { phase: Phase; row: Row; runs: Measured[]; error?: string }
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
 const medianRun = (runs: Measured[]) => [...runs].sort((a, b) => a.run.rps - b.run.rps)[runs.length >> 1];
 
 async function rowsFor(drivers: OidcDriver[]): Promise<RowSet> {

@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { basicAuth, form, request } from './lib/http';
+import { form, request } from './lib/http';
 import { installSignalHandlers, rssMB, stopAll } from './lib/proc';
 import { environmentLine, positiveNumber } from './lib/env';
 import { ROOT, startOurs } from './ours';

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import {
-  allow, authorizeUrl, buildTenant, clickAndLoad, createUser, expectPage, openAuthorize, signInThrough, signOutButton, signUp, startHarness,
+  allow, authorizeUrl, clickAndLoad, createUser, expectPage, openAuthorize, signInThrough, signOutButton, signUp, startHarness,
   type Harness, type Tenant,
 } from './support/harness';
 import { buildClient, buildPlatform } from '../test/factories';

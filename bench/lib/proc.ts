@@ -47,7 +47,7 @@ export function startChild(
   const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
   const child: Child = { name, proc, pid: proc.pid, output, exited };
   children.add(child);
-  exited.then(() => children.delete(child));
+  void exited.then(() => children.delete(child));
   return child;
 }
 
@@ -77,7 +77,7 @@ export function installSignalHandlers(): void {
     if (exiting) return;
     exiting = true;
     console.error(`\n${sig}: stopping everything the benchmark started…`);
-    stopAll().finally(() => process.exit(130));
+    void stopAll().finally(() => process.exit(130));
   };
   process.on('SIGINT', () => bail('SIGINT'));
   process.on('SIGTERM', () => bail('SIGTERM'));

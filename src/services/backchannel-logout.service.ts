@@ -46,7 +46,7 @@ type Outcome = 'delivered' | 'retrying' | 'failed';
 /** Runs `fn` once `db`'s transaction has committed (at once outside a transaction); never after a rollback. */
 function afterCommit(db: Queryable, fn: () => void): void {
   const trx = db as Knex.Transaction;
-  if (trx.isTransaction && trx.executionPromise) trx.executionPromise.then(() => setImmediate(fn), () => {});
+  if (trx.isTransaction && trx.executionPromise !== undefined) trx.executionPromise.then(() => setImmediate(fn), () => {});
   else setImmediate(fn);
 }
 

@@ -48,8 +48,8 @@ export function createLogout(deps: Deps, keys: SigningKeys, platforms: Platforms
   /** The client named by client_id or, failing that, by the hint's audience (read before verification). */
   async function clientOf(platform: Platform, p: LogoutParams): Promise<Client | undefined> {
     let clientId = p.client_id;
-    let hintAud: string[] = [];
     if (p.id_token_hint) {
+      let hintAud: string[];
       try {
         const aud = decodeJwt(p.id_token_hint).aud;
         hintAud = Array.isArray(aud) ? aud : aud ? [aud] : [];

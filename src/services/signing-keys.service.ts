@@ -197,7 +197,7 @@ export function createSigningKeys(deps: Deps, notifications?: Notifications) {
       // A next key verifies too: another instance's clock may pass its activation a moment sooner.
       const found = withStates(await asymmetricKeys(platformId)).find((k) => k.kid === kid) ?? withStates(await loadAsymmetric(platformId)).find((k) => k.kid === kid);
       if (!found) return undefined;
-      publicKeys.get(kid) ?? publicKeys.set(kid, importPublicJwk(found.publicJwk, found.alg));
+      if (!publicKeys.has(kid)) publicKeys.set(kid, importPublicJwk(found.publicJwk, found.alg));
       return { alg: found.alg, key: await publicKeys.get(kid)! };
     },
 

@@ -6,7 +6,6 @@ import type { Client } from '../domain/client';
 import { issuerOf, type Platform } from '../domain/platform';
 import type { ActiveToken } from '../presenters/introspection.presenter';
 import type { Deps } from './deps';
-import { parseScope } from './scopes';
 import type { SigningKeys } from './signing-keys.service';
 import type { Platforms } from './platforms.service';
 import type { AccessTokenCache, LiveAccessToken } from './access-token-cache';

@@ -2,7 +2,7 @@
 // "Continue with …" button, the link page, its refusals and its notice.
 import { startClockedProvider, newBrowser, type ClockedProvider } from '../support/standard-op';
 import { buildUser } from '../factories';
-import { PROVIDER_NAME, continueWith, federation, identitiesOf, startAuthorization, throughUpstream, upstreamUser } from './support';
+import { PROVIDER_NAME, federation, identitiesOf, startAuthorization, throughUpstream, upstreamUser } from './support';
 
 let p: ClockedProvider;
 beforeAll(async () => { p = await startClockedProvider(); });

@@ -16,7 +16,7 @@ it('runs the code flow through the hosted pages', async () => {
   let step = await b.get(`/oauth/authorize?${q}`);
   expect(step.res.status).toBe(200);
   expect(b.pageTitle()).toBe('Sign in');
-  step = await b.submit('/signin', { email: u.email, password: TEST_PASSWORD });
+  await b.submit('/signin', { email: u.email, password: TEST_PASSWORD });
   expect(b.pageTitle()).toMatch(/wants to access your account/);
   step = await b.submit('/consent', { decision: 'allow' });
   const redirect = new URL(step.location!);

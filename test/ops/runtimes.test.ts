@@ -14,7 +14,7 @@ const read = (file: string) => fs.readFileSync(path.join(ROOT, file), 'utf8');
 const pkg = JSON.parse(read('package.json'));
 const lock = JSON.parse(read('package-lock.json'));
 const declared = new semver.Range(pkg.engines.node);
-/** The lowest version of each `||` alternative: `^22.12.0 || ^24.0.0` → 22.12.0 and 24.0.0. */
+/** The lowest version of each `||` alternative: `^22.13.0 || ^24.0.0` → 22.13.0 and 24.0.0. */
 const minimums = declared.set.map((comparators) => semver.minVersion(new semver.Range(comparators.map((c) => c.value).join(' ')))!.version);
 const imageMajor = Number(/node:(\d+)/.exec(parseDockerfile(read('Dockerfile')).stages.at(-1)!.from)![1]);
 

@@ -25,7 +25,7 @@ export async function signUpThrough(b: Browser, p: Platform, c: Client, email: s
 export async function signInThrough(b: Browser, p: Platform, c: Client, email: string, password = TEST_PASSWORD, extra: Record<string, string> = {}) {
   let step = await b.get(`/oauth/authorize?${authorizeQuery(p, c, extra)}`);
   if (step.location) return step.location;
-  if (b.pageTitle() === 'Choose an account') step = await b.submit('/chooser', { another: '1' });
+  if (b.pageTitle() === 'Choose an account') await b.submit('/chooser', { another: '1' });
   step = await b.submit('/signin', { email, password });
   if (!step.location && b.pageTitle()?.includes('wants to access')) step = await b.submit('/consent', { decision: 'allow' });
   if (!step.location) throw new Error(`no callback after sign-in:\n${b.html.slice(0, 2000)}`);

@@ -10,7 +10,6 @@ import type { Audit } from '../audit.service';
 import type { ClientAuth } from '../client-auth.service';
 import { checkClientInput, type Platforms } from '../platforms.service';
 import { checkSigningAndLogout } from '../client-registration';
-import { assertPlatformAccess } from './access';
 import { decodeCursor, toPage } from './cursor';
 import type { PlatformsAdmin } from './platforms.admin';
 import type { ClientCreate, ClientSecretRotate, ClientUpdate } from './schemas/clients.schemas';

@@ -114,7 +114,7 @@ export async function startLatchkeyProcess(timeoutMs = 60_000): Promise<Latchkey
         return JSON.parse(stdout);
       } catch (err) {
         const e = err as { stderr?: string; message: string };
-        throw new Error(`latchkey-admin ${argv.slice(0, 2).join(' ')} failed: ${e.stderr?.trim() || e.message}`);
+        throw new Error(`latchkey-admin ${argv.slice(0, 2).join(' ')} failed: ${e.stderr?.trim() || e.message}`, { cause: err });
       }
     },
   };
