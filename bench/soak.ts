@@ -130,6 +130,13 @@ async function main() {
   const lastSlope = slope(steady.filter((s) => s.minute >= MINUTES - WINDOW_MINUTES).map((s) => ({ x: s.minute, y: s.rssMB })));
   const change = mean(last) / mean(first) - 1;
   const flat = Math.abs(change) <= 0.1;
+  // The heap's floor (its lowest sample each minute, after a major collection): what a leak raises.
+  const floors: { x: number; y: number }[] = [];
+  for (let m = Math.floor(WARMUP_MINUTES); m < MINUTES; m++) {
+    const inMinute = steady.filter((s) => s.minute >= m && s.minute < m + 1 && Number.isFinite(s.heapMB));
+    if (inMinute.length) floors.push({ x: m, y: Math.min(...inMinute.map((s) => s.heapMB)) });
+  }
+  const floorSlope = slope(floors);
   const rate = counts.sent / (MINUTES * 60);
   const lines = [
     `# Memory soak, ${new Date(started).toISOString()}`,
@@ -145,7 +152,9 @@ async function main() {
     `| change | ${(change * 100).toFixed(1)} % |`,
     `| slope after the warm-up | ${perMinute >= 0 ? '+' : ''}${perMinute.toFixed(2)} MB/min |`,
     `| slope of the last ${WINDOW_MINUTES.toFixed(1)} min | ${lastSlope >= 0 ? '+' : ''}${lastSlope.toFixed(2)} MB/min |`,
-    `| **flat** (last within 10 % of first) | **${flat ? 'yes' : 'no'}** |`,
+    `| **flat** (last within 10 % of first) | **${flat ? 'yes' : change < 0 ? 'no: it fell' : 'no: it grew'}** |`,
+    `| heap floor (lowest sample each minute) | ${floors.length ? `${Math.min(...floors.map((f) => f.y)).toFixed(1)}–${Math.max(...floors.map((f) => f.y)).toFixed(1)} MB` : 'n/a'} |`,
+    `| slope of the heap floor | ${floorSlope >= 0 ? '+' : ''}${floorSlope.toFixed(2)} MB/min |`,
     '',
     failures.size ? `Failures: ${[...failures].map(([k, n]) => `${k} ×${n}`).join('; ')}` : 'No request failed.',
     '',
@@ -160,7 +169,7 @@ async function main() {
   ];
   const out = path.join(ROOT, 'bench', 'results', 'soak-latest.md');
   fs.writeFileSync(out, lines.join('\n'));
-  log(lines.slice(4, 15).join('\n'));
+  log(lines.slice(4, 17).join('\n'));
   log(`written to ${path.relative(ROOT, out)} (load average at the end ${os.loadavg()[0].toFixed(2)})`);
   if (counts.failed > counts.sent * 0.01) process.exitCode = 1;
 }
