@@ -258,6 +258,8 @@ describe('durable mail (outbox)', () => {
       expect(await runCommand(rotating.services, ['master-key', 'reseal'])).toEqual({ resealed: expect.objectContaining({ 'mail_outbox.sealed_body': expect.any(Number) }) });
       worker(rotated);
       await until('the mail at the SMTP server', async () => receivedBy(email).length > 0);
+      // The server holds the message before the worker has read its 250 and recorded it: wait for that.
+      await until('the mail recorded as sent', async () => (await rowsTo(a, email))[0].status === 'sent');
       expect((await rowsTo(a, email))[0].status).toBe('sent');
     } finally {
       await Promise.all(jobs.splice(0).map((j) => j.stop()));
