@@ -9,7 +9,7 @@ import { riskySettings } from './config-warnings';
 import { openDatabase, migrateLatest } from './db';
 import { createApp } from './app';
 import { VERSION } from './version';
-import { createMetricsServer } from './http/metrics-server';
+import { createMetricsServer } from './http/ops/metrics-server';
 import { seedDemo } from './cli/demo-seed';
 import { startPurgeJob } from './jobs/purge.job';
 import { startMailOutboxJob } from './jobs/mail-outbox.job';

@@ -66,7 +66,7 @@ export const isPageStep = (step: Step): step is PageStep => step.kind !== 'compl
 /**
  * The browser's side of an interaction, as the interaction service sees it: the accounts this
  * browser knows on the platform and the changes a transition makes to them. The HTTP layer
- * implements it over the session (src/http/browser-session.ts: browserAccounts).
+ * implements it over the session (src/http/session/browser-session.ts: browserAccounts).
  */
 export interface BrowserAccounts {
   list(): KnownAccount[];

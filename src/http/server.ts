@@ -1,7 +1,7 @@
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Express } from 'express';
 import { renderRequestlessErrorPage } from '../errors';
-import { clientErrorHandler } from './client-error';
+import { clientErrorHandler } from './errors/client-error';
 
 /**
  * The HTTP server for the app, with its requests and responses born with Express's prototypes.

@@ -5,7 +5,7 @@ import type { Deps } from './deps';
 
 /**
  * Where a user's security event happens: the request (built by the HTTP layer, see
- * src/http/audit-context.ts) and the platform, plus the client when an app is involved.
+ * src/http/request/audit-context.ts) and the platform, plus the client when an app is involved.
  */
 export interface SecurityOrigin {
   ctx: AuditContext;

@@ -4,7 +4,7 @@ import { exchange, inputValue, pathOf, refresh, signInThrough, signUpThrough } f
 import { linkIn, waitForMail } from '../support/outbox';
 import { createCredential } from '../support/soft-authenticator';
 import { recoveryCodesOf, setupKeyOf, totpAt } from '../support/totp';
-import { auditContext } from '../../src/http/audit-context';
+import { auditContext } from '../../src/http/request/audit-context';
 import {
   AUDIT_APP_ENV, auditBrowser, eventOf, eventsOf, eventuallyEventOf, expectNoSecret, expectUserEvent, type AuditBrowser,
 } from './support';

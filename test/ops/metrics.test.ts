@@ -3,7 +3,7 @@ import knex from 'knex';
 import request from 'supertest';
 import { loadConfig } from '../../src/config';
 import { createLogger } from '../../src/logger';
-import { createMetricsServer } from '../../src/http/metrics-server';
+import { createMetricsServer } from '../../src/http/ops/metrics-server';
 import { createMetrics } from '../../src/services/metrics';
 import { buildTestApp, expectOAuthError, TEST_ENV } from '../helpers';
 import { buildClient, buildPlatform, buildUser } from '../factories';

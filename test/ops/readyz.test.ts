@@ -1,7 +1,7 @@
 import express from 'express';
 import knex from 'knex';
 import request from 'supertest';
-import { healthRouter } from '../../src/http/routers/health.router';
+import { healthRouter } from '../../src/http/ops/health.router';
 import { probe } from '../../src/repositories/maintenance.repository';
 import { buildTestApp } from '../helpers';
 

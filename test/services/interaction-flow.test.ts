@@ -11,7 +11,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-/** The browser side kept in memory, as the session keeps it (src/http/browser-session.ts). */
+/** The browser side kept in memory, as the session keeps it (src/http/session/browser-session.ts). */
 function memoryBrowser(): BrowserAccounts {
   let accounts: KnownAccount[] = [];
   return {

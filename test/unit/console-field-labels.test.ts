@@ -1,4 +1,4 @@
-import { withFieldLabels } from '../../src/http/admin-console/field-labels';
+import { withFieldLabels } from '../../src/http/admin/console/field-labels';
 
 describe('console errors name fields by their labels', () => {
   it('replaces each leading API field name with the form\'s label', () => {

@@ -4,7 +4,7 @@ import { createKeyedDigest } from '../../crypto/keyed-digest';
 import { safeEqual } from '../../crypto/digest';
 import { randomToken } from '../../crypto/random';
 import { OAuthError } from '../../errors';
-import { holdsState, sessionCsrfToken } from '../browser-session';
+import { holdsState, sessionCsrfToken } from '../session/browser-session';
 
 /**
  * CSRF on every hosted form, in one of two forms:

@@ -4,7 +4,7 @@ import connectPgSimple from 'connect-pg-simple';
 import cookieParser from 'cookie-parser';
 import type { Pool } from 'pg';
 import type { Config } from '../../config';
-import { holdsState, INTERACTION_TTL_SECONDS } from '../browser-session';
+import { holdsState, INTERACTION_TTL_SECONDS } from '../session/browser-session';
 import { csrfCookie } from './csrf';
 
 /**

@@ -5,8 +5,8 @@ import { ruleValues, type FieldError } from '../../services/user-rules';
 import type { Translate } from '../../i18n/catalogs';
 import { COUNTRY_OPTIONS } from '../../services/account/countries';
 import { presentAccountUser, presentApps, presentProfileValues } from '../../presenters/account.presenter';
-import { signedInAccounts, takeFlash } from '../account-session';
-import { passkeySection } from '../passkeys-page';
+import { signedInAccounts, takeFlash } from '../session/account-session';
+import { passkeySection } from './passkeys';
 import { ACCOUNT_SECTIONS, accountSectionUrl, accountUrl, isAccountSection, type AccountSection } from '../urls';
 import { renderPage } from './render';
 
@@ -61,8 +61,8 @@ export function accountPageRenderer(s: Services) {
       apps: presentApps(apps, t),
       countries: countryOptions(locale),
       passwordMinLength: s.deps.config.passwordMinLength,
-      passkeys: section === 'security' ? await passkeySection(s, res, p.id, user.id, t, locale) : null, // ../routers/passkeys.router.ts
-      // Two-step verification (../routers/account-mfa.router.ts); hidden when the platform turned it off and the user has none.
+      passkeys: section === 'security' ? await passkeySection(s, res, p.id, user.id, t, locale) : null, // ../interaction/passkeys.router.ts
+      // Two-step verification (../account/account-mfa.router.ts); hidden when the platform turned it off and the user has none.
       mfa: { policy: mfaPolicy, totp: factors.totp, recoveryCodesLeft: factors.recoveryCodesLeft, show: mfaPolicy !== 'off' || factors.totp },
       hasPassword,
       linked: {

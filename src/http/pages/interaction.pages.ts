@@ -3,14 +3,14 @@ import type { AuthorizationRequest } from '../../domain/authorization-request';
 import { isPageStep, type PageStep, type Step } from '../../domain/interaction';
 import type { Services } from '../../services';
 import { presentChooserAccounts, presentConsentScopes } from '../../presenters/pages.presenter';
-import { createStepAnswer } from '../authorize-response';
-import { accountsOf } from '../browser-session';
+import { createStepAnswer } from '../oauth/authorize-response';
+import { accountsOf } from '../session/browser-session';
 import { allowFormRedirectTo } from '../middleware/security-headers';
 import { interactionUrl } from '../urls';
 import { renderPage } from './render';
 import { presentTotpSetup } from '../../presenters/totp.presenter';
 import { signinPage } from './signin.page';
-import { allowScriptsFor, passkeyButton } from '../passkeys-page';
+import { allowScriptsFor, passkeyButton } from './passkeys';
 import { upstreamButtons } from './upstream.page';
 import { allowPageScript } from '../middleware/security-headers';
 import { MIN_AGE_YEARS, ruleValues } from '../../services/user-rules';
@@ -113,7 +113,7 @@ export function createInteractionPages(s: Services) {
         const method = ar.secondFactorMethod ?? 'totp';
         const [{ totp }, passkeyCount] = await Promise.all([s.mfa.factorsOf(step.user.id), s.passkeys.count(ar.platformId, step.user.id)]);
         return {
-          // "Use a passkey" (the user's own passkeys; src/http/passkeys-page.ts, views/partials/second-factor-passkey.ejs).
+          // "Use a passkey" (the user's own passkeys; src/http/pages/passkeys.ts, views/partials/second-factor-passkey.ejs).
           passkey: passkeyCount > 0 ? passkeyButton(s, { action: url(ar.id, '/second-factor-passkey'), options: url(ar.id, '/second-factor-passkey-options') }, false, t('mfa:secondFactor.usePasskey')) : null,
           title: t('mfa:secondFactor.title'), email: step.user.email, action: url(ar.id, '/second-factor'), method, codeForm: totp, error: translateMessage(t, extra.error, extra.errorValues),
           otherMethods: !totp ? [] : method === 'totp'

@@ -20,8 +20,8 @@ export interface SigninModel {
   /** "Use another email" on a pinned sign-in: ends the request back at the app. */
   anotherEmailAction?: string | null;
   restart?: string;
-  /** "Sign in with a passkey" (src/http/passkeys-page.ts); absent: no passkey button. */
-  passkey?: import('../passkeys-page').PasskeyButton | null;
+  /** "Sign in with a passkey" (src/http/pages/passkeys.ts); absent: no passkey button. */
+  passkey?: import('./passkeys').PasskeyButton | null;
   /** "Continue with …" for the platform's upstream providers (./upstream.page.ts); absent: none. */
   upstreams?: import('./upstream.page').UpstreamButton[];
 }

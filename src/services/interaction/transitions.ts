@@ -45,7 +45,7 @@ export interface SignUpForm {
  * The interaction as named transitions (DESIGN §9). Each one changes the authorization request's
  * progress (and, through BrowserAccounts, the browser's accounts) and returns the step that is due
  * next, decided once by ./decide.ts. The HTTP layer maps a request to one transition and answers the
- * step (src/http/routers/interaction.router.ts). A new way in (a passkey) is a sibling of
+ * step (src/http/interaction/interaction.router.ts). A new way in (a passkey) is a sibling of
  * passwordVerified that ends in firstFactorVerified; a new page is a step in src/domain/interaction.ts,
  * a check in ./decide.ts and the transition that moves past it here. `ctx` (the request, for the
  * audit log) is handed on to the services that record the security events; without it, none is.

@@ -1,0 +1,263 @@
+import { Router, type Request, type RequestHandler, type Response } from 'express';
+import { OAuthError } from '../../errors';
+import type { AuthorizationRequest } from '../../domain/authorization-request';
+import type { Step } from '../../domain/interaction';
+import type { Services } from '../../services';
+import type { Refused } from '../../services/interaction/transitions';
+import { issueCsrf, requireCsrf } from '../middleware/csrf';
+import { useUiLocales } from '../middleware/locale';
+import { browserAccounts, findInteraction, restartOfEnded, saveInteraction } from '../session/browser-session';
+import { attemptSource } from '../request/attempt-source';
+import { field } from '../session/account-session';
+import { hostedFormBody } from '../request/hosted-forms';
+import { createInteractionPages } from '../pages/interaction.pages';
+import { interactionUrl, linkAccountMailUrl } from '../urls';
+import { renderPage } from '../pages/render';
+import { allowFormRedirectTo } from '../middleware/security-headers';
+import { startCeremony, takeChallenge } from '../session/passkey-session';
+import { CHALLENGE_TTL_SECONDS } from '../../services/mfa/passkeys.service';
+import { auditContext } from '../request/audit-context';
+import { frontchannelUrlsBeforeSignOut, stashFrontchannelFrames, takeFrontchannelFrames } from '../oauth/frontchannel-frames';
+
+/**
+ * The hosted pages of an authorization (DESIGN §9): each route maps the request to one transition
+ * of the interaction service (src/services/interaction/transitions.ts) and answers the step it
+ * returns — its page (src/http/pages/interaction.pages.ts), or the client.
+ */
+export function interactionRouter(s: Services): Router {
+  const r = Router();
+  const flow = s.interaction;
+  const pages = createInteractionPages(s);
+
+  /** Loads the interaction into res.locals; a lost one restarts from its original query or explains. */
+  const loadInteraction: RequestHandler = async (req, res, next) => {
+    const ar = findInteraction(req, String(req.params.iid));
+    if (ar) {
+      res.locals.ar = ar;
+      res.locals.platform = (await s.platforms.findPlatform(ar.platformId))!;
+      res.locals.restart = ar.restart;
+      useUiLocales(req, res, ar.uiLocales);
+      ar.locale = res.locals.locale;
+      return next();
+    }
+    const restart = req.method === 'POST' ? field(req.body, 'restart') : restartOfEnded(req, String(req.params.iid)); // GET: Back to a finished page
+    if (restart) return res.redirect(303, `/oauth/authorize?${restart}`);
+    throw new OAuthError('invalid_request', 'This sign-in page has expired. Go back to the app you came from and start again.', { pageMessage: 'errors:page.expired' });
+  };
+
+  /** A lost or mismatched CSRF token on a known interaction restarts it rather than failing. */
+  const csrfOrRestart: RequestHandler = (req, res, next) => {
+    try {
+      requireCsrf(req, res, next);
+    } catch (err) {
+      const restart = field(req.body, 'restart');
+      if (restart) return res.redirect(303, `/oauth/authorize?${restart}`);
+      throw err;
+    }
+  };
+
+  const form = [loadInteraction, issueCsrf, csrfOrRestart];
+  /** The request as the audit log records it (the services add who, once known). */
+  const audit = (req: Request) => auditContext(req, { type: 'user' });
+  const interaction = (req: Request, res: Response) => {
+    const ar = res.locals.ar as AuthorizationRequest;
+    return { ar, browser: browserAccounts(req, ar.platformId) };
+  };
+  /** A transition's step (its page or the client), or the page again with the refused form's messages. */
+  const answer = async (req: Request, res: Response, outcome: Step | Refused, values?: Record<string, string>) => {
+    const { ar } = interaction(req, res);
+    if (outcome.kind !== 'refused') return pages.answerStep(req, res, ar, outcome);
+    if (outcome.retryAfterSeconds) res.set('Retry-After', String(outcome.retryAfterSeconds));
+    const extra = { error: outcome.error, errorValues: outcome.errorValues, fieldErrors: outcome.fieldErrors, values: values && { ...values, ...outcome.values } };
+    return pages.show(req, res, ar, outcome.step, extra, outcome.status);
+  };
+
+  // Every form POST below: a form body, each field once and bounded (zod), before anything else.
+  r.post('/interaction/:iid/:form', hostedFormBody);
+
+  r.get('/interaction/:iid', loadInteraction, issueCsrf, async (req, res) => {
+    const { ar, browser } = interaction(req, res);
+    takeFrontchannelFrames(req, res, ar.platformId); // after the chooser's "Sign out": the apps' logout iframes
+    await pages.show(req, res, ar, await flow.current(ar, browser));
+  });
+
+  // Links between the forms: remembered so a reload stays on the chosen form.
+  for (const link of ['signin', 'signup', 'chooser'] as const) {
+    r.get(`/interaction/:iid/${link}`, loadInteraction, (req, res) => {
+      const { ar } = interaction(req, res);
+      flow.switchForm(ar, link);
+      saveInteraction(req, ar);
+      res.redirect(303, interactionUrl(ar.id));
+    });
+  }
+
+  r.post('/interaction/:iid/signin', ...form, async (req, res) => {
+    const { ar, browser } = interaction(req, res);
+    const at = await flow.current(ar, browser);
+    if (at.kind !== 'signin') return pages.show(req, res, ar, at);
+    const credentials = { email: field(req.body, 'email').trim(), password: field(req.body, 'password') };
+    await answer(req, res, await flow.passwordSubmitted(ar, browser, at, credentials, attemptSource(req), audit(req)));
+  });
+
+  // "Use another email" on a sign-in pinned by login_hint/id_token_hint (issue 16): back to the app,
+  // which hears account_selection_required and may ask again without the hint.
+  r.post('/interaction/:iid/another-email', ...form, async (req, res) => {
+    const { ar, browser } = interaction(req, res);
+    const at = await flow.current(ar, browser);
+    await answer(req, res, (at.kind === 'signin' && flow.anotherEmailChosen(at)) || at);
+  });
+
+  // "Sign in with a passkey" (DESIGN §15): options for the browser (JSON, public/passkeys.js), then the
+  // form the script submits with the browser's answer. The challenge is this browser's, used once.
+  r.post('/interaction/:iid/passkey-options', ...form, async (req, res) => {
+    const { ar, browser } = interaction(req, res);
+    const at = await flow.current(ar, browser);
+    if (at.kind !== 'signin' || !s.passkeys.relyingParty.isAvailable) return res.status(409).json({ error: 'Reload the page to sign in with a passkey.' });
+    const options = await s.passkeys.authenticationOptions(res.locals.platform);
+    startCeremony(req, 'signin', ar.id, options.challenge, CHALLENGE_TTL_SECONDS);
+    res.json({ options });
+  });
+
+  r.post('/interaction/:iid/passkey', ...form, async (req, res) => {
+    const { ar, browser } = interaction(req, res);
+    const at = await flow.current(ar, browser);
+    if (at.kind !== 'signin') return pages.show(req, res, ar, at);
+    const submitted = { credential: field(req.body, 'credential', 16_384), expectedChallenge: takeChallenge(req, 'signin', ar.id) };
+    await answer(req, res, await flow.passkeySubmitted(ar, browser, at, res.locals.platform, submitted, audit(req)));
+  });
+
+  // The second factor (DESIGN §15): the code form, its two methods, and setting up an authenticator
+  // app when the platform requires a second factor (or the client asked for acr mfa) and the user has none.
+  r.post('/interaction/:iid/second-factor', ...form, async (req, res) => {
+    const { ar, browser } = interaction(req, res);
+    const at = await flow.current(ar, browser);
+    if (at.kind !== 'second_factor') return pages.show(req, res, ar, at);
+    const submitted = { method: field(req.body, 'method'), code: field(req.body, 'code', 64) };
+    await answer(req, res, await flow.secondFactorSubmitted(ar, browser, at, submitted, attemptSource(req), audit(req)));
+  });
+
+  // "Use a passkey" as the second factor (DESIGN §15): options listing this user's passkeys, then the form.
+  r.post('/interaction/:iid/second-factor-passkey-options', ...form, async (req, res) => {
+    const { ar, browser } = interaction(req, res);
+    const at = await flow.current(ar, browser);
+    if (at.kind !== 'second_factor' || !s.passkeys.relyingParty.isAvailable) return res.status(409).json({ error: 'Reload the page to use a passkey.' });
+    const options = await s.passkeys.authenticationOptions(res.locals.platform, at.user);
+    startCeremony(req, 'second-factor', ar.id, options.challenge, CHALLENGE_TTL_SECONDS);
+    res.json({ options });
+  });
+
+  r.post('/interaction/:iid/second-factor-passkey', ...form, async (req, res) => {
+    const { ar, browser } = interaction(req, res);
+    const at = await flow.current(ar, browser);
+    if (at.kind !== 'second_factor') return pages.show(req, res, ar, at);
+    const submitted = { credential: field(req.body, 'credential', 16_384), expectedChallenge: takeChallenge(req, 'second-factor', ar.id) };
+    await answer(req, res, await flow.passkeySecondFactorSubmitted(ar, browser, at, res.locals.platform, submitted, audit(req)));
+  });
+
+  for (const method of ['totp', 'recovery_code'] as const) {
+    r.get(`/interaction/:iid/second-factor/${method}`, loadInteraction, (req, res) => {
+      const { ar } = interaction(req, res);
+      flow.chooseSecondFactorMethod(ar, method);
+      saveInteraction(req, ar);
+      res.redirect(303, interactionUrl(ar.id));
+    });
+  }
+
+  r.post('/interaction/:iid/totp-setup', ...form, async (req, res) => {
+    const { ar, browser } = interaction(req, res);
+    const at = await flow.current(ar, browser);
+    if (at.kind !== 'totp_setup') return pages.show(req, res, ar, at);
+    const outcome = await flow.totpSetupConfirmed(ar, browser, at, field(req.body, 'code', 64), audit(req));
+    if (outcome.kind === 'refused') return answer(req, res, outcome);
+    // The recovery codes are shown once, in this answer (never kept in clear); "Continue" goes on.
+    saveInteraction(req, ar);
+    allowFormRedirectTo(res, ar.redirectUri);
+    renderPage(res, 'recovery-codes', {
+      title: res.locals.t('mfa:recoveryCodes.title'), notice: res.locals.t('mfa:recoveryCodes.notice'), codes: outcome.recoveryCodes, replacedEarlier: outcome.replacedEarlier,
+      continueAction: interactionUrl(ar.id, '/continue'), restart: ar.restart,
+    });
+  });
+
+  r.post('/interaction/:iid/continue', ...form, async (req, res) => {
+    const { ar, browser } = interaction(req, res);
+    await pages.show(req, res, ar, await flow.current(ar, browser));
+  });
+
+  r.post('/interaction/:iid/signup', ...form, async (req, res) => {
+    const { ar, browser } = interaction(req, res);
+    const at = await flow.current(ar, browser);
+    if (at.kind !== 'signup' && at.kind !== 'signin') return pages.show(req, res, ar, at);
+    const values = {
+      email: field(req.body, 'email').trim(), given_name: field(req.body, 'given_name'), family_name: field(req.body, 'family_name'),
+      birthdate: field(req.body, 'birthdate'), phone_number: field(req.body, 'phone_number'),
+    };
+    const outcome = await flow.signUpSubmitted(ar, browser, at, res.locals.platform, { ...values, password: field(req.body, 'password') }, attemptSource(req), audit(req));
+    await answer(req, res, outcome, values);
+  });
+
+  // DESIGN §17: "Link your {provider} account" — proof by the account's password, one of its passkeys, or a mailed link.
+  r.post('/interaction/:iid/link-account/:proof', hostedFormBody);
+  r.post('/interaction/:iid/link-account/password', ...form, async (req, res) => {
+    const { ar, browser } = interaction(req, res);
+    const at = await flow.current(ar, browser);
+    if (at.kind !== 'link_account') return pages.show(req, res, ar, at);
+    await answer(req, res, await flow.linkPasswordSubmitted(ar, browser, at, field(req.body, 'password'), attemptSource(req), audit(req)));
+  });
+
+  r.post('/interaction/:iid/link-account/passkey-options', ...form, async (req, res) => {
+    const { ar, browser } = interaction(req, res);
+    const at = await flow.current(ar, browser);
+    if (at.kind !== 'link_account' || !s.passkeys.relyingParty.isAvailable) return res.status(409).json({ error: 'Reload the page to use a passkey.' });
+    const options = await s.passkeys.authenticationOptions(res.locals.platform, at.user);
+    startCeremony(req, 'second-factor', `link:${ar.id}`, options.challenge, CHALLENGE_TTL_SECONDS);
+    res.json({ options });
+  });
+
+  r.post('/interaction/:iid/link-account/passkey', ...form, async (req, res) => {
+    const { ar, browser } = interaction(req, res);
+    const at = await flow.current(ar, browser);
+    if (at.kind !== 'link_account') return pages.show(req, res, ar, at);
+    const submitted = { credential: field(req.body, 'credential', 16_384), expectedChallenge: takeChallenge(req, 'second-factor', `link:${ar.id}`) };
+    await answer(req, res, await flow.linkPasskeySubmitted(ar, browser, at, res.locals.platform, submitted, audit(req)));
+  });
+
+  r.post('/interaction/:iid/link-account/email', ...form, async (req, res) => {
+    const { ar, browser } = interaction(req, res);
+    const at = await flow.current(ar, browser);
+    if (at.kind !== 'link_account') return pages.show(req, res, ar, at);
+    const sent = await flow.linkMailRequested(ar, at, res.locals.platform, (token) => `${s.deps.config.baseUrl}${linkAccountMailUrl(ar.id, token)}`);
+    saveInteraction(req, ar);
+    await pages.show(req, res, ar, sent.step, { notice: sent.notice });
+  });
+
+  // The mailed link, opened in the browser that asked (its secret is checked against this interaction).
+  r.get('/interaction/:iid/link-account/email', loadInteraction, issueCsrf, async (req, res) => {
+    const { ar, browser } = interaction(req, res);
+    const token = typeof req.query.token === 'string' ? req.query.token.slice(0, 128) : '';
+    await answer(req, res, await flow.linkMailOpened(ar, browser, token, audit(req)));
+  });
+
+  r.post('/interaction/:iid/consent', ...form, async (req, res) => {
+    const { ar, browser } = interaction(req, res);
+    const at = await flow.current(ar, browser);
+    if (at.kind !== 'consent') return pages.show(req, res, ar, at);
+    await answer(req, res, field(req.body, 'decision') === 'allow' ? await flow.consentGiven(ar, browser, at, audit(req)) : flow.consentDenied());
+  });
+
+  r.post('/interaction/:iid/chooser', ...form, async (req, res) => {
+    const { ar, browser } = interaction(req, res);
+    const known = (name: string) => browser.list().some((a) => a.userId === field(req.body, name));
+    // Front-Channel Logout: the apps of the accounts about to be signed out, read before sign-out forgets them.
+    const leaving = known('account') || field(req.body, 'another') ? [] : known('signout') ? [field(req.body, 'signout')] : field(req.body, 'signout_all') ? browser.list().map((a) => a.userId) : [];
+    const frames = await frontchannelUrlsBeforeSignOut(s, req, res.locals.platform, browser.list().filter((a) => a.authTime !== null && leaving.includes(a.userId)).map((a) => a.userId));
+    const step = known('account') ? await flow.pickAccount(ar, browser, field(req.body, 'account'))
+      : field(req.body, 'another') ? await flow.useAnotherAccount(ar, browser)
+        : known('signout') ? await flow.signOutAccount(ar, browser, field(req.body, 'signout'), audit(req))
+          : field(req.body, 'signout_all') ? await flow.signOutAll(ar, browser, audit(req))
+            : await flow.current(ar, browser);
+    stashFrontchannelFrames(req, ar.platformId, frames); // the page after the redirect carries them
+    await answer(req, res, step);
+  });
+
+  return r;
+}
