@@ -22,7 +22,10 @@ FROM ${NODE_IMAGE} AS runtime
 # The release (package.json's version, CHANGELOG.md's newest entry; test/ops/docker.test.ts keeps them equal).
 LABEL org.opencontainers.image.title="Latchkey" \
       org.opencontainers.image.version="0.3.0"
+# V8's old space capped at 512 MB, as `npm start` does (docs/decisions.md, "Memory stays flat");
+# the live heap is 35-75 MB. Set NODE_OPTIONS to change it.
 ENV NODE_ENV=production \
+    NODE_OPTIONS=--max-old-space-size=512 \
     PORT=3000 \
     DATA_DIR=/app/data
 WORKDIR /app

@@ -84,13 +84,21 @@ function oursEnv(o: OursEnvOpts): NodeJS.ProcessEnv {
 
 export interface Started { child: Child; readyMs: number; base: string; env: NodeJS.ProcessEnv }
 
-/** Spawns `node dist/main.js` and measures spawn → first 200 on /readyz. */
+/** The Node flags `npm start` gives dist/main.js (the heap ceiling): the bench runs what ships. */
+function startFlags(): string[] {
+  const start = JSON.parse(fs.readFileSync(path.join(APP_DIR, 'package.json'), 'utf8')).scripts.start as string;
+  const m = /\bnode ((?:--\S+ )*)dist\/main\.js/.exec(start);
+  if (!m) throw new Error(`package.json's start script does not run dist/main.js: ${start}`);
+  return m[1].split(' ').filter(Boolean);
+}
+
+/** Spawns `node dist/main.js` (with `npm start`'s flags) and measures spawn → first 200 on /readyz. */
 export async function spawnOurs(o: { databaseUrl?: string; dataDir: string; name?: string; extraEnv?: Record<string, string> }): Promise<Started> {
   const port = await freePort();
   const env = oursEnv({ ...o, port });
   const base = `http://127.0.0.1:${port}`;
   const t0 = performance.now();
-  const child = startChild(o.name ?? 'ours', process.execPath, [MAIN], { env, cwd: APP_DIR });
+  const child = startChild(o.name ?? 'ours', process.execPath, [...startFlags(), MAIN], { env, cwd: APP_DIR });
   const readyMs = await waitForHttp200(child, `${base}/readyz`, t0, 60_000, 5);
   return { child, readyMs, base, env };
 }

@@ -87,6 +87,13 @@ describe('Dockerfile', () => {
     expect(all(runtime, 'RUN').map((r) => r.args).join('\n')).toMatch(/chown node:node \/app\/data/);
   });
 
+  it("caps V8's heap as `npm start` does, through NODE_OPTIONS so an operator can change it", () => {
+    const start = JSON.parse(read('package.json')).scripts.start as string;
+    const flag = /node (--max-old-space-size=\d+) dist\/main\.js/.exec(start)?.[1];
+    expect(flag).toBeDefined();
+    expect(stageEnv(runtime).NODE_OPTIONS).toBe(flag);
+  });
+
   it('has a health check on /healthz', () => {
     const hc = last(runtime, 'HEALTHCHECK');
     expect(hc?.args).toMatch(/\bCMD\b.*\/healthz/);
