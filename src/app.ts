@@ -6,7 +6,8 @@ import type { Notifications } from './db/notifications';
 import type { Config } from './config';
 import type { Db } from './db';
 import { createSealer } from './crypto/seal';
-import { errorHandler, OAuthError, renderErrorPage, wantsHtml } from './errors';
+import { OAuthError } from './errors';
+import { errorHandler } from './http/errors/error-handler';
 import { createServices, type Services } from './services';
 import { createMetrics } from './services/metrics';
 import { requestLogging } from './http/middleware/request-id';
@@ -141,13 +142,9 @@ export function createApp(deps: AppDeps): App {
   app.use('/oauth', (req) => {
     throw new OAuthError('not_found', `No endpoint ${req.method} ${req.baseUrl}${req.path}`);
   });
-  app.use((req, res) => {
-    res.status(404).set('Cache-Control', 'no-store');
-    if (wantsHtml(req)) {
-      renderErrorPage(req, res, new OAuthError('not_found', `No page ${req.method} ${req.path}`)); // translated, with the request id
-    } else {
-      res.json({ error: 'not_found', error_description: `No endpoint ${req.method} ${req.path}` });
-    }
+  app.use((req) => {
+    // On a hosted page the error page (translated, with the request id); it shows no description for not_found.
+    throw new OAuthError('not_found', `No endpoint ${req.method} ${req.path}`);
   });
   app.use(errorHandler(logger));
   return { app, services };

@@ -1,7 +1,7 @@
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Express } from 'express';
-import { renderRequestlessErrorPage } from '../errors';
 import { clientErrorHandler } from './errors/client-error';
+import { renderRequestlessErrorPage } from './errors/error-page';
 
 /**
  * The HTTP server for the app, with its requests and responses born with Express's prototypes.
@@ -15,7 +15,7 @@ import { clientErrorHandler } from './errors/client-error';
  */
 export function createAppServer(app: Express): Server {
   const server = createPrototypedServer(app);
-  // Node's own refusals (431, 400) in the app's error shapes, not bare statuses (http/client-error.ts).
+  // Node's own refusals (431, 400) in the app's error shapes, not bare statuses (http/errors/client-error.ts).
   server.on('clientError', clientErrorHandler((status, description, done) => renderRequestlessErrorPage(app, status, description, done)));
   return server;
 }

@@ -3,7 +3,8 @@ import { Writable } from 'node:stream';
 import express from 'express';
 import pino from 'pino';
 import request from 'supertest';
-import { errorHandler, toOAuthError } from '../../src/errors';
+import { errorHandler } from '../../src/http/errors/error-handler';
+import { toOAuthError } from '../../src/http/errors/to-oauth-error';
 import { buildTestApp, expectOAuthError } from '../helpers';
 
 // Issue 10 §3, the net: a value Postgres refuses (SQLSTATE class 22) is the request's fault, so it

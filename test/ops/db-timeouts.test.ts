@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { openDatabase, type Database } from '../../src/db';
-import { toOAuthError } from '../../src/errors';
+import { toOAuthError } from '../../src/http/errors/to-oauth-error';
 import { TEST_ENV } from '../helpers';
 
 // Issue 11 §6: every pool has a statement timeout, a connect timeout and TCP keepalive.

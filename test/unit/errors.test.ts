@@ -1,4 +1,5 @@
-import { OAuthError, toOAuthError } from '../../src/errors';
+import { OAuthError } from '../../src/errors';
+import { toOAuthError } from '../../src/http/errors/to-oauth-error';
 
 const err = (message: string, code?: string) => Object.assign(new Error(message), code ? { code } : {});
 

@@ -1,6 +1,7 @@
 import type { Duplex } from 'node:stream';
 import { STATUS_CODES } from 'node:http';
 import { isHostedPagePath, pathOfTarget } from '../surface';
+import { errorBody } from './error-handler';
 
 /** What node:http refused, with the status Node itself would answer and our description. */
 const REFUSALS: Record<string, { status: number; description: string }> = {
@@ -36,7 +37,7 @@ export function clientErrorHandler(renderPage?: ErrorPageRenderer) {
       return;
     }
     const { status, description } = (err.code && REFUSALS[err.code]) || MALFORMED;
-    const json = () => send(socket, status, 'application/json', JSON.stringify({ error: 'invalid_request', error_description: description }));
+    const json = () => send(socket, status, 'application/json', JSON.stringify(errorBody({ code: 'invalid_request', description })));
     const target = REQUEST_LINE.exec(err.rawPacket?.subarray(0, 8192).toString('latin1') ?? '')?.[1];
     if (!renderPage || target === undefined || !isHostedPagePath(pathOfTarget(target))) return json();
     renderPage(status, description, (renderErr, html) => {
