@@ -1,6 +1,7 @@
 import { Router, type RequestHandler, type Response } from 'express';
 import type { Services } from '../../services';
 import { isUuid } from '../../domain/ids';
+import { OAuthError } from '../../errors';
 import { PICTURE_MAX_BYTES } from '../../services/account/profile.service';
 import { issueCsrf, requireCsrf } from '../middleware/csrf';
 import { resolvePlatform } from '../middleware/resolve-platform';
@@ -44,10 +45,7 @@ export function accountPictureRouter(s: Services): Router {
   r.get('/pictures/:platformId/:userId/:version', async (req, res) => {
     const { platformId, userId, version } = req.params;
     const picture = isUuid(platformId) && isUuid(userId) ? await s.account.profile.findPicture(platformId, userId, version) : undefined;
-    if (!picture) {
-      res.status(404).set('Cache-Control', 'no-store').json({ error: 'not_found', error_description: 'No such picture' });
-      return;
-    }
+    if (!picture) throw new OAuthError('not_found', 'No such picture');
     // The version is in the URL: a new picture gets a new URL, so this one never changes.
     res
       .set({

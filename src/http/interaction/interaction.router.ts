@@ -17,6 +17,7 @@ import { allowFormRedirectTo } from '../middleware/security-headers';
 import { startCeremony, takeChallenge } from '../session/passkey-session';
 import { CHALLENGE_TTL_SECONDS } from '../../services/mfa/passkeys.service';
 import { auditContext } from '../request/audit-context';
+import { sendJsonError } from '../errors/error-handler';
 import { frontchannelUrlsBeforeSignOut, stashFrontchannelFrames, takeFrontchannelFrames } from '../oauth/frontchannel-frames';
 
 /**
@@ -24,6 +25,9 @@ import { frontchannelUrlsBeforeSignOut, stashFrontchannelFrames, takeFrontchanne
  * of the interaction service (src/services/interaction/transitions.ts) and answers the step it
  * returns — its page (src/http/pages/interaction.pages.ts), or the client.
  */
+/** The passkey options of a step this browser is no longer on: JSON public/passkeys.js shows. */
+const passkeyConflict = (res: Response, message: string) => sendJsonError(res, new OAuthError('invalid_request', message, { status: 409 }));
+
 export function interactionRouter(s: Services): Router {
   const r = Router();
   const flow = s.interaction;
@@ -112,7 +116,7 @@ export function interactionRouter(s: Services): Router {
   r.post('/interaction/:iid/passkey-options', ...form, async (req, res) => {
     const { ar, browser } = interaction(req, res);
     const at = await flow.current(ar, browser);
-    if (at.kind !== 'signin' || !s.passkeys.relyingParty.isAvailable) return res.status(409).json({ error: 'Reload the page to sign in with a passkey.' });
+    if (at.kind !== 'signin' || !s.passkeys.relyingParty.isAvailable) return passkeyConflict(res, 'Reload the page to sign in with a passkey.');
     const options = await s.passkeys.authenticationOptions(res.locals.platform);
     startCeremony(req, 'signin', ar.id, options.challenge, CHALLENGE_TTL_SECONDS);
     res.json({ options });
@@ -140,7 +144,7 @@ export function interactionRouter(s: Services): Router {
   r.post('/interaction/:iid/second-factor-passkey-options', ...form, async (req, res) => {
     const { ar, browser } = interaction(req, res);
     const at = await flow.current(ar, browser);
-    if (at.kind !== 'second_factor' || !s.passkeys.relyingParty.isAvailable) return res.status(409).json({ error: 'Reload the page to use a passkey.' });
+    if (at.kind !== 'second_factor' || !s.passkeys.relyingParty.isAvailable) return passkeyConflict(res, 'Reload the page to use a passkey.');
     const options = await s.passkeys.authenticationOptions(res.locals.platform, at.user);
     startCeremony(req, 'second-factor', ar.id, options.challenge, CHALLENGE_TTL_SECONDS);
     res.json({ options });
@@ -207,7 +211,7 @@ export function interactionRouter(s: Services): Router {
   r.post('/interaction/:iid/link-account/passkey-options', ...form, async (req, res) => {
     const { ar, browser } = interaction(req, res);
     const at = await flow.current(ar, browser);
-    if (at.kind !== 'link_account' || !s.passkeys.relyingParty.isAvailable) return res.status(409).json({ error: 'Reload the page to use a passkey.' });
+    if (at.kind !== 'link_account' || !s.passkeys.relyingParty.isAvailable) return passkeyConflict(res, 'Reload the page to use a passkey.');
     const options = await s.passkeys.authenticationOptions(res.locals.platform, at.user);
     startCeremony(req, 'second-factor', `link:${ar.id}`, options.challenge, CHALLENGE_TTL_SECONDS);
     res.json({ options });

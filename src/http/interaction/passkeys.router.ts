@@ -1,4 +1,5 @@
 import { Router, type RequestHandler, type Response } from 'express';
+import { OAuthError } from '../../errors';
 import type { Services } from '../../services';
 import { CHALLENGE_TTL_SECONDS } from '../../services/mfa/passkeys.service';
 import { issueCsrf, requireCsrf } from '../middleware/csrf';
@@ -11,10 +12,13 @@ import { regenerateKeepingData, rememberSignIn } from '../session/browser-sessio
 import { amrOf, type AuthMethod } from '../../domain/mfa';
 import { securityOrigin } from '../request/security-origin';
 import { accountSectionUrl, requestedSection } from '../urls';
+import { sendJsonError } from '../errors/error-handler';
 
 const accountUrl = (platformId: string, suffix = '') => `/account${suffix}?platform_guid=${encodeURIComponent(platformId)}`;
 /** Passkeys are listed on the account page's Security tab. */
 const securityTab = (platformId: string) => `${accountUrl(platformId)}&section=security`;
+/** A refusal public/passkeys.js shows (its error_description), in the page's language. */
+const refuse = (res: Response, status: number, messageKey: string) => sendJsonError(res, new OAuthError('invalid_request', res.locals.t(messageKey), { status }));
 
 /**
  * The account page's passkeys (DESIGN §15): options for navigator.credentials.create (JSON, for
@@ -35,13 +39,13 @@ export function passkeysRouter(s: Services): Router {
       res.locals.passkeyUser = found;
       return next();
     }
-    if (json) return res.status(401).json({ error: res.locals.t('security:passkeys.errors.signInAgain') });
+    if (json) return refuse(res, 401, 'security:passkeys.errors.signInAgain');
     await redirectSaved(req, res, accountUrl(p.id));
   };
   const form = (json: boolean) => [resolvePlatform(s), issueCsrf, requireCsrf, signedInUser(json)];
 
   r.post('/account/passkeys/options', ...form(true), async (req, res) => {
-    if (!s.passkeys.relyingParty.isAvailable) return res.status(400).json({ error: res.locals.t('security:passkeys.errors.hostName') });
+    if (!s.passkeys.relyingParty.isAvailable) return refuse(res, 400, 'security:passkeys.errors.hostName');
     const options = await s.passkeys.registrationOptions(res.locals.platform, user(res));
     startCeremony(req, 'register', scope(res), options.challenge, CHALLENGE_TTL_SECONDS);
     res.json({ options });
@@ -70,7 +74,7 @@ export function passkeysRouter(s: Services): Router {
   // The account page's own sign-in with a passkey alone (user verification required, as on the
   // authorization's sign-in page); the browser then counts as signed in with amr hwk/swk + user.
   r.post('/account/passkey-signin-options', resolvePlatform(s), issueCsrf, requireCsrf, async (req, res) => {
-    if (!s.passkeys.relyingParty.isAvailable) return res.status(409).json({ error: res.locals.t('security:passkeys.errors.reload') });
+    if (!s.passkeys.relyingParty.isAvailable) return refuse(res, 409, 'security:passkeys.errors.reload');
     const options = await s.passkeys.authenticationOptions(res.locals.platform);
     startCeremony(req, 'signin', `account:${res.locals.platform.id}`, options.challenge, CHALLENGE_TTL_SECONDS);
     res.json({ options });
@@ -92,14 +96,14 @@ export function passkeysRouter(s: Services): Router {
   // The account page's own sign-in, second step (account-mfa.router.ts): "Use a passkey" after the password.
   const pendingSignIn: RequestHandler = (req, res, next) => {
     const pending = pendingAccountSecondFactor(req, res.locals.platform.id);
-    if (!pending) return res.status(409).json({ error: res.locals.t('security:passkeys.errors.signInAgainShort') });
+    if (!pending) return refuse(res, 409, 'security:passkeys.errors.signInAgainShort');
     res.locals.pendingSignIn = pending;
     next();
   };
   const scopeOf = (res: Response) => `${res.locals.platform.id}:${res.locals.pendingSignIn!.userId}`;
 
   r.post('/account/second-factor-passkey-options', resolvePlatform(s), issueCsrf, requireCsrf, pendingSignIn, async (req, res) => {
-    if (!s.passkeys.relyingParty.isAvailable) return res.status(400).json({ error: res.locals.t('security:passkeys.errors.hostName') });
+    if (!s.passkeys.relyingParty.isAvailable) return refuse(res, 400, 'security:passkeys.errors.hostName');
     const options = await s.passkeys.authenticationOptions(res.locals.platform, { id: res.locals.pendingSignIn!.userId });
     startCeremony(req, 'second-factor', scopeOf(res), options.challenge, CHALLENGE_TTL_SECONDS);
     res.json({ options });

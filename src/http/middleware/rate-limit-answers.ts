@@ -1,6 +1,7 @@
 import type { Request, Response } from 'express';
 import type { AugmentedRequest } from 'express-rate-limit';
 import { OAuthError } from '../../errors';
+import { sendJsonError } from '../errors/error-handler';
 
 /** Whole seconds until the next request is allowed; at least 1. */
 export function retryAfterSeconds(req: Request, now: number, windowMs: number): number {
@@ -9,15 +10,13 @@ export function retryAfterSeconds(req: Request, now: number, windowMs: number): 
 }
 
 /**
- * The 429 in the error middleware's exact JSON shape. Written here because the spec wants this
- * JSON body on every limited endpoint, /oauth/authorize included, where that middleware renders HTML.
+ * The 429 as JSON even on /oauth/authorize, where a thrown error would be the error page: the spec
+ * wants this JSON body on every limited endpoint.
  */
 export function tooManyRequests(res: Response, seconds: number) {
-  const error = new OAuthError('too_many_requests', `Rate limit exceeded; retry in ${seconds} seconds`, {
+  sendJsonError(res, new OAuthError('too_many_requests', `Rate limit exceeded; retry in ${seconds} seconds`, {
     headers: { 'Retry-After': String(seconds) },
-  });
-  res.status(error.status).set(error.headers).set('Cache-Control', 'no-store');
-  res.json({ error: error.code, error_description: error.description });
+  }));
 }
 
 /** Hosted pages: the error middleware renders it as the styled error page (JSON for API callers). */

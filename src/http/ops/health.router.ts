@@ -1,5 +1,6 @@
 import { Router } from 'express';
 import { OAuthError } from '../../errors';
+import { sendError } from '../errors/error-handler';
 
 /**
  * /healthz: the process answers, and says which release it is. /readyz: the process is not
@@ -11,7 +12,7 @@ export function healthRouter(version: string, databaseReady: (timeoutMs: number)
   r.get('/healthz', (_req, res) => {
     res.set('Cache-Control', 'no-store').json({ status: 'ok', version });
   });
-  r.get('/readyz', async (_req, res) => {
+  r.get('/readyz', async (req, res) => {
     res.set('Cache-Control', 'no-store');
     // Turned at once, so a load balancer stops sending here while in-flight requests finish.
     if (isDraining()) throw new OAuthError('temporarily_unavailable', 'The server is shutting down', { headers: { 'Retry-After': '5' } });
@@ -19,7 +20,8 @@ export function healthRouter(version: string, databaseReady: (timeoutMs: number)
       await databaseReady(2000);
       res.json({ status: 'ready' });
     } catch {
-      res.status(503).json({ error: 'temporarily_unavailable', error_description: 'The database is not reachable' });
+      // Answered, not thrown: a probe failing every few seconds is not an error log line each time.
+      sendError(req, res, new OAuthError('temporarily_unavailable', 'The database is not reachable'));
     }
   });
   return r;

@@ -1,7 +1,9 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
+import { OAuthError } from '../../errors';
 import { clientErrorHandler } from '../errors/client-error';
+import { errorBody } from '../errors/error-handler';
 
 /**
  * METRICS_PORT (DESIGN §13): a second HTTP server that serves GET /metrics and nothing else,
@@ -12,8 +14,7 @@ export function createMetricsServer(registry: Registry, logger: Logger): Server 
   const server = createServer((req, res) => {
     const path = (req.url ?? '').split('?')[0];
     if (path !== '/metrics' || (req.method !== 'GET' && req.method !== 'HEAD')) {
-      res.writeHead(404, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
-      res.end(JSON.stringify({ error: 'not_found', error_description: 'Only GET /metrics is served on this port' }));
+      answerJsonError(res, new OAuthError('not_found', 'Only GET /metrics is served on this port'));
       return;
     }
     registry.metrics().then(
@@ -23,11 +24,16 @@ export function createMetricsServer(registry: Registry, logger: Logger): Server 
       },
       (err: unknown) => {
         logger.error({ err }, 'metrics collection failed');
-        res.writeHead(500, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
-        res.end(JSON.stringify({ error: 'server_error', error_description: 'The metrics could not be collected' }));
+        answerJsonError(res, new OAuthError('server_error', 'The metrics could not be collected'));
       },
     );
   });
   server.on('clientError', clientErrorHandler()); // JSON, as on the main port (no pages here)
   return server;
+}
+
+/** The app's JSON error on a bare node:http response (no Express here). */
+function answerJsonError(res: ServerResponse, error: OAuthError): void {
+  res.writeHead(error.status, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
+  res.end(JSON.stringify(errorBody(error)));
 }

@@ -1,5 +1,6 @@
 import { Router } from 'express';
 import type { Services } from '../../services';
+import { OAuthError } from '../../errors';
 import { findUploadedLogo } from '../../services/platform-logo';
 
 /** What an uploaded logo may do when opened on its own: nothing (no script, no fetch; inline styles of an SVG only). */
@@ -16,10 +17,7 @@ export function platformLogoRouter(s: Services): Router {
   r.get('/platforms/:platformId/logo', async (req, res) => {
     const { platformId } = req.params;
     const logo = await findUploadedLogo(s.deps.db, platformId);
-    if (!logo) {
-      res.status(404).set('Cache-Control', 'no-store').json({ error: 'not_found', error_description: 'This platform has no uploaded logo' });
-      return;
-    }
+    if (!logo) throw new OAuthError('not_found', 'This platform has no uploaded logo');
     const current = req.query.v === logo.version;
     res
       .set({

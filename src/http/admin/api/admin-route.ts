@@ -2,6 +2,7 @@ import express, { type Request, type Response, type Router } from 'express';
 import type { OpenAPIRegistry, RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import type { AdminActor } from '../../../domain/admin';
+import { OAuthError } from '../../../errors';
 import { parseInput } from '../../../services/admin/parse-input';
 import { ErrorResponse } from '../../../services/admin/schemas/common.schemas';
 import { auditContext } from '../../request/audit-context';
@@ -99,12 +100,10 @@ export function addOperation<P extends Schema | undefined, Q extends Schema | un
     const query = op.query ? parseInput(op.query, req.query) : undefined;
     // req.is answers null for a request without a body, false for one of another type.
     if (op.body && !req.is('application/json') && !(op.bodyOptional && req.is('application/json') === null)) {
-      res.status(415).json({ error: 'invalid_request', error_description: 'the body must be application/json' });
-      return;
+      throw new OAuthError('invalid_request', 'the body must be application/json', { status: 415 });
     }
     if (op.upload && !op.upload.contentTypes.includes(String(req.get('content-type') ?? '').split(';')[0].trim().toLowerCase())) {
-      res.status(415).json({ error: 'invalid_request', error_description: `the body must be the file itself, as one of ${op.upload.contentTypes.join(', ')} (Content-Type)` });
-      return;
+      throw new OAuthError('invalid_request', `the body must be the file itself, as one of ${op.upload.contentTypes.join(', ')} (Content-Type)`, { status: 415 });
     }
     const body = op.body ? parseInput(op.body, req.body ?? {}) : undefined;
     const upload = op.upload ? { contentType: String(req.get('content-type')), bytes: Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0) } : undefined;

@@ -1,10 +1,12 @@
 import type { Request, RequestHandler, Response } from 'express';
 import type { Services } from '../../../services';
 import type { Operator } from '../../../domain/operator';
+import { OAuthError } from '../../../errors';
 import { CHALLENGE_TTL_SECONDS } from '../../../services/mfa/webauthn';
 import { allowPasskeyScripts } from '../../middleware/security-headers';
 import { startCeremony, type CeremonyPurpose } from '../../session/passkey-session';
 import { PASSKEYS_NEED_HOST_NAME } from '../../pages/passkeys';
+import { sendJsonError } from '../../errors/error-handler';
 
 /** A console passkey form (views/admin/partials/passkey-form.ejs), driven by public/passkeys.js. */
 export interface ConsolePasskeyForm {
@@ -31,9 +33,9 @@ export const operatorScope = (operator: Pick<Operator, 'id'>) => `operator:${ope
  */
 export function passkeyOptionsRoute(s: Services, purpose: CeremonyPurpose, find: (req: Request, res: Response) => Promise<Operator | undefined>, options: (operator: Operator) => Promise<{ challenge: string }>): RequestHandler {
   return async (req, res) => {
-    if (!s.operators.passkeys.relyingParty.isAvailable) return res.status(400).json({ error: 'invalid_request', error_description: 'Passkeys need a host name: this server is reached by an IP address.' });
+    if (!s.operators.passkeys.relyingParty.isAvailable) return sendJsonError(res, new OAuthError('invalid_request', 'Passkeys need a host name: this server is reached by an IP address.'));
     const operator = await find(req, res);
-    if (!operator) return res.status(401).json({ error: 'invalid_request', error_description: 'Sign in again.' });
+    if (!operator) return sendJsonError(res, new OAuthError('invalid_request', 'Sign in again.', { status: 401 }));
     const json = await options(operator);
     startCeremony(req, purpose, operatorScope(operator), json.challenge, CHALLENGE_TTL_SECONDS);
     res.json({ options: json });
