@@ -56,6 +56,9 @@ const RULES: { name: string; breaks: (a: Arrow) => boolean }[] = [
     breaks: (a) => under(a.from, 'presenters') && (['db', 'http', 'mail', 'jobs', 'cli'].some((d) => under(a.to, d)) || (!a.typeOnly && ['repositories', 'services'].some((d) => under(a.to, d)))),
   },
   { name: 'the domain imports only the domain', breaks: (a) => under(a.from, 'domain') && !under(a.to, 'domain') },
+  // Throwing an error never imports a page: how an error is answered is http/errors/.
+  { name: 'the error type (src/errors.ts) imports only the domain', breaks: (a) => a.from === 'errors' && !under(a.to, 'domain') },
+  { name: 'only the HTTP wing and app.ts (which mounts the handler) import http/errors', breaks: (a) => under(a.to, 'http/errors') && !under(a.from, 'http') && a.from !== 'app' },
 ];
 
 describe('import guard: the layers of src/', () => {
