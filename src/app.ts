@@ -9,7 +9,8 @@ import { createSealer } from './crypto/seal';
 import { OAuthError } from './errors';
 import { errorHandler } from './http/errors/error-handler';
 import { createServices, type Services } from './services';
-import { createMetrics } from './services/metrics';
+import { createMetrics, type Metrics } from './services/metrics';
+import type { HttpDeps } from './http/http-deps';
 import { requestLogging } from './http/middleware/request-id';
 import { requestMetrics } from './http/middleware/request-metrics';
 import { securityHeaders } from './http/middleware/security-headers';
@@ -70,6 +71,8 @@ export interface AppDeps {
 export interface App {
   app: Express;
   services: Services;
+  /** The process's counters: main serves them on METRICS_PORT when set. */
+  metrics: Metrics;
 }
 
 /** Builds the Express app and its services; never listens. */
@@ -78,8 +81,10 @@ export function createApp(deps: AppDeps): App {
   if (!config.masterKey || !config.sessionSecret) throw new Error('createApp needs MASTER_KEY and SESSION_SECRET (see dev-secrets)');
   // Process metrics only where someone can scrape them (DESIGN §13).
   const metrics = createMetrics({ db, sessionPool: deps.sessionPool, processMetrics: Boolean(config.metricsToken || config.metricsPort) });
-  const services = createServices({ config, db, logger, sealer: createSealer(config.masterKey, config.masterKeyPrevious), now: deps.now ?? (() => new Date()), metrics }, deps.notifications);
-  const rateLimit = createRateLimits(services);
+  const now = deps.now ?? (() => new Date());
+  const services = createServices({ config, db, logger, sealer: createSealer(config.masterKey, config.masterKeyPrevious), now, metrics }, deps.notifications);
+  const http: HttpDeps = { config, now, logger, metrics };
+  const rateLimit = createRateLimits(services, http);
 
   const app = express();
   app.disable('x-powered-by');
@@ -101,7 +106,7 @@ export function createApp(deps: AppDeps): App {
   // One host for the pages in development (127.0.0.1 → localhost); production sits behind proxies that name it.
   if (config.nodeEnv === 'development') app.use(developmentHostRedirect(config.baseUrl));
   // The hottest GET endpoints first: no body to parse, no static files to look for.
-  app.use(discoveryRouter(services, rateLimit));
+  app.use(discoveryRouter(services, http, rateLimit));
   app.use(jwksRouter(services, rateLimit));
   app.use(healthRouter(VERSION, (ms) => services.maintenance.databaseReady(ms), deps.isDraining));
   if (config.metricsToken) app.use(metricsRouter(metrics.registry, config.metricsToken)); // else 404: METRICS_PORT serves it apart
@@ -110,13 +115,13 @@ export function createApp(deps: AppDeps): App {
   app.use(express.urlencoded({ extended: false, limit: '32kb', parameterLimit: 100 }));
 
   app.use(tokenRouter(services, rateLimit));
-  app.use(userinfoRouter(services, rateLimit));
+  app.use(userinfoRouter(services, http, rateLimit));
   app.use(introspectRouter(services, rateLimit));
   app.use(revokeRouter(services, rateLimit));
   app.use(avatarRouter(services));
   app.use(platformLogoRouter(services)); // DESIGN §18: uploaded platform logos
-  app.use(ADMIN_API_PATH, adminApiRouter(services, rateLimit)); // bearer tokens, JSON: never the browser session
-  app.use(adminConsole(services, config, deps.sessionPool, rateLimit)); // /admin: its own session cookie, operators only
+  app.use(ADMIN_API_PATH, adminApiRouter(services, http, rateLimit)); // bearer tokens, JSON: never the browser session
+  app.use(adminConsole(services, http, deps.sessionPool, rateLimit)); // /admin: its own session cookie, operators only
   // Browser routes only: API endpoints never touch the session store. Every browser route also
   // drops accounts signed out elsewhere (password reset, sign out everywhere).
   app.use(['/interaction', '/account', '/password', '/oauth/logout', '/verify-email', UPSTREAM_CALLBACK_PATH], rateLimit.hostedPages); // per source, before any session work
@@ -125,16 +130,16 @@ export function createApp(deps: AppDeps): App {
   const browserPaths = ['/oauth/authorize', '/interaction', '/account', '/password', '/oauth/logout', UPSTREAM_CALLBACK_PATH];
   app.use(browserPaths, sessionMiddleware(config, deps.sessionPool), saveSessionBeforeRedirect, revalidateAccounts(services));
   app.use(localeFromRequest); // DESIGN §18: the pages' language
-  app.use(authorizeRouter(services, rateLimit));
-  app.use(interactionRouter(services));
-  app.use(upstreamRouter(services)); // DESIGN §17: "Continue with …" and the platform's upstream callback
-  app.use(passwordResetRouter(services));
+  app.use(authorizeRouter(services, http, rateLimit));
+  app.use(interactionRouter(services, http));
+  app.use(upstreamRouter(services, http)); // DESIGN §17: "Continue with …" and the platform's upstream callback
+  app.use(passwordResetRouter(services, http));
   app.use(emailVerificationRouter(services));
-  app.use(accountRouter(services));
-  app.use(accountActionsRouter(services));
-  app.use(accountMfaRouter(services));
-  app.use(accountPictureRouter(services));
-  app.use(passkeysRouter(services));
+  app.use(accountRouter(services, http));
+  app.use(accountActionsRouter(services, http));
+  app.use(accountMfaRouter(services, http));
+  app.use(accountPictureRouter(services, http));
+  app.use(passkeysRouter(services, http));
   app.use(logoutRouter(services));
   if (!config.isProduction) app.use(devOutboxRouter(services)); // development only: 404 in production
   app.use(homeRouter(config));
@@ -147,5 +152,5 @@ export function createApp(deps: AppDeps): App {
     throw new OAuthError('not_found', `No endpoint ${req.method} ${req.path}`);
   });
   app.use(errorHandler(logger));
-  return { app, services };
+  return { app, services, metrics };
 }

@@ -33,20 +33,20 @@ async function main() {
   if (applied.length) logger.info({ migrations: applied }, 'database migrated');
 
   let tracked: TrackedServer | undefined;
-  const { app, services } = createApp({ config, db: database.db, sessionPool: database.sessionPool, notifications: database.notifications, logger, isDraining: () => tracked?.isDraining() ?? false });
+  const { app, services, metrics } = createApp({ config, db: database.db, sessionPool: database.sessionPool, notifications: database.notifications, logger, isDraining: () => tracked?.isDraining() ?? false });
   const { resealed } = await services.masterKey.verifyAtStart();
   if (resealed) logger.info({ resealed }, 'every sealed secret was resealed under the new MASTER_KEY; MASTER_KEY_PREVIOUS may now be removed');
-  if (config.demoSeed) await seedDemo(services, logger);
+  if (config.demoSeed) await seedDemo(services, config, logger);
 
   const server: Server = createAppServer(app);
   server.keepAliveTimeout = 65_000;
   tracked = trackServer(server);
   await listen(server, config.port);
-  const metricsServer = config.metricsPort ? createMetricsServer(services.deps.metrics.registry, logger) : undefined; // /metrics alone, no token
+  const metricsServer = config.metricsPort ? createMetricsServer(metrics.registry, logger) : undefined; // /metrics alone, no token
   if (metricsServer) await listen(metricsServer, config.metricsPort!);
-  const purge = startPurgeJob(services, config.purgeIntervalSeconds);
-  const mailOutbox = startMailOutboxJob(services); // durable mail: sends what the outbox holds, on every instance
-  const backchannelLogout = startBackchannelLogoutJob(services); // logout tokens to the apps of ended sign-ins, the same way
+  const purge = startPurgeJob(services, logger, config.purgeIntervalSeconds);
+  const mailOutbox = startMailOutboxJob(services, logger); // durable mail: sends what the outbox holds, on every instance
+  const backchannelLogout = startBackchannelLogoutJob(services, logger); // logout tokens to the apps of ended sign-ins, the same way
   logger.info({ version: VERSION, port: config.port, metricsPort: config.metricsPort, issuer: config.baseUrl, database: database.isEmbedded ? 'embedded' : 'postgres' }, 'Latchkey is ready');
 
   // Graceful shutdown (docs/decisions.md, "Graceful shutdown"): /readyz turns 503 and the jobs

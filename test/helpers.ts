@@ -34,11 +34,12 @@ export function testConfig(overrides: Record<string, string> = {}): Config {
 export async function buildTestApp(overrides: Record<string, string> = {}, now?: () => Date, options: { mailWorker?: boolean; backchannelWorker?: boolean } = {}) {
   const config = testConfig(overrides);
   const database: Database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: 5, statementTimeoutMs: config.dbStatementTimeoutMs, connectTimeoutMs: config.dbConnectTimeoutMs, acquireTimeoutMs: config.dbAcquireTimeoutMs });
+  const logger = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
   const { app, services } = createApp({ config, db: database.db, sessionPool: database.sessionPool, // the embedded database is reached by URL in tests, but cannot forward NOTIFY either
     notifications: process.env.TEST_DATABASE_KIND === 'embedded' ? undefined : database.notifications,
-    logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'), now });
-  const mailWorker = (options.mailWorker ?? !(overrides.SMTP_URL || overrides.DATABASE_URL)) ? startMailOutboxJob(services) : undefined;
-  const backchannelWorker = options.backchannelWorker ? startBackchannelLogoutJob(services) : undefined;
+    logger, now });
+  const mailWorker = (options.mailWorker ?? !(overrides.SMTP_URL || overrides.DATABASE_URL)) ? startMailOutboxJob(services, logger) : undefined;
+  const backchannelWorker = options.backchannelWorker ? startBackchannelLogoutJob(services, logger) : undefined;
   return { app, services, config, database, mailWorker, close: async () => { await mailWorker?.stop(); await backchannelWorker?.stop(); await database.close(); } };
 }
 

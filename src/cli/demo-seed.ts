@@ -1,21 +1,21 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
+import type { Config } from '../config';
 import type { Services } from '../services';
-import * as platforms from '../repositories/platform.repository';
 
 /** Development only: on an empty database, create a demo platform and client and say how to use them. */
-export async function seedDemo(s: Services, logger: Logger): Promise<void> {
-  if ((await platforms.count(s.deps.db)) === 0) await createDemo(s, logger);
+export async function seedDemo(s: Services, config: Config, logger: Logger): Promise<void> {
+  if ((await s.platforms.count()) === 0) await createDemo(s, config, logger);
 }
 
 /** Creates the demo platform and client; their secret goes to DATA_DIR/demo-client.json. */
-export async function createDemo(s: Services, logger: Logger): Promise<void> {
-  const base = s.deps.config.baseUrl;
+export async function createDemo(s: Services, config: Config, logger: Logger): Promise<void> {
+  const base = config.baseUrl;
   // The provider's own development page plays the app (GET /dev/callback), so the first sign-in
   // ends on a page that shows the code. Plain http redirect URIs must name a loopback IP
   // (RFC 8252 §7.3, §8.3): an http provider is reached there on its own port.
-  const appUrl = base.startsWith('http://') ? `http://127.0.0.1:${s.deps.config.port}` : base;
+  const appUrl = base.startsWith('http://') ? `http://127.0.0.1:${config.port}` : base;
   const redirectUri = `${appUrl}/dev/callback`;
   const { platform } = await s.platforms.createPlatform('Demo');
   const { client, secret } = await s.platforms.createClient(platform.id, {
@@ -26,7 +26,7 @@ export async function createDemo(s: Services, logger: Logger): Promise<void> {
     scopes: 'openid profile email phone address offline_access',
   });
   // The secret never goes to the log: it is written to a 0600 file beside the embedded data.
-  const file = path.resolve(s.deps.config.dataDir, 'demo-client.json');
+  const file = path.resolve(config.dataDir, 'demo-client.json');
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const demo = {
     platform_guid: platform.id,

@@ -1,3 +1,4 @@
+import type { Logger } from 'pino';
 import type { Services } from '../services';
 import type { BackchannelDeliveryOptions } from '../services/backchannel-logout.service';
 import { startOutboxWorker, type OutboxWorker } from './outbox-worker';
@@ -10,7 +11,7 @@ export interface BackchannelLogoutJobOptions extends Partial<BackchannelDelivery
 export type BackchannelLogoutJob = OutboxWorker;
 
 /** The back-channel logout worker of one instance (DESIGN §16), run as the mail outbox's is. */
-export function startBackchannelLogoutJob(s: Services, options: BackchannelLogoutJobOptions = {}): BackchannelLogoutJob {
+export function startBackchannelLogoutJob(s: Services, logger: Logger, options: BackchannelLogoutJobOptions = {}): BackchannelLogoutJob {
   const { pollIntervalMs = 5000, ...delivery } = options;
   const batchSize = delivery.batchSize ?? 10;
   return startOutboxWorker({
@@ -18,7 +19,7 @@ export function startBackchannelLogoutJob(s: Services, options: BackchannelLogou
     batchSize,
     onEnqueued: (wake) => s.backchannelLogout.onEnqueued(wake),
     pollIntervalMs,
-    logger: s.deps.logger,
+    logger,
     name: 'back-channel logout',
   });
 }

@@ -1,3 +1,4 @@
+import type { Logger } from 'pino';
 import type { Services } from '../services';
 import { DEFAULT_DELIVERY, type DeliveryOptions } from '../services/mail-outbox.service';
 import { startOutboxWorker, type OutboxWorker } from './outbox-worker';
@@ -10,7 +11,7 @@ export interface MailOutboxJobOptions extends Partial<DeliveryOptions> {
 export type MailOutboxJob = OutboxWorker;
 
 /** The mail outbox worker of one instance (DESIGN §13). */
-export function startMailOutboxJob(s: Services, options: MailOutboxJobOptions = {}): MailOutboxJob {
+export function startMailOutboxJob(s: Services, logger: Logger, options: MailOutboxJobOptions = {}): MailOutboxJob {
   const { pollIntervalMs = 5000, ...rest } = options;
   const delivery: DeliveryOptions = { ...DEFAULT_DELIVERY, ...rest };
   return startOutboxWorker({
@@ -18,7 +19,7 @@ export function startMailOutboxJob(s: Services, options: MailOutboxJobOptions = 
     batchSize: delivery.batchSize,
     onEnqueued: (wake) => s.mailOutbox.onEnqueued(wake),
     pollIntervalMs,
-    logger: s.deps.logger,
+    logger,
     name: 'mail outbox',
   });
 }

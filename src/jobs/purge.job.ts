@@ -1,16 +1,17 @@
+import type { Logger } from 'pino';
 import type { Services } from '../services';
 
 /**
  * Runs the purge of expired rows every interval, and of audit events older than
  * AUDIT_RETENTION_DAYS (DESIGN §14); safe on every instance at once (plain DELETEs, SKIP LOCKED).
  */
-export function startPurgeJob(s: Services, intervalSeconds: number) {
+export function startPurgeJob(s: Services, logger: Logger, intervalSeconds: number) {
   const run = async () => {
     try {
       const removed = { ...(await s.maintenance.purgeExpired()), auditEvents: await s.audit.purge() };
-      if (Object.values(removed).some((n) => n > 0)) s.deps.logger.info({ removed }, 'purged expired rows');
+      if (Object.values(removed).some((n) => n > 0)) logger.info({ removed }, 'purged expired rows');
     } catch (err) {
-      s.deps.logger.warn({ err: (err as Error).message }, 'purge failed; will retry');
+      logger.warn({ err: (err as Error).message }, 'purge failed; will retry');
     }
   };
   const timer = setInterval(run, intervalSeconds * 1000);

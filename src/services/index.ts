@@ -22,6 +22,7 @@ import { createLogout } from './logout.service';
 import { createBackchannelLogout } from './backchannel-logout.service';
 import { createFrontchannelLogout } from './frontchannel-logout.service';
 import { createAttemptThrottle } from './attempt-throttle.service';
+import { createRateLimitCounters } from './rate-limit-counters.service';
 import { createMailOutbox } from './mail-outbox.service';
 import { createMasterKey } from './master-key.service';
 import { createMfa } from './mfa';
@@ -71,8 +72,11 @@ export function createServices(deps: Deps, notifications?: Notifications) {
   const upstreamProviders = createUpstreamProviders(deps);
   const admin = createAdminServices(deps, { audit, platforms, clientAuth, users, throttle, passwordReset: account.passwordReset, signingKeys, mailOutbox, backchannelLogout, upstreamProviders });
   const mailAdmin = admin.mail; // the console's name for it
+  const rateLimitCounters = createRateLimitCounters(deps);
   const federation = { providers: upstreamProviders, identities, client: createUpstreamClient(deps, upstreamProviders) };
-  return { deps, tokenSigner, audit, admin, masterKey, signingKeys, platforms, users, maintenance, clientAuth, grants, tokens, authorize, interaction, signInWithPassword, signUpWithPassword, throttle, account, mailOutbox, logout, frontchannelLogout, passkeys, mfa, operators, mailAdmin, backchannelLogout, federation };
+  // `deps` is for the tests and nothing else: outside src/services/ the guard refuses `.deps`
+  // (test/unit/import-guard.test.ts); the app and the CLI pass what they need as arguments.
+  return { deps, tokenSigner, audit, admin, masterKey, signingKeys, platforms, users, maintenance, clientAuth, grants, tokens, authorize, interaction, signInWithPassword, signUpWithPassword, throttle, account, mailOutbox, logout, frontchannelLogout, passkeys, mfa, operators, mailAdmin, backchannelLogout, federation, rateLimitCounters };
 }
 
 export type Services = ReturnType<typeof createServices>;

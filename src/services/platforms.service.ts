@@ -14,6 +14,7 @@ import { isSupportedScope, parseScope, SUPPORTED_SCOPES } from './scopes';
 import { checkRedirectUri } from './redirect-uris';
 import type { SigningKeys } from './signing-keys.service';
 import { checkSigningAndLogout, type ClientSigningAndLogoutInput } from './client-registration';
+import { findUploadedLogo } from './platform-logo';
 
 export interface NewClientInput extends ClientSigningAndLogoutInput {
   name: string;
@@ -43,6 +44,16 @@ export function createPlatforms(deps: Deps, signingKeys: SigningKeys) {
         return { platform, kid, asymmetricKids };
       };
       return q ? create(q) : deps.db.transaction(create);
+    },
+
+    /** How many platforms exist (the demo seed runs on an empty database only). */
+    count(): Promise<number> {
+      return platforms.count(deps.db);
+    },
+
+    /** The uploaded logo of a platform (public: the pages load it), or undefined for none or a malformed id. */
+    findUploadedLogo(platformId: string) {
+      return findUploadedLogo(deps.db, platformId);
     },
 
     /** Drops the cached platform after a change: this instance sees it at once, others within PLATFORM_CACHE_MS. */

@@ -2,7 +2,6 @@ import pino from 'pino';
 import { buildTestApp } from '../helpers';
 import { buildPlatform } from '../factories';
 import { startPurgeJob } from '../../src/jobs/purge.job';
-import { createServices } from '../../src/services';
 import { AUDIT_APP_ENV, auditBrowser, eventOf, eventsOf } from './support';
 
 // Retention (DESIGN §14): the purge job drops audit events older than AUDIT_RETENTION_DAYS and says
@@ -36,7 +35,7 @@ describe('audit retention', () => {
 
     const lines: string[] = [];
     const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(line) });
-    const job = startPurgeJob(createServices({ ...t.services.deps, logger }), 3600);
+    const job = startPurgeJob(t.services, logger, 3600);
     job.stop();
     await job.run();
 

@@ -117,7 +117,7 @@ describe('back-channel logout delivery', () => {
 
   it('the worker sends what is due when it starts, and is woken by a sign-out it did not wait for', async () => {
     const queued = await signedOut();
-    const job = startBackchannelLogoutJob(t.services, { pollIntervalMs: 600_000 }); // no polling within this test
+    const job = startBackchannelLogoutJob(t.services, t.services.deps.logger, { pollIntervalMs: 600_000 }); // no polling within this test
     jobs.push(job);
     await until('the queued delivery', () => rp.to(queued.uri).length === 1);
 

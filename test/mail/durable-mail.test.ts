@@ -26,7 +26,7 @@ const env = (extra: Record<string, string> = {}) => ({
 });
 const instance = (extra: Record<string, string> = {}) => buildTestApp(env(extra), undefined, { mailWorker: false });
 const worker = (t: TestApp, options: MailOutboxJobOptions = FAST) => {
-  const job = startMailOutboxJob(t.services, options);
+  const job = startMailOutboxJob(t.services, t.services.deps.logger, options);
   jobs.push(job);
   return job;
 };

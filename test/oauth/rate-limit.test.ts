@@ -38,7 +38,7 @@ function limiterApp(s: Services, endpoint: string) {
   const app = express();
   app.set('trust proxy', s.deps.config.trustProxy);
   app.use(express.urlencoded({ extended: false }));
-  app.use(createRateLimits(s)(endpoint), (_req, res) => {
+  app.use(createRateLimits(s, s.deps)(endpoint), (_req, res) => {
     res.json({ ok: true });
   });
   return app;

@@ -25,7 +25,7 @@ describe('the home page and the development demo', () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'latchkey-home-'));
     const t = await buildTestApp({ DATA_DIR: dataDir });
     try {
-      await createDemo(t.services, t.services.deps.logger);
+      await createDemo(t.services, t.config, t.services.deps.logger);
       const demo = JSON.parse(fs.readFileSync(path.join(dataDir, 'demo-client.json'), 'utf8'));
       expect(demo.redirect_uri).toBe(`http://127.0.0.1:${t.config.port}/dev/callback`);
 
@@ -117,7 +117,7 @@ describe('one host for the pages in development', () => {
   });
 
   it('the demo sign-in ends on a code page on BASE_URL\'s host, whose links stay there', async () => {
-    await createDemo(t.services, t.services.deps.logger);
+    await createDemo(t.services, t.config, t.services.deps.logger);
     const demo = JSON.parse(fs.readFileSync(path.join(dataDir, 'demo-client.json'), 'utf8'));
     const b = browser(t.app);
     b.agent.set('Host', 'localhost:3000'); // the browser opened http://localhost:3000/ (README)

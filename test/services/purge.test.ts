@@ -97,7 +97,7 @@ describe('purge of expired rows (DESIGN §12)', () => {
 
   it('runs from the periodic job and survives a failing run', async () => {
     const { p } = await seed();
-    const job = startPurgeJob(a.services, 3600);
+    const job = startPurgeJob(a.services, a.services.deps.logger, 3600);
     try {
       await job.run();
       expect(await a.database.db('access_tokens').where({ platform_id: p.id }).count({ n: '*' }).first()).toEqual({ n: 1 });
@@ -106,7 +106,7 @@ describe('purge of expired rows (DESIGN §12)', () => {
     }
     const down = await buildTestApp({ DATABASE_URL: 'postgres://postgres@127.0.0.1:1/none' }, () => NOW);
     try {
-      await expect(startPurgeJob(down.services, 3600).run()).resolves.toBeUndefined(); // logged, retried next interval
+      await expect(startPurgeJob(down.services, down.services.deps.logger, 3600).run()).resolves.toBeUndefined(); // logged, retried next interval
     } finally {
       await down.close();
     }

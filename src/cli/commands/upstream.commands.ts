@@ -99,7 +99,7 @@ const DETAILS = [
   'Register the printed callback_url as the redirect URI of the client at the upstream.',
 ];
 
-const present = (s: Services) => (p: Parameters<typeof presentUpstreamProvider>[0]) => presentUpstreamProvider(p, s.deps.config.baseUrl);
+const present = (s: Services) => (p: Parameters<typeof presentUpstreamProvider>[0]) => presentUpstreamProvider(p, s.federation.providers.callbackUrl(p.platformId));
 
 export const upstreamCommands: CliCommand[] = [
   {

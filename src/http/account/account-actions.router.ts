@@ -1,5 +1,6 @@
 import { Router, type Response } from 'express';
 import type { Services } from '../../services';
+import type { HttpDeps } from '../http-deps';
 import type { ProfileInput } from '../../services/account/profile.service';
 import { issueCsrf, requireCsrf } from '../middleware/csrf';
 import { resolvePlatform } from '../middleware/resolve-platform';
@@ -15,9 +16,9 @@ const PROFILE_FIELDS: (keyof ProfileInput)[] = [
 ];
 
 /** The forms of the account page; each answers with a redirect, or the page again with its errors (status 400). */
-export function accountActionsRouter(s: Services): Router {
+export function accountActionsRouter(s: Services, deps: HttpDeps): Router {
   const r = Router();
-  const render = accountPageRenderer(s);
+  const render = accountPageRenderer(s, deps);
   const form = [resolvePlatform(s), issueCsrf, requireCsrf, requireAccount(s)];
   const user = (res: Response) => res.locals.accountUser!;
   /** Back to the tab the form was on. */
@@ -38,7 +39,7 @@ export function accountActionsRouter(s: Services): Router {
     if (!result.ok) return render(req, res, user(res), { fieldErrors: errorsByField(result.errors), formError: 'account:errors.passwordNotChanged', section: 'security' }, 400);
     // Every session ended; this browser proved the password just now, so it stays signed in.
     await regenerateKeepingData(req);
-    rememberSignIn(req, p.id, { userId: user(res).id, email: user(res).email }, Math.floor(s.deps.now().getTime() / 1000));
+    rememberSignIn(req, p.id, { userId: user(res).id, email: user(res).email }, Math.floor(deps.now().getTime() / 1000));
     setFlash(req, p.id, t(res)('account:flash.passwordChanged'));
     await redirectSaved(req, res, back(res, 'security'));
   });

@@ -1,5 +1,6 @@
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import type { Services } from '../../services';
+import type { HttpDeps } from '../http-deps';
 import type { User } from '../../domain/user';
 import { normalizeTotpCode } from '../../domain/mfa';
 import { presentTotpSetup } from '../../presenters/totp.presenter';
@@ -29,7 +30,7 @@ const tooManyAttempts = (res: Response, seconds: number) => {
  * setup key, confirmed with a first code), then see the recovery codes once; remove the app or get
  * new recovery codes after proving a current code or the password (both throttled like sign-in).
  */
-export function accountMfaRouter(s: Services): Router {
+export function accountMfaRouter(s: Services, deps: HttpDeps): Router {
   const r = Router();
   const user = (res: Response) => res.locals.accountUser!;
   // Two-step verification lives on the account page's Security tab.
@@ -178,7 +179,7 @@ export function accountMfaRouter(s: Services): Router {
     }
     endAccountSecondFactor(req);
     await regenerateKeepingData(req);
-    rememberSignIn(req, p.id, { userId: user.id, email: user.email }, Math.floor(s.deps.now().getTime() / 1000), amrOf([...(pending.firstFactor ?? ['pwd']), result.amr]));
+    rememberSignIn(req, p.id, { userId: user.id, email: user.email }, Math.floor(deps.now().getTime() / 1000), amrOf([...(pending.firstFactor ?? ['pwd']), result.amr]));
     chooseAccount(req, p.id, user.id);
     await redirectSaved(req, res, accountSectionUrl(p.id, pending.section));
   });

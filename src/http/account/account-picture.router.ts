@@ -1,5 +1,6 @@
 import { Router, type RequestHandler, type Response } from 'express';
 import type { Services } from '../../services';
+import type { HttpDeps } from '../http-deps';
 import { isUuid } from '../../domain/ids';
 import { OAuthError } from '../../errors';
 import { PICTURE_MAX_BYTES } from '../../services/account/profile.service';
@@ -11,9 +12,9 @@ import { accountUrl } from '../urls';
 import { multipartForm } from '../request/multipart';
 
 /** The picture section of the account page, and GET /pictures/… serving uploaded pictures. */
-export function accountPictureRouter(s: Services): Router {
+export function accountPictureRouter(s: Services, deps: HttpDeps): Router {
   const r = Router();
-  const render = accountPageRenderer(s);
+  const render = accountPageRenderer(s, deps);
   const form = [resolvePlatform(s), issueCsrf, requireCsrf, requireAccount(s)];
   const user = (res: Response) => res.locals.accountUser!;
   const done = async (req: Parameters<RequestHandler>[0], res: Response, message: string) => {

@@ -1,5 +1,6 @@
 import { Router, type Request, type Response } from 'express';
 import type { Services } from '../../services';
+import type { HttpDeps } from '../http-deps';
 import { presentChooserRows } from '../../presenters/account.presenter';
 import { issueCsrf, requireCsrf } from '../middleware/csrf';
 import { resolvePlatform } from '../middleware/resolve-platform';
@@ -19,12 +20,12 @@ import { ruleValues } from '../../services/user-rules';
  * The account page of a signed-in user (`/account?platform_guid=G`): the browser session's
  * signed-in account, or the one picked when several are. Forms post to ./account-actions.router.ts (the page: ../pages/account.page.ts).
  */
-export function accountRouter(s: Services): Router {
+export function accountRouter(s: Services, deps: HttpDeps): Router {
   const r = Router();
-  const { baseUrl } = s.deps.config;
+  const { baseUrl } = deps.config;
   const platformOf = (res: Response) => res.locals.platform;
 
-  const renderAccount = accountPageRenderer(s);
+  const renderAccount = accountPageRenderer(s, deps);
 
   r.get('/account', resolvePlatform(s), issueCsrf, async (req, res) => {
     const p = platformOf(res);
@@ -78,7 +79,7 @@ export function accountRouter(s: Services): Router {
       return redirectSaved(req, res, accountUrl(p.id, '/second-factor'));
     }
     await regenerateKeepingData(req);
-    rememberSignIn(req, p.id, { userId: user.id, email: user.email }, Math.floor(s.deps.now().getTime() / 1000));
+    rememberSignIn(req, p.id, { userId: user.id, email: user.email }, Math.floor(deps.now().getTime() / 1000));
     chooseAccount(req, p.id, user.id);
     await redirectSaved(req, res, accountSectionUrl(p.id, section));
   };
@@ -104,8 +105,8 @@ export function accountRouter(s: Services): Router {
     const section = requestedSection(res.req.query);
     renderPage(res, 'signup', {
       title: t('account:signup.title'), action: withSection(accountUrl(p.id, '/signup'), section), emailLocked: false, signinUrl: withSection(accountUrl(p.id, '/signin'), section),
-      passwordMinLength: s.deps.config.passwordMinLength, error: extra.error ?? null,
-      fieldErrors: Object.fromEntries(Object.entries(extra.fieldErrors ?? {}).map(([k, m]) => [k, t(m, ruleValues(s.deps.config.passwordMinLength))])), // {{min}}, {{minAge}}: user-rules.ts
+      passwordMinLength: deps.config.passwordMinLength, error: extra.error ?? null,
+      fieldErrors: Object.fromEntries(Object.entries(extra.fieldErrors ?? {}).map(([k, m]) => [k, t(m, ruleValues(deps.config.passwordMinLength))])), // {{min}}, {{minAge}}: user-rules.ts
       values: extra.values ?? { email: '', given_name: '', family_name: '', birthdate: '', phone_number: '' },
       viaProvider: null, passwordOptional: false, upstreams: [],
     }, status);

@@ -3,6 +3,7 @@ import { OAuthError } from '../../errors';
 import type { AuthorizationRequest } from '../../domain/authorization-request';
 import type { Step } from '../../domain/interaction';
 import type { Services } from '../../services';
+import type { HttpDeps } from '../http-deps';
 import type { Refused } from '../../services/interaction/transitions';
 import { issueCsrf, requireCsrf } from '../middleware/csrf';
 import { useUiLocales } from '../middleware/locale';
@@ -28,10 +29,10 @@ import { frontchannelUrlsBeforeSignOut, stashFrontchannelFrames, takeFrontchanne
 /** The passkey options of a step this browser is no longer on: JSON public/passkeys.js shows. */
 const passkeyConflict = (res: Response, message: string) => sendJsonError(res, new OAuthError('invalid_request', message, { status: 409 }));
 
-export function interactionRouter(s: Services): Router {
+export function interactionRouter(s: Services, deps: HttpDeps): Router {
   const r = Router();
   const flow = s.interaction;
-  const pages = createInteractionPages(s);
+  const pages = createInteractionPages(s, deps);
 
   /** Loads the interaction into res.locals; a lost one restarts from its original query or explains. */
   const loadInteraction: RequestHandler = async (req, res, next) => {
@@ -229,7 +230,7 @@ export function interactionRouter(s: Services): Router {
     const { ar, browser } = interaction(req, res);
     const at = await flow.current(ar, browser);
     if (at.kind !== 'link_account') return pages.show(req, res, ar, at);
-    const sent = await flow.linkMailRequested(ar, at, res.locals.platform, (token) => `${s.deps.config.baseUrl}${linkAccountMailUrl(ar.id, token)}`);
+    const sent = await flow.linkMailRequested(ar, at, res.locals.platform, (token) => `${deps.config.baseUrl}${linkAccountMailUrl(ar.id, token)}`);
     saveInteraction(req, ar);
     await pages.show(req, res, ar, sent.step, { notice: sent.notice });
   });

@@ -1,6 +1,7 @@
 import { Router, type RequestHandler, type Response } from 'express';
 import { OAuthError } from '../../errors';
 import type { Services } from '../../services';
+import type { HttpDeps } from '../http-deps';
 import { CHALLENGE_TTL_SECONDS } from '../../services/mfa/passkeys.service';
 import { issueCsrf, requireCsrf } from '../middleware/csrf';
 import { resolvePlatform } from '../middleware/resolve-platform';
@@ -25,7 +26,7 @@ const refuse = (res: Response, status: number, messageKey: string) => sendJsonEr
  * public/passkeys.js), the registration form the script submits with the browser's answer, and
  * removal. Adding needs JavaScript (WebAuthn has no other way); listing and removing do not.
  */
-export function passkeysRouter(s: Services): Router {
+export function passkeysRouter(s: Services, deps: HttpDeps): Router {
   const r = Router();
   const user = (res: Response) => res.locals.passkeyUser!;
   const scope = (res: Response) => `${res.locals.platform.id}:${user(res).id}`;
@@ -88,7 +89,7 @@ export function passkeysRouter(s: Services): Router {
       : { ok: false as const, message: 'security:passkeys.errors.signinExpired' };
     if (!result.ok) return renderAccountSignIn(s, res, { email: '', error: res.locals.t(result.message) }, 400);
     await regenerateKeepingData(req);
-    rememberSignIn(req, p.id, { userId: result.user.id, email: result.user.email }, Math.floor(s.deps.now().getTime() / 1000), amrOf(result.amr as AuthMethod[]));
+    rememberSignIn(req, p.id, { userId: result.user.id, email: result.user.email }, Math.floor(deps.now().getTime() / 1000), amrOf(result.amr as AuthMethod[]));
     chooseAccount(req, p.id, result.user.id);
     await redirectSaved(req, res, accountSectionUrl(p.id, requestedSection(req.query)));
   });
@@ -123,7 +124,7 @@ export function passkeysRouter(s: Services): Router {
     }
     endAccountSecondFactor(req);
     await regenerateKeepingData(req);
-    rememberSignIn(req, p.id, { userId: pending.userId, email: pending.email }, Math.floor(s.deps.now().getTime() / 1000), amrOf([...(pending.firstFactor ?? ['pwd']), ...result.amr] as AuthMethod[]));
+    rememberSignIn(req, p.id, { userId: pending.userId, email: pending.email }, Math.floor(deps.now().getTime() / 1000), amrOf([...(pending.firstFactor ?? ['pwd']), ...result.amr] as AuthMethod[]));
     chooseAccount(req, p.id, pending.userId);
     await redirectSaved(req, res, accountSectionUrl(p.id, pending.section));
   });

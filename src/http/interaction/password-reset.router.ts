@@ -1,5 +1,6 @@
 import { Router, type Request, type Response } from 'express';
 import type { Services } from '../../services';
+import type { HttpDeps } from '../http-deps';
 import { issueCsrf, requireCsrf } from '../middleware/csrf';
 import { resolvePlatform } from '../middleware/resolve-platform';
 import { findInteraction, markSignedOut } from '../session/browser-session';
@@ -15,7 +16,7 @@ import { checkEmail, ruleValues } from '../../services/user-rules';
 import { RESET_PASSWORD_TTL_SECONDS } from '../../services/account/password-reset.service';
 
 /** "Forgot password?" → email → single-use 30-minute link → new password (issue 6). */
-export function passwordResetRouter(s: Services): Router {
+export function passwordResetRouter(s: Services, deps: HttpDeps): Router {
   const r = Router();
 
   /** Where "Back to sign in" and "Continue" go: the sign-in page this started from, else the account page. */
@@ -68,7 +69,7 @@ export function passwordResetRouter(s: Services): Router {
 
   const renderReset = (res: Response, token: string, email: string, error: string | null, status = 200) => {
     allowPageScript(res, 'password-toggle');
-    const min = s.deps.config.passwordMinLength;
+    const min = deps.config.passwordMinLength;
     renderPage(res, 'reset-password', {
       title: res.locals.t('password:reset.title'), platformName: res.locals.platform.name, csrfToken: res.locals.csrfToken, action: `/password/reset?${q(res.locals.platform.id)}`,
       token, email, error: translateMessage(res.locals.t, error, ruleValues(min)), passwordMinLength: min,

@@ -1,5 +1,6 @@
 import { Router, type Request, type Response } from 'express';
 import type { Services } from '../../services';
+import type { HttpDeps } from '../http-deps';
 import type { AuthorizationRequest } from '../../domain/authorization-request';
 import { isUuid } from '../../domain/ids';
 import type { AuthMethod } from '../../domain/mfa';
@@ -30,11 +31,11 @@ import { useUiLocales } from '../middleware/locale';
  * verified profile to the interaction (s.interaction.upstreamVerified) or signs the account page in.
  * Every failure ends on the page that names the provider and leads back to the other ways in.
  */
-export function upstreamRouter(s: Services): Router {
+export function upstreamRouter(s: Services, deps: HttpDeps): Router {
   const r = Router();
   const flow = s.interaction;
-  const pages = createInteractionPages(s);
-  const { baseUrl } = s.deps.config;
+  const pages = createInteractionPages(s, deps);
+  const { baseUrl } = deps.config;
 
   /** The interaction of this browser (as interaction.router.ts loads it), or restart / the expired message. */
   const loadInteraction = async (req: Request, res: Response, iid: string): Promise<AuthorizationRequest | undefined> => {
@@ -56,7 +57,7 @@ export function upstreamRouter(s: Services): Router {
   /** The upstream answered with an error, could not be reached or did not verify: audited, then the failure page. */
   async function failed(req: Request, res: Response, platformId: string, err: UpstreamSignInError | { reason: 'state_mismatch'; providerName: null }, slug: string | null, signinUrl: string | null) {
     await s.federation.identities.failed(securityOrigin(req, platformId), slug, err.reason);
-    s.deps.logger.info({ platformId, provider: slug, reason: err.reason, upstreamError: err instanceof UpstreamSignInError ? err.upstreamError : undefined }, 'upstream sign-in failed');
+    deps.logger.info({ platformId, provider: slug, reason: err.reason, upstreamError: err instanceof UpstreamSignInError ? err.upstreamError : undefined }, 'upstream sign-in failed');
     renderUpstreamFailure(res, { providerName: err.providerName, reason: err.reason, signinUrl });
   }
 
@@ -157,7 +158,7 @@ export function upstreamRouter(s: Services): Router {
       return redirectSaved(req, res, accountUrl(platform.id, '/second-factor'));
     }
     await regenerateKeepingData(req);
-    rememberSignIn(req, platform.id, { userId: user.id, email: user.email }, Math.floor(s.deps.now().getTime() / 1000), amr);
+    rememberSignIn(req, platform.id, { userId: user.id, email: user.email }, Math.floor(deps.now().getTime() / 1000), amr);
     chooseAccount(req, platform.id, user.id);
     await redirectSaved(req, res, accountSectionUrl(platform.id, section));
   });

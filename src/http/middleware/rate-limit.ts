@@ -1,10 +1,10 @@
 import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Response } from 'express';
 import { rateLimit, ipKeyGenerator } from 'express-rate-limit';
 import type { Services } from '../../services';
+import type { HttpDeps } from '../http-deps';
 import { RATE_LIMITS, type Platform } from '../../domain/platform';
 import { pageTooManyRequests, retryAfterSeconds, tooManyRequests } from './rate-limit-answers';
 import { SlidingWindowStore, type CounterBackend } from './rate-limit-store';
-import { createPostgresCounters } from './rate-limit-store.postgres';
 import { createRedisCounters } from './rate-limit-store.redis';
 
 export { RATE_LIMITS } from '../../domain/platform';
@@ -65,15 +65,15 @@ export const confidentialClient: CallerOf = (_req, res) => {
  * the subject is `client:<id>` only for a caller that authenticated, else `ip:<source>`, so nobody
  * can spend another client's bucket or escape their own by naming ids. Scale 0: no limits, no headers.
  */
-export function createRateLimits(s: Services): RateLimits {
-  const scale = s.deps.config.rateLimitScale;
+export function createRateLimits(s: Services, deps: HttpDeps): RateLimits {
+  const { config, metrics } = deps;
+  const scale = config.rateLimitScale;
   if (!(scale > 0)) return unlimited();
 
-  const warn = throttledWarning(s);
-  const { config, db } = s.deps;
-  const backend: CounterBackend = config.redisUrl ? createRedisCounters(config.redisUrl, warn) : createPostgresCounters(db);
+  const warn = throttledWarning(deps);
+  const backend: CounterBackend = config.redisUrl ? createRedisCounters(config.redisUrl, warn) : s.rateLimitCounters;
   const findPlatform = (guid: string | undefined) => (guid === undefined ? Promise.resolve(undefined) : s.platforms.findPlatform(guid)); // cached there
-  const nowMs = () => s.deps.now().getTime();
+  const nowMs = () => deps.now().getTime();
   const keys = new WeakMap<Request, string>();
   const counted = new WeakSet<Request>();
   const limiters = new Map<string, RequestHandler>();
@@ -94,7 +94,7 @@ export function createRateLimits(s: Services): RateLimits {
         standardHeaders: false,
         retryAfter: (req) => retryAfterSeconds(req, nowMs(), WINDOW_MS),
         handler: (req, res, next) => {
-          s.deps.metrics.rateLimitHits.inc({ limit: endpoint });
+          metrics.rateLimitHits.inc({ limit: endpoint });
           const seconds = retryAfterSeconds(req, nowMs(), WINDOW_MS);
           if (answer === 'json') tooManyRequests(res, seconds);
           else next(pageTooManyRequests(seconds));
@@ -197,13 +197,13 @@ function platformGuidOf(req: Request): string | undefined {
 }
 
 /** A store outage would log on every request: one warning per 30 s is enough. */
-function throttledWarning(s: Services) {
+function throttledWarning({ logger }: HttpDeps) {
   let last = 0;
   return (err: unknown, message = 'rate-limit counters unavailable; requests pass unlimited') => {
     const now = Date.now();
     if (now - last < 30_000) return;
     last = now;
     const e = err as { message?: string; code?: string } | undefined;
-    s.deps.logger.warn({ storeError: e?.message, storeErrorCode: e?.code }, message);
+    logger.warn({ storeError: e?.message, storeErrorCode: e?.code }, message);
   };
 }

@@ -4,6 +4,7 @@ import { issuerOf } from '../../domain/platform';
 import { invalidRequest } from '../../errors';
 import type { Step } from '../../domain/interaction';
 import type { Services } from '../../services';
+import type { HttpDeps } from '../http-deps';
 import { browserId, endInteraction, saveInteraction } from '../session/browser-session';
 import { interactionUrl } from '../urls';
 import { renderContinuePage } from '../pages/continue.page';
@@ -42,15 +43,16 @@ export type ClientHop = 'redirect' | 'page';
  * the client and the interaction ends; a page step is kept with the interaction and the browser is
  * sent to it (post/redirect/get).
  */
-export function createStepAnswer(s: Services) {
-  const ownOrigin = new URL(s.deps.config.baseUrl).origin;
+export function createStepAnswer(s: Services, deps: HttpDeps) {
+  const { baseUrl } = deps.config;
+  const ownOrigin = new URL(baseUrl).origin;
   const toClient = (req: Request, res: Response, ar: AuthorizationRequest, params: Record<string, string>, issuer: string, hop: ClientHop) => {
     if (hop === 'redirect' || new URL(ar.redirectUri).origin === ownOrigin) return redirectToClient(req, res, ar, params, issuer);
     renderContinuePage(res, ar.clientName, authorizationResponseUrl(ar, params, issuer));
   };
   return async function answerStep(req: Request, res: Response, ar: AuthorizationRequest, step: Step, hop: ClientHop = 'redirect'): Promise<void> {
     if (step.kind === 'complete' || step.kind === 'error') {
-      const issuer = await issuerOfPlatform(s, ar.platformId);
+      const issuer = await issuerOfPlatform(s, baseUrl, ar.platformId);
       if (step.kind === 'error') {
         endInteraction(req, ar.id);
         return toClient(req, res, ar, { error: step.code, error_description: step.description }, issuer, hop);
@@ -67,8 +69,8 @@ export function createStepAnswer(s: Services) {
 export type StepAnswer = ReturnType<typeof createStepAnswer>;
 
 /** RFC 9207: the response's `iss` is the platform's issuer (DESIGN §4, §16). */
-async function issuerOfPlatform(s: Services, platformId: string): Promise<string> {
+async function issuerOfPlatform(s: Services, baseUrl: string, platformId: string): Promise<string> {
   const platform = await s.platforms.findPlatform(platformId);
   if (!platform) throw invalidRequest(`unknown platform "${platformId}"`); // deleted during the interaction
-  return issuerOf(s.deps.config.baseUrl, platform);
+  return issuerOf(baseUrl, platform);
 }

@@ -1,6 +1,7 @@
 import { Router, type RequestHandler } from 'express';
 import { OAuthError, invalidRequest } from '../../errors';
 import type { Services } from '../../services';
+import type { HttpDeps } from '../http-deps';
 import type { AuthorizationRequest } from '../../domain/authorization-request';
 import { issuerOf } from '../../domain/platform';
 import type { AuthorizeParams } from '../../services/authorize/validate-request';
@@ -11,9 +12,9 @@ import { redirectPostToGet } from './post-to-get';
 import { useUiLocales } from '../middleware/locale';
 
 /** GET /oauth/authorize (POST: redirectAuthorizePost). */
-export function authorizeRouter(s: Services, rateLimit: (name: string) => RequestHandler): Router {
+export function authorizeRouter(s: Services, deps: HttpDeps, rateLimit: (name: string) => RequestHandler): Router {
   const r = Router();
-  const answerStep = createStepAnswer(s);
+  const answerStep = createStepAnswer(s, deps);
   const handler: RequestHandler = async (req, res) => {
     const { params, repeated } = splitRepeated(req.query);
     if (repeated.includes('client_id') || repeated.includes('redirect_uri')) throw invalidRequest(`parameter "${repeated[0]}" must not be repeated`);
@@ -27,7 +28,7 @@ export function authorizeRouter(s: Services, rateLimit: (name: string) => Reques
     } catch (err) {
       if (!(err instanceof OAuthError)) throw err;
       const fake = { redirectUri: params.redirect_uri, state: params.state } as AuthorizationRequest;
-      return redirectToClient(req, res, fake, { error: err.code, error_description: err.description }, issuerOf(s.deps.config.baseUrl, platform));
+      return redirectToClient(req, res, fake, { error: err.code, error_description: err.description }, issuerOf(deps.config.baseUrl, platform));
     }
     ar.restart = restartQuery(params);
     await answerStep(req, res, ar, await s.interaction.current(ar, browserAccounts(req, platform.id)));

@@ -3,6 +3,7 @@ import { OAuthError } from '../../errors';
 import type { Platform } from '../../domain/platform';
 import { presentDiscovery } from '../../presenters/discovery.presenter';
 import type { Services } from '../../services';
+import type { HttpDeps } from '../http-deps';
 import { resolvePlatform } from '../middleware/resolve-platform';
 import { sendCacheableJson } from './cacheable-json';
 
@@ -11,11 +12,11 @@ import { sendCacheableJson } from './cacheable-json';
  * (DESIGN §16) the same document where a relying party derives it from the issuer alone:
  * {issuer}/.well-known/openid-configuration (OIDC Discovery §4) and the RFC 8414 §3.1 path.
  */
-export function discoveryRouter(s: Services, rateLimit: (name: string) => RequestHandler): Router {
+export function discoveryRouter(s: Services, deps: HttpDeps, rateLimit: (name: string) => RequestHandler): Router {
   const r = Router();
   const send = (req: Request, res: Response, platform: Platform) =>
     // The profile is in the key: switching it changes the document.
-    sendCacheableJson(req, res, `discovery:${platform.id}:${platform.signingProfile}`, () => presentDiscovery(s.deps.config.baseUrl, platform));
+    sendCacheableJson(req, res, `discovery:${platform.id}:${platform.signingProfile}`, () => presentDiscovery(deps.config.baseUrl, platform));
 
   r.get('/.well-known/openid-configuration', rateLimit('discovery'), resolvePlatform(s), (req, res) => send(req, res, res.locals.platform));
 

@@ -1,6 +1,7 @@
 import { Router, type Request, type RequestHandler } from 'express';
 import { invalidRequest, invalidToken } from '../../errors';
 import type { Services } from '../../services';
+import type { HttpDeps } from '../http-deps';
 import type { LiveAccessToken } from '../../services/access-token-cache';
 import { presentUserinfo } from '../../presenters/claims.presenter';
 import { parseScope } from '../../services/scopes';
@@ -21,7 +22,7 @@ function bearerToken(header: string | undefined): string {
  * against the token's client only once the token has verified and is live; anything else (a
  * forged or dead token naming any client) against the source address.
  */
-export function userinfoRouter(s: Services, rateLimit: RateLimits): Router {
+export function userinfoRouter(s: Services, deps: HttpDeps, rateLimit: RateLimits): Router {
   const r = Router();
   const live = new WeakMap<Request, LiveAccessToken>();
   const limit = rateLimit.perClient('userinfo', (req) => live.get(req)?.token);
@@ -38,7 +39,7 @@ export function userinfoRouter(s: Services, rateLimit: RateLimits): Router {
     const found = live.get(req)!;
     let body = bodies.get(found);
     if (body === undefined) {
-      body = JSON.stringify(presentUserinfo(found.user, parseScope(found.token.scope), s.deps.config.baseUrl));
+      body = JSON.stringify(presentUserinfo(found.user, parseScope(found.token.scope), deps.config.baseUrl));
       bodies.set(found, body);
     }
     res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body) }).end(body);

@@ -1,5 +1,6 @@
 import type { Request, Response } from 'express';
 import type { Services } from '../../services';
+import type { HttpDeps } from '../http-deps';
 import type { User } from '../../domain/user';
 import { ruleValues, type FieldError } from '../../services/user-rules';
 import type { Translate } from '../../i18n/catalogs';
@@ -36,8 +37,8 @@ function countryOptions(locale: string) {
 }
 
 /** Renders the account page; forms that come back with errors pass their values and messages. */
-export function accountPageRenderer(s: Services) {
-  const { baseUrl } = s.deps.config;
+export function accountPageRenderer(s: Services, deps: HttpDeps) {
+  const { baseUrl } = deps.config;
   const platformOf = (res: Response) => res.locals.platform;
   return async function renderAccount(req: Request, res: Response, user: User, extra: AccountFormState = {}, status = 200) {
     const p = platformOf(res);
@@ -55,12 +56,12 @@ export function accountPageRenderer(s: Services) {
       tabs: ACCOUNT_SECTIONS.map((id) => ({ id, label: t(`account:tabs.${id}`), href: accountSectionUrl(p.id, id), current: id === section })),
       user: presentAccountUser(user, baseUrl),
       values: { ...presentProfileValues(user), ...(extra.values ?? {}) },
-      fieldErrors: Object.fromEntries(Object.entries(extra.fieldErrors ?? {}).map(([k, m]) => [k, t(m, ruleValues(s.deps.config.passwordMinLength))])), // the rules' keys name {{min}} and friends (user-rules.ts)
+      fieldErrors: Object.fromEntries(Object.entries(extra.fieldErrors ?? {}).map(([k, m]) => [k, t(m, ruleValues(deps.config.passwordMinLength))])), // the rules' keys name {{min}} and friends (user-rules.ts)
       formError: extra.formError ? translated(t, extra.formError) : null,
       flash: takeFlash(req, p.id),
       apps: presentApps(apps, t),
       countries: countryOptions(locale),
-      passwordMinLength: s.deps.config.passwordMinLength,
+      passwordMinLength: deps.config.passwordMinLength,
       passkeys: section === 'security' ? await passkeySection(s, res, p.id, user.id, t, locale) : null, // ../interaction/passkeys.router.ts
       // Two-step verification (../account/account-mfa.router.ts); hidden when the platform turned it off and the user has none.
       mfa: { policy: mfaPolicy, totp: factors.totp, recoveryCodesLeft: factors.recoveryCodesLeft, show: mfaPolicy !== 'off' || factors.totp },

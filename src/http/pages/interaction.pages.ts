@@ -2,6 +2,7 @@ import type { Request, Response } from 'express';
 import type { AuthorizationRequest } from '../../domain/authorization-request';
 import { isPageStep, type PageStep, type Step } from '../../domain/interaction';
 import type { Services } from '../../services';
+import type { HttpDeps } from '../http-deps';
 import { presentChooserAccounts, presentConsentScopes } from '../../presenters/pages.presenter';
 import { createStepAnswer } from '../oauth/authorize-response';
 import { accountsOf } from '../session/browser-session';
@@ -37,9 +38,9 @@ type Builder<K extends PageStep['kind']> = (
  * chooses the page for a step. A step that is not a page (the code, an error) is answered to the
  * client instead. Typed over every page step, so a new step needs its builder here.
  */
-export function createInteractionPages(s: Services) {
-  const { baseUrl, passwordMinLength } = s.deps.config;
-  const answerStep = createStepAnswer(s);
+export function createInteractionPages(s: Services, deps: HttpDeps) {
+  const { baseUrl, passwordMinLength } = deps.config;
+  const answerStep = createStepAnswer(s, deps);
   const url = interactionUrl;
 
   const builders: { [K in PageStep['kind']]: { view: string; build: Builder<K> } } = {

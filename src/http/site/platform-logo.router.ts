@@ -1,7 +1,6 @@
 import { Router } from 'express';
 import type { Services } from '../../services';
 import { OAuthError } from '../../errors';
-import { findUploadedLogo } from '../../services/platform-logo';
 
 /** What an uploaded logo may do when opened on its own: nothing (no script, no fetch; inline styles of an SVG only). */
 export const LOGO_CSP = "default-src 'none'; style-src 'unsafe-inline'; sandbox";
@@ -16,7 +15,7 @@ export function platformLogoRouter(s: Services): Router {
   const r = Router();
   r.get('/platforms/:platformId/logo', async (req, res) => {
     const { platformId } = req.params;
-    const logo = await findUploadedLogo(s.deps.db, platformId);
+    const logo = await s.platforms.findUploadedLogo(platformId);
     if (!logo) throw new OAuthError('not_found', 'This platform has no uploaded logo');
     const current = req.query.v === logo.version;
     res

@@ -1,13 +1,13 @@
 import type { z } from 'zod';
 import type { UpstreamProvider as ProviderShape, UserIdentity as IdentityShape } from '../../services/admin/schemas/upstream-providers.schemas';
 import type { IdentityWithProvider } from '../../services/admin/user-identities.admin';
-import { upstreamCallbackUrl, type UpstreamProvider } from '../../domain/upstream';
+import type { UpstreamProvider } from '../../domain/upstream';
 
 /**
  * An upstream provider as the admin surfaces show it: never its client secret (only whether one is
  * set), and the callback URL the operator registers at the upstream.
  */
-export function presentUpstreamProvider(p: UpstreamProvider, baseUrl: string): z.infer<typeof ProviderShape> {
+export function presentUpstreamProvider(p: UpstreamProvider, callbackUrl: string): z.infer<typeof ProviderShape> {
   return {
     id: p.id,
     platform_guid: p.platformId,
@@ -24,7 +24,7 @@ export function presentUpstreamProvider(p: UpstreamProvider, baseUrl: string): z
     trust_mfa: p.trustMfa,
     store_tokens: p.storeTokens,
     enabled: p.enabled,
-    callback_url: upstreamCallbackUrl(baseUrl, p.platformId),
+    callback_url: callbackUrl,
     created_at: p.createdAt.toISOString(),
     updated_at: p.updatedAt.toISOString(),
   };

@@ -3,7 +3,7 @@ import { newId } from '../../crypto/random';
 import { isUuid } from '../../domain/ids';
 import { invalidRequest, OAuthError } from '../../errors';
 import {
-  MAPPABLE_CLAIMS, microsoftIssuer, UPSTREAM_KINDS, UPSTREAM_PRESETS, UPSTREAM_SLUG,
+  MAPPABLE_CLAIMS, microsoftIssuer, upstreamCallbackUrl, UPSTREAM_KINDS, UPSTREAM_PRESETS, UPSTREAM_SLUG,
   type ClaimMapping, type UpstreamKind, type UpstreamProvider,
 } from '../../domain/upstream';
 import * as providers from '../../repositories/upstream-provider.repository';
@@ -121,6 +121,11 @@ export function createUpstreamProviders(deps: Deps) {
 
   return {
     publicView,
+
+    /** The platform's one callback URL, which the operator registers at every upstream. */
+    callbackUrl(platformId: string): string {
+      return upstreamCallbackUrl(deps.config.baseUrl, platformId);
+    },
 
     async create(platformId: string, input: UpstreamProviderInput, q: Queryable = deps.db): Promise<UpstreamProvider> {
       const fields = fieldsOf(input);

@@ -1,5 +1,6 @@
 import express, { type RequestHandler, type Router } from 'express';
 import type { Services } from '../../../services';
+import type { HttpDeps } from '../../http-deps';
 import { OAuthError } from '../../../errors';
 import type { RateLimits } from '../../middleware/rate-limit';
 import { noStore } from '../../middleware/no-store';
@@ -22,7 +23,7 @@ const RESOURCES = [platformRoutes, userRoutes, userIdentityRoutes, clientRoutes,
  * The admin REST API (DESIGN §14), mounted at /admin/api/v1: a bearer admin token, counted per
  * token once it authenticated (per source before), JSON only, described at /openapi.json.
  */
-export function adminApiRouter(s: Services, rateLimit: RateLimits): Router {
+export function adminApiRouter(s: Services, deps: HttpDeps, rateLimit: RateLimits): Router {
   const registry = createAdminRegistry();
   const api = express.Router();
   for (const addRoutes of RESOURCES) addRoutes(api, registry, s);
@@ -31,7 +32,7 @@ export function adminApiRouter(s: Services, rateLimit: RateLimits): Router {
   const router = express.Router();
   router.use(noStore);
   router.get('/openapi.json', (_req, res) => {
-    document ??= generateAdminDocument(registry, s.deps.config.baseUrl);
+    document ??= generateAdminDocument(registry, deps.config.baseUrl);
     res.json(document);
   });
   router.use(authenticate(s), rateLimit.adminApi, requireToken);

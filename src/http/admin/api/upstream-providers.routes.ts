@@ -19,7 +19,7 @@ import { addOperation } from './admin-route';
 export function upstreamProviderRoutes(router: Router, registry: OpenAPIRegistry, s: Services) {
   const tag = 'Upstream providers';
   const base = '/platforms/:platform_guid/upstream-providers';
-  const present = (p: Parameters<typeof presentUpstreamProvider>[0]) => presentUpstreamProvider(p, s.deps.config.baseUrl);
+  const present = (p: Parameters<typeof presentUpstreamProvider>[0]) => presentUpstreamProvider(p, s.federation.providers.callbackUrl(p.platformId));
   const admin = s.admin.upstreamProviders;
   addOperation(router, registry, {
     method: 'get', path: base, operationId: 'listUpstreamProviders', tag, summary: "List a platform's upstream identity providers",

@@ -1,5 +1,6 @@
 import { Router, type Request, type Response } from 'express';
 import type { Services } from '../../../services';
+import type { HttpDeps } from '../../http-deps';
 import { SUPPORTED_SCOPES } from '../../../domain/scopes';
 import { ID_TOKEN_ALGS } from '../../../domain/client';
 import { invalidRequest } from '../../../errors';
@@ -100,7 +101,7 @@ const NEW_FORM = {
  * secret and delete it. A secret leaves once: sealed in the console session across the 303, shown
  * on the next render of that client's page and dropped from the session by that render.
  */
-export function consoleClientsRouter(s: Services): Router {
+export function consoleClientsRouter(s: Services, deps: HttpDeps): Router {
   const r = Router();
   const base = (req: Request) => `/admin/platforms/${req.params.platformId}/clients`;
   const platformId = (req: Request) => String(req.params.platformId);
@@ -132,7 +133,7 @@ export function consoleClientsRouter(s: Services): Router {
       // Shown on this render only, whichever client it was for.
       delete req.session.console!.secretOnce;
       await saveConsoleSession(req);
-      if (once.clientId === client.client_id) secret = s.deps.sealer.unseal(once.sealed).toString('utf8');
+      if (once.clientId === client.client_id) secret = s.admin.clients.unsealSecretForDisplay(once.sealed);
     }
     renderConsole(req, res, 'client', {
       title: client.name,
@@ -140,7 +141,7 @@ export function consoleClientsRouter(s: Services): Router {
       secret,
       scopes: SUPPORTED_SCOPES,
       overlaps: OVERLAPS,
-      defaultOverlap: s.deps.config.clientSecretOverlapSeconds,
+      defaultOverlap: deps.config.clientSecretOverlapSeconds,
       form: form ?? {
         name: client.name,
         type: client.type,
@@ -167,7 +168,7 @@ export function consoleClientsRouter(s: Services): Router {
 
   /** Keeps a new secret, sealed, for the client page's next render. */
   function revealOnce(req: Request, id: string, secret: string) {
-    req.session.console!.secretOnce = { clientId: id, sealed: s.deps.sealer.seal(secret) };
+    req.session.console!.secretOnce = { clientId: id, sealed: s.admin.clients.sealSecretForDisplay(secret) };
   }
 
   r.get('/admin/platforms/:platformId/clients', (req, res) => showList(req, res));

@@ -1,5 +1,6 @@
 import { Router, type Request, type Response } from 'express';
 import type { Services } from '../../../services';
+import type { HttpDeps } from '../../http-deps';
 import { field, queryParam, submitForm } from './forms';
 import { operatorActor } from './operator';
 import { renderConsole } from './render';
@@ -14,7 +15,7 @@ const utc = (d: Date) => `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`
 const PAGE = 50;
 
 /** A platform's signing profile (switch) and signing keys (s.admin.keys): kid, algorithm, status and dates (never the material); rotate, retire. */
-export function consoleKeysRouter(s: Services): Router {
+export function consoleKeysRouter(s: Services, deps: HttpDeps): Router {
   const r = Router();
   const base = (req: Request) => `/admin/platforms/${req.params.platformId}/keys`;
 
@@ -27,13 +28,13 @@ export function consoleKeysRouter(s: Services): Router {
       keys: page.items,
       nextUrl: page.nextCursor ? `${base(req)}?cursor=${encodeURIComponent(page.nextCursor)}` : null,
       firstUrl: cursor ? base(req) : null,
-      accessTokenTtlSeconds: s.deps.config.accessTokenTtlSeconds,
-      publicationSeconds: s.deps.config.signingKeyPublicationSeconds,
+      accessTokenTtlSeconds: deps.config.accessTokenTtlSeconds,
+      publicationSeconds: deps.config.signingKeyPublicationSeconds,
       // Standard platforms rotate one algorithm at a time; a seed platform has its HS512 key only.
       algs: platform.signingProfile === 'standard' ? SIGNING_ALGS : null,
       profile: platform.signingProfile,
       profiles: SIGNING_PROFILES,
-      issuer: issuerOf(s.deps.config.baseUrl, platform),
+      issuer: issuerOf(deps.config.baseUrl, platform),
       action: base(req),
       error,
     }, status);
@@ -66,7 +67,7 @@ export function consoleKeysRouter(s: Services): Router {
       async () => {
         const input = parseInput(PlatformUpdate, { signing_profile: field(req, 'signing_profile') });
         const platform = await s.admin.platforms.update(operatorActor(req, res), String(req.params.platformId), input);
-        const issuer = issuerOf(s.deps.config.baseUrl, platform);
+        const issuer = issuerOf(deps.config.baseUrl, platform);
         const what = platform.signingProfile === 'standard'
           ? 'tokens are signed RS256 (ID tokens per client) and the JWKS publishes the public keys'
           : 'tokens are signed HS512 and the JWKS lists oct descriptors only';

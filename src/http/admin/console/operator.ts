@@ -1,5 +1,6 @@
 import type { Request, RequestHandler, Response } from 'express';
 import type { Services } from '../../../services';
+import type { HttpDeps } from '../../http-deps';
 import type { AdminActor } from '../../../domain/admin';
 import type { Operator } from '../../../domain/operator';
 import { auditContext } from '../../request/audit-context';
@@ -20,11 +21,11 @@ export const SIGN_IN_PATH = '/admin/sign-in';
  * Every console page but the sign-in's: a session past both factors, within 8 hours of the sign-in
  * and 30 minutes of the last request, of an operator still enabled. Anything else goes to sign-in.
  */
-export function requireOperator(s: Services): RequestHandler {
+export function requireOperator(s: Services, deps: HttpDeps): RequestHandler {
   return async (req, res, next) => {
     const c = req.session?.console;
     if (!c || c.stage !== 'signed_in') return res.redirect(303, SIGN_IN_PATH);
-    const now = s.deps.now().getTime();
+    const now = deps.now().getTime();
     const operator = await s.operators.findActive(c.operatorId);
     if (now - c.startedAt > CONSOLE_ABSOLUTE_MS || now - c.lastSeenAt > CONSOLE_IDLE_MS || !operator) {
       await endConsoleSession(req);

@@ -1,5 +1,6 @@
 import { Router, type Request, type Response } from 'express';
 import type { Services } from '../../../services';
+import type { HttpDeps } from '../../http-deps';
 import { RATE_LIMITED_ENDPOINTS, type RateLimitedEndpoint } from '../../../domain/platform';
 import { invalidRequest } from '../../../errors';
 import { parseInput } from '../../../services/admin/parse-input';
@@ -12,7 +13,7 @@ import { renderConsole } from './render';
 const isEndpoint = (value: string): value is RateLimitedEndpoint => (RATE_LIMITED_ENDPOINTS as readonly string[]).includes(value);
 
 /** A platform's rate limits: per endpoint the spec's limit, the override and the one in force; set or reset an override. */
-export function consoleRateLimitsRouter(s: Services): Router {
+export function consoleRateLimitsRouter(s: Services, deps: HttpDeps): Router {
   const r = Router();
   const base = (req: Request) => `/admin/platforms/${req.params.platformId}/rate-limits`;
 
@@ -21,7 +22,7 @@ export function consoleRateLimitsRouter(s: Services): Router {
     renderConsole(req, res, 'rate-limits', {
       title: 'Rate limits',
       limits: presentRateLimits(platform).limits,
-      scale: s.deps.config.rateLimitScale,
+      scale: deps.config.rateLimitScale,
       action: base(req),
       failedEndpoint: form.endpoint ?? null,
       failedValue: form.value ?? '',

@@ -1,7 +1,7 @@
 import { Router, type ErrorRequestHandler, type RequestHandler } from 'express';
 import type { Pool } from 'pg';
-import type { Config } from '../../../config';
 import type { Services } from '../../../services';
+import type { HttpDeps } from '../../http-deps';
 import { OAuthError } from '../../../errors';
 import { issueCsrf, requireCsrf } from '../../middleware/csrf';
 import { denyFraming } from '../../middleware/security-headers';
@@ -29,7 +29,7 @@ import { consoleSessionMiddleware } from './session';
  * one view under views/admin/ rendered with renderConsole, and one line here. A `platform` screen's
  * routes find the platform, already scope-checked, in res.locals.consolePlatform.
  */
-const SCREENS: Array<ConsoleNavEntry & { router: (s: Services) => Router }> = [
+const SCREENS: Array<ConsoleNavEntry & { router: (s: Services, deps: HttpDeps) => Router }> = [
   { label: 'Platforms', section: 'global', path: '/platforms', router: consolePlatformsRouter },
   { label: 'Audit log', section: 'global', path: '/audit', router: consoleAuditRouter },
   { label: 'Clients', section: 'platform', path: '/clients', router: consoleClientsRouter },
@@ -46,18 +46,18 @@ const SCREENS: Array<ConsoleNavEntry & { router: (s: Services) => Router }> = [
  * and no framing (its 429 too), its own session cookie, the hosted pages' per-source rate limit,
  * CSRF on every POST, and an operator past both factors on every page but the sign-in's.
  */
-export function adminConsole(s: Services, config: Config, sessionPool: Pool, rateLimit: RateLimits): Router {
+export function adminConsole(s: Services, deps: HttpDeps, sessionPool: Pool, rateLimit: RateLimits): Router {
   const r = Router();
   r.use('/admin/api', (_req, _res, next) => next('router'));
-  r.use('/admin', consoleHeaders, rateLimit.hostedPages, ...consoleSessionMiddleware(config, sessionPool), nav);
-  r.use(consoleSignInRouter(s));
+  r.use('/admin', consoleHeaders, rateLimit.hostedPages, ...consoleSessionMiddleware(deps.config, sessionPool), nav);
+  r.use(consoleSignInRouter(s, deps));
   // The logo upload is multipart: read before the CSRF check, which needs its `_csrf` field (room above the limit: an oversized file gets the form's message).
   r.post('/admin/platforms/:platformId/branding/logo', ...multipartForm('logo', LOGO_MAX_BYTES * 4));
-  r.use('/admin', requireOperator(s), issueCsrf, (req, _res, next) => (req.method === 'POST' ? requireCsrf(req, _res, next) : next()));
+  r.use('/admin', requireOperator(s, deps), issueCsrf, (req, _res, next) => (req.method === 'POST' ? requireCsrf(req, _res, next) : next()));
   r.get('/admin', (_req, res) => res.redirect(303, '/admin/platforms'));
   r.use('/admin/platforms/:platformId', loadPlatform(s));
   r.get('/admin/platforms/:platformId', (req, res) => res.redirect(303, `/admin/platforms/${req.params.platformId}${SCREENS.find((e) => e.section === 'platform')!.path}`));
-  for (const screen of SCREENS) r.use(screen.router(s));
+  for (const screen of SCREENS) r.use(screen.router(s, deps));
   r.use(consoleAccountRouter(s)); // "Your account": linked from the header's email, not a screen
   r.use('/admin', (req) => {
     throw new OAuthError('not_found', `No page ${req.method} ${req.originalUrl.split('?')[0]}`);

@@ -1,5 +1,6 @@
 import { Router, type Request, type Response } from 'express';
 import type { Services } from '../../../services';
+import type { HttpDeps } from '../../http-deps';
 import { attemptSource, tooManyAttempts } from '../../request/attempt-source';
 import { auditContext } from '../../request/audit-context';
 import { issueCsrf, requireCsrf } from '../../middleware/csrf';
@@ -25,14 +26,14 @@ const PASSKEY_ENROL_PATH = `${SIGN_IN_PATH}/new-passkey`;
  * A passkey is the other second factor (DESIGN §14 "TOTP or passkey"): "Use a passkey" next to
  * or instead of the code, and "Add a passkey" next to the app's enrolment.
  */
-export function consoleSignInRouter(s: Services): Router {
+export function consoleSignInRouter(s: Services, deps: HttpDeps): Router {
   const r = Router();
   const ctx = (req: Request, email?: string) => auditContext(req, { type: 'operator', name: email ?? null });
 
   /** The operator between password and code, if that step is still fresh; else undefined. */
   async function pending(req: Request) {
     const c = req.session?.console;
-    if (!c || c.stage !== 'second_factor' || s.deps.now().getTime() - c.startedAt > CONSOLE_SECOND_FACTOR_MS) return undefined;
+    if (!c || c.stage !== 'second_factor' || deps.now().getTime() - c.startedAt > CONSOLE_SECOND_FACTOR_MS) return undefined;
     return s.operators.findActive(c.operatorId);
   }
 
@@ -41,7 +42,7 @@ export function consoleSignInRouter(s: Services): Router {
 
   /** Over plain http under an https BASE_URL the session cookie never sticks: say so instead of looping back here. */
   const plainHttpError = (req: Request) => {
-    const { baseUrl } = s.deps.config;
+    const { baseUrl } = deps.config;
     if (!isConsoleCookieRefused(baseUrl, req)) return null;
     return `This console was reached over plain http, but its sign-in cookie is only kept over https (BASE_URL is ${baseUrl}), so signing in cannot work here. Open ${baseUrl}${SIGN_IN_PATH}. Behind a reverse proxy that ends TLS, have it send X-Forwarded-Proto: https and set TRUST_PROXY to trust it.`;
   };
@@ -67,7 +68,7 @@ export function consoleSignInRouter(s: Services): Router {
       if (outcome.lockedSeconds) res.set('Retry-After', String(outcome.lockedSeconds));
       return showSignIn(req, res, { email, error: outcome.lockedSeconds ? tooManyAttempts(outcome.lockedSeconds) : WRONG }, outcome.lockedSeconds ? 429 : 401);
     }
-    const now = s.deps.now().getTime();
+    const now = deps.now().getTime();
     await startConsoleSession(req, { operatorId: outcome.operator.id, stage: 'second_factor', startedAt: now, lastSeenAt: now });
     const hasFactor = outcome.operator.hasTotp || (await s.operators.passkeys.count(outcome.operator.id)) > 0;
     res.redirect(303, hasFactor ? CODE_PATH : ENROL_PATH);
@@ -95,7 +96,7 @@ export function consoleSignInRouter(s: Services): Router {
   /** Both factors passed: a new session id, signed in. */
   async function finishSignIn(req: Request, res: Response, operator: Operator, enrolled: boolean, factor: 'totp' | 'passkey') {
     await s.operators.signedIn(ctx(req, operator.email), operator, enrolled, factor);
-    const now = s.deps.now().getTime();
+    const now = deps.now().getTime();
     await startConsoleSession(req, { operatorId: operator.id, stage: 'signed_in', startedAt: now, lastSeenAt: now });
     res.redirect(303, '/admin');
   }

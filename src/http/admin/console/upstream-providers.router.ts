@@ -1,6 +1,6 @@
 import { Router, type Request, type Response } from 'express';
 import type { Services } from '../../../services';
-import { MAPPABLE_CLAIMS, upstreamCallbackUrl, type UpstreamKind } from '../../../domain/upstream';
+import { MAPPABLE_CLAIMS, type UpstreamKind } from '../../../domain/upstream';
 import { invalidRequest } from '../../../errors';
 import { parseInput } from '../../../services/admin/parse-input';
 import { UpstreamProviderCreate, UpstreamProviderParams, UpstreamProviderUpdate } from '../../../services/admin/schemas/upstream-providers.schemas';
@@ -71,7 +71,7 @@ export function consoleUpstreamProvidersRouter(s: Services): Router {
   const r = Router();
   const base = (req: Request) => `/admin/platforms/${req.params.platformId}/upstream-providers`;
   const platformId = (req: Request) => String(req.params.platformId);
-  const present = (p: Parameters<typeof presentUpstreamProvider>[0]) => presentUpstreamProvider(p, s.deps.config.baseUrl);
+  const present = (p: Parameters<typeof presentUpstreamProvider>[0]) => presentUpstreamProvider(p, s.federation.providers.callbackUrl(p.platformId));
   /** The :providerId of the path, checked like the API's (an id or a slug; else 400). */
   const providerId = (req: Request) => parseInput(UpstreamProviderParams, { platform_guid: platformId(req), provider_id: String(req.params.providerId) }).provider_id;
 
@@ -80,7 +80,7 @@ export function consoleUpstreamProvidersRouter(s: Services): Router {
     renderConsole(req, res, 'upstream-providers', {
       title: 'Upstream providers',
       providers,
-      callbackUrl: upstreamCallbackUrl(s.deps.config.baseUrl, platformId(req)),
+      callbackUrl: s.federation.providers.callbackUrl(platformId(req)),
       kinds: KINDS,
       claims: MAPPABLE_CLAIMS,
       form,
