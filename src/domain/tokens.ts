@@ -22,3 +22,12 @@ export interface PreparedTokens {
   refreshHash: string;
   refreshExpiresAt: Date;
 }
+
+/** A live access token as introspection reports it (RFC 7662 §2.2), before the presenter names the fields. */
+export interface ActiveToken {
+  sub: string;
+  clientId: string;
+  scope: string;
+  expiresAt: Date;
+  issuedAt: Date;
+}

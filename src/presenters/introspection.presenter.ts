@@ -1,10 +1,4 @@
-export interface ActiveToken {
-  sub: string;
-  clientId: string;
-  scope: string;
-  expiresAt: Date;
-  issuedAt: Date;
-}
+import type { ActiveToken } from '../domain/tokens';
 
 const seconds = (d: Date) => Math.floor(d.getTime() / 1000);
 

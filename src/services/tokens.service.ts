@@ -4,7 +4,7 @@ import { invalidToken } from '../errors';
 import * as tokens from '../repositories/token.repository';
 import type { Client } from '../domain/client';
 import { issuerOf, type Platform } from '../domain/platform';
-import type { ActiveToken } from '../presenters/introspection.presenter';
+import type { ActiveToken } from '../domain/tokens';
 import type { Deps } from './deps';
 import type { SigningKeys } from './signing-keys.service';
 import type { Platforms } from './platforms.service';

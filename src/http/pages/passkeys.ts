@@ -3,7 +3,7 @@ import type { Services } from '../../services';
 import { presentPasskeys, type PasskeyRow } from '../../presenters/passkey.presenter';
 import type { Translate } from '../../i18n/catalogs';
 import { allowPasskeyScripts } from '../middleware/security-headers';
-import { signinPage } from './signin.page';
+import { signinPage, type PasskeyButton } from './signin.page';
 import { renderPage } from './render';
 import { accountUpstreamUrl, accountUrl, forgotPasswordUrl, requestedSection, withSection } from '../urls';
 import { upstreamButtons } from './upstream.page';
@@ -32,23 +32,6 @@ export async function passkeySection(s: Services, res: Response, platformId: str
 
 /** The one-line warning shown instead of passkey buttons when BASE_URL is an IP address. */
 export const PASSKEYS_NEED_HOST_NAME = 'Passkeys are not available here: this server is reached by an IP address, and browsers allow passkeys only on a host name.';
-
-/** "Sign in with a passkey" on a sign-in page (views/partials/passkey-signin.ejs). */
-export interface PasskeyButton {
-  isAvailable: boolean;
-  /** The form the script submits with the browser's answer. */
-  action: string;
-  /** Where the script POSTs for the ceremony's options (JSON). */
-  options: string;
-  /** Conditional UI: the browser offers passkeys in the Email field's autofill. */
-  autofill: boolean;
-  /** The note shown instead on an IP BASE_URL. */
-  unavailable: string;
-  /** BASE_URL's origin: where a browser that refused the ceremony ("not on this address") should go. */
-  origin: string;
-  /** The button's name: "Sign in with a passkey" unless given ("Use a passkey" as a second factor). */
-  label?: string;
-}
 
 export function passkeyButton(s: Services, urls: { action: string; options: string }, autofill: boolean, label?: string): PasskeyButton {
   const isAvailable = s.passkeys.relyingParty.isAvailable;

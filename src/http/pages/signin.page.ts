@@ -2,6 +2,24 @@ import type { Response } from 'express';
 import type { Translate } from '../../i18n/catalogs';
 import { allowPageScript } from '../middleware/security-headers';
 import { translateMessage } from './messages';
+import type { UpstreamButton } from './upstream.page';
+
+/** "Sign in with a passkey" on a sign-in page (views/partials/passkey-signin.ejs; built by passkeys.ts). */
+export interface PasskeyButton {
+  isAvailable: boolean;
+  /** The form the script submits with the browser's answer. */
+  action: string;
+  /** Where the script POSTs for the ceremony's options (JSON). */
+  options: string;
+  /** Conditional UI: the browser offers passkeys in the Email field's autofill. */
+  autofill: boolean;
+  /** The note shown instead on an IP BASE_URL. */
+  unavailable: string;
+  /** BASE_URL's origin: where a browser that refused the ceremony ("not on this address") should go. */
+  origin: string;
+  /** The button's name: "Sign in with a passkey" unless given ("Use a passkey" as a second factor). */
+  label?: string;
+}
 
 /** The sign-in form, for an authorization (interaction.pages.ts) and for the account page (account.router.ts). */
 export interface SigninModel {
@@ -21,9 +39,9 @@ export interface SigninModel {
   anotherEmailAction?: string | null;
   restart?: string;
   /** "Sign in with a passkey" (src/http/pages/passkeys.ts); absent: no passkey button. */
-  passkey?: import('./passkeys').PasskeyButton | null;
+  passkey?: PasskeyButton | null;
   /** "Continue with …" for the platform's upstream providers (./upstream.page.ts); absent: none. */
-  upstreams?: import('./upstream.page').UpstreamButton[];
+  upstreams?: UpstreamButton[];
 }
 
 /** Adds `email` to a link as a query parameter (the forgot-password page pre-fills it). */
