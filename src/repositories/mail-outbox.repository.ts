@@ -1,7 +1,5 @@
 import type { Queryable } from '../db';
-
-export type MailStatus = 'queued' | 'sending' | 'sent' | 'dead';
-export const MAIL_STATUSES: readonly MailStatus[] = ['queued', 'sending', 'sent', 'dead'];
+import type { MailStatus } from '../domain/mail';
 
 export interface MailOutboxRow {
   id: string;

@@ -5,7 +5,8 @@ import { isUuid } from '../domain/ids';
 import { invalidRequest } from '../errors';
 import { createMailTransport, type MailMessage, type MailTransport } from '../mail/transport';
 import * as outbox from '../repositories/mail-outbox.repository';
-import type { MailFilter, MailOutboxRow, MailStatus } from '../repositories/mail-outbox.repository';
+import type { MailFilter, MailOutboxRow } from '../repositories/mail-outbox.repository';
+import type { MailStatus } from '../domain/mail';
 import type { Deps } from './deps';
 
 /** A mail to write to the outbox: the message, the platform it is sent for, and what it is. */

@@ -1,7 +1,8 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Pool } from 'pg';
 import type { Db } from '../db';
-import { countByStatus, MAIL_STATUSES } from '../repositories/mail-outbox.repository';
+import { countByStatus } from '../repositories/mail-outbox.repository';
+import { MAIL_STATUSES } from '../domain/mail';
 
 /** What the gauges read when Prometheus scrapes; absent ones are not reported. */
 export interface MetricSources {

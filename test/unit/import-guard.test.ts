@@ -176,6 +176,11 @@ const RULES: Rule[] = [
     breaches: (src) => src.files.filter((f) => !under(f.name, 'services') && /\.deps\b/.test(f.text)).map((f) => f.name),
   },
   {
+    refuses: '`src/wire/` → anything outside `src/wire` and `src/domain`',
+    why: 'the admin wire shapes are shared by the API, the CLI and the console; they describe JSON, they do not call anything',
+    breaches: arrowRule((a) => under(a.from, 'wire') && !under(a.to, 'wire') && !under(a.to, 'domain')),
+  },
+  {
     refuses: '`src/errors.ts` → anything outside `src/domain`',
     why: 'throwing an error never imports a page',
     breaches: arrowRule((a) => a.from === 'errors' && !under(a.to, 'domain')),

@@ -1,6 +1,6 @@
 import { parseInput } from '../../services/admin/parse-input';
-import { AuditAllQuery } from '../../services/admin/schemas/audit.schemas';
-import { PlatformParams } from '../../services/admin/schemas/common.schemas';
+import { AuditAllQuery } from '../../wire/admin/audit.schemas';
+import { PlatformParams } from '../../wire/admin/common.schemas';
 import { presentAuditEvent } from '../../presenters/admin/audit-event.presenter';
 import type { CliCommand } from '../command-table';
 import { one, pageFlags } from '../flags';

@@ -1,7 +1,7 @@
 import { invalidRequest } from '../../errors';
 import { parseInput } from '../../services/admin/parse-input';
-import { PageQuery } from '../../services/admin/schemas/common.schemas';
-import { ClientCreate, ClientParams, ClientSecretRotate, ClientUpdate } from '../../services/admin/schemas/clients.schemas';
+import { PageQuery } from '../../wire/admin/common.schemas';
+import { ClientCreate, ClientParams, ClientSecretRotate, ClientUpdate } from '../../wire/admin/clients.schemas';
 import { presentClient } from '../../presenters/admin/client.presenter';
 import type { CliCommand } from '../command-table';
 import { type Flags, many, one, pageFlags, switchFlag } from '../flags';

@@ -1,6 +1,6 @@
 import { parseInput } from '../../services/admin/parse-input';
-import { PageQuery } from '../../services/admin/schemas/common.schemas';
-import { KeyParams, KeyRotate } from '../../services/admin/schemas/keys.schemas';
+import { PageQuery } from '../../wire/admin/common.schemas';
+import { KeyParams, KeyRotate } from '../../wire/admin/keys.schemas';
 import { presentKey, presentKeyRotated } from '../../presenters/admin/key.presenter';
 import type { CliCommand } from '../command-table';
 import { one, pageFlags, switchFlag } from '../flags';

@@ -1,7 +1,7 @@
 import { invalidRequest } from '../../errors';
-import { MAIL_STATUSES, type MailStatus } from '../../services/admin/mail.admin';
+import { MAIL_STATUSES, type MailStatus } from '../../domain/mail';
 import { parseInput } from '../../services/admin/parse-input';
-import { ThrottleClearQuery, ThrottleQuery } from '../../services/admin/schemas/throttles.schemas';
+import { ThrottleClearQuery, ThrottleQuery } from '../../wire/admin/throttles.schemas';
 import { presentMail } from '../../presenters/mail.presenter';
 import { presentThrottle } from '../../presenters/admin/throttle.presenter';
 import type { CliCommand } from '../command-table';

@@ -1,5 +1,5 @@
 import { parseInput } from '../../services/admin/parse-input';
-import { Uuid } from '../../services/admin/schemas/common.schemas';
+import { Uuid } from '../../wire/admin/common.schemas';
 import type { Operator } from '../../domain/operator';
 import type { CliCommand } from '../command-table';
 import { one } from '../flags';

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { AuditEvent as AuditEventWire } from '../../services/admin/schemas/audit.schemas';
+import type { AuditEvent as AuditEventWire } from '../../wire/admin/audit.schemas';
 import type { AuditEvent } from '../../domain/audit';
 
 export function presentAuditEvent(e: AuditEvent): z.infer<typeof AuditEventWire> {

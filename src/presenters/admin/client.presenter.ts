@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { Client as ClientShape } from '../../services/admin/schemas/clients.schemas';
+import type { Client as ClientShape } from '../../wire/admin/clients.schemas';
 import type { Client } from '../../domain/client';
 
 /** A client as the admin API shows it: never its secret (that leaves only where a schema adds client_secret). */

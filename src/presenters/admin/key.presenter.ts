@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { KeyRotated, SigningKey } from '../../services/admin/schemas/keys.schemas';
+import type { KeyRotated, SigningKey } from '../../wire/admin/keys.schemas';
 import type { AdminSigningKey, KeyRotation } from '../../services/admin/keys.admin';
 
 /** A signing key's descriptor and life: never its key material. */

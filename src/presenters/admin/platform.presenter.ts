@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { Platform, RateLimits } from '../../services/admin/schemas/platforms.schemas';
+import type { Platform, RateLimits } from '../../wire/admin/platforms.schemas';
 import type { PlatformWithPolicy } from '../../repositories/platform.repository';
 import { RATE_LIMITED_ENDPOINTS, RATE_LIMITS } from '../../domain/platform';
 import { uploadedLogoPath } from '../../domain/branding';

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { Throttle } from '../../services/admin/schemas/throttles.schemas';
+import type { Throttle } from '../../wire/admin/throttles.schemas';
 import type { ThrottleEntry } from '../../services/attempt-throttle.service';
 
 /** A throttle key as operators read it: the email only as its SHA-256, times in ISO and seconds. */

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { User, UserConsent, UserDetail, UserSession } from '../../services/admin/schemas/users.schemas';
+import type { User, UserConsent, UserDetail, UserSession } from '../../wire/admin/users.schemas';
 import type { UserRow } from '../../repositories/user.repository';
 import type { GrantSession } from '../../repositories/user-admin.repository';
 

@@ -5,7 +5,7 @@ import { invalidRequest } from '../../errors';
 import type { Audit } from '../audit.service';
 import { assertGlobal } from './access';
 import type { PlatformsAdmin } from './platforms.admin';
-import type { AuditQuery } from './schemas/audit.schemas';
+import type { AuditQuery } from '../../wire/admin/audit.schemas';
 
 /**
  * The audit service pages by event id (newest first); outside it is an opaque cursor, so that

@@ -12,8 +12,8 @@ import { checkClientInput, type Platforms } from '../platforms.service';
 import { checkSigningAndLogout } from '../client-registration';
 import { decodeCursor, toPage } from './cursor';
 import type { PlatformsAdmin } from './platforms.admin';
-import type { ClientCreate, ClientSecretRotate, ClientUpdate } from './schemas/clients.schemas';
-import { clearable } from './schemas/branding.schemas';
+import type { ClientCreate, ClientSecretRotate, ClientUpdate } from '../../wire/admin/clients.schemas';
+import { clearable } from '../../wire/admin/branding.schemas';
 
 const unknownClient = (id: string) => new OAuthError('not_found', `unknown client "${id}"`);
 

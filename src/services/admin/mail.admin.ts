@@ -2,7 +2,8 @@ import { isUuid } from '../../domain/ids';
 import type { AdminActor } from '../../domain/admin';
 import { OAuthError } from '../../errors';
 import * as outbox from '../../repositories/mail-outbox.repository';
-import type { MailOutboxRow, MailStatus } from '../../repositories/mail-outbox.repository';
+import type { MailOutboxRow } from '../../repositories/mail-outbox.repository';
+import type { MailStatus } from '../../domain/mail';
 import type { Deps } from '../deps';
 import type { Audit } from '../audit.service';
 import type { MailOutbox } from '../mail-outbox.service';
@@ -10,7 +11,6 @@ import { assertGlobal, assertPlatformAccess, conflict } from './access';
 import { decodeCursor, toPage } from './cursor';
 import type { PlatformsAdmin } from './platforms.admin';
 
-export { MAIL_STATUSES, type MailStatus } from '../../repositories/mail-outbox.repository';
 
 /** Which mails to requeue: one by id, or every dead one (of a platform, or of all for a global actor). */
 export type MailRetrySelect = { id: string } | { allDead: true };

@@ -6,14 +6,14 @@ import * as platforms from '../../repositories/platform.repository';
 import * as mfa from '../../repositories/mfa.repository';
 import * as logos from '../../repositories/platform-logo.repository';
 import { checkLogo } from '../platform-logo';
-import { clearable } from './schemas/branding.schemas';
+import { clearable } from '../../wire/admin/branding.schemas';
 import type { Deps } from '../deps';
 import type { Audit } from '../audit.service';
 import type { Platforms } from '../platforms.service';
 import type { SigningKeys } from '../signing-keys.service';
 import { assertGlobal, assertPlatformAccess, unknownPlatform } from './access';
 import { decodeCursor, toPage } from './cursor';
-import type { PlatformCreate, PlatformUpdate } from './schemas/platforms.schemas';
+import type { PlatformCreate, PlatformUpdate } from '../../wire/admin/platforms.schemas';
 
 /** Platforms as operators manage them (API, CLI, console); every change audited in its transaction. */
 export function createPlatformsAdmin(deps: Deps, base: Platforms, audit: Audit, signingKeys: SigningKeys) {

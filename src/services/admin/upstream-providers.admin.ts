@@ -7,7 +7,7 @@ import type { Deps } from '../deps';
 import type { Audit } from '../audit.service';
 import type { UpstreamProviderInput, UpstreamProviderPatch, UpstreamProviders } from '../federation/providers.service';
 import type { PlatformsAdmin } from './platforms.admin';
-import type { UpstreamProviderCreate, UpstreamProviderUpdate } from './schemas/upstream-providers.schemas';
+import type { UpstreamProviderCreate, UpstreamProviderUpdate } from '../../wire/admin/upstream-providers.schemas';
 
 type CreateBody = z.infer<typeof UpstreamProviderCreate>;
 type UpdateBody = z.infer<typeof UpstreamProviderUpdate>;

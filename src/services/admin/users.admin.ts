@@ -24,7 +24,7 @@ import { checkProfile, type ProfileInput } from '../account/profile.service';
 import { checkBirthdate, checkEmail, ruleValues, type FieldError } from '../user-rules';
 import { assertPlatformAccess, unknownPlatform } from './access';
 import { decodeCursor, toPage } from './cursor';
-import type { UserCreate, UserListQuery, UserUpdate } from './schemas/users.schemas';
+import type { UserCreate, UserListQuery, UserUpdate } from '../../wire/admin/users.schemas';
 import { translatorFor } from '../../i18n/catalogs';
 
 export interface UsersAdminBase {

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { AdminActor } from '../../../domain/admin';
 import { OAuthError } from '../../../errors';
 import { parseInput } from '../../../services/admin/parse-input';
-import { ErrorResponse } from '../../../services/admin/schemas/common.schemas';
+import { ErrorResponse } from '../../../wire/admin/common.schemas';
 import { auditContext } from '../../request/audit-context';
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';

@@ -1,8 +1,8 @@
 import type { Router } from 'express';
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import type { Services } from '../../../services';
-import { PlatformParams } from '../../../services/admin/schemas/common.schemas';
-import { AuditAllQuery, AuditEventPage, AuditQuery } from '../../../services/admin/schemas/audit.schemas';
+import { PlatformParams } from '../../../wire/admin/common.schemas';
+import { AuditAllQuery, AuditEventPage, AuditQuery } from '../../../wire/admin/audit.schemas';
 import { presentAuditEvent } from '../../../presenters/admin/audit-event.presenter';
 import { addOperation } from './admin-route';
 

@@ -1,7 +1,7 @@
 import type { Router } from 'express';
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import type { Services } from '../../../services';
-import { PageQuery, PlatformParams } from '../../../services/admin/schemas/common.schemas';
+import { PageQuery, PlatformParams } from '../../../wire/admin/common.schemas';
 import {
   Client,
   ClientCreate,
@@ -12,7 +12,7 @@ import {
   ClientSecretRotated,
   ClientUpdate,
   ClientUpdated,
-} from '../../../services/admin/schemas/clients.schemas';
+} from '../../../wire/admin/clients.schemas';
 import { presentClient } from '../../../presenters/admin/client.presenter';
 import { addOperation } from './admin-route';
 

@@ -1,8 +1,8 @@
 import type { Router } from 'express';
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import type { Services } from '../../../services';
-import { PageQuery, PlatformParams } from '../../../services/admin/schemas/common.schemas';
-import { KeyParams, KeyRotate, KeyRotated, SigningKey, SigningKeyPage } from '../../../services/admin/schemas/keys.schemas';
+import { PageQuery, PlatformParams } from '../../../wire/admin/common.schemas';
+import { KeyParams, KeyRotate, KeyRotated, SigningKey, SigningKeyPage } from '../../../wire/admin/keys.schemas';
 import { presentKey, presentKeyRotated } from '../../../presenters/admin/key.presenter';
 import { addOperation } from './admin-route';
 

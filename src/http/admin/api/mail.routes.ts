@@ -1,8 +1,8 @@
 import type { Router } from 'express';
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import type { Services } from '../../../services';
-import { PlatformParams } from '../../../services/admin/schemas/common.schemas';
-import { MailAllQuery, MailPage, MailParams, MailQuery, MailRetried } from '../../../services/admin/schemas/mail.schemas';
+import { PlatformParams } from '../../../wire/admin/common.schemas';
+import { MailAllQuery, MailPage, MailParams, MailQuery, MailRetried } from '../../../wire/admin/mail.schemas';
 import { presentMail } from '../../../presenters/mail.presenter';
 import { addOperation } from './admin-route';
 

@@ -1,7 +1,7 @@
 import type { Router } from 'express';
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import type { Services } from '../../../services';
-import { PageQuery, PlatformParams } from '../../../services/admin/schemas/common.schemas';
+import { PageQuery, PlatformParams } from '../../../wire/admin/common.schemas';
 import {
   Platform,
   PlatformCreate,
@@ -11,7 +11,7 @@ import {
   RateLimitParams,
   RateLimits,
   RateLimitSet,
-} from '../../../services/admin/schemas/platforms.schemas';
+} from '../../../wire/admin/platforms.schemas';
 import { presentPlatform, presentRateLimits } from '../../../presenters/admin/platform.presenter';
 import { addOperation } from './admin-route';
 import { LOGO_CONTENT_TYPES, LOGO_MAX_BYTES } from '../../../domain/branding';

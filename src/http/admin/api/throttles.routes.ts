@@ -1,8 +1,8 @@
 import type { Router } from 'express';
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import type { Services } from '../../../services';
-import { PlatformParams } from '../../../services/admin/schemas/common.schemas';
-import { ThrottleClearQuery, ThrottleList, ThrottleQuery, ThrottlesCleared } from '../../../services/admin/schemas/throttles.schemas';
+import { PlatformParams } from '../../../wire/admin/common.schemas';
+import { ThrottleClearQuery, ThrottleList, ThrottleQuery, ThrottlesCleared } from '../../../wire/admin/throttles.schemas';
 import { presentThrottle } from '../../../presenters/admin/throttle.presenter';
 import { addOperation } from './admin-route';
 

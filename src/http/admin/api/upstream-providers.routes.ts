@@ -1,8 +1,8 @@
 import type { Router } from 'express';
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import type { Services } from '../../../services';
-import { PlatformParams } from '../../../services/admin/schemas/common.schemas';
-import { UserActionResult, UserParams } from '../../../services/admin/schemas/users.schemas';
+import { PlatformParams } from '../../../wire/admin/common.schemas';
+import { UserActionResult, UserParams } from '../../../wire/admin/users.schemas';
 import {
   UpstreamProvider,
   UpstreamProviderCreate,
@@ -11,7 +11,7 @@ import {
   UpstreamProviderUpdate,
   UserIdentities,
   UserIdentityParams,
-} from '../../../services/admin/schemas/upstream-providers.schemas';
+} from '../../../wire/admin/upstream-providers.schemas';
 import { presentUpstreamProvider, presentUserIdentity } from '../../../presenters/admin/upstream-provider.presenter';
 import { addOperation } from './admin-route';
 

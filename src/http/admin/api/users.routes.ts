@@ -1,7 +1,7 @@
 import type { Router } from 'express';
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import type { Services } from '../../../services';
-import { PlatformParams } from '../../../services/admin/schemas/common.schemas';
+import { PlatformParams } from '../../../wire/admin/common.schemas';
 import {
   UserActionResult,
   UserConsentParams,
@@ -15,7 +15,7 @@ import {
   UserSessionParams,
   UserSessions,
   UserUpdate,
-} from '../../../services/admin/schemas/users.schemas';
+} from '../../../wire/admin/users.schemas';
 import { presentUser, presentUserConsent, presentUserDetail, presentUserSession } from '../../../presenters/admin/user.presenter';
 import { addOperation } from './admin-route';
 

@@ -3,7 +3,7 @@ import type { Services } from '../../../services';
 import { LOGO_CONTENT_TYPES, LOGO_MAX_BYTES, platformLogoSrc } from '../../../domain/branding';
 import { invalidRequest } from '../../../errors';
 import { parseInput } from '../../../services/admin/parse-input';
-import { PlatformUpdate } from '../../../services/admin/schemas/platforms.schemas';
+import { PlatformUpdate } from '../../../wire/admin/platforms.schemas';
 import { field, submitForm } from './forms';
 import { operatorActor } from './operator';
 import { renderConsole } from './render';

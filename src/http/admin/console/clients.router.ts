@@ -5,7 +5,7 @@ import { SUPPORTED_SCOPES } from '../../../domain/scopes';
 import { ID_TOKEN_ALGS } from '../../../domain/client';
 import { invalidRequest } from '../../../errors';
 import { parseInput } from '../../../services/admin/parse-input';
-import { ClientCreate, ClientSecretRotate, ClientUpdate } from '../../../services/admin/schemas/clients.schemas';
+import { ClientCreate, ClientSecretRotate, ClientUpdate } from '../../../wire/admin/clients.schemas';
 import { presentClient } from '../../../presenters/admin/client.presenter';
 import { field, queryParam, submitForm } from './forms';
 import { operatorActor } from './operator';

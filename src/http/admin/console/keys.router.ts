@@ -5,8 +5,8 @@ import { field, queryParam, submitForm } from './forms';
 import { operatorActor } from './operator';
 import { renderConsole } from './render';
 import { parseInput } from '../../../services/admin/parse-input';
-import { KeyRotate } from '../../../services/admin/schemas/keys.schemas';
-import { PlatformUpdate } from '../../../services/admin/schemas/platforms.schemas';
+import { KeyRotate } from '../../../wire/admin/keys.schemas';
+import { PlatformUpdate } from '../../../wire/admin/platforms.schemas';
 import { SIGNING_ALGS } from '../../../domain/signing-key';
 import { issuerOf, SIGNING_PROFILES } from '../../../domain/platform';
 

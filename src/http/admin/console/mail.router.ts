@@ -1,6 +1,6 @@
 import { Router, type Request, type Response } from 'express';
 import type { Services } from '../../../services';
-import { MAIL_STATUSES, type MailStatus } from '../../../services/admin/mail.admin';
+import { MAIL_STATUSES, type MailStatus } from '../../../domain/mail';
 import { presentMail } from '../../../presenters/mail.presenter';
 import { field, queryParam, submitForm } from './forms';
 import { operatorActor } from './operator';

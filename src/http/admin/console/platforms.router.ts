@@ -1,7 +1,7 @@
 import { Router, type Request, type Response } from 'express';
 import type { Services } from '../../../services';
 import { parseInput } from '../../../services/admin/parse-input';
-import { PlatformCreate } from '../../../services/admin/schemas/platforms.schemas';
+import { PlatformCreate } from '../../../wire/admin/platforms.schemas';
 import { SIGNING_PROFILES } from '../../../domain/platform';
 import { field, queryParam, submitForm } from './forms';
 import { operatorActor } from './operator';

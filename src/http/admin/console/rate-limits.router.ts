@@ -4,7 +4,7 @@ import type { HttpDeps } from '../../http-deps';
 import { RATE_LIMITED_ENDPOINTS, type RateLimitedEndpoint } from '../../../domain/platform';
 import { invalidRequest } from '../../../errors';
 import { parseInput } from '../../../services/admin/parse-input';
-import { RateLimitSet } from '../../../services/admin/schemas/platforms.schemas';
+import { RateLimitSet } from '../../../wire/admin/platforms.schemas';
 import { presentRateLimits } from '../../../presenters/admin/platform.presenter';
 import { field, submitForm } from './forms';
 import { operatorActor } from './operator';

@@ -3,7 +3,7 @@ import type { Services } from '../../../services';
 import { MAPPABLE_CLAIMS, type UpstreamKind } from '../../../domain/upstream';
 import { invalidRequest } from '../../../errors';
 import { parseInput } from '../../../services/admin/parse-input';
-import { UpstreamProviderCreate, UpstreamProviderParams, UpstreamProviderUpdate } from '../../../services/admin/schemas/upstream-providers.schemas';
+import { UpstreamProviderCreate, UpstreamProviderParams, UpstreamProviderUpdate } from '../../../wire/admin/upstream-providers.schemas';
 import { presentUpstreamProvider } from '../../../presenters/admin/upstream-provider.presenter';
 import { field, submitForm } from './forms';
 import { operatorActor } from './operator';

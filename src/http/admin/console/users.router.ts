@@ -4,7 +4,7 @@ import type { AdminActor } from '../../../domain/admin';
 import { isUuid } from '../../../domain/ids';
 import { invalidRequest, OAuthError } from '../../../errors';
 import { parseInput } from '../../../services/admin/parse-input';
-import { UserListQuery } from '../../../services/admin/schemas/users.schemas';
+import { UserListQuery } from '../../../wire/admin/users.schemas';
 import { presentUser, presentUserConsent, presentUserDetail, presentUserSession } from '../../../presenters/admin/user.presenter';
 import { presentUserIdentity } from '../../../presenters/admin/upstream-provider.presenter';
 import { field, queryParam, submitForm, type FormDone } from './forms';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { SIGNING_ALGS } from '../../../domain/signing-key';
+import { SIGNING_ALGS } from '../../domain/signing-key';
 import { pageOf, PlatformParams, Timestamp, Uuid } from './common.schemas';
 
 export const KEY_STATUSES = ['next', 'active', 'retiring', 'retired'] as const;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { MFA_POLICIES } from '../../../domain/mfa';
-import { RATE_LIMITED_ENDPOINTS, SIGNING_PROFILES } from '../../../domain/platform';
+import { MFA_POLICIES } from '../../domain/mfa';
+import { RATE_LIMITED_ENDPOINTS, SIGNING_PROFILES } from '../../domain/platform';
 import { pageOf, Timestamp, Uuid } from './common.schemas';
 import { AccentColor, LogoUrl, SupportEmail } from './branding.schemas';
 

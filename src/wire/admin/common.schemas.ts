@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ADMIN_PAGE_DEFAULT, ADMIN_PAGE_MAX } from '../../../domain/admin';
+import { ADMIN_PAGE_DEFAULT, ADMIN_PAGE_MAX } from '../../domain/admin';
 
 /**
  * Shapes shared by every admin resource. Each schema validates input (API, CLI, console) and

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { accentColorProblem } from '../../../domain/branding';
+import { accentColorProblem } from '../../domain/branding';
 
 /**
  * Branding fields (DESIGN §18) as the admin surfaces take them: null or "" clears a field. Only

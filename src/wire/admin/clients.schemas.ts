@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CLIENT_SECRET_OVERLAP_MAX_SECONDS, ID_TOKEN_ALGS } from '../../../domain/client';
+import { CLIENT_SECRET_OVERLAP_MAX_SECONDS, ID_TOKEN_ALGS } from '../../domain/client';
 import { pageOf, Timestamp, Uuid } from './common.schemas';
 import { ClientMetadata } from './branding.schemas';
 

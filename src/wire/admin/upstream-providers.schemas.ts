@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { MAPPABLE_CLAIMS, UPSTREAM_KINDS, UPSTREAM_SLUG } from '../../../domain/upstream';
-import { isUuid } from '../../../domain/ids';
+import { MAPPABLE_CLAIMS, UPSTREAM_KINDS, UPSTREAM_SLUG } from '../../domain/upstream';
+import { isUuid } from '../../domain/ids';
 import { PlatformParams, Timestamp, Uuid } from './common.schemas';
 import { UserParams } from './users.schemas';
 

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { MAIL_STATUSES } from '../../../repositories/mail-outbox.repository';
+import { MAIL_STATUSES } from '../../domain/mail';
 import { pageOf, PageQuery, PlatformParams, Timestamp, Uuid } from './common.schemas';
 
-const MailStatus = z.enum(MAIL_STATUSES as readonly ['queued', 'sending', 'sent', 'dead']);
+const MailStatus = z.enum(MAIL_STATUSES);
 
 export const Mail = z
   .object({

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AUDIT_EVENT_KINDS, type AuditActorType } from '../../../domain/audit';
+import { AUDIT_EVENT_KINDS, type AuditActorType } from '../../domain/audit';
 import { pageOf, PageQuery, Timestamp, Uuid } from './common.schemas';
 
 export const AUDIT_ACTOR_TYPES = ['user', 'admin_token', 'operator', 'cli', 'system'] as const satisfies readonly AuditActorType[];
