@@ -45,7 +45,7 @@ async function main() {
   const auth = driver.basic;
   const tokenUrl = `${ours.base}/oauth/token`;
   log('minting refresh tokens…');
-  const clients = (await driver.mintRefreshTokens(CLIENTS)).map((refreshToken) => ({ refreshToken, accessToken: '' }));
+  const clients = (await driver.mintRefreshTokens(CLIENTS)).map((refreshToken) => ({ refreshToken, accessToken: '', refreshing: false }));
 
   const counts = { sent: 0, ok: 0, failed: 0 };
   const failures = new Map<string, number>();
@@ -70,9 +70,17 @@ async function main() {
   let turn = 0;
   const mix: [number, () => Promise<unknown>][] = [
     [20, async () => {
+      // A client refreshes once at a time, as a real one does: its turn passes while its last
+      // refresh is unanswered (presenting the same token twice at once is reuse, refused by design).
       const c = clients[turn++ % clients.length];
-      const r = await send('refresh', () => post(tokenUrl, { grant_type: 'refresh_token', refresh_token: c.refreshToken }));
-      if (r) Object.assign(c, { refreshToken: JSON.parse(r.body).refresh_token, accessToken: JSON.parse(r.body).access_token });
+      if (c.refreshing) return;
+      c.refreshing = true;
+      try {
+        const r = await send('refresh', () => post(tokenUrl, { grant_type: 'refresh_token', refresh_token: c.refreshToken }));
+        if (r) Object.assign(c, { refreshToken: JSON.parse(r.body).refresh_token, accessToken: JSON.parse(r.body).access_token });
+      } finally {
+        c.refreshing = false;
+      }
     }],
     [40, () => {
       const c = clients[Math.floor(Math.random() * clients.length)];
