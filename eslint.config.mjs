@@ -1,9 +1,10 @@
 // ESLint (flat config) with typescript-eslint: the recommended rules everywhere, and the
 // type-aware ones where they catch real bugs in this code base: promises nobody awaits or
-// handles, promises passed where a callback's return is ignored, unused names.
+// handles, promises passed where a callback's return is ignored, unused names. Prettier formats.
 import js from '@eslint/js';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
+import prettier from 'eslint-config-prettier';
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'data/**', 'bench/results/**', 'e2e/artifacts/**', 'public/**'] },
@@ -35,4 +36,6 @@ export default tseslint.config(
     // The scripts and the CLI's launcher are CommonJS, run by node as they are.
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
+  // Formatting is Prettier's (.prettierrc.json): ESLint's stylistic rules that would disagree are off.
+  prettier,
 );
