@@ -1,4 +1,4 @@
-// The large-data mode (BENCH_DATA=large, issue 17 point 3 "cost as data grows"): loads a large
+// The large-data mode (BENCH_DATA=large): loads a large
 // platform into the benchmark's Postgres database with SQL (generate_series, INSERT … SELECT;
 // never the API), reports the table and index sizes it produced, and runs the provider's real
 // purge of the expired rows while a load row runs.

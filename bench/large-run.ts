@@ -41,7 +41,7 @@ const isRes = (c: Cell | undefined): c is RowResult => !!c && !('na' in c);
 
 interface PurgeUnderLoad { row: RowName; before?: RunResult; during: RunResult[]; purge: PurgeResult; error?: string }
 
-/** Within 10% of the empty-database figure (issue 17, point 3). */
+/** Within 10% of the empty-database figure. */
 const TOLERANCE = 0.1;
 
 export async function runLargeMode(o: LargeOptions): Promise<void> {

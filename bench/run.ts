@@ -232,7 +232,7 @@ function report(o: {
   lines.push('## Targets', '');
   lines.push('| target | goal | measured | ok |', '|---|---|---|---|');
   const check = (name: string, goal: string, measured: string, ok: boolean | null) => lines.push(`| ${name} | ${goal} | ${measured} | ${ok === null ? '—' : ok ? 'yes' : '**no**'} |`);
-  // Issue 17: every row at least the in-memory peer, Latchkey durable on Postgres.
+  // Every row at least the in-memory peer, Latchkey durable on Postgres.
   for (const row of SELECTED) {
     const [a, b] = [R.ours[row], R.peer[row]];
     check(`${ROW_TITLES[row]} vs peer`, '≥ 1.0×', ratio(a, b), isRes(a) && isRes(b) ? a.rps / b.rps >= 1 : null);

@@ -1,4 +1,4 @@
-// Past one machine (issue 17, point 4): `npx tsx bench/scaling.ts`.
+// Past one machine: `npx tsx bench/scaling.ts`.
 // One fresh Postgres database, then the same load (autocannon, 32 connections in all,
 // pipelining 1; full sign-in through 32 flow workers) against:
 //   1. one instance            (node dist/main.js, DATABASE_URL straight to Postgres)

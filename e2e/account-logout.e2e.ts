@@ -1,4 +1,4 @@
-// Issue 6 in a real browser: the account page (profile, picture upload, password, apps, sign out
+// The account page (profile, picture upload, password, apps, sign out
 // everywhere) and RP-initiated logout (trusted hint, confirmation page, registered redirect).
 import type { BrowserContext, Page } from 'playwright-core';
 import {

@@ -1,4 +1,4 @@
-// Issue 16 (account area) in real Chromium: the account page in tabs that work without JavaScript,
+// The account page in tabs that work without JavaScript,
 // its header on a 375 px phone, the picture upload's file input, the signed-out sign-in card with
 // "Create account", and axe on every state in English, German, French and Spanish at 1280 and 375 wide.
 import type { Browser, BrowserContext, Page } from 'playwright-core';

@@ -1,4 +1,4 @@
-// Branding in real Chromium (issue 16): an operator opens a platform's "Branding" screen, saves an
+// Branding in real Chromium: an operator opens a platform's "Branding" screen, saves an
 // accent colour and support email, uploads a logo through the file input; the hosted sign-in page
 // then wears them (button colour, header logo that loads, footer email). axe-core on the screen.
 import { generateSync } from 'otplib';

@@ -1,4 +1,4 @@
-// The console's Clients and Users screens in real Chromium (issue 12 §4): an operator creates a
+// The console's Clients and Users screens in real Chromium: an operator creates a
 // client (its secret shown once), edits its redirect URIs, rotates the secret (shown once again,
 // gone on a reload), searches a user by email, opens them, disables and enables them, and sends a
 // password reset mail (it arrives). axe-core on each page, and screenshots.

@@ -1,4 +1,4 @@
-// An operator's passkey in real Chromium (issue 12 §4, DESIGN §14 "TOTP or passkey"), with its
+// An operator's passkey in real Chromium, with its
 // virtual authenticator: enrolled as the first second factor at sign-in, then used after the
 // password, a second one added and removed on "Your account", and the authenticator app set up and
 // removed there. axe-core on each page; screenshot.

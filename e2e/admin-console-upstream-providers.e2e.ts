@@ -1,4 +1,4 @@
-// The console's Upstream providers screen and a user's Linked accounts in real Chromium (issue 15):
+// The console's Upstream providers screen and a user's Linked accounts in real Chromium:
 // an operator opens the platform's tab, sees the callback URL to register, adds an OpenID Connect
 // provider (the secret typed in a password field, never shown again), edits it, opens a user with a
 // linked account and unlinks it, then removes the provider. axe-core on each page, and screenshots.

@@ -1,4 +1,4 @@
-// The admin console in real Chromium (issue 12 §4): an operator signs in (password, then the
+// The admin console in real Chromium: an operator signs in (password, then the
 // authenticator app's set-up: QR code, "Setup key", "Code", "Verify"), and uses each screen —
 // Platforms, Keys, Rate limits, Mail, Audit log — by its visible labels; axe-core on each page, and
 // screenshots. A platform-scoped operator sees its platform only.

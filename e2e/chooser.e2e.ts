@@ -1,4 +1,4 @@
-// Issue 4, the account chooser: shown whenever the browser knows an account of the platform;
+// The account chooser: shown whenever the browser knows an account of the platform;
 // continue without a password, pick a signed-out account, another account, sign out.
 import type { BrowserContext, Page } from 'playwright-core';
 import {

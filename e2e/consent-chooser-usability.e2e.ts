@@ -1,4 +1,4 @@
-// Issue 16, the consent page and the account chooser in real Chromium: the app is named the same
+// The consent page and the account chooser in real Chromium: the app is named the same
 // way everywhere ("to continue to {app}"); the consent page shows the app's own logo and links and
 // a read-only list of what it receives, with a "Not you?" way out that grants nothing; the chooser
 // says in words whether each account is signed in and offers "Remove" (not "Sign out") for a

@@ -1,4 +1,4 @@
-// Issue 10 §4 in Chromium: an authorization request POSTed from another site arrives without the
+// An authorization request POSTed from another site arrives without the
 // SameSite=Lax session cookie. It must not start a new session that replaces the browser's (every
 // signed-in account lost): the provider answers 303 to the GET, which does carry the cookie.
 // Sites: the provider is http://127.0.0.1:P, the other page http://localhost:Q. Ports do not make

@@ -1,4 +1,4 @@
-// Issue 10 §6 in Chromium: the hosted pages carry CSP `form-action`, and Chromium applies it to the
+// The hosted pages carry CSP `form-action`, and Chromium applies it to the
 // redirects that follow a form POST. Sign-in and consent end in a 303 to the client's redirect_uri
 // on another origin, which the page allows for that request only: the flow must still complete.
 import type { BrowserContext, Page } from 'playwright-core';

@@ -1,4 +1,4 @@
-// Issue 16, frame pages in real Chromium: the error page and the signed-out page lead somewhere
+// Frame pages in real Chromium: the error page and the signed-out page lead somewhere
 // (back to the app when it is known, never to an unregistered redirect_uri), the error page shows
 // the request id an operator needs, the sign-out confirmation's buttons do not wrap at 375px,
 // and GET / says what this server is, with its docs; each page in English and another language.

@@ -1,4 +1,4 @@
-// Issue 4, the authorize parameters that steer the pages: login_hint, action, prompt, max_age,
+// The authorize parameters that steer the pages: login_hint, action, prompt, max_age,
 // and the sign-up pre-fill.
 import type { BrowserContext, Page } from 'playwright-core';
 import {

@@ -1,4 +1,4 @@
-// DESIGN §18 in real Chromium: every hosted page state in English, German, French and Spanish —
+// Every hosted page state in English, German, French and Spanish —
 // the language from ui_locales on the authorization request and from Accept-Language (the browser
 // context's locale) elsewhere. On each page: <html lang> is the language, axe-core finds nothing,
 // no raw catalog key shows, and the heading is not the English one; a screenshot per language

@@ -1,4 +1,4 @@
-// Issue 6 in a real browser: the verification link mailed at sign-up, "Forgot password?" and the
+// The verification link mailed at sign-up, "Forgot password?" and the
 // reset link, read from the development outbox (the /dev/outbox page and its files), and the clear
 // pages of used and expired links.
 import type { BrowserContext, Page } from 'playwright-core';

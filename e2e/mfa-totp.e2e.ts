@@ -1,4 +1,4 @@
-// TOTP in real Chromium (issue 13): set up an authenticator app on the account page (QR code,
+// TOTP in real Chromium: set up an authenticator app on the account page (QR code,
 // "Setup key", first "Code", "Verify"), the recovery codes, then an app's sign-in asks for the
 // second factor; keyboard only, axe-core on each new page, screenshots of the three pages.
 //   UPDATE_SCREENSHOTS=1 writes them to docs/screenshots/ (as e2e/screenshots.e2e.ts does).

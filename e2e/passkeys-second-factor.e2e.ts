@@ -1,4 +1,4 @@
-// A passkey as the second factor after a password, in real Chromium (DESIGN §15, issue 13).
+// A passkey as the second factor after a password, in real Chromium.
 import path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import {

@@ -1,4 +1,4 @@
-// Signing in with a passkey in real Chromium (DESIGN §15, issue 13): passwordless through the
+// Signing in with a passkey in real Chromium: passwordless through the
 // authorization flow to tokens, user verification enforced by the server, conditional UI markup,
 // and the sign-in page of an IP BASE_URL. Chromium's virtual authenticator holds the passkeys.
 import path from 'node:path';
@@ -132,7 +132,7 @@ describe('sign-in page with an IP BASE_URL', () => {
       await expectPage(page, 'signin');
       await page.getByText('Passkeys are not available here').waitFor();
       expect(await passkeyButton(page).count()).toBe(0);
-      // No passkey script: the page's only script is the show-password toggle (issue 16).
+      // No passkey script: the page's only script is the show-password toggle.
       expect(await page.locator('script').evaluateAll((els) => els.map((e) => e.getAttribute('src')))).toEqual(['/static/password-toggle.js']);
       expect(res!.headers()['content-security-policy']).toContain("script-src 'self'");
       expect(await page.getByLabel('Email').getAttribute('autocomplete')).toBe('username');

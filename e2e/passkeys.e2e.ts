@@ -1,4 +1,4 @@
-// Passkeys in real Chromium (DESIGN §15, issue 13) with the DevTools protocol's virtual
+// Passkeys in real Chromium with the DevTools protocol's virtual
 // authenticator. BASE_URL is http://localhost:PORT: a secure context, and a host name (browsers
 // refuse an IP address as RP id). Screenshots go to docs/screenshots/ with UPDATE_SCREENSHOTS=1.
 import fs from 'node:fs';

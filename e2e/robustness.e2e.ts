@@ -1,4 +1,4 @@
-// Issue 4, what real users do to a flow: the back button after it completed, a double
+// What real users do to a flow: the back button after it completed, a double
 // submit, and a session cookie that expired or was tampered with. Each ends on a page the user
 // can carry on from (sign-in, chooser, consent, or back at the app), never a 5xx or a stack.
 import type { BrowserContext, Page, Response } from 'playwright-core';

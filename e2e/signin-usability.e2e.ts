@@ -1,4 +1,4 @@
-// Issue 16, sign-in pages in a real browser: the tab order (password before "Forgot password?"),
+// Sign-in pages in a real browser: the tab order (password before "Forgot password?"),
 // the wrong password marked at the field, the forgot-password form's error at the field, the app
 // named on sign-in, "Forgot password?" carrying the email (with and without JavaScript), "Use
 // another email" back to the app, the show-password toggle by keyboard, and axe on every state of

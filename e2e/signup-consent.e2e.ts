@@ -1,4 +1,4 @@
-// Issue 3 in a real browser: sign-up, consent, the code, tokens and userinfo; sign-up rules;
+// Sign-up, consent, the code, tokens and userinfo; sign-up rules;
 // deny; remembered consent; requests that must never redirect.
 import type { BrowserContext, Page } from 'playwright-core';
 import { buildClient } from '../test/factories';

@@ -1,4 +1,4 @@
-// Issue 15 in a real browser, with a second Latchkey (its own OS process, database and port) as
+// With a second Latchkey (its own OS process, database and port) as
 // the upstream OpenID Connect provider of the harness's platform: sign-up pre-filled from the
 // upstream, the returning user, linking an existing account only with proof (its password, or the
 // emailed link in the browser that asked), never silently; the account page's sign-in through the

@@ -1,4 +1,4 @@
-// Issue 15, the passkey proof of the "Link your {provider} account" page in real Chromium (its
+// The passkey proof of the "Link your {provider} account" page in real Chromium (its
 // virtual authenticator). The downstream runs on localhost (browsers refuse an IP address as WebAuthn
 // RP id); the upstream is the `oidc-provider` package in its own process on 127.0.0.1, so the two
 // keep their cookies apart. The account's own passkey links and signs in; another local account's

@@ -1,4 +1,4 @@
-// Issue 15 in a real browser, with the `oidc-provider` package (its own node process) as the
+// With the `oidc-provider` package (its own node process) as the
 // upstream: a new person signs up through it; a re-authentication goes on to it (prompt=login,
 // max_age); a login_hint's account is kept; its error, its being down and tampering with the state
 // or the nonce each end on the failure page, with nothing created.

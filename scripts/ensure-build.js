@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Compiles to dist/ when it is missing or older than any source file (DESIGN §11, §13): run by
+// Compiles to dist/ when it is missing or older than any source file: run by
 // `prepare` (so `npm ci` builds and a fresh clone's first `npm start` never compiles) and before
 // `npm start`/`admin`/`migrate` as a safety net for edited sources. Without src/ (the Docker
 // image) there is nothing to compare and dist/ is used as it is.

@@ -5,7 +5,7 @@ const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 /**
  * The settings that are fine on a laptop but risky anywhere else, each as one line for the
- * start-up log (issue 11 §10). Pure: main.ts logs them.
+ * start-up log. Pure: main.ts logs them.
  */
 export function riskySettings(config: Config): string[] {
   const warnings: string[] = [];

@@ -23,7 +23,7 @@ const booleanish = z
   .enum(['true', 'false', '1', '0', ''])
   .transform((v) => v === 'true' || v === '1');
 
-/** The one schema over the environment (DESIGN §11). Keys here are the keys of .env.example. */
+/** The one schema over the environment. Keys here are the keys of .env.example. */
 export const configSchema = z
   .object({
     NODE_ENV: z.enum(['development', 'production', 'test']).default('development').describe('Runtime mode'),

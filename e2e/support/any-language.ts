@@ -5,7 +5,7 @@ import { generateSync } from 'otplib';
 import { authorizeUrl, clickAndLoad, createUser, isCallback, TEST_PASSWORD, type Harness, type Tenant } from './harness';
 
 // The hosted pages driven by their form fields and buttons' names and values, never their texts:
-// the same steps work in every language (DESIGN §18).
+// the same steps work in every language.
 
 /** Which hosted page the browser shows, by its controls (the h1 differs per language). */
 export async function pageKindAnyLanguage(page: Page): Promise<'signin' | 'signup' | 'consent' | 'chooser' | 'second-factor' | 'error' | 'callback' | 'other'> {

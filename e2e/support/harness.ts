@@ -34,7 +34,7 @@ export async function startHarness(options: { hostName?: string; env?: Record<st
   const server = http.createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  // hostName 'localhost' for passkeys: browsers refuse an IP address as WebAuthn RP id (DESIGN §15).
+  // hostName 'localhost' for passkeys: browsers refuse an IP address as WebAuthn RP id.
   const base = `http://${options.hostName ?? '127.0.0.1'}:${port}`;
   // ownDatabase: screens that list everything (the admin console) must not see other suites' rows,
   // which the run's shared database gains while files run in parallel. Postgres runs only.

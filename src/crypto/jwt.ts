@@ -20,8 +20,8 @@ function hmacKeyOf(key: HmacKey): KeyObject | Uint8Array {
 const base64urlJson = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
 /**
- * An HS512 compact JWS (RFC 7515 §7.1, RFC 7519); `kid` only when the key is a platform key
- * (DESIGN §5). Signed with node:crypto's HMAC in the calling thread: jose signs through WebCrypto,
+ * An HS512 compact JWS (RFC 7515 §7.1, RFC 7519); `kid` only when the key is a platform key.
+ * Signed with node:crypto's HMAC in the calling thread: jose signs through WebCrypto,
  * whose every HMAC is a job on libuv's thread pool, and the hop cost more than the hash (a
  * refresh signs two tokens). Verification stays jose's.
  */

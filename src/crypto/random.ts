@@ -5,7 +5,7 @@ export const newId = (): string => randomUUID();
 /** base64url of n random bytes. */
 export const randomToken = (bytes: number): string => randomBytes(bytes).toString('base64url');
 
-/** Opaque refresh token: `rt_` + 256 bits (spec; DESIGN §5). */
+/** Opaque refresh token: `rt_` + 256 bits (spec). */
 export const newRefreshToken = (): string => `rt_${randomToken(32)}`;
 
 /** Authorization code: 256 bits. */

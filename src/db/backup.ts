@@ -3,7 +3,7 @@ import type { DevSecrets } from '../dev-secrets';
 import type { Db } from './index';
 
 /**
- * `admin backup` / `admin restore` (DESIGN §13): a logical dump of every table of the app's
+ * `admin backup` / `admin restore`: a logical dump of every table of the app's
  * schema, one consistent snapshot, in a format that does not depend on the database version
  * (an embedded backup loads into Postgres and the other way round).
  *

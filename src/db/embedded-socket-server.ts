@@ -29,7 +29,7 @@ export interface EmbeddedSocketOptions {
 
 /**
  * Serves one PGlite — that is, ONE Postgres session — to the clients of a local socket, so that
- * none of them sees another's state (DESIGN §13; pglite-socket, which this replaces, let
+ * none of them sees another's state (pglite-socket, which this replaces, let
  * `SET search_path = ''` from psql or pg_dump break every query of the provider):
  * - A client holds the session from its first message to the next ReadyForQuery "idle": an
  *   explicit transaction or an extended-protocol batch (Parse … Sync) is never interleaved

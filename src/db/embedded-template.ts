@@ -18,7 +18,7 @@ export function embeddedTemplateFile(): string | undefined {
 
 /**
  * Postgres's default 128 MB of shared buffers is a server's: PGlite allocates and clears them in
- * its WASM memory at every start (about 0.5 s of CPU and 100 MB of RSS measured, issue 17). The
+ * its WASM memory at every start (about 0.5 s of CPU and 100 MB of RSS measured). The
  * embedded database serves one instance of modest size; the OS page cache still holds its files.
  */
 const START_PARAMS = [...PGlite.defaultStartParams, '-c', 'shared_buffers=32MB'];
@@ -34,7 +34,7 @@ export async function openPglite(dir: string, useTemplate: boolean): Promise<PGl
  * Writes the template's files into `dir` with plain file writes, then PGlite opens it as an existing
  * database. PGlite's own `loadDataDir` unpacks into its WASM file system and copies every file out
  * again, and the build's former `dumpDataDir` was taken from a running database, so each first start
- * also ran crash recovery: 3.2 s against 1.1 s for an existing directory (issue 17). The files are
+ * also ran crash recovery: 3.2 s against 1.1 s for an existing directory. The files are
  * written beside `dir` and renamed into place, so a start cut short never leaves half a database.
  */
 function unpackTemplate(file: string, dir: string): void {

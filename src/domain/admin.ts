@@ -1,7 +1,7 @@
 import type { AuditContext } from './audit';
 
 /**
- * Who calls an admin service (DESIGN §14): an admin API token, a console operator or the CLI,
+ * Who calls an admin service: an admin API token, a console operator or the CLI,
  * with the request's audit context. `platformId` null is global; otherwise the actor sees and
  * changes that one platform only — another platform is "unknown" to it, never "forbidden".
  */

@@ -1,5 +1,5 @@
 /**
- * The audit log's vocabulary (DESIGN §14). Security events are written by the flows that cause
+ * The audit log's vocabulary. Security events are written by the flows that cause
  * them; admin changes by the admin services. Details never hold a secret (no password, code,
  * token, TOTP secret or client secret; an email is not a secret).
  */

@@ -25,19 +25,19 @@ export interface AuthorizationRequest {
   screen?: 'signin' | 'signup';
   signinEmail?: string;
   consentGiven?: boolean;
-  /** The first factor is verified (userId, amr) and a second factor is due before the browser counts as signed in (DESIGN §15). */
+  /** The first factor is verified (userId, amr) and a second factor is due before the browser counts as signed in. */
   secondFactorPending?: boolean;
   /** The second-factor page's form: the authenticator's code (default) or a recovery code. */
   secondFactorMethod?: 'totp' | 'recovery_code';
   /** acr_values (OIDC Core 3.1.2.1), space-separated: `urn:latchkey:acr:mfa` asks for a second factor (step-up). */
   acrValues?: string;
-  /** OIDC Core 3.1.2.1 ui_locales, space-separated BCP 47 tags: the pages' language before Accept-Language (DESIGN §18). */
+  /** OIDC Core 3.1.2.1 ui_locales, space-separated BCP 47 tags: the pages' language before Accept-Language. */
   uiLocales?: string;
   /** The language this request's pages are shown in (ui_locales, else Accept-Language), set on each request: the mails it causes use it too. */
   locale?: Locale;
-  /** RFC 8176 methods the sign-in of this interaction used so far (`pwd`, `hwk`/`swk` + `user`, …), for amr/acr (DESIGN §15). */
+  /** RFC 8176 methods the sign-in of this interaction used so far (`pwd`, `hwk`/`swk` + `user`, …), for amr/acr. */
   amr?: string[];
-  /** An upstream sign-in waiting on the link or sign-up page (DESIGN §17). */
+  /** An upstream sign-in waiting on the link or sign-up page. */
   upstream?: UpstreamInProgress;
   /** The original query, so a lost session can start the request over (back button, expiry). */
   restart?: string;

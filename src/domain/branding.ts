@@ -1,5 +1,5 @@
 /**
- * Branding (DESIGN §18): a platform's logo, accent colour and support email, and the client
+ * Branding: a platform's logo, accent colour and support email, and the client
  * metadata consent shows (RFC 7591 §2: logo_uri, client_uri, policy_uri, tos_uri).
  */
 export interface PlatformBranding {

@@ -1,7 +1,7 @@
 /** Scope → claims (OIDC Core 5.4 and the spec's scope rules): pure rules on the domain's User. */
 import type { User } from './user';
 
-/** The provider-served avatar, until the user sets a picture (DESIGN §9). */
+/** The provider-served avatar, until the user sets a picture. */
 export const avatarUrl = (baseUrl: string, user: Pick<User, 'platformId' | 'id'>) =>
   `${baseUrl}/avatars/${user.platformId}/${user.id}.svg`;
 

@@ -2,7 +2,7 @@ import type { ClientBranding } from './branding';
 
 export type ClientType = 'confidential' | 'public';
 
-/** A registered application of a platform (DESIGN §5). The secret is sealed (never in clear). */
+/** A registered application of a platform. The secret is sealed (never in clear). */
 export interface Client extends ClientBranding {
   id: string;
   platformId: string;
@@ -17,7 +17,7 @@ export interface Client extends ClientBranding {
   previousSecretExpiresAt: Date | null;
   /** May introspect tokens issued to the platform's other clients (RFC 7662 §4). */
   isResourceServer: boolean;
-  /** Standard platforms (DESIGN §16): RS256 (null, the default), ES256, EdDSA, or HS512 keyed with the secret (confidential only). Seed platforms ignore it. */
+  /** Standard platforms: RS256 (null, the default), ES256, EdDSA, or HS512 keyed with the secret (confidential only). Seed platforms ignore it. */
   idTokenSignedResponseAlg: IdTokenAlg | null;
   /** OIDC Back-Channel Logout 1.0 §2.2: where logout tokens are POSTed, and whether they must carry `sid`. */
   backchannelLogoutUri: string | null;

@@ -7,12 +7,12 @@ export interface KnownAccount {
   authTime: number | null;
   /** When this browser signed in, in milliseconds (auth_time has whole seconds): compared with the user's sessions_valid_after. */
   signedInAt?: number;
-  /** RFC 8176 methods this browser's sign-in proved (`pwd`, `otp`, `mfa`, …); absent: a password sign-in from before issue 13. */
+  /** RFC 8176 methods this browser's sign-in proved (`pwd`, `otp`, `mfa`, …); absent: a password sign-in from before amr was recorded. */
   amr?: string[];
 }
 
 /**
- * The pages of an interaction (DESIGN §9). A new page is a new member here, a check that returns it
+ * The pages of an interaction. A new page is a new member here, a check that returns it
  * in src/services/interaction/decide.ts, a transition that moves past it in
  * src/services/interaction/transitions.ts and a builder in src/http/pages/ (docs/architecture.md).
  */
@@ -21,15 +21,15 @@ export type PageStep =
   | { kind: 'signup'; email?: string; emailLocked: boolean }
   | { kind: 'chooser' }
   | { kind: 'consent'; user: Pick<User, 'id' | 'email'> }
-  /** The second factor (DESIGN §15): after the first factor of this interaction, or a step-up of a signed-in account. */
+  /** The second factor: after the first factor of this interaction, or a step-up of a signed-in account. */
   | { kind: 'second_factor'; user: Pick<User, 'id' | 'email'> }
   /** Policy `required` or a step-up, and the user has no second factor: set up an authenticator app first. */
   | { kind: 'totp_setup'; user: Pick<User, 'id' | 'email'> }
-  /** An upstream sign-in whose email has a local account: that account proves it before it is linked (DESIGN §17). */
+  /** An upstream sign-in whose email has a local account: that account proves it before it is linked. */
   | { kind: 'link_account'; user: Pick<User, 'id' | 'email'>; providerName: string };
 
 /**
- * An upstream sign-in that verified but still needs a page before anyone signs in (DESIGN §17):
+ * An upstream sign-in that verified but still needs a page before anyone signs in:
  * linking the existing account with its email (`link`), or the sign-up, pre-filled. Kept with the
  * authorization request; ended by the sign-in it leads to, or by going to another form.
  */

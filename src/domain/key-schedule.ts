@@ -1,5 +1,5 @@
 /**
- * Where a signing key is in its life at a given time (DESIGN §5, §16), from what is stored: the
+ * Where a signing key is in its life at a given time, from what is stored: the
  * one rule the signer, the JWKS, the verifier and the admin list share.
  *
  * - next: published (JWKS) and verifying, not signing yet: an asymmetric rotation's new key until

@@ -1,4 +1,4 @@
-/** The languages of the hosted pages and mails (DESIGN §18); English is the fallback. */
+/** The languages of the hosted pages and mails; English is the fallback. */
 export const SUPPORTED_LOCALES = ['en', 'de', 'fr', 'es'] as const;
 export type Locale = (typeof SUPPORTED_LOCALES)[number];
 export const DEFAULT_LOCALE: Locale = 'en';

@@ -1,5 +1,5 @@
 /**
- * Second factors and how a sign-in is described to apps (issue 13, DESIGN §15): the platform's
+ * Second factors and how a sign-in is described to apps: the platform's
  * policy, RFC 8176 authentication method references and the two acr values. Pure rules only.
  */
 
@@ -8,7 +8,7 @@ export const MFA_POLICIES = ['off', 'optional', 'required'] as const;
 export type MfaPolicy = (typeof MFA_POLICIES)[number];
 export const isMfaPolicy = (v: unknown): v is MfaPolicy => typeof v === 'string' && (MFA_POLICIES as readonly string[]).includes(v);
 
-/** RFC 8176 values this provider emits, and `fed`: a sign-in through an upstream identity provider (DESIGN §17, not an RFC 8176 value). */
+/** RFC 8176 values this provider emits, and `fed`: a sign-in through an upstream identity provider (not an RFC 8176 value). */
 export type AuthMethod = 'pwd' | 'otp' | 'hwk' | 'swk' | 'user' | 'mfa' | 'fed';
 
 export const ACR_PWD = 'urn:latchkey:acr:pwd';
@@ -24,7 +24,7 @@ const SECOND_FACTORS: readonly AuthMethod[] = ['otp', 'hwk', 'swk'];
  * (a password and an otp/hwk/swk, or a passkey with user verification: RFC 8176 §2).
  */
 export function amrOf(methods: readonly AuthMethod[]): AuthMethod[] {
-  // `fed` comes with `mfa` only from an upstream trusted for its MFA whose own amr showed two factors (DESIGN §17).
+  // `fed` comes with `mfa` only from an upstream trusted for its MFA whose own amr showed two factors.
   const upstreamMfa = methods.includes('fed') && methods.includes('mfa');
   const out: AuthMethod[] = [...new Set(methods.filter((m) => m !== 'mfa'))];
   // An upstream sign-in is one factor, like a password: a local otp/passkey after it makes two.

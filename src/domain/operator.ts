@@ -1,5 +1,5 @@
 /**
- * An admin console operator (DESIGN §14): signs in with a password and a mandatory second factor
+ * An admin console operator: signs in with a password and a mandatory second factor
  * (TOTP). `platformId` null is global; otherwise the operator sees that one platform only.
  */
 export interface Operator {

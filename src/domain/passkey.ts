@@ -1,4 +1,4 @@
-/** A passkey (WebAuthn credential) of a user, as the account page and the sign-in use it (DESIGN §15). */
+/** A passkey (WebAuthn credential) of a user, as the account page and the sign-in use it. */
 export interface Passkey {
   id: string;
   platformId: string;

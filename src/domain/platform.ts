@@ -1,13 +1,13 @@
 import type { PlatformBranding } from './branding';
 
-/** A tenant: its own users, clients and signing keys (DESIGN §4). */
+/** A tenant: its own users, clients and signing keys. */
 export interface Platform {
   id: string;
   name: string;
   rateLimitOverrides: Record<string, number>;
-  /** seed: the spec's HS512 interface, unchanged; standard: asymmetric keys and a public JWKS (DESIGN §16). */
+  /** seed: the spec's HS512 interface, unchanged; standard: asymmetric keys and a public JWKS. */
   signingProfile: SigningProfile;
-  /** Logo, accent colour, support email (DESIGN §18). */
+  /** Logo, accent colour, support email. */
   branding: PlatformBranding;
   createdAt: Date;
 }
@@ -31,7 +31,7 @@ export const RATE_LIMITS: Readonly<Record<string, number>> = {
 } satisfies Record<RateLimitedEndpoint, number>;
 
 /**
- * The platform's issuer (DESIGN §4, §16): `BASE_URL` exactly for `seed` (the spec), and
+ * The platform's issuer: `BASE_URL` exactly for `seed` (the spec), and
  * `BASE_URL/platforms/{platform_guid}` for `standard`, so that a relying party derives discovery
  * from the issuer alone. The same string in discovery, every token's `iss` and the authorization
  * response's `iss`.

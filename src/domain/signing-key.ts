@@ -1,4 +1,4 @@
-/** Signing algorithms of platform keys: HS512 for every platform (the spec's), the others for `standard` ones (DESIGN §16). */
+/** Signing algorithms of platform keys: HS512 for every platform (the spec's), the others for `standard` ones. */
 export const SIGNING_ALGS = ['HS512', 'RS256', 'ES256', 'EdDSA'] as const;
 export type SigningAlg = (typeof SIGNING_ALGS)[number];
 

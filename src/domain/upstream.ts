@@ -1,5 +1,5 @@
 /**
- * Upstream identity providers (DESIGN §17): people sign in to a platform through an OpenID Connect
+ * Upstream identity providers: people sign in to a platform through an OpenID Connect
  * provider they already have, or GitHub. The provider is configured per platform; its subject is
  * linked to a local user in `user_identities`.
  */

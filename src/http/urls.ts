@@ -31,11 +31,11 @@ export const interactionUrl = (iid: string, suffix = '') => `/interaction/${iid}
 
 export const forgotPasswordUrl = (platformId: string) => `/password/forgot?${platformQuery(platformId)}`;
 
-/** The redirect_uri registered at every upstream provider of a platform (DESIGN §17): one fixed path per platform. */
+/** The redirect_uri registered at every upstream provider of a platform: one fixed path per platform. */
 export { upstreamCallbackUrl } from '../domain/upstream'; // the one definition: presenters and the console show the same URL
 
 /** The account page's sign-in through an upstream provider. */
 export const accountUpstreamUrl = (platformId: string, slug: string) => `/account/upstream/${encodeURIComponent(slug)}?${platformQuery(platformId)}`;
 
-/** "Email me a link" of the link page: the mailed link back to this browser's interaction (DESIGN §17). */
+/** "Email me a link" of the link page: the mailed link back to this browser's interaction. */
 export const linkAccountMailUrl = (iid: string, token: string) => `/interaction/${iid}/link-account/email?token=${encodeURIComponent(token)}`;

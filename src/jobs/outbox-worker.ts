@@ -21,7 +21,7 @@ export interface OutboxWorkerOptions {
 }
 
 /**
- * One instance's worker over a durable outbox (DESIGN §13, §16): mail and back-channel logout. Runs
+ * One instance's worker over a durable outbox: mail and back-channel logout. Runs
  * a round at start (items committed before a crash), after each item this process enqueues, and
  * every poll interval; a full batch is followed at once by another round. Safe on every instance at
  * once: the outbox claims its rows with SKIP LOCKED.

@@ -3,7 +3,7 @@ import type { Services } from '../services';
 
 /**
  * Runs the purge of expired rows every interval, and of audit events older than
- * AUDIT_RETENTION_DAYS (DESIGN §14); safe on every instance at once (plain DELETEs, SKIP LOCKED).
+ * AUDIT_RETENTION_DAYS; safe on every instance at once (plain DELETEs, SKIP LOCKED).
  */
 export function startPurgeJob(s: Services, logger: Logger, intervalSeconds: number) {
   const run = async () => {

@@ -28,7 +28,7 @@ export class OutboundRequestError extends Error {
 }
 
 export interface OutboundFetchOptions {
-  /** Loopback, private, link-local … targets: allowed in development and tests only (DESIGN §16). */
+  /** Loopback, private, link-local … targets: allowed in development and tests only. */
   allowPrivateTargets: boolean;
   /** Covers DNS, connect and the whole response. */
   timeoutMs?: number;
@@ -48,8 +48,8 @@ const DEFAULT_MAX_RESPONSE_BYTES = 1024 * 1024;
 
 /**
  * The one way the provider calls other servers on its own (back-channel logout, upstream
- * discovery/JWKS/token/userinfo; never logo URLs, which the browser loads): SSRF guard, no redirects, a timeout and a size cap
- * (DESIGN §16). Rejects with OutboundRequestError.
+ * discovery/JWKS/token/userinfo; never logo URLs, which the browser loads): SSRF guard, no redirects, a timeout and a size cap.
+ * Rejects with OutboundRequestError.
  */
 export function createOutboundFetch(options: OutboundFetchOptions): OutboundFetch {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;

@@ -1,7 +1,7 @@
 import { BlockList, isIPv4, isIPv6 } from 'node:net';
 
 /**
- * Addresses an outbound request must not reach in production (SSRF, DESIGN §16): everything
+ * Addresses an outbound request must not reach in production (SSRF): everything
  * that is not ordinary public unicast. IANA special-purpose registries (RFC 6890 and updates).
  */
 const NON_PUBLIC = new BlockList();

@@ -1,7 +1,7 @@
 import { accentPalette, HEX_COLOR, platformLogoSrc } from '../domain/branding';
 import type { Platform } from '../domain/platform';
 
-/** What the page header, footer and theme show of a platform (DESIGN §18); no platform: Latchkey. */
+/** What the page header, footer and theme show of a platform; no platform: Latchkey. */
 export interface PageBrand {
   name: string;
   /** The letter shown when there is no logo. */

@@ -5,8 +5,8 @@ import { ID_TOKEN_ALGS } from '../domain/client';
 import { issuerOf, type Platform } from '../domain/platform';
 
 /**
- * The spec's discovery document; every endpoint URL carries ?platform_guid=G (DESIGN §4). A
- * standard platform's names its own issuer and its ID-token algorithms (DESIGN §16).
+ * The spec's discovery document; every endpoint URL carries ?platform_guid=G. A
+ * standard platform's names its own issuer and its ID-token algorithms.
  */
 export function presentDiscovery(baseUrl: string, platform: Pick<Platform, 'id' | 'signingProfile'>) {
   const at = (path: string) => `${baseUrl}${path}?platform_guid=${encodeURIComponent(platform.id)}`;
@@ -35,15 +35,15 @@ export function presentDiscovery(baseUrl: string, platform: Pick<Platform, 'id' 
       'picture', 'updated_at', 'email', 'email_verified', 'phone_number', 'phone_number_verified', 'address',
     ],
     prompt_values_supported: ['none', 'login', 'consent', 'select_account'],
-    // DESIGN §15 (issue 13): an addition to the spec's document.
+    // An addition to the spec's document.
     acr_values_supported: [...ACR_VALUES_SUPPORTED],
-    // DESIGN §18 (issue 16): the languages of the hosted pages and mails (OIDC Discovery 1.0 §3).
+    // The languages of the hosted pages and mails (OIDC Discovery 1.0 §3).
     ui_locales_supported: [...SUPPORTED_LOCALES],
     claims_parameter_supported: false,
     request_parameter_supported: false,
     request_uri_parameter_supported: false,
     authorization_response_iss_parameter_supported: true,
-    // DESIGN §16 (issue 14), both profiles: OIDC Back-Channel Logout 1.0 §2.1, Front-Channel Logout 1.0 §3.
+    // Both profiles: OIDC Back-Channel Logout 1.0 §2.1, Front-Channel Logout 1.0 §3.
     backchannel_logout_supported: true,
     backchannel_logout_session_supported: true,
     frontchannel_logout_supported: true,

@@ -1,12 +1,12 @@
 import { PUBLIC_JWK_MEMBERS } from '../domain/signing-key';
 
-/** The spec's JWKS document: descriptors only, never the key material `k` (DESIGN §5). */
+/** The spec's JWKS document: descriptors only, never the key material `k`. */
 export function presentJwks(keys: { kid: string }[]) {
   return { keys: keys.map((k) => ({ kty: 'oct', alg: 'HS512', use: 'sig', kid: k.kid })) };
 }
 
 /**
- * A `standard` platform's JWKS (DESIGN §16): public keys only — each a JWK of the public members of
+ * A `standard` platform's JWKS: public keys only — each a JWK of the public members of
  * its kty (RSA n/e, EC crv/x/y, OKP crv/x) with `kid`, `use` and `alg`; never a private or `oct` member.
  */
 export function presentPublicJwks(keys: { kid: string; alg: string; publicJwk: Record<string, string> }[]) {

@@ -11,7 +11,7 @@ export interface AuthorizationCodeRow {
   codeChallenge: string | null;
   authTime: Date;
   browserSessionId: string | null;
-  /** How the user signed in: RFC 8176 values, space-separated, and the acr reached (issue 13); absent before. */
+  /** How the user signed in: RFC 8176 values, space-separated, and the acr reached; absent before. */
   amr?: string | null;
   acr?: string | null;
   expiresAt: Date;

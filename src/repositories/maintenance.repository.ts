@@ -73,14 +73,14 @@ export async function deleteExpired(db: Queryable, now: Date, keepRevokedFor: Da
   const mailOutbox = await deleteInBatches(db, 'mail_outbox', (q) =>
     q.where((w) => w.where('status', 'sent').andWhere('sent_at', '<', mail.sentBefore)).orWhere((w) => w.where('status', 'dead').andWhere('created_at', '<', mail.deadBefore)),
   );
-  // A browser sign-in older than any browser session can be has no one left to sign out (DESIGN §16);
+  // A browser sign-in older than any browser session can be has no one left to sign out;
   // back-channel logouts are kept as long, for support questions ("was it sent?").
   const sessionClients = await deleteInBatches(db, 'session_clients', (q) => q.where('created_at', '<', sessionsBefore));
   const backchannelLogouts = await deleteInBatches(db, 'backchannel_logouts', (q) => q.whereIn('status', ['delivered', 'failed']).andWhere('created_at', '<', sessionsBefore));
   return { codes, accessTokens, refreshTokens, families, sessions, counters, throttles, accountTokens, mailOutbox, sessionClients, backchannelLogouts };
 }
 
-/** A real query on a real table: `select 1` alone passed while the app could not see its tables (DESIGN §13). */
+/** A real query on a real table: `select 1` alone passed while the app could not see its tables. */
 export async function probe(db: Queryable): Promise<void> {
   await db.raw('select 1 from platforms limit 1');
 }

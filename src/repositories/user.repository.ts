@@ -7,7 +7,7 @@ export { normalizeEmail } from '../domain/user';
 
 /** The stored user: the domain's User and the password hash, which stays in the repositories and the credential checks. */
 export interface UserRow extends User {
-  /** null: no password; the user signs in through an upstream provider or a passkey (DESIGN §17). */
+  /** null: no password; the user signs in through an upstream provider or a passkey. */
   passwordHash: string | null;
   /** Set by an operator (admin user disable): no sign-in, no token accepted. */
   disabledAt: Date | null;

@@ -107,7 +107,7 @@ function describe(row: ThrottleRow, now: Date): ThrottleEntry | undefined {
 }
 
 /**
- * Password-guessing defence (issue 5 §2): failed sign-ins are counted per account and source and
+ * Password-guessing defence: failed sign-ins are counted per account and source and
  * per source; while a key is locked no password is checked. `source` is the caller's address key.
  */
 export function createAttemptThrottle(deps: Deps, checkCredentials: (platformId: string, email: string, password: string) => Promise<CredentialCheck>) {
@@ -202,7 +202,7 @@ export function createAttemptThrottle(deps: Deps, checkCredentials: (platformId:
     /**
      * Runs `signUp` unless this source is locked. A sign-up that created an account or hit an
      * existing email counts (account spam, email probing); a form with mistakes to correct does
-     * not (issue 10 §8). With `origin`, a new account's `sign_up` event commits with that count.
+     * not. With `origin`, a new account's `sign_up` event commits with that count.
      */
     async attemptSignUp(platformId: string, source: string, signUp: () => Promise<CreateUserResult>, origin?: SecurityOrigin): Promise<SignUpOutcome> {
       const key = signUpKey(platformId, source);

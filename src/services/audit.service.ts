@@ -5,7 +5,7 @@ import type { Deps } from './deps';
 
 export const AUDIT_PAGE_MAX = 200;
 
-/** The audit log (DESIGN §14): written in the transaction of the change, also logged, never a secret. */
+/** The audit log: written in the transaction of the change, also logged, never a secret. */
 export function createAudit(deps: Deps) {
   return {
     /** Records one event in `q` (pass the transaction of the change so both commit or neither). */

@@ -54,7 +54,7 @@ function afterCommit(db: Queryable, fn: () => void): void {
 type Target = { clientId: string; sid: string | null };
 
 /**
- * OIDC Back-Channel Logout 1.0 (DESIGN §16). Signing out writes one row per application that
+ * OIDC Back-Channel Logout 1.0. Signing out writes one row per application that
  * signed in through the ended session(s) and registered a backchannel_logout_uri, in the sign-out's
  * own transaction (it exists exactly when the sign-out does). Workers (jobs/backchannel-logout.job.ts)
  * build the logout token at send time, signed as the client's ID tokens are, and POST it, with

@@ -54,7 +54,7 @@ export function checkLogoutUri(field: string, uri: string | null | undefined, is
 
 /**
  * The stored form of the fields given (those left out stay undefined: unchanged). The algorithm
- * belongs to standard platforms (a seed platform signs every ID token HS512, DESIGN §5) — null
+ * belongs to standard platforms (a seed platform signs every ID token HS512) — null
  * clears it anywhere; HS512 is keyed with the client secret, so only a confidential client has it.
  */
 export function checkSigningAndLogout(input: ClientSigningAndLogoutInput, ctx: ClientSigningAndLogoutContext) {

@@ -11,6 +11,6 @@ export interface Deps {
   logger: Logger;
   sealer: Sealer;
   now: () => Date;
-  /** Counters of DESIGN §13 (sign-ins, tokens, reuse, rate-limit hits); the CLI's are never scraped. */
+  /** Counters (sign-ins, tokens, reuse, rate-limit hits); the CLI's are never scraped. */
   metrics: Metrics;
 }

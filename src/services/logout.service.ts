@@ -84,7 +84,7 @@ export function createLogout(deps: Deps, keys: SigningKeys, platforms: Platforms
 
     /**
      * Revokes the refresh tokens issued through this browser session to these users, and sends the
-     * apps those sign-ins reached a back-channel logout token (DESIGN §16; the app that asked too:
+     * apps those sign-ins reached a back-channel logout token (the app that asked too:
      * Back-Channel Logout §2.7 leaves it to the OP). With `origin` (its clientId: the app that
      * asked), one `logout` event per user. One transaction per user.
      */

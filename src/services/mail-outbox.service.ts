@@ -65,7 +65,7 @@ function afterCommit(db: Queryable, fn: () => void): void {
 }
 
 /**
- * The durable outbox (DESIGN §13): a mail is a row written in the transaction of the event that
+ * The durable outbox: a mail is a row written in the transaction of the event that
  * causes it, so it exists exactly when the event does. Workers (jobs/mail-outbox.job.ts) on every
  * instance claim due rows, send them, and mark them sent, or queued again with backoff, or dead
  * after MAIL_MAX_ATTEMPTS tries. At least once toward SMTP (a worker that dies after the server

@@ -39,7 +39,7 @@ export function keysOpenBackup(keys: { masterKey?: string; masterKeyPrevious?: s
   return true;
 }
 
-/** MASTER_KEY checks and rotation (DESIGN §13). */
+/** MASTER_KEY checks and rotation. */
 export function createMasterKey(deps: Deps) {
   const { masterKey, masterKeyPrevious } = deps.config;
 

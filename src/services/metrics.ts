@@ -14,7 +14,7 @@ export interface MetricSources {
 }
 
 /**
- * The series of DESIGN §13, in a registry of their own: every app (and the tests build several in
+ * The provider's series, in a registry of their own: every app (and the tests build several in
  * one process) counts apart from the others, and nothing lands in prom-client's global registry.
  * Counters are cheap whether or not anyone scrapes; gauges are read only at scrape time.
  */
@@ -122,7 +122,7 @@ function poolStates(sources: MetricSources): Array<[string, PoolState]> {
   return states;
 }
 
-/** Pool usage (DESIGN §13): `main` is the knex pool of every query, `sessions` the browser-session pool. */
+/** Pool usage: `main` is the knex pool of every query, `sessions` the browser-session pool. */
 function poolGauges(registry: Registry, sources: MetricSources) {
   new Gauge({
     name: 'latchkey_db_pool_connections',

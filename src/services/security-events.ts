@@ -13,7 +13,7 @@ export interface SecurityOrigin {
   clientId?: string | null;
 }
 
-/** The security half of the audit vocabulary (DESIGN §14); admin changes are recorded by the admin services. */
+/** The security half of the audit vocabulary; admin changes are recorded by the admin services. */
 export type SecurityEventKind = Extract<AuditEventKind,
   | 'sign_in.succeeded' | 'sign_in.failed' | 'sign_in.locked_out' | 'sign_up' | 'email.verified'
   | 'password.reset_requested' | 'password.reset' | 'password.changed' | 'mfa.enrolled' | 'mfa.removed' | 'mfa.used'

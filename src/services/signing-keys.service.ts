@@ -50,7 +50,7 @@ const CACHE_SECONDS = 30;
 
 /**
  * Platform HS512 keys, unsealed once and cached briefly per platform. A rotated-out key still
- * verifies until the tokens it signed have expired (DESIGN §5); an operator may retire it sooner
+ * verifies until the tokens it signed have expired; an operator may retire it sooner
  * (admin key retire), which every instance learns through NOTIFY (`keys:<platform id>`, raised by
  * the signing_keys trigger) and drops its cached keys at once; the TTL bounds a missed notification.
  */
@@ -108,7 +108,7 @@ export function createSigningKeys(deps: Deps, notifications?: Notifications) {
   };
 
   /**
-   * Rotates the key of `alg` (DESIGN §16: the next key is published before it signs; the old one is
+   * Rotates the key of `alg` (the next key is published before it signs; the old one is
    * kept until its last token expires). The new key is published at once and signs after
    * SIGNING_KEY_PUBLICATION_SECONDS — or at once with `immediately` (a compromised key). A next key
    * still waiting is replaced (it never signed). Pass a transaction.

@@ -6,7 +6,7 @@ import type { Platform } from '../domain/platform';
 import type { Platforms } from './platforms.service';
 import type { SigningKeys } from './signing-keys.service';
 
-/** The algorithm of a client's ID tokens (and logout tokens): the seed profile's DESIGN §5 rule, or the client's registered one on standard platforms (§16). */
+/** The algorithm of a client's ID tokens (and logout tokens): HS512 on seed platforms, or the client's registered one on standard platforms. */
 export function idTokenAlgOf(platform: Pick<Platform, 'signingProfile'>, client: Pick<Client, 'type' | 'idTokenSignedResponseAlg'>): IdTokenAlg {
   if (platform.signingProfile !== 'standard') return 'HS512';
   const alg = client.idTokenSignedResponseAlg ?? 'RS256';
@@ -25,7 +25,7 @@ export function leftHalfHash(alg: IdTokenAlg, value: string): string {
 }
 
 /**
- * Signs the JWTs a platform issues, by profile (DESIGN §5, §16). Seed: access tokens HS512 under
+ * Signs the JWTs a platform issues, by profile. Seed: access tokens HS512 under
  * the platform key (kid), ID tokens HS512 under a confidential client's secret (no kid) or the
  * platform key (kid). Standard: access tokens RS256 under the platform's active key; ID tokens
  * under the active key of the client's alg (kid), or HS512 under its secret (no kid).

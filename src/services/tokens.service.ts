@@ -13,7 +13,7 @@ import type { AccessTokenCache, LiveAccessToken } from './access-token-cache';
 /** Access and refresh tokens after issuance: userinfo, introspection (RFC 7662), revocation (RFC 7009). */
 export function createTokens(deps: Deps, keys: SigningKeys, platforms: Platforms, cache: AccessTokenCache) {
   /**
-   * The claims of an access-token JWT as this platform's profile signs them (DESIGN §5, §16), or
+   * The claims of an access-token JWT as this platform's profile signs them, or
    * undefined. Seed: HS512 under the platform key its kid names. Standard: RS256 under the public
    * key its kid names, with the key's alg, never the header's (RFC 8725 §3.1).
    */

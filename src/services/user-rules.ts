@@ -2,13 +2,13 @@ import type * as Libphonenumber from 'libphonenumber-js/max';
 import { z } from 'zod';
 import { COMMON_PASSWORDS } from './common-passwords';
 
-/** libphonenumber's full metadata (~0.5 MB) is required at the first phone number, not at start (issue 17: start time, RSS). */
+/** libphonenumber's full metadata (~0.5 MB) is required at the first phone number, not at start (start time, RSS). */
 let libphonenumber: typeof Libphonenumber | undefined;
 const phoneLib = (): typeof Libphonenumber => (libphonenumber ??= require('libphonenumber-js/max') as typeof Libphonenumber);
 
 export const MIN_AGE_YEARS = 16;
 
-/** A field's message: a catalog key (DESIGN §18), translated by the page (or in English by the admin API) with ruleValues. */
+/** A field's message: a catalog key, translated by the page (or in English by the admin API) with ruleValues. */
 export interface FieldError {
   field: string;
   message: string;

@@ -10,7 +10,7 @@ import {
 
 export interface NewUserInput {
   email: string;
-  /** null: an account without a password, signed up through an upstream provider (DESIGN §17). */
+  /** null: an account without a password, signed up through an upstream provider. */
   password: string | null;
   givenName: string;
   familyName: string;

@@ -5,7 +5,7 @@ import { buildClient, buildPlatform, buildUser } from '../factories';
 import { browser, type Browser } from '../support/browser';
 import { accountSignIn, authorizeQuery, basic } from '../support/account-flows';
 
-// Issue 10 §3: identifiers from outside are checked strictly before any query. A near-valid one
+// Identifiers from outside are checked strictly before any query. A near-valid one
 // (36 dashes passed the old /^[0-9a-f-]{36}$/i and reached Postgres: 22P02 → 500) gets the same
 // answer as any unknown identifier. Each variant bends a real id of the tenant below; upper case
 // too: one identifier has one spelling (src/domain/ids.ts).

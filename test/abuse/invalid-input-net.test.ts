@@ -7,7 +7,7 @@ import { errorHandler } from '../../src/http/errors/error-handler';
 import { toOAuthError } from '../../src/http/errors/to-oauth-error';
 import { buildTestApp, expectOAuthError } from '../helpers';
 
-// Issue 10 §3, the net: a value Postgres refuses (SQLSTATE class 22) is the request's fault, so it
+// A value Postgres refuses (SQLSTATE class 22) is the request's fault, so it
 // is a 400 invalid_request — logged without a stack or the value — never a 500. The errors are real
 // ones from the run's database, raised by the statements below.
 let t: Awaited<ReturnType<typeof buildTestApp>>;

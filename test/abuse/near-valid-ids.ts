@@ -3,7 +3,7 @@ import { SignJWT } from 'jose';
 import type { Live, Method } from './fuzz-fixtures';
 
 /**
- * Identifiers that look almost like ours (issue 10 §3): each is a real id of the run (or a random
+ * Identifiers that look almost like ours: each is a real id of the run (or a random
  * UUID) bent one way — 36 dashes, a non-hex character, white space or a NUL byte around it, upper
  * case, braces, too long or short, Unicode lookalikes — or a well-formed id nobody issued.
  */

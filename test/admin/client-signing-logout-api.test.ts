@@ -3,7 +3,7 @@ import { buildPlatform } from '../factories';
 import { adminClient, adminToken } from './admin-api-client';
 import { runCommand } from '../../src/cli/commands';
 
-// Issue 14: a client's ID-token algorithm and logout registration on the admin API and the CLI.
+// A client's ID-token algorithm and logout registration on the admin API and the CLI.
 let t: Awaited<ReturnType<typeof buildTestApp>>;
 let global: ReturnType<typeof adminClient>;
 beforeAll(async () => {

@@ -3,7 +3,7 @@ import { cliActor } from '../../src/domain/admin';
 import { buildPlatform } from '../factories';
 import { buildOperator, consoleBrowser, signInConsole, type ConsoleBrowser } from './console-support';
 
-// Issue 14: the console's client forms carry the ID-token algorithm (standard platforms) and the logout registration.
+// The console's client forms carry the ID-token algorithm (standard platforms) and the logout registration.
 let t: Awaited<ReturnType<typeof buildTestApp>>;
 let b: ConsoleBrowser;
 beforeAll(async () => {

@@ -7,7 +7,7 @@ import { runCommand } from '../../src/cli/commands';
 import type { Operator } from '../../src/domain/operator';
 import { buildOperator, consoleBrowser, h1Of, OPERATOR_PASSWORD, setupKeyOf, signInConsole, type ConsoleBrowser } from './console-support';
 
-// Operators' passkeys (issue 12 §4, DESIGN §14 "TOTP or passkey"): real WebAuthn answers from a
+// Operators' passkeys: real WebAuthn answers from a
 // software authenticator, through the service and through the console's forms.
 const BASE = 'http://localhost:4567';
 let clock = Date.now();

@@ -9,7 +9,7 @@ import {
   AUDIT_APP_ENV, auditBrowser, eventOf, eventsOf, eventuallyEventOf, expectNoSecret, expectUserEvent, type AuditBrowser,
 } from './support';
 
-// The security events of the account's lifecycle (DESIGN §14): email, password, second factors,
+// The security events of the account's lifecycle: email, password, second factors,
 // connected apps, sign out everywhere; each driven through the real pages and read back by the
 // X-Request-Id of the request that caused it. Last, one audited change that fails leaves no trace.
 const BASE = 'http://localhost:4567'; // passkeys need a host name
@@ -74,7 +74,7 @@ describe('audit: password.reset_requested and password.reset', () => {
     await b.get(`/password/forgot?platform_guid=${p.id}`);
     const asked = await b.submit(`/password/forgot?platform_guid=${p.id}`, { email: u.email });
     expect(b.pageTitle()).toBe('Check your email');
-    // Looked up and mailed once the answer has gone (issue 10 §7): the event follows it.
+    // Looked up and mailed once the answer has gone: the event follows it.
     expectUserEvent(await eventuallyEventOf(db(), asked.requestId, 'password.reset_requested'), {
       kind: 'password.reset_requested', platformId: p.id, subject: u.id, requestId: asked.requestId, details: {},
     }, []);

@@ -4,7 +4,7 @@ import { buildPlatform } from '../factories';
 import { startPurgeJob } from '../../src/jobs/purge.job';
 import { AUDIT_APP_ENV, auditBrowser, eventOf, eventsOf } from './support';
 
-// Retention (DESIGN §14): the purge job drops audit events older than AUDIT_RETENTION_DAYS and says
+// Retention: the purge job drops audit events older than AUDIT_RETENTION_DAYS and says
 // how many in its log line. The clock lives in 2004-2005, so this purge can only reach events of
 // that time (this test's), whatever other suites keep in the shared database; purge.test.ts's
 // clock (2001) reaches nothing later than January 2000.

@@ -6,7 +6,7 @@ import { createCredential, getAssertion } from '../support/soft-authenticator';
 import { recoveryCodesOf, setupKeyOf, totpAt } from '../support/totp';
 import { AUDIT_APP_ENV, auditBrowser, CLIENT_IP, eventOf, eventsOf, expectUserEvent, USER_AGENT, type AuditBrowser } from './support';
 
-// The security events of signing in (DESIGN §14), each driven through the real pages and token
+// The security events of signing in, each driven through the real pages and token
 // endpoint and read back from audit_events by the X-Request-Id of the request that caused it.
 const BASE = 'http://localhost:4567'; // passkeys need a host name
 let clock = Date.now();

@@ -9,7 +9,7 @@ import { totpAt } from '../support/totp';
 import { PROVIDER_NAME, SLUG, auditKinds, federation, identitiesOf, startAuthorization, throughUpstream, upstreamUser, type Federation } from './support';
 
 /**
- * The account page and upstream identities (DESIGN §17): signing the account page in through a
+ * The account page and upstream identities: signing the account page in through a
  * linked upstream, the "Linked accounts" list, Unlink (never the last way in) and "Set a password"
  * for an account created without one.
  */
@@ -208,7 +208,7 @@ describe('Unlink: never the last way in (a password, a passkey or another identi
     expect(await identitiesOf(p, f.down.id)).toHaveLength(1);
   });
 
-  it('an identity through a disabled provider is not another way in (decisions: issue 15); once the provider is enabled again it is', async () => {
+  it('an identity through a disabled provider is not another way in (docs/decisions.md); once the provider is enabled again it is', async () => {
     const f = await federation(p);
     const { upUser, local, b } = await accountPageOf(f);
     await secondIdentity(f, local, upUser, false);

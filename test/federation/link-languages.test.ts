@@ -1,4 +1,4 @@
-// Issue 16: the upstream pages of an authorization speak its language (ui_locales): the
+// The upstream pages of an authorization speak its language (ui_locales): the
 // "Continue with …" button, the link page, its refusals and its notice.
 import { startClockedProvider, newBrowser, type ClockedProvider } from '../support/standard-op';
 import { buildUser } from '../factories';

@@ -8,7 +8,7 @@ import {
 } from './support';
 
 /**
- * Signing in to an app through an upstream identity provider (DESIGN §17), end to end over HTTP:
+ * Signing in to an app through an upstream identity provider, end to end over HTTP:
  * another Latchkey platform is the upstream, the downstream platform's hosted pages are driven with
  * a cookie-keeping browser, and the app gets its code and ID token.
  */

@@ -1,4 +1,4 @@
-// DESIGN §18: every text of the pages and mails is in locales/<language>/<namespace>.json, and
+// Every text of the pages and mails is in locales/<language>/<namespace>.json, and
 // English, German, French and Spanish are complete. These checks fail on a key missing in any
 // catalog, on a key the code uses that English does not have, and on a translation that drops or
 // renames a placeholder.

@@ -10,7 +10,7 @@ import { createBackchannelLogout } from '../../src/services/backchannel-logout.s
 import { startBackchannelLogoutJob, type BackchannelLogoutJob } from '../../src/jobs/backchannel-logout.job';
 import { registerBackchannel, secretKey, startLogoutRp, verifyLogoutToken, type LogoutRp } from './backchannel-rp';
 
-// Issue 14 / DESIGN §16: logout tokens are "sent durably through the same outbox mechanism as
+// Logout tokens are "sent durably through the same outbox mechanism as
 // mail" — retried with backoff, kept across restarts, failed for good when they cannot succeed.
 // A database of its own: every worker takes any due delivery, so this queue is not shared.
 let own: Awaited<ReturnType<typeof ownDatabase>>;

@@ -10,7 +10,7 @@ import { cliActor } from '../../src/domain/admin';
 import { createSidOf } from '../../src/services/session-id';
 import { platformJwks, registerBackchannel, secretKey, startLogoutRp, verifyLogoutToken, type LogoutRp } from './backchannel-rp';
 
-// Issue 14 / DESIGN §16: OIDC Back-Channel Logout 1.0. Every sign-out reaches the apps its sign-in
+// OIDC Back-Channel Logout 1.0. Every sign-out reaches the apps its sign-in
 // signed in to with a logout token, which a relying party verifies as it verifies ID tokens. The
 // queue is this file's own (a database of its own): deliveries are driven here, round by round.
 let own: Awaited<ReturnType<typeof ownDatabase>>;

@@ -7,7 +7,7 @@ import { runCommand } from '../../src/cli/commands';
 import { ownDatabase } from './own-database';
 import { startSmtpSink, SMTP_PASSWORD, SMTP_USER, type SmtpSink } from './smtp-sink';
 
-// DESIGN §13 / issue 11: a mail is an outbox row written with its event and sent by workers with
+// A mail is an outbox row written with its event and sent by workers with
 // retries; these tests run real SMTP (smtp-server) against apps on a database of their own.
 type TestApp = Awaited<ReturnType<typeof buildTestApp>>;
 

@@ -1,4 +1,4 @@
-// Issue 10 §4: POST /oauth/authorize answers 303 with the same request as a GET before any session
+// POST /oauth/authorize answers 303 with the same request as a GET before any session
 // work, so a cross-site POST (which arrives without the SameSite=Lax cookie) cannot replace the
 // browser's session. The real cross-site case runs in Chromium: e2e/cross-site-authorize.e2e.ts.
 import request from 'supertest';

@@ -92,7 +92,7 @@ describe('GET /oauth/authorize — other errors redirect with error, error_descr
 });
 
 describe('the hosted flow over HTTP', () => {
-  it('accepts POST /oauth/authorize (form) as well as GET: a 303 to the same request as a GET (issue 10 §4)', async () => {
+  it('accepts POST /oauth/authorize (form) as well as GET: a 303 to the same request as a GET', async () => {
     const { p, c } = await setup();
     const res = await request(t.app).post('/oauth/authorize').type('form').send(Object.fromEntries(authorizeQuery(p, c)));
     expect(res.status).toBe(303);

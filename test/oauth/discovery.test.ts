@@ -30,7 +30,7 @@ describe('GET /.well-known/openid-configuration', () => {
         id_token_signing_alg_values_supported: ['HS512'],
         subject_types_supported: ['public'],
         authorization_response_iss_parameter_supported: true,
-        // DESIGN §16 (issue 14), additions to the spec's document on both profiles
+        // Additions to the spec's document on both profiles
         backchannel_logout_supported: true,
         backchannel_logout_session_supported: true,
         frontchannel_logout_supported: true,

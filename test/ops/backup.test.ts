@@ -10,7 +10,7 @@ import { exchange, signInThrough, userinfo } from '../support/account-flows';
 import { freshDatabase } from '../support/fresh-database';
 import { adminProcess } from '../support/admin-process';
 
-// Issue 11 §5: `admin backup` of the embedded database while the provider runs, `admin restore`
+// `admin backup` of the embedded database while the provider runs, `admin restore`
 // into a fresh data directory, and a provider on the restored directory signs the same user in
 // with the same client (its sealed secret opens under the MASTER_KEY kept with the backup).
 // The embedded database is the one under test here, whatever database the rest of the run uses.

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 
 /**
- * `npm ci` builds (DESIGN §13): `prepare` runs scripts/ensure-build.js --prepare, which compiles
+ * `npm ci` builds: `prepare` runs scripts/ensure-build.js --prepare, which compiles
  * when dist/ is missing or stale. Run here on a tiny project of the same layout (src/, migrations/,
  * the two tsconfig files), with the repository's TypeScript, so each build takes seconds.
  */

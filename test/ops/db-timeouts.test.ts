@@ -3,7 +3,7 @@ import { openDatabase, type Database } from '../../src/db';
 import { toOAuthError } from '../../src/http/errors/to-oauth-error';
 import { TEST_ENV } from '../helpers';
 
-// Issue 11 §6: every pool has a statement timeout, a connect timeout and TCP keepalive.
+// Every pool has a statement timeout, a connect timeout and TCP keepalive.
 const onPostgres = process.env.TEST_DATABASE_KIND === 'postgres';
 const url = process.env.TEST_DATABASE_URL!;
 

@@ -11,7 +11,7 @@ import { startProvider, type ProviderProcess } from '../support/provider-process
 import { browser } from '../support/browser';
 import { authorizeQuery, exchange, signInThrough, userinfo } from '../support/account-flows';
 
-// Issue 11: `pg_dump` or psql on the embedded database's socket changed the one PGlite session
+// `pg_dump` or psql on the embedded database's socket changed the one PGlite session
 // that the provider's own connections shared — afterwards every page answered 500 ("relation
 // platforms does not exist") while /readyz still said ready. A real provider process serves its
 // own embedded database here, whatever database the rest of the run uses.

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { freePort } from '../support/provider-process';
 
 // A first `npm start` on a fresh DATA_DIR opens the migrated template the build packed
-// (dist/pglite-template.tgz) instead of running initdb and every migration (issue 11 §4).
+// (dist/pglite-template.tgz) instead of running initdb and every migration.
 const ROOT = path.resolve(__dirname, '..', '..');
 
 describe('the embedded database template', () => {

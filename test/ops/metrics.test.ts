@@ -52,7 +52,7 @@ describe('GET /metrics', () => {
     expectOAuthError(await request(t.app).get('/metrics').set('Authorization', `Basic ${Buffer.from(`x:${TOKEN}`).toString('base64')}`), 401, 'invalid_token');
   });
 
-  it('answers Prometheus text with the token: every series of DESIGN §13 and the process metrics', async () => {
+  it('answers Prometheus text with the token: every provider series and the process metrics', async () => {
     const res = await request(t.app).get('/metrics').set('Authorization', `Bearer ${TOKEN}`).expect(200);
     expect(res.headers['content-type']).toMatch(/^text\/plain; version=0\.0\.4/);
     expect(res.headers['cache-control']).toBe('no-store');

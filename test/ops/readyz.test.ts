@@ -5,7 +5,7 @@ import { healthRouter } from '../../src/http/ops/health.router';
 import { probe } from '../../src/repositories/maintenance.repository';
 import { buildTestApp } from '../helpers';
 
-// Issue 11: /readyz said ready while every page answered 500 "relation platforms does not exist":
+// /readyz said ready while every page answered 500 "relation platforms does not exist":
 // `select 1` needs no table. Readiness now reads a real table through the app's own connection.
 describe('GET /readyz', () => {
   it('is ready when the app sees its tables', async () => {

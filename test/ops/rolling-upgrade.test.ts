@@ -3,7 +3,7 @@ import { TEST_ENV } from '../helpers';
 import { freshDatabase } from '../support/fresh-database';
 import { startProvider, type ProviderProcess } from '../support/provider-process';
 
-// Issue 11 §5 (README "Backups and upgrades"): instances of a new version starting together on
+// Instances of a new version starting together on
 // one database each run the migrations at start; knex's lock row, taken inside the migration
 // transaction, makes them wait for each other, so the migrations run once and every instance
 // comes up. The embedded database serves one process: nothing to show there.

@@ -1,4 +1,4 @@
-// Issue 16: the chooser, consent, second-factor and upstream pages speak the authorization's
+// The chooser, consent, second-factor and upstream pages speak the authorization's
 // language (ui_locales, then Accept-Language), and the consent page shows the app's own branding.
 import { buildTestApp } from '../helpers';
 import { buildClient, buildPlatform, buildUser, TEST_PASSWORD } from '../factories';

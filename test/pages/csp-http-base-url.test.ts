@@ -2,7 +2,7 @@ import request from 'supertest';
 import { buildTestApp, TEST_MASTER_KEY } from '../helpers';
 
 // `upgrade-insecure-requests` makes a browser fetch the stylesheet and follow links over https:
-// right behind https, broken pages over plain http on anything but localhost (issue 11).
+// right behind https, broken pages over plain http on anything but localhost.
 describe('the CSP of hosted pages and the scheme of BASE_URL', () => {
   const cspOf = async (env: Record<string, string>) => {
     const t = await buildTestApp(env);

@@ -3,7 +3,7 @@ import request from 'supertest';
 import { buildTestApp } from '../helpers';
 import { buildClient, buildPlatform } from '../factories';
 
-// DESIGN §18: the HTML error page speaks the page's language (heading, message, hint, button),
+// The HTML error page speaks the page's language (heading, message, hint, button),
 // keeps a technical English description as a marked detail, and shows the request id; the JSON
 // error_description of the spec endpoints stays English whatever Accept-Language says.
 let t: Awaited<ReturnType<typeof buildTestApp>>;

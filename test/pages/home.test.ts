@@ -6,7 +6,7 @@ import { buildTestApp, TEST_MASTER_KEY } from '../helpers';
 import { browser } from '../support/browser';
 import { createDemo } from '../../src/cli/demo-seed';
 
-// GET / and the demo client's own callback page (issue 11 §9).
+// GET / and the demo client's own callback page.
 describe('the home page and the development demo', () => {
   it('says what the server is, with no demo links when there is no demo', async () => {
     const t = await buildTestApp({ DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'latchkey-home-')) });

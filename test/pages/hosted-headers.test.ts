@@ -1,4 +1,4 @@
-// Issue 10 §6: every hosted page is `Cache-Control: no-store` and carries a CSP form-action; the pages
+// Every hosted page is `Cache-Control: no-store` and carries a CSP form-action; the pages
 // whose forms may end at the client allow exactly that client's redirect origin. The browser side
 // (Chromium applying form-action to the redirect after a POST) is e2e/form-action.e2e.ts.
 import request from 'supertest';

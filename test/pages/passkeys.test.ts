@@ -4,7 +4,7 @@ import { browser, type Browser } from '../support/browser';
 import { accountSignIn, authorizeQuery, exchange, inputValue, jwtPayload, signInThrough } from '../support/account-flows';
 import { createCredential, getAssertion, type SoftCredential } from '../support/soft-authenticator';
 
-// Passkeys over HTTP (DESIGN §15) with the software authenticator: the account page's routes, the
+// Passkeys over HTTP with the software authenticator: the account page's routes, the
 // sign-in page's passwordless flow to tokens, the second factor, and bad input (never a 5xx).
 const BASE = 'http://localhost:4567';
 let t: Awaited<ReturnType<typeof buildTestApp>>;
@@ -213,7 +213,7 @@ describe('passkeys with an IP BASE_URL', () => {
       const page = await b.get(`/oauth/authorize?${authorizeQuery(p, c)}`);
       expect(b.html).not.toContain('Sign in with a passkey');
       expect(b.html).toContain('Passkeys are not available here');
-      // No passkey scripts (the page's only script is the show-password toggle, issue 16).
+      // No passkey scripts (the page's only script is the show-password toggle).
       expect(b.html).not.toContain('/static/passkeys.js');
       expect(page.res.headers['content-security-policy']).toContain("script-src 'self'");
       const iid = /action="\/interaction\/([^/"]+)\/signin"/.exec(b.html)![1];

@@ -1,4 +1,4 @@
-// Issue 10 §2: no unbounded session growth. Anonymous page views store no session row; an
+// No unbounded session growth. Anonymous page views store no session row; an
 // authorization in progress stores one small row that lives an hour; a sign-in extends it.
 import request from 'supertest';
 import { buildTestApp } from '../helpers';
@@ -192,7 +192,7 @@ it('the account page\'s own sign-in starts the session only when the password is
   expect(b.html).toContain(u.email);
 });
 
-it('viewing the pages of a stored authorization writes nothing: the row keeps its version and expiry (issue 17)', async () => {
+it('viewing the pages of a stored authorization writes nothing: the row keeps its version and expiry', async () => {
   const p = await buildPlatform(t.services);
   const c = await buildClient(t.services, p.id);
   const b = browser(t.app);
@@ -211,7 +211,7 @@ it('viewing the pages of a stored authorization writes nothing: the row keeps it
   expect(await version()).toEqual(stored);
 });
 
-it('a sign-in writes its session once: authorize stores it, the page view writes nothing, the sign-in replaces it with one write (issue 17)', async () => {
+it('a sign-in writes its session once: authorize stores it, the page view writes nothing, the sign-in replaces it with one write', async () => {
   const db = t.database.db;
   // Every row write to the session table, as the database saw it.
   await db.raw(`CREATE TABLE IF NOT EXISTS session_writes (sid text, op text)`);

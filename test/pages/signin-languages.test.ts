@@ -1,4 +1,4 @@
-// Issue 16: the sign-in, sign-up, forgot-password and reset-password pages in German, French and
+// The sign-in, sign-up, forgot-password and reset-password pages in German, French and
 // Spanish (ui_locales first, then Accept-Language), their error messages translated, and the
 // sign-in findings that need no browser: the app named, the password field marked invalid, the
 // email carried to "Forgot password?", "Use another email" back to the app, the toggle script.
@@ -83,7 +83,7 @@ describe('sign-in pages in every language', () => {
   });
 });
 
-describe('sign-in findings (issue 16)', () => {
+describe('sign-in findings', () => {
   it('"Forgot password?" comes after the password field and carries the email typed once the form came back', async () => {
     const { p, c, u } = await tenant();
     const b = browser(t.app);

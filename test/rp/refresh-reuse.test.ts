@@ -1,7 +1,7 @@
 import * as client from 'openid-client';
 import { codeFlow, setup, startProvider, type Provider } from '../support/rp';
 
-// No grace window: presenting a rotated refresh token is reuse at once (DESIGN §5).
+// No grace window: presenting a rotated refresh token is reuse at once.
 let p: Provider;
 beforeAll(async () => { p = await startProvider({ REFRESH_REUSE_GRACE_SECONDS: '0' }); });
 afterAll(() => p.close());

@@ -6,7 +6,7 @@ import { buildClient, buildCode, buildPlatform, buildUser } from '../factories';
 import { proxyPlan, startTcpProxy } from '../support/tcp-proxy';
 
 // Postgres "stops" mid-load without touching the server other tests use: the app under test
-// reaches the database through a TCP proxy that the test cuts and restores (issue 5 §5).
+// reaches the database through a TCP proxy that the test cuts and restores.
 type TestApp = Awaited<ReturnType<typeof buildTestApp>>;
 type Phase = 'up' | 'down' | 'recovering' | 'back';
 interface Outcome { ended: number; action: string; phase: Phase; status: number; type: string; body: any; retryAfter: string | null; code?: string }
@@ -88,7 +88,7 @@ describe('database outage', () => {
       async () => {
         if (!refreshTokens.length) return;
         // One holder per token at a time, as one client: a replay after the successor was itself
-        // rotated is invalid_grant (issue 10), which concurrent holders of one token could cause.
+        // rotated is invalid_grant, which concurrent holders of one token could cause.
         // A 503 puts the token back; if its rotation did commit, the retry is a grace-window replay.
         const [token] = refreshTokens.splice(Math.floor(Math.random() * refreshTokens.length), 1);
         const res = await call('refresh', '/oauth/token', tokenRequest({ grant_type: 'refresh_token', refresh_token: token }));

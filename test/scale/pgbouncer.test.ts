@@ -10,7 +10,7 @@ import { startPgBouncer, type PgBouncer } from '../support/pgbouncer';
 import { browser } from '../support/browser';
 import { basic, exchange, refresh, signInThrough, userinfo } from '../support/account-flows';
 
-// Issue 11 §6: the pool may go through PgBouncer in transaction mode (DATABASE_URL), while the
+// The pool may go through PgBouncer in transaction mode (DATABASE_URL), while the
 // LISTEN connection goes straight to Postgres (DATABASE_LISTEN_URL): a LISTEN through a
 // transaction pooler lands on whatever server connection is free and its notifications are lost.
 // PgBouncer fronts a Postgres server: there is nothing to show on the embedded database.

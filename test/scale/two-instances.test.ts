@@ -5,8 +5,8 @@ import { buildTestApp, TEST_ENV } from '../helpers';
 import { buildClient, buildCode, buildPlatform, buildUser, TEST_PASSWORD } from '../factories';
 import { startProvider, type ProviderProcess } from '../support/provider-process';
 
-// Two provider PROCESSES on one Postgres database, as behind a load balancer (issue 5 §4;
-// DESIGN §3). The embedded database is single-process by design, so there is nothing to show there.
+// Two provider PROCESSES on one Postgres database, as behind a load balancer.
+// The embedded database is single-process by design, so there is nothing to show there.
 const embedded = process.env.TEST_DATABASE_KIND === 'embedded';
 if (embedded) console.warn('two-instances: skipped on the embedded database (PGlite serves one process; run with DATABASE_URL for this test)');
 const describeOnPostgres = embedded ? describe.skip : describe;
@@ -123,7 +123,7 @@ describeOnPostgres('two instances, one database', () => {
     // Precondition, not a speed check: were the window over, it and not the code would decide.
     if (Date.now() - started >= GRACE_SECONDS * 1000) throw new Error('the 50 refreshes outlasted the grace window: raise GRACE_SECONDS');
     expect(results.map((r) => r.status)).toEqual(Array(50).fill(200));
-    expect(new Set(results.map((r) => r.body.refresh_token)).size).toBe(1); // the same successor for every replay (issue 10)
+    expect(new Set(results.map((r) => r.body.refresh_token)).size).toBe(1); // the same successor for every replay
     expect(new Set(results.map((r) => r.body.access_token)).size).toBe(50);
 
     const db = setup.database.db;

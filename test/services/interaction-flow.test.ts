@@ -2,7 +2,7 @@ import { buildTestApp } from '../helpers';
 import { buildClient, buildPlatform, buildUser, TEST_PASSWORD } from '../factories';
 import type { BrowserAccounts, KnownAccount } from '../../src/domain/interaction';
 
-// The interaction service on its own (DESIGN §9): named transitions over a browser's accounts, each
+// The interaction service on its own: named transitions over a browser's accounts, each
 // returning the next step. The HTTP suites (test/pages, e2e) cover the same flows through pages.
 type TestApp = Awaited<ReturnType<typeof buildTestApp>>;
 let t: TestApp;

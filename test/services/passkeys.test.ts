@@ -4,7 +4,7 @@ import { createCredential, getAssertion } from '../support/soft-authenticator';
 import { relyingPartyOf } from '../../src/services/mfa/passkeys.service';
 import { runCommand } from '../../src/cli/commands';
 
-// Passkeys at the service level (DESIGN §15), with a software authenticator whose flags the test sets.
+// Passkeys at the service level, with a software authenticator whose flags the test sets.
 const BASE = 'http://localhost:4567';
 let t: Awaited<ReturnType<typeof buildTestApp>>;
 beforeAll(async () => {

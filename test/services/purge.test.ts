@@ -68,7 +68,7 @@ async function seed() {
   return { p, ids, sid };
 }
 
-describe('purge of expired rows (DESIGN §12)', () => {
+describe('purge of expired rows', () => {
   it('removes expired codes, tokens, families, sessions, counters and throttles, keeps live ones, on many instances at once', async () => {
     const { p, ids, sid } = await seed();
     const runs = await Promise.all([
@@ -113,7 +113,7 @@ describe('purge of expired rows (DESIGN §12)', () => {
   });
 });
 
-describe('purge at scale (issue 17)', () => {
+describe('purge at scale', () => {
   it('walks every family, however many windows it takes', async () => {
     const p = await buildPlatform(a.services);
     const c = await buildClient(a.services, p.id);

@@ -7,7 +7,7 @@ import {
   type ClockedProvider, type StandardOp, type TestClient, type TestUser, type TokenResponse,
 } from '../support/standard-op';
 
-// Issue 14 §4: the OpenID Foundation's Basic OP certification plan (oidcc-basic-certification-test-plan,
+// The OpenID Foundation's Basic OP certification plan (oidcc-basic-certification-test-plan,
 // response_type=code) asserted over HTTP against a `standard` platform. Each test is named after the
 // conformance module it mirrors. Every signature is checked against the JWKS the discovery document
 // names; no token is trusted for what it says about itself.
@@ -321,7 +321,7 @@ describe('Basic OP: codes and refresh tokens', () => {
     const original = await idClaims(op, client, tokens.id_token!);
     p.tick(10);
 
-    // Another client of the same platform cannot use it (DESIGN §5)…
+    // Another client of the same platform cannot use it…
     const other = await buildClient(p.t.services, op.platformId, { redirectUris: [REDIRECT_URI] });
     const stolen = await refreshWith(op, other, tokens.refresh_token!);
     expect({ status: stolen.status, error: stolen.body.error }).toEqual({ status: 400, error: 'invalid_grant' });

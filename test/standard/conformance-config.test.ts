@@ -6,7 +6,7 @@ import {
   type ClockedProvider, type Jwk,
 } from '../support/standard-op';
 
-// Issue 14 §4: the OpenID Foundation's Config OP certification plan (oidcc-config-certification-test-plan)
+// The OpenID Foundation's Config OP certification plan (oidcc-config-certification-test-plan)
 // and the discovery/JWKS checks its modules share with the Basic plan, asserted over HTTP against a
 // `standard` platform. Each test is named after the conformance module it mirrors.
 let p: ClockedProvider;

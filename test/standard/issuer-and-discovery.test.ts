@@ -9,7 +9,7 @@ import * as clients from '../../src/repositories/client.repository';
 import type { IdTokenAlg } from '../../src/domain/client';
 import { runCommand } from '../../src/cli/commands';
 
-// Issue 14: a `standard` platform's issuer is BASE_URL/platforms/{guid} in discovery (found from
+// A `standard` platform's issuer is BASE_URL/platforms/{guid} in discovery (found from
 // the issuer alone), tokens, the authorization response and every check of a token it issued.
 let t: Awaited<ReturnType<typeof buildTestApp>>;
 beforeAll(async () => { t = await buildTestApp(); });

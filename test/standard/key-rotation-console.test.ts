@@ -1,7 +1,7 @@
 import { buildTestApp } from '../helpers';
 import { buildOperator, consoleBrowser, signInConsole, type ConsoleBrowser } from '../admin/console-support';
 
-// DESIGN §16 on the console's Keys screen: a standard platform rotates one algorithm, the new key shown as next with when it signs.
+// Key rotation on the console's Keys screen: a standard platform rotates one algorithm, the new key shown as next with when it signs.
 let t: Awaited<ReturnType<typeof buildTestApp>>;
 let b: ConsoleBrowser;
 beforeAll(async () => {

@@ -5,7 +5,7 @@ import { adminClient, adminToken } from '../admin/admin-api-client';
 import { runCommand } from '../../src/cli/commands';
 import type { Platform } from '../../src/domain/platform';
 
-// DESIGN §16: "next key published before it signs, old key kept until its last token expires".
+// "next key published before it signs, old key kept until its last token expires".
 // The injected clock: tests move it past the publication delay and the access-token lifetime.
 let offsetMs = 0;
 const clock = () => new Date(Date.now() + offsetMs);

@@ -5,7 +5,7 @@ import { buildPlatform } from '../factories';
 import { runCommand } from '../../src/cli/commands';
 import { PUBLIC_JWK_MEMBERS } from '../../src/domain/signing-key';
 
-// Issue 14: a `standard` platform's asymmetric keys and public JWKS (the tokens they sign: tokens.test.ts).
+// A `standard` platform's asymmetric keys and public JWKS (the tokens they sign: tokens.test.ts).
 let t: Awaited<ReturnType<typeof buildTestApp>>;
 beforeAll(async () => { t = await buildTestApp(); });
 afterAll(() => t.close());
@@ -81,7 +81,7 @@ describe('standard platform: keys and JWKS', () => {
     const after = await jwks(p.id);
     expect(after.map((k) => k.kid)).toEqual(expect.arrayContaining([...before.map((k) => k.kid), rotated.kid]));
     expect(after).toHaveLength(4);
-    // Published before it signs (DESIGN §16): the old key signs until the publication delay has passed.
+    // Published before it signs: the old key signs until the publication delay has passed.
     expect((await t.services.signingKeys.activeAsymmetricKey(p.id, 'ES256')).kid).toBe(oldEs);
     const listed = (await runCommand(t.services, ['key', 'list', '--platform', p.id])).items as Array<{ kid: string; alg: string; status: string }>;
     expect(listed.find((k) => k.kid === oldEs)).toMatchObject({ alg: 'ES256', status: 'active' });

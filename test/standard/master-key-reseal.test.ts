@@ -6,7 +6,7 @@ import { freshDatabase, type FreshDatabase } from '../support/fresh-database';
 import { TEST_ENV } from '../helpers';
 import { createSealer } from '../../src/crypto/seal';
 
-// `admin master-key reseal` covers the sealed private JWKs of standard platforms (issue 14), on a database of its own.
+// `admin master-key reseal` covers the sealed private JWKs of standard platforms, on a database of its own.
 const key = () => randomBytes(32).toString('base64url');
 const ROOT = path.resolve(__dirname, '..', '..');
 

@@ -4,7 +4,7 @@ import { buildPlatform } from '../factories';
 import { adminClient, adminToken } from '../admin/admin-api-client';
 import { runCommand } from '../../src/cli/commands';
 
-// Issue 14, first slice: the signing profile and per-alg rotation on the admin API and CLI.
+// The signing profile and per-alg rotation on the admin API and CLI.
 let t: Awaited<ReturnType<typeof buildTestApp>>;
 let global: ReturnType<typeof adminClient>;
 beforeAll(async () => {
@@ -65,7 +65,7 @@ describe('admin API: signing profile', () => {
     const rotated = await global.post(`/platforms/${guid}/keys/rotate`, { alg: 'RS256' });
     expect(rotated.status).toBe(201);
     expect(rotated.body).toEqual({ platform_guid: guid, kid: expect.any(String), previous_kid: oldRs, alg: 'RS256', activates_at: expect.any(String) });
-    // Published before it signs (DESIGN §16): the old key signs until activates_at.
+    // Published before it signs: the old key signs until activates_at.
     const after = (await global.get(`/platforms/${guid}/keys`)).body.items as Array<{ kid: string; alg: string; status: string }>;
     expect(after.find((k) => k.kid === oldRs)).toMatchObject({ status: 'active', alg: 'RS256' });
     expect(after.find((k) => k.kid === rotated.body.kid)).toMatchObject({ status: 'next', alg: 'RS256', activates_at: rotated.body.activates_at });

@@ -3,7 +3,7 @@ import { buildTestApp } from '../helpers';
 import { buildPlatform } from '../factories';
 import { buildOperator, consoleBrowser, signInConsole, type ConsoleBrowser } from '../admin/console-support';
 
-// Issue 14: the console shows each platform's signing profile and each key's algorithm, creates a
+// The console shows each platform's signing profile and each key's algorithm, creates a
 // platform with a profile and switches it, through s.admin.platforms (same checks and audit as the API).
 let t: Awaited<ReturnType<typeof buildTestApp>>;
 let b: ConsoleBrowser;

@@ -5,7 +5,7 @@ import { clientAuth, codeFlow, REDIRECT_URI, startProvider, type Method, type Pr
 import * as clients from '../../src/repositories/client.repository';
 import type { IdTokenAlg } from '../../src/domain/client';
 
-// Issue 14, "done when": an unmodified relying party that knows only a standard platform's issuer
+// An unmodified relying party that knows only a standard platform's issuer
 // URL (no .well-known URL given) and verifies every signature (enableNonRepudiationChecks) completes
 // the code flow, refreshes and reads userinfo; a resource server verifies access tokens from the
 // JWKS it fetches itself (jose.createRemoteJWKSet). All over a real listening port.

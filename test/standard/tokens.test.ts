@@ -6,7 +6,7 @@ import { buildClient, buildCode, buildPlatform, buildUser } from '../factories';
 import * as clients from '../../src/repositories/client.repository';
 import type { IdTokenAlg } from '../../src/domain/client';
 
-// Issue 14: a `standard` platform signs its tokens with its asymmetric keys; relying parties and
+// A `standard` platform signs its tokens with its asymmetric keys; relying parties and
 // resource servers verify them against the public JWKS alone. The seed profile is tested unchanged elsewhere.
 let t: Awaited<ReturnType<typeof buildTestApp>>;
 beforeAll(async () => { t = await buildTestApp(); });

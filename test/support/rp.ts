@@ -43,7 +43,7 @@ export async function startProvider(env: Record<string, string> = {}): Promise<P
   };
 }
 
-/** The discovery URL a relying party is given (DESIGN §6): the full well-known URL with the platform. */
+/** The discovery URL a relying party is given: the full well-known URL with the platform. */
 export const discoveryUrl = (base: string, platformId: string) =>
   new URL(`${base}/.well-known/openid-configuration?platform_guid=${encodeURIComponent(platformId)}`);
 

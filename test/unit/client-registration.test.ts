@@ -1,6 +1,6 @@
 import { checkLogoutUri, checkSigningAndLogout } from '../../src/services/client-registration';
 
-// Issue 14: logout URIs (OIDC Back-Channel Logout §2.2, Front-Channel Logout §2) and the ID-token algorithm's rules.
+// Logout URIs (OIDC Back-Channel Logout §2.2, Front-Channel Logout §2) and the ID-token algorithm's rules.
 describe('checkLogoutUri', () => {
   it('in production: https anywhere, http only on a loopback host', () => {
     for (const ok of ['https://rp.example/bc', 'https://rp.example:8443/bc?x=1', 'http://127.0.0.1:9000/bc', 'http://127.1.2.3/bc', 'http://[::1]:9000/bc', 'http://localhost:3001/bc', 'http://rp.localhost/bc']) {

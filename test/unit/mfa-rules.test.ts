@@ -1,6 +1,6 @@
 import { ACR_MFA, ACR_PWD, acrOf, acrSatisfies, amrOf, formatRecoveryCode, normalizeRecoveryCode, normalizeTotpCode } from '../../src/domain/mfa';
 
-describe('amr and acr (RFC 8176, DESIGN §15)', () => {
+describe('amr and acr (RFC 8176)', () => {
   it('adds mfa when two factors were used, once', () => {
     expect(amrOf(['pwd'])).toEqual(['pwd']);
     expect(amrOf(['pwd', 'otp'])).toEqual(['pwd', 'otp', 'mfa']);

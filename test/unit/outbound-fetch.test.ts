@@ -54,7 +54,7 @@ const production = {
   SMTP_URL: 'smtp://mail:25',
 };
 
-describe('outbound requests (DESIGN §16)', () => {
+describe('outbound requests', () => {
   let server: LocalServer;
   beforeEach(async () => {
     server = await startServer((req, res) => {

@@ -14,7 +14,7 @@ const presentOperator = (o: Operator) => ({
   disabled_at: o.disabledAt?.toISOString() ?? null,
 });
 
-/** Admin console operators (DESIGN §14): created here only; they sign in at /admin with the password and a second factor (app or passkey). */
+/** Admin console operators: created here only; they sign in at /admin with the password and a second factor (app or passkey). */
 export const operatorCommands: CliCommand[] = [
   {
     group: 'operator', verb: 'create', usage: '--email E [--platform G] [--password P]', flags: ['email', 'platform', 'password'],

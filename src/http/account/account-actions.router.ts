@@ -44,7 +44,7 @@ export function accountActionsRouter(s: Services, deps: HttpDeps): Router {
     await redirectSaved(req, res, back(res, 'security'));
   });
 
-  // DESIGN §17: an account created through an upstream without a password sets one by the reset mail.
+  // An account created through an upstream without a password sets one by the reset mail.
   r.post('/account/password/set', ...form, async (req, res) => {
     const p = res.locals.platform;
     await s.account.passwordReset.requestReset(p, user(res).email, securityOrigin(req, p.id), res.locals.locale);

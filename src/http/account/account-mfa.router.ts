@@ -26,7 +26,7 @@ const tooManyAttempts = (res: Response, seconds: number) => {
 };
 
 /**
- * Two-step verification on the account page (issue 13): set up an authenticator app (QR code and
+ * Two-step verification on the account page: set up an authenticator app (QR code and
  * setup key, confirmed with a first code), then see the recovery codes once; remove the app or get
  * new recovery codes after proving a current code or the password (both throttled like sign-in).
  */
@@ -139,7 +139,7 @@ export function accountMfaRouter(s: Services, deps: HttpDeps): Router {
     });
   });
 
-  // The account page's own sign-in, second step (DESIGN §15): after the password (account.router.ts),
+  // The account page's own sign-in, second step: after the password (account.router.ts),
   // a user with an authenticator app gives a code or a recovery code before the browser is signed in.
   const renderSecondFactor = async (req: Request, res: Response, pending: { userId: string; email: string }, error: string | null = null, status = 200) => {
     const p = res.locals.platform;

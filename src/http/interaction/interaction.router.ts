@@ -22,7 +22,7 @@ import { sendJsonError } from '../errors/error-handler';
 import { frontchannelUrlsBeforeSignOut, stashFrontchannelFrames, takeFrontchannelFrames } from '../oauth/frontchannel-frames';
 
 /**
- * The hosted pages of an authorization (DESIGN §9): each route maps the request to one transition
+ * The hosted pages of an authorization: each route maps the request to one transition
  * of the interaction service (src/services/interaction/transitions.ts) and answers the step it
  * returns — its page (src/http/pages/interaction.pages.ts), or the client.
  */
@@ -104,7 +104,7 @@ export function interactionRouter(s: Services, deps: HttpDeps): Router {
     await answer(req, res, await flow.passwordSubmitted(ar, browser, at, credentials, attemptSource(req), audit(req)));
   });
 
-  // "Use another email" on a sign-in pinned by login_hint/id_token_hint (issue 16): back to the app,
+  // "Use another email" on a sign-in pinned by login_hint/id_token_hint: back to the app,
   // which hears account_selection_required and may ask again without the hint.
   r.post('/interaction/:iid/another-email', ...form, async (req, res) => {
     const { ar, browser } = interaction(req, res);
@@ -112,7 +112,7 @@ export function interactionRouter(s: Services, deps: HttpDeps): Router {
     await answer(req, res, (at.kind === 'signin' && flow.anotherEmailChosen(at)) || at);
   });
 
-  // "Sign in with a passkey" (DESIGN §15): options for the browser (JSON, public/passkeys.js), then the
+  // "Sign in with a passkey": options for the browser (JSON, public/passkeys.js), then the
   // form the script submits with the browser's answer. The challenge is this browser's, used once.
   r.post('/interaction/:iid/passkey-options', ...form, async (req, res) => {
     const { ar, browser } = interaction(req, res);
@@ -131,7 +131,7 @@ export function interactionRouter(s: Services, deps: HttpDeps): Router {
     await answer(req, res, await flow.passkeySubmitted(ar, browser, at, res.locals.platform, submitted, audit(req)));
   });
 
-  // The second factor (DESIGN §15): the code form, its two methods, and setting up an authenticator
+  // The second factor: the code form, its two methods, and setting up an authenticator
   // app when the platform requires a second factor (or the client asked for acr mfa) and the user has none.
   r.post('/interaction/:iid/second-factor', ...form, async (req, res) => {
     const { ar, browser } = interaction(req, res);
@@ -141,7 +141,7 @@ export function interactionRouter(s: Services, deps: HttpDeps): Router {
     await answer(req, res, await flow.secondFactorSubmitted(ar, browser, at, submitted, attemptSource(req), audit(req)));
   });
 
-  // "Use a passkey" as the second factor (DESIGN §15): options listing this user's passkeys, then the form.
+  // "Use a passkey" as the second factor: options listing this user's passkeys, then the form.
   r.post('/interaction/:iid/second-factor-passkey-options', ...form, async (req, res) => {
     const { ar, browser } = interaction(req, res);
     const at = await flow.current(ar, browser);
@@ -200,7 +200,7 @@ export function interactionRouter(s: Services, deps: HttpDeps): Router {
     await answer(req, res, outcome, values);
   });
 
-  // DESIGN §17: "Link your {provider} account" — proof by the account's password, one of its passkeys, or a mailed link.
+  // "Link your {provider} account" — proof by the account's password, one of its passkeys, or a mailed link.
   r.post('/interaction/:iid/link-account/:proof', hostedFormBody);
   r.post('/interaction/:iid/link-account/password', ...form, async (req, res) => {
     const { ar, browser } = interaction(req, res);

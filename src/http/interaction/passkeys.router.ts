@@ -22,7 +22,7 @@ const securityTab = (platformId: string) => `${accountUrl(platformId)}&section=s
 const refuse = (res: Response, status: number, messageKey: string) => sendJsonError(res, new OAuthError('invalid_request', res.locals.t(messageKey), { status }));
 
 /**
- * The account page's passkeys (DESIGN §15): options for navigator.credentials.create (JSON, for
+ * The account page's passkeys: options for navigator.credentials.create (JSON, for
  * public/passkeys.js), the registration form the script submits with the browser's answer, and
  * removal. Adding needs JavaScript (WebAuthn has no other way); listing and removing do not.
  */

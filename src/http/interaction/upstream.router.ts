@@ -24,7 +24,7 @@ import { accountSectionUrl, accountUrl, interactionUrl, requestedSection, upstre
 import { useUiLocales } from '../middleware/locale';
 
 /**
- * Signing in through an upstream identity provider (DESIGN §17): "Continue with …" on an
+ * Signing in through an upstream identity provider: "Continue with …" on an
  * authorization's sign-in and sign-up pages and on the account page's sign-in sends the browser to
  * the upstream (s.federation.client.begin, the pending sign-in kept in this browser's session by its
  * state); the platform's one callback finishes it (s.federation.client.finish) and hands the
@@ -43,7 +43,7 @@ export function upstreamRouter(s: Services, deps: HttpDeps): Router {
     if (ar) {
       res.locals.platform = (await s.platforms.findPlatform(ar.platformId))!;
       res.locals.restart = ar.restart;
-      useUiLocales(req, res, ar.uiLocales); // DESIGN §18: the authorization's language, as on its other pages
+      useUiLocales(req, res, ar.uiLocales); // the authorization's language, as on its other pages
       return ar;
     }
     const restart = field(req.body, 'restart');
@@ -152,7 +152,7 @@ export function upstreamRouter(s: Services, deps: HttpDeps): Router {
     await identities.signedIn(resolved.identity, provider, profile, amr, securityOrigin(req, platform.id));
     const { user } = resolved;
     const section = entry.purpose.kind === 'account' ? entry.purpose.section : undefined;
-    // DESIGN §15: the account's second factor before this browser counts as signed in (account-mfa.router.ts).
+    // The account's second factor before this browser counts as signed in (account-mfa.router.ts).
     if ((await s.mfa.secondFactorNeed(platform.id, user.id, amr)) === 'second_factor') {
       startAccountSecondFactor(req, platform.id, user, amr as AuthMethod[], section);
       return redirectSaved(req, res, accountUrl(platform.id, '/second-factor'));

@@ -10,7 +10,7 @@ import { holdsState, sessionCsrfToken } from '../session/browser-session';
  * CSRF on every hosted form, in one of two forms:
  * - a browser whose session holds something keeps a synchroniser token in it (one random value
  *   per session, kept across the sign-in's new session id);
- * - an anonymous browser, which must not cost a session row (issue 10 §2), gets a signed
+ * - an anonymous browser, which must not cost a session row, gets a signed
  *   double-submit token: a random nonce in an HttpOnly cookie, and in the form HMAC(key, nonce)
  *   under a key derived from MASTER_KEY. A cross-site page can neither read the form nor compute
  *   the HMAC for a nonce, so it cannot present a matching pair. Under https the cookie is

@@ -5,7 +5,7 @@ import { translatorFor, type Translate } from '../../i18n/catalogs';
 declare global {
   namespace Express {
     interface Locals {
-      /** The page's language (DESIGN §18) and its translator; views read both through renderPage. */
+      /** The page's language and its translator; views read both through renderPage. */
       locale: Locale;
       t: Translate;
     }

@@ -8,7 +8,7 @@ export interface WindowCounts {
 
 /**
  * Shared fixed-window counters (Postgres or Redis). `hit` must be one atomic step, so that any
- * number of instances on the same backend count jointly (DESIGN §3, §8).
+ * number of instances on the same backend count jointly.
  */
 export interface CounterBackend {
   /** Adds one hit to `key` in the window starting at `windowStart` (epoch ms); returns both windows' counts. */

@@ -61,7 +61,7 @@ export const confidentialClient: CallerOf = (_req, res) => {
 };
 
 /**
- * Limiters over the shared counters (spec Limits; DESIGN §8). Keys are `endpoint:platform:subject`;
+ * Limiters over the shared counters (spec Limits). Keys are `endpoint:platform:subject`;
  * the subject is `client:<id>` only for a caller that authenticated, else `ip:<source>`, so nobody
  * can spend another client's bucket or escape their own by naming ids. Scale 0: no limits, no headers.
  */
@@ -190,7 +190,7 @@ export function sourceSubject(req: Pick<Request, 'ip'>): string {
 
 const nonEmpty = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 
-/** As resolvePlatform reads it: the body's for POST, else the query's; a standard platform's issuer path names it in the path (DESIGN §16). */
+/** As resolvePlatform reads it: the body's for POST, else the query's; a standard platform's issuer path names it in the path. */
 function platformGuidOf(req: Request): string | undefined {
   const fromBody = req.method === 'POST' ? (req.body as Record<string, unknown> | undefined)?.platform_guid : undefined;
   return nonEmpty(req.params?.platform_guid) ?? nonEmpty(fromBody) ?? nonEmpty(req.query?.platform_guid);

@@ -16,7 +16,7 @@ function routeOf(req: Request): string {
 }
 
 /**
- * One histogram observation per finished request (DESIGN §13). Hot path: no closure per request,
+ * One histogram observation per finished request. Hot path: no closure per request,
  * the start time rides on the response and one shared listener reads it.
  */
 export function requestMetrics(metrics: Metrics): RequestHandler {

@@ -4,7 +4,7 @@ import type { Services } from '../../services';
 
 /**
  * Finds the platform of the request: query for GET, body or query for POST; both present and
- * different → invalid_request (DESIGN §4). Platforms are cached by services.platforms.
+ * different → invalid_request. Platforms are cached by services.platforms.
  */
 export function resolvePlatform(s: Services, options: { optional?: boolean } = {}): RequestHandler {
   return async (req, res, next) => {

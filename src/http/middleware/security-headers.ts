@@ -20,7 +20,7 @@ const API_PATHS = new Set([
 /**
  * helmet's full set on every page; on the hot JSON endpoints only the headers that matter for
  * JSON (nosniff, no referrer, no framing, HSTS behind https), set at once from a fixed object.
- * Pages default to `Cache-Control: no-store` (issue 10 §6): they carry forms, CSRF tokens or
+ * Pages default to `Cache-Control: no-store`: they carry forms, CSRF tokens or
  * personal data, and a page that forgets to say so must not end up in a shared cache. What may be
  * cached (static files, avatars, pictures) sets its own header.
  */
@@ -31,7 +31,7 @@ export function securityHeaders(isHttps: boolean): RequestHandler {
       directives: {
         'form-action': ["'self'"], 'script-src': ["'none'"], 'img-src': ["'self'", 'data:', 'https:'],
         // Only behind https: over plain http (a LAN address, a first try) it would send the browser
-        // to https for the stylesheet and every link, and the pages break (issue 11).
+        // to https for the stylesheet and every link, and the pages break.
         'upgrade-insecure-requests': isHttps ? [] : null,
       },
     },
@@ -90,8 +90,8 @@ function cspSource(uri: string): string | undefined {
 }
 
 /**
- * The pages with passkey buttons (account page, sign-in, second factor) load two scripts of ours
- * (DESIGN §15): the @simplewebauthn/browser bundle and public/passkeys.js. Only those pages get
+ * The pages with passkey buttons (account page, sign-in, second factor) load two scripts of ours:
+ * the @simplewebauthn/browser bundle and public/passkeys.js. Only those pages get
  * `script-src 'self'` (a CSP source cannot name single files without hashes that browsers apply
  * unevenly to external scripts); every other page keeps `script-src 'none'`. No inline script or
  * handler is ever allowed (script-src-attr 'none' stays). The head partial adds the two tags.

@@ -8,8 +8,8 @@ import { holdsState, INTERACTION_TTL_SECONDS } from '../session/browser-session'
 import { csrfCookie } from './csrf';
 
 /**
- * One cookie-backed server session per browser, stored in Postgres (DESIGN §9), but only once it
- * holds something (issue 10 §2): an anonymous page view costs no row. A new session lives an hour
+ * One cookie-backed server session per browser, stored in Postgres, but only once it
+ * holds something: an anonymous page view costs no row. A new session lives an hour
  * (cookie and row), enough for an authorization in progress; a sign-in extends it to
  * SESSION_TTL_SECONDS (rememberSignIn). Also parses cookies for the anonymous forms' CSRF cookie.
  */

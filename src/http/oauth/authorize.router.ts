@@ -19,7 +19,7 @@ export function authorizeRouter(s: Services, deps: HttpDeps, rateLimit: (name: s
     const { params, repeated } = splitRepeated(req.query);
     if (repeated.includes('client_id') || repeated.includes('redirect_uri')) throw invalidRequest(`parameter "${repeated[0]}" must not be repeated`);
     const platform = res.locals.platform;
-    useUiLocales(req, res, params.ui_locales); // DESIGN §18: an error page before the interaction speaks its language too
+    useUiLocales(req, res, params.ui_locales); // an error page before the interaction speaks its language too
     const client = await s.authorize.resolveClient(platform, params); // errors → page, never a redirect
     let ar: AuthorizationRequest;
     try {
@@ -37,7 +37,7 @@ export function authorizeRouter(s: Services, deps: HttpDeps, rateLimit: (name: s
   return r;
 }
 
-/** The parameters the provider reads; the others are ignored (DESIGN §6). Typed so none is missed. */
+/** The parameters the provider reads; the others are ignored. Typed so none is missed. */
 const KNOWN_PARAMS: Record<keyof AuthorizeParams | 'platform_guid', true> = {
   platform_guid: true, response_type: true, client_id: true, redirect_uri: true, scope: true, state: true, nonce: true,
   code_challenge: true, code_challenge_method: true, login_hint: true, id_token_hint: true, action: true, prompt: true,

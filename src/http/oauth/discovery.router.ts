@@ -9,7 +9,7 @@ import { sendCacheableJson } from './cacheable-json';
 
 /**
  * GET /.well-known/openid-configuration?platform_guid=G (the spec), and for a standard platform
- * (DESIGN §16) the same document where a relying party derives it from the issuer alone:
+ * the same document where a relying party derives it from the issuer alone:
  * {issuer}/.well-known/openid-configuration (OIDC Discovery §4) and the RFC 8414 §3.1 path.
  */
 export function discoveryRouter(s: Services, deps: HttpDeps, rateLimit: (name: string) => RequestHandler): Router {

@@ -4,7 +4,7 @@ import type { Services } from '../../services';
 import { resolvePlatform } from '../middleware/resolve-platform';
 import { sendCacheableJson } from './cacheable-json';
 
-/** GET /oauth/jwks?platform_guid=G — seed: key descriptors only; standard: public keys only (DESIGN §16). */
+/** GET /oauth/jwks?platform_guid=G — seed: key descriptors only; standard: public keys only. */
 export function jwksRouter(s: Services, rateLimit: (name: string) => RequestHandler): Router {
   const r = Router();
   r.get('/oauth/jwks', rateLimit('jwks'), resolvePlatform(s), async (req, res) => {

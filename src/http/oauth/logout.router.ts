@@ -53,7 +53,7 @@ export function logoutRouter(s: Services): Router {
 
   /** Signs the users out of this browser; the front-channel logout URLs of their apps (read first). */
   async function signOut(req: Request, res: Response, userIds: string[], lr: LogoutRequest): Promise<string[]> {
-    if (userIds.length === 0) return []; // nothing signed in: no browser id, no session row (issue 10 §2)
+    if (userIds.length === 0) return []; // nothing signed in: no browser id, no session row
     const platformId = res.locals.platform.id;
     const frames = await frontchannelUrlsBeforeSignOut(s, req, res.locals.platform, userIds);
     await s.logout.endBrowserSessions(platformId, userIds, browserId(req), securityOrigin(req, platformId, lr.client?.id));

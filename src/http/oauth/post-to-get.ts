@@ -7,12 +7,12 @@ const MAX_REDIRECT_URL = 8192;
 /**
  * A browser endpoint that accepts a form POST (OIDC Core 3.1.2.1 for authorize, RP-Initiated
  * Logout §2 for logout) answers it with 303 to the same request as a GET, mounted before the
- * browser session (issue 10 §4). A cross-site form POST arrives without the SameSite=Lax session
+ * browser session. A cross-site form POST arrives without the SameSite=Lax session
  * cookie: handled in place it would act for a browser with no accounts (and a new session's cookie
  * would replace the browser's). The top-level GET that follows does carry the cookie. Every POST is
  * redirected, not only cookie-less or cross-site ones: one rule, no header guessing, and the GET
  * applies every check. Repeated parameters stay repeated (invalid_request there); platform_guid
- * may sit in the query (DESIGN §4). Unknown parameters are dropped when the URL would grow too long.
+ * may sit in the query. Unknown parameters are dropped when the URL would grow too long.
  */
 export function redirectPostToGet(path: string, isKnown: (name: string) => boolean, tooLarge: string): RequestHandler {
   return (req, res) => {

@@ -6,7 +6,7 @@ import { clientErrorHandler } from '../errors/client-error';
 import { errorBody } from '../errors/error-handler';
 
 /**
- * METRICS_PORT (DESIGN §13): a second HTTP server that serves GET /metrics and nothing else,
+ * METRICS_PORT: a second HTTP server that serves GET /metrics and nothing else,
  * without a token, for a scraper on a private network. Not Express: no routes, sessions or
  * limits to share. The caller listens and closes it.
  */

@@ -3,7 +3,7 @@ import type { Registry } from 'prom-client';
 import { requireMetricsToken } from '../middleware/metrics-token';
 
 /**
- * GET /metrics on the main port (DESIGN §13), only when METRICS_TOKEN is set: the series tell
+ * GET /metrics on the main port, only when METRICS_TOKEN is set: the series tell
  * an outsider how busy the provider is and how often sign-ins fail, so they are not public.
  */
 export function metricsRouter(registry: Registry, token: string): Router {

@@ -48,7 +48,7 @@ export function accountPageRenderer(s: Services, deps: HttpDeps) {
     const day = new Intl.DateTimeFormat(locale, { day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC' });
     const apps = await s.account.security.listApps(user.id);
     const [mfaPolicy, factors] = await Promise.all([s.mfa.policyOf(p.id), s.mfa.factorsOf(user.id)]);
-    // DESIGN §17: linked upstream accounts, and "Set a password" for an account created without one.
+    // Linked upstream accounts, and "Set a password" for an account created without one.
     const [identities, hasPassword, providers] = await Promise.all([s.federation.identities.list(p.id, user.id), s.federation.identities.hasPassword(p.id, user.id), s.federation.providers.enabledFor(p.id)]);
     renderPage(res, 'account', {
       title: t('account:title'),

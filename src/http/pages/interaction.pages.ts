@@ -34,7 +34,7 @@ type Builder<K extends PageStep['kind']> = (
 ) => Promise<Record<string, unknown>> | Record<string, unknown>;
 
 /**
- * The pages of an authorization, one builder per step (DESIGN §9), and `show`, the one place that
+ * The pages of an authorization, one builder per step, and `show`, the one place that
  * chooses the page for a step. A step that is not a page (the code, an error) is answered to the
  * client instead. Typed over every page step, so a new step needs its builder here.
  */
@@ -49,11 +49,11 @@ export function createInteractionPages(s: Services, deps: HttpDeps) {
       build: async ({ req, res, ar, step, extra }) => signinPage(res, {
         action: url(ar.id, '/signin'), email: step.email ?? '', emailLocked: step.emailLocked, signupUrl: url(ar.id, '/signup'), forgotUrl: url(ar.id, '/forgot'),
         chooserUrl: accountsOf(req, ar.platformId).length > 0 && !step.emailLocked ? url(ar.id, '/chooser') : null, error: extra.error ?? null, errorValues: extra.errorValues,
-        // Issue 16: the page names the app it signs in to; a pinned email can still go back to it for another account.
+        // The page names the app it signs in to; a pinned email can still go back to it for another account.
         app: ar.clientName, anotherEmailAction: step.emailLocked ? url(ar.id, '/another-email') : null,
-        // DESIGN §15: a passwordless first factor; autofill (conditional UI) unless the email is pinned.
+        // A passwordless first factor; autofill (conditional UI) unless the email is pinned.
         passkey: passkeyButton(s, { action: url(ar.id, '/passkey'), options: url(ar.id, '/passkey-options') }, !step.emailLocked),
-        // DESIGN §17: "Continue with …" for each enabled upstream provider.
+        // "Continue with …" for each enabled upstream provider.
         upstreams: await upstreamButtons(s, res, ar.platformId, (slug) => url(ar.id, `/upstream/${slug}`)),
       }),
     },
@@ -62,7 +62,7 @@ export function createInteractionPages(s: Services, deps: HttpDeps) {
       build: async ({ res, ar, step, extra }) => {
         const t = res.locals.t;
         const locale = res.locals.locale ?? 'en';
-        // DESIGN §17: after an upstream sign-in, pre-filled from what it gave; the password is optional.
+        // After an upstream sign-in, pre-filled from what it gave; the password is optional.
         const up = ar.upstream && !ar.upstream.link ? ar.upstream : undefined;
         const prefill = up
           ? { email: up.email ?? '', given_name: up.givenName ?? '', family_name: up.familyName ?? '', birthdate: '', phone_number: '' }
@@ -82,7 +82,7 @@ export function createInteractionPages(s: Services, deps: HttpDeps) {
         };
       },
     },
-    // DESIGN §17: the account with the upstream's email proves it is theirs before the link.
+    // The account with the upstream's email proves it is theirs before the link.
     link_account: {
       view: 'link-account',
       build: async ({ res, ar, step, extra }) => {
@@ -106,7 +106,7 @@ export function createInteractionPages(s: Services, deps: HttpDeps) {
         return { title: res.locals.t('chooser:title'), action: url(ar.id, '/chooser'), clientName: ar.clientName, accounts: presentChooserAccounts(accounts, users, baseUrl) };
       },
     },
-    // DESIGN §15. Other second factors (passkeys) add an entry to `otherMethods` (/work on second-factor.ejs).
+    // Other second factors (passkeys) add an entry to `otherMethods` (/work on second-factor.ejs).
     second_factor: {
       view: 'second-factor',
       build: async ({ res, ar, step, extra }) => {
@@ -142,7 +142,7 @@ export function createInteractionPages(s: Services, deps: HttpDeps) {
       build: async ({ res, ar, step }) => ({
         title: res.locals.t('consent:title'), action: url(ar.id, '/consent'), clientName: ar.clientName, userEmail: step.user.email,
         scopes: presentConsentScopes(ar.scopes, res.locals.t),
-        // DESIGN §18: the app's logo and its homepage, privacy policy and terms, as it registered them.
+        // The app's logo and its homepage, privacy policy and terms, as it registered them.
         app: await s.authorize.clientBranding(ar.platformId, ar.clientId),
         // "Not you?": the chooser (nothing granted), to continue as another account.
         notYouUrl: url(ar.id, '/chooser'),

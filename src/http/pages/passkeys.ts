@@ -9,7 +9,7 @@ import { accountUpstreamUrl, accountUrl, forgotPasswordUrl, requestedSection, wi
 import { upstreamButtons } from './upstream.page';
 
 export interface PasskeySection {
-  /** False for an IP BASE_URL: the page says why instead of offering "Add a passkey" (DESIGN §15). */
+  /** False for an IP BASE_URL: the page says why instead of offering "Add a passkey". */
   isAvailable: boolean;
   /** BASE_URL's origin: where a browser that refused the ceremony ("not on this address") should go. */
   origin: string;
@@ -46,7 +46,7 @@ export function allowScriptsFor(res: Response, model: Record<string, unknown>): 
 
 /**
  * The account page's own sign-in page (account.router.ts), with "Sign in with a passkey" but no
- * autofill: an anonymous browser gets a session row only when the user asks for a passkey (issue 10 §2).
+ * autofill: an anonymous browser gets a session row only when the user asks for a passkey.
  */
 export async function renderAccountSignIn(s: Services, res: Response, values: { email: string; error: string | null; errorValues?: Record<string, string | number> }, status = 200): Promise<void> {
   const p = res.locals.platform;
@@ -56,7 +56,7 @@ export async function renderAccountSignIn(s: Services, res: Response, values: { 
   const model = signinPage(res, {
     action: at(accountUrl(p.id, '/signin')), email: values.email, emailLocked: false, signupUrl: at(accountUrl(p.id, '/signup')), chooserUrl: null, forgotUrl: forgotPasswordUrl(p.id), error: values.error, errorValues: values.errorValues,
     passkey: passkeyButton(s, { action: at(accountUrl(p.id, '/passkey-signin')), options: accountUrl(p.id, '/passkey-signin-options') }, false),
-    // DESIGN §17: "Continue with …" (linked identities only: ../interaction/upstream.router.ts).
+    // "Continue with …" (linked identities only: ../interaction/upstream.router.ts).
     upstreams: await upstreamButtons(s, res, p.id, (slug) => at(accountUpstreamUrl(p.id, slug))),
   });
   allowScriptsFor(res, model);

@@ -12,8 +12,8 @@ export type PageName =
 
 /**
  * Renders a hosted page: `Cache-Control: no-store` (pages carry forms, CSRF tokens and personal
- * data; issue 10 §6) and the model every page shares — the platform's name and branding, the
- * language and its translator `t` (DESIGN §18), the CSRF token — under the page's own model.
+ * data) and the model every page shares — the platform's name and branding, the
+ * language and its translator `t`, the CSRF token — under the page's own model.
  */
 export function renderPage(res: Response, page: PageName, model: Record<string, unknown>, status = 200): void {
   const locale = res.locals.locale ?? DEFAULT_LOCALE;

@@ -25,7 +25,7 @@ export async function upstreamButtons(s: Services, res: Response, platformId: st
 type FailureReason = UpstreamFailure | 'expired' | 'unknown_provider';
 
 /**
- * "Couldn't sign in with {provider}" (DESIGN §17): why, in one sentence, and the way back to the
+ * "Couldn't sign in with {provider}": why, in one sentence, and the way back to the
  * sign-in page with the other ways in. 502 when the upstream could not be reached, else 400.
  */
 export function renderUpstreamFailure(res: Response, f: { providerName: string | null; reason: FailureReason; signinUrl: string | null }): void {

@@ -2,7 +2,7 @@ import type { Request } from 'express';
 import type { AuditActorType, AuditContext } from '../../domain/audit';
 
 /**
- * Where a request comes from, for the audit log (DESIGN §14): the client address as TRUST_PROXY
+ * Where a request comes from, for the audit log: the client address as TRUST_PROXY
  * resolves it (never a raw X-Forwarded-For), the user agent and the request id the logs carry.
  */
 export function auditContext(req: Request, actor: { type: AuditActorType; id?: string | null; name?: string | null }): AuditContext {

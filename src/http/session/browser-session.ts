@@ -8,7 +8,7 @@ declare module 'express-session' {
     /** Stable id of this browser across sign-ins (the session id itself is regenerated). */
     browserId: string;
     csrf: string;
-    /** Per platform, the accounts this browser knows (DESIGN §9). */
+    /** Per platform, the accounts this browser knows. */
     accounts: Record<string, KnownAccount[]>;
     interactions: Record<string, AuthorizationRequest>;
     /** Interactions that ended (id → original query), newest first: see endInteraction. */
@@ -27,7 +27,7 @@ declare global {
 
 const MAX_INTERACTIONS = 10;
 const MAX_ENDED_INTERACTIONS = 5;
-/** An interaction lives an hour; so does a session that holds nothing but interactions (issue 10 §2). */
+/** An interaction lives an hour; so does a session that holds nothing but interactions. */
 export const INTERACTION_TTL_SECONDS = 3600;
 
 /**
@@ -99,7 +99,7 @@ export function saveInteraction(req: Request, interaction: AuthorizationRequest)
     .slice(0, MAX_INTERACTIONS - 1);
   req.session.interactions = Object.fromEntries([interaction, ...live].map((i) => [i.id, i]));
   // The pages' form token is minted with the interaction, whose save stores it: the page views
-  // that follow leave the session unchanged and cost no write (issue 17).
+  // that follow leave the session unchanged and cost no write.
   sessionCsrfToken(req);
   // Nobody signed in: the session lives an hour from its latest interaction, never SESSION_TTL_SECONDS.
   const { cookie } = req.session;
@@ -117,7 +117,7 @@ export function findInteraction(req: Request, id: string): AuthorizationRequest 
 }
 
 /**
- * Pages are no-store (issue 10 §6), so Back to a finished interaction's page fetches it again: its
+ * Pages are no-store, so Back to a finished interaction's page fetches it again: its
  * original query is kept a while (the newest few, an hour) so that fetch starts the request over
  * (chooser or sign-in) instead of an error page, as its forms' `restart` does.
  */

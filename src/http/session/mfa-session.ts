@@ -5,7 +5,7 @@ import type { AccountSection } from '../urls';
 declare module 'express-session' {
   interface SessionData {
     /**
-     * The account page's sign-in waiting for its second factor (DESIGN §15): the password was right,
+     * The account page's sign-in waiting for its second factor: the password was right,
      * the browser does not count as signed in until the code is. Lives ten minutes.
      */
     accountSecondFactor?: { platformId: string; userId: string; email: string; startedAt: number; firstFactor?: AuthMethod[]; section?: AccountSection };

@@ -14,7 +14,7 @@ declare module 'express-session' {
     /**
      * Challenges of WebAuthn ceremonies in progress, one per purpose and scope (platform or
      * interaction): small, short-lived and single-use. A passwordless sign-in's challenge is state
-     * worth a session row even for an anonymous browser (issue 10 §2).
+     * worth a session row even for an anonymous browser.
      */
     passkeyCeremonies: Record<string, Ceremony>;
   }

@@ -16,7 +16,7 @@ export interface PendingUpstreamEntry {
 declare module 'express-session' {
   interface SessionData {
     /**
-     * Upstream sign-ins in progress (DESIGN §17), by their `state`: PKCE verifier, nonce and where
+     * Upstream sign-ins in progress, by their `state`: PKCE verifier, nonce and where
      * the callback goes on. A few at a time (tabs), ten minutes each, used once.
      */
     upstreamSignIns: Record<string, PendingUpstreamEntry>;

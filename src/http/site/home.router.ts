@@ -25,7 +25,7 @@ function readDemoClient(config: Config): DemoClient | undefined {
 
 /**
  * `GET /`: what this server is, with its endpoints; in development also the demo's sign-in link,
- * account page and outbox (issue 11 §9). `GET /dev/callback`: the demo client's redirect URI, a
+ * account page and outbox. `GET /dev/callback`: the demo client's redirect URI, a
  * page that shows the code and how to exchange it, so a first sign-in never ends on "connection refused".
  */
 export function homeRouter(config: Config): Router {

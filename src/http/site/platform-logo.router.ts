@@ -6,7 +6,7 @@ import { OAuthError } from '../../errors';
 export const LOGO_CSP = "default-src 'none'; style-src 'unsafe-inline'; sandbox";
 
 /**
- * GET /platforms/:platformId/logo?v=… — a platform's uploaded logo (DESIGN §18), no session, no
+ * GET /platforms/:platformId/logo?v=… — a platform's uploaded logo, no session, no
  * token: the pages' <img> loads it. Asked for by its current version it never changes (a new
  * upload has a new version, so a new URL): cached for a year. Without one, or with an old one,
  * the current logo, revalidated every time.

@@ -27,7 +27,7 @@ interface Content {
  * it (the link's token, the password change); the outbox worker sends it. So nothing here waits
  * on SMTP, and the request's timing never tells whether an address has an account.
  *
- * Each mail is composed in `locale` (DESIGN §18): the language of the browser request that caused
+ * Each mail is composed in `locale`: the language of the browser request that caused
  * it, passed down by the router; English when a caller has none (it is optional and last so older
  * callers keep compiling).
  */
@@ -70,7 +70,7 @@ export function createAccountMail(outbox: MailOutbox) {
         actionUrl: url,
         outro: t('mail:reset.outro', { minutes: ttlMinutes }),
       })),
-    /** DESIGN §17: proof that the mailbox's owner wants the upstream account linked (opened in the browser that asked). */
+    /** Proof that the mailbox's owner wants the upstream account linked (opened in the browser that asked). */
     linkAccount: (db: Queryable, platform: MailPlatform, user: MailUser, providerName: string, url: string, ttlMinutes: number, locale?: Locale) =>
       enqueue(db, platform, user, 'link_account', locale, (t) => ({
         subject: t('mail:link.subject', { provider: providerName, platform: platform.name }),

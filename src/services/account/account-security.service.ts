@@ -18,7 +18,7 @@ import type { BackchannelLogout } from '../backchannel-logout.service';
 /**
  * Signs a user out of every browser and app: browser sessions that signed in before now stop
  * counting (checked on each browser request, see revalidate-accounts), the apps they signed in to
- * get a back-channel logout token (DESIGN §16), and every refresh token family of the user is
+ * get a back-channel logout token, and every refresh token family of the user is
  * revoked with its access tokens.
  */
 export async function endAllSessions(trx: Queryable, user: Pick<User, 'id' | 'platformId'>, now: Date, backchannel: Pick<BackchannelLogout, 'enqueueForUser'>): Promise<number> {

@@ -14,7 +14,7 @@ const THROTTLE = { intervalSeconds: 60, perHour: 5 };
 
 export type VerifyResult = { status: 'verified'; user: User } | { status: Exclude<LinkStatus, 'valid'> | 'changed'; user?: User };
 
-/** Email verification (issue 6): a single-use, hashed, 24-hour link sets email_verified. */
+/** Email verification: a single-use, hashed, 24-hour link sets email_verified. */
 export function createEmailVerification(deps: Deps, mail: AccountMail) {
   const events = createSecurityEvents(deps);
   const linkFor = (platformId: string, token: string) =>

@@ -7,7 +7,7 @@ import { createEmailVerification } from './email-verification.service';
 import { createPasswordReset } from './password-reset.service';
 import { createProfile } from './profile.service';
 
-/** Account lifecycle (issue 6): mail, email verification, password reset, the account page. */
+/** Account lifecycle: mail, email verification, password reset, the account page. */
 export function createAccountServices(deps: Deps, outbox: MailOutbox, backchannel: BackchannelLogout) {
   const mail = createAccountMail(outbox);
   return {

@@ -22,7 +22,7 @@ export type ResetResult =
   | { ok: false; status: Exclude<LinkStatus, 'valid'> }
   | { ok: false; status: 'valid'; field: 'password'; message: string; email: string };
 
-/** Password reset (issue 3): a single-use, hashed, 30-minute link; the answer never tells whether the email exists. */
+/** Password reset: a single-use, hashed, 30-minute link; the answer never tells whether the email exists. */
 export function createPasswordReset(deps: Deps, mail: AccountMail, backchannel: Pick<BackchannelLogout, 'enqueueForUser'>) {
   const linkFor = (platformId: string, token: string) =>
     `${deps.config.baseUrl}/password/reset?platform_guid=${encodeURIComponent(platformId)}&token=${encodeURIComponent(token)}`;
@@ -54,7 +54,7 @@ export function createPasswordReset(deps: Deps, mail: AccountMail, backchannel: 
     /**
      * Mails a reset link when the email has an account. Returns nothing either way and never
      * throws (a failure is logged): callers run it after answering, so that the answer cannot tell
-     * by its timing whether the address has an account (issue 10 §7). A request within a minute of
+     * by its timing whether the address has an account. A request within a minute of
      * the last one (or beyond five an hour) sends nothing, silently. With `origin`, a link sent is
      * audited (password.reset_requested) in the link's transaction; nothing sent, nothing recorded.
      */

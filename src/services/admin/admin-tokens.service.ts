@@ -12,7 +12,7 @@ import { assertGlobal } from './access';
 export const ADMIN_TOKEN_PREFIX = 'lk_admin_';
 const TOKEN_SHAPE = /^lk_admin_[A-Za-z0-9_-]{43}$/;
 
-/** Admin API tokens: `lk_admin_` + 256 random bits, shown once, stored as a digest (DESIGN §14). */
+/** Admin API tokens: `lk_admin_` + 256 random bits, shown once, stored as a digest. */
 export function createAdminTokens(deps: Deps, platforms: Platforms, audit: Audit) {
   return {
     async create(actor: AdminActor, input: { name: string; platformId: string | null }) {

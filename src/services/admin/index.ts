@@ -27,7 +27,7 @@ export interface AdminBase extends UsersAdminBase {
 }
 
 /**
- * The operator's side (DESIGN §14): one object the admin API, the CLI and the console all call.
+ * The operator's side: one object the admin API, the CLI and the console all call.
  * Every function takes the AdminActor first, checks its platform scope, and audits each change in
  * the change's own transaction.
  */

@@ -36,7 +36,7 @@ export interface KeyRotation {
 }
 
 /**
- * A platform's signing keys (DESIGN §5, §14): list, rotate, retire; audited in the change's
+ * A platform's signing keys: list, rotate, retire; audited in the change's
  * transaction. Retiring ends a rotated-out key's grace at once: the tokens it signed stop
  * verifying and the JWKS stops listing it, here at once (forget) and on other instances through
  * the signing_keys trigger's NOTIFY.

@@ -20,7 +20,7 @@ const NOT_CREATED = 'The passkey was not created. Try again.';
 const FAILED = 'That passkey could not be verified. Try again.';
 
 /**
- * Operators' passkeys (DESIGN §14 "TOTP or passkey"): a second factor of the console next to or
+ * Operators' passkeys: a second factor of the console next to or
  * instead of the authenticator app, on the users' WebAuthn calls (mfa/webauthn.ts) but in a table
  * of their own. An operator keeps at least one second factor: the last one cannot be removed, and
  * a passkey is added at sign-in only by an operator that has none yet. A sign-in's failures count

@@ -29,7 +29,7 @@ export type OperatorCodeOutcome = { ok: true } | { ok: false; lockedSeconds: num
 const publicView = ({ passwordHash: _h, sealedTotpSecret: _s, totpConfirmedAt: _c, ...operator }: OperatorRow): Operator => operator;
 
 /**
- * Console operators (DESIGN §14): created by the CLI, signed in with an argon2id password and then
+ * Console operators: created by the CLI, signed in with an argon2id password and then
  * a TOTP code, always (an operator without an app enrols one before seeing anything). Password
  * and code guesses are throttled per email/operator and source, per source, and per account.
  */

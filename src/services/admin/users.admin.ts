@@ -37,7 +37,7 @@ export interface UsersAdminBase {
 }
 
 /** Field errors (the sign-up's and account page's words) as one 400 naming each field. */
-// The rules give catalog keys; the admin API speaks English (DESIGN §18).
+// The rules give catalog keys; the admin API speaks English.
 const fieldErrors = (errors: FieldError[], values: Record<string, number> = ruleValues(0)) => invalidRequest(errors.map((e) => `${e.field}: ${translatorFor('en')(e.message, values)}`).join('; '));
 const emailTaken = () => new OAuthError('invalid_request', 'email: An account with this email already exists', { status: 409 });
 const unknownUser = (sub: string) => new OAuthError('not_found', `unknown user "${sub}"`);
@@ -282,7 +282,7 @@ function validateUpdate(before: users.UserRow, input: z.infer<typeof UserUpdate>
       street_address: addr.street_address ?? '', locality: addr.locality ?? '', region: addr.region ?? '', postal_code: addr.postal_code ?? '', country: addr.country ?? '',
     };
     const checked = checkProfile(form, before);
-    // The account page's rules give catalog keys; the admin API speaks English (DESIGN §18).
+    // The account page's rules give catalog keys; the admin API speaks English.
     errors.push(...checked.errors.map((e) => ({ ...e, message: translatorFor('en')(e.message) })).map((e) => ((ADDRESS_PARTS as readonly string[]).includes(e.field) ? { ...e, field: `address.${e.field}` } : e)));
     if (input.given_name !== undefined) next.givenName = form.given_name.trim();
     if (input.family_name !== undefined) next.familyName = form.family_name.trim();

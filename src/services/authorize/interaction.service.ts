@@ -39,7 +39,7 @@ export function createInteraction(deps: Deps, backchannel: Pick<BackchannelLogou
   return {
     checkCredentials,
 
-    /** What the consent page shows of the app besides its name (DESIGN §18): logo and links, or none. */
+    /** What the consent page shows of the app besides its name: logo and links, or none. */
     async clientBranding(platformId: string, clientId: string): Promise<ClientBranding> {
       const client = await clients.findById(deps.db, platformId, clientId);
       return client ? { logoUri: client.logoUri, clientUri: client.clientUri, policyUri: client.policyUri, tosUri: client.tosUri } : NO_CLIENT_BRANDING;
@@ -64,9 +64,9 @@ export function createInteraction(deps: Deps, backchannel: Pick<BackchannelLogou
     /** A single-use code bound to client, redirect_uri, PKCE challenge, nonce, scopes and auth_time. */
     async issueCode(req: AuthorizationRequest, user: User, authTime: number, browserSessionId: string, methods: string[] = ['pwd']): Promise<string> {
       const code = newAuthorizationCode();
-      const amr = amrOf(methods as AuthMethod[]); // DESIGN §15: amr and acr in the ID token
+      const amr = amrOf(methods as AuthMethod[]); // amr and acr in the ID token
       const now = deps.now();
-      // The app joins this browser sign-in (sid), so that signing out reaches it (DESIGN §16).
+      // The app joins this browser sign-in (sid), so that signing out reaches it.
       const sid = sidOf(browserSessionId, user.id);
       await codes.insertJoiningSession(deps.db, digest(code), {
         id: newId(),
@@ -88,7 +88,7 @@ export function createInteraction(deps: Deps, backchannel: Pick<BackchannelLogou
 
     /**
      * Spec Authentication 8: signing out revokes the refresh tokens issued through this browser.
-     * The apps this sign-in reached get a back-channel logout token (DESIGN §16), written in the
+     * The apps this sign-in reached get a back-channel logout token, written in the
      * same transaction; with `origin`, a `logout` event too; `via` says which page.
      */
     async signOut(platformId: string, userId: string, browserSessionId: string, origin?: SecurityOrigin, via = 'account_page'): Promise<void> {

@@ -17,7 +17,7 @@ import type { FieldError } from '../user-rules';
 import { createSecurityEvents, type SecurityOrigin } from '../security-events';
 import { amrOf, type AuthMethod } from '../../domain/mfa';
 
-/** What a verified upstream answer is to this platform (DESIGN §17). */
+/** What a verified upstream answer is to this platform. */
 export type Resolved =
   /** Its subject is linked: that user signs in (unless disabled). */
   | { kind: 'linked'; user: User; identity: UserIdentity; disabled: boolean }
@@ -52,7 +52,7 @@ export interface UpstreamSignUpInput {
 }
 
 /**
- * The links between local users and upstream identities (`user_identities`, DESIGN §17): who a
+ * The links between local users and upstream identities (`user_identities`): who a
  * verified upstream answer is, linking (only after proof, by the callers in
  * src/services/interaction/upstream.ts), sign-up through an upstream, the account page's list and
  * unlink (never the last way in). Every change is audited in its own transaction.
@@ -164,7 +164,7 @@ export function createIdentities(deps: Deps, usersService: Users, throttle: Atte
 
     /**
      * Unlinks, unless it is the last way in: no password, no passkey and no other identity through an
-     * enabled provider (a disabled provider signs nobody in: docs/decisions.md, issue 15).
+     * enabled provider (a disabled provider signs nobody in: docs/decisions.md).
      */
     async unlink(user: Pick<User, 'id' | 'platformId'>, identityId: string, origin?: SecurityOrigin): Promise<UnlinkResult> {
       return deps.db.transaction(async (trx) => {

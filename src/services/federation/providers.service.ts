@@ -80,7 +80,7 @@ const slugTaken = (slug: string) => new OAuthError('invalid_request', `slug: a p
 const unknownProvider = (id: string) => new OAuthError('not_found', `unknown upstream provider "${id}"`);
 
 /**
- * A platform's upstream identity providers (DESIGN §17): validated once here for every door (admin
+ * A platform's upstream identity providers: validated once here for every door (admin
  * API, CLI, console); the client secret is sealed under MASTER_KEY and never leaves again.
  */
 export function createUpstreamProviders(deps: Deps) {

@@ -96,7 +96,7 @@ export function profileOf(provider: UpstreamProvider, claims: Record<string, unk
 }
 
 /**
- * The calls toward upstream identity providers (DESIGN §17): `begin` builds the authorization URL
+ * The calls toward upstream identity providers: `begin` builds the authorization URL
  * (PKCE S256, state, nonce) and what the browser's session must keep; `finish` checks the callback,
  * exchanges the code, verifies the answer and returns the profile. Every call goes through the
  * SSRF-guarded outbound fetch; tokens and secrets are never logged.

@@ -21,7 +21,7 @@ function bodyText(body: unknown): string | undefined {
 }
 
 /**
- * openid-client's `customFetch` over the SSRF-guarded outbound fetch (DESIGN §16): every call
+ * openid-client's `customFetch` over the SSRF-guarded outbound fetch: every call
  * toward an upstream (discovery, JWKS, token, userinfo) gets the guard, the timeout and the size
  * cap. A 5xx becomes UpstreamUnavailable so the caller can tell "down" from "invalid".
  */

@@ -18,7 +18,7 @@ export interface SignInput {
   user: User;
   scope: string;
   authTime: Date;
-  /** How the user signed in (RFC 8176, space-separated) and the acr reached; null for codes issued before issue 13. */
+  /** How the user signed in (RFC 8176, space-separated) and the acr reached; null for codes issued before amr/acr were recorded. */
   amr?: string | null;
   acr?: string | null;
   nonce?: string | null;
@@ -83,13 +83,13 @@ export function createTokenIssuer(deps: Deps, signer: TokenSigner, keys: Signing
           // OIDC Core 3.1.3.6: the left half of the hash of the ID token's own alg.
           at_hash: leftHalfHash(idTokenAlgOf(input.platform, input.client), accessToken),
           ...(input.nonce ? { nonce: input.nonce } : {}),
-          // OIDC Core 2 / RFC 8176; DESIGN §15: additions to the seed profile's claims.
+          // OIDC Core 2 / RFC 8176: additions to the seed profile's claims.
           ...(input.amr ? { amr: input.amr.split(' ') } : {}),
           ...(input.acr ? { acr: input.acr } : {}),
-          // Front-/Back-Channel Logout: the browser sign-in, stable across its refreshes (DESIGN §16, both profiles).
+          // Front-/Back-Channel Logout: the browser sign-in, stable across its refreshes (both profiles).
           ...(input.browserSessionId ? { sid: sidOf(input.browserSessionId, input.user.id) } : {}),
         };
-        // DESIGN §5, §16: the client's alg and key — a confidential client's secret with no kid, else a platform key with its kid.
+        // The client's alg and key — a confidential client's secret with no kid, else a platform key with its kid.
         idToken = await signer.signForClient(input.platform, input.client, claims);
       }
       return {

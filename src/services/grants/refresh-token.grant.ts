@@ -16,7 +16,7 @@ export interface RefreshInput {
 }
 
 /**
- * Rotates a refresh token (DESIGN §5, as amended by issue 10) as one compare-and-swap statement.
+ * Rotates a refresh token as one compare-and-swap statement.
  * The successor is derived from the presented token (HMAC under a key derived from MASTER_KEY), so
  * a replay within REFRESH_REUSE_GRACE_SECONDS of the rotation recomputes the SAME successor and gets
  * it again with a fresh access token: a lost response or several tabs never log the user out, and

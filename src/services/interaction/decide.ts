@@ -37,7 +37,7 @@ export type AccountCheck = (c: AccountContext) => PageStep | undefined | Promise
 
 /**
  * What an authorization needs next, given the accounts of this browser: the spec's account chooser,
- * login_hint/id_token_hint pinning, prompt and max_age, consent (DESIGN §6, §9). Modelled on
+ * login_hint/id_token_hint pinning, prompt and max_age, consent. Modelled on
  * node-oidc-provider's prompt checks: first which account, then a table of small named checks on
  * it, in order; the first that asks for a page wins, and when none does the code is issued.
  */
@@ -70,7 +70,7 @@ export function createDecide(deps: Deps) {
 
   /**
    * A signed-in account whose sign-in was not multi-factor, when the user has a second factor, the
-   * policy is `required` or acr_values asks for `urn:latchkey:acr:mfa`: a step-up (DESIGN §15).
+   * policy is `required` or acr_values asks for `urn:latchkey:acr:mfa`: a step-up.
    */
   const strongEnough: AccountCheck = async ({ ar, account, user }) => factorPage(await secondFactorNeed(ar.platformId, user.id, account?.amr ?? ['pwd'], ar.acrValues, ar), user);
 
@@ -105,7 +105,7 @@ export function createDecide(deps: Deps) {
 
   /** Which account the request is for: already chosen, pinned by a hint, the only one (prompt=none), or a page. */
   async function whichAccount(ar: AuthorizationRequest, accounts: KnownAccount[], none: boolean): Promise<{ userId: string } | { step: Step }> {
-    // DESIGN §17: an upstream sign-in waits on its page: proof for the account with its email, or the sign-up.
+    // An upstream sign-in waits on its page: proof for the account with its email, or the sign-up.
     if (ar.upstream?.link) return { step: { kind: 'link_account', user: { id: ar.upstream.link.userId, email: ar.upstream.link.email }, providerName: ar.upstream.providerName } };
     if (ar.upstream) return { step: { kind: 'signup', email: ar.upstream.email ?? undefined, emailLocked: Boolean(ar.upstream.email) } };
     if (ar.userId) return { userId: ar.userId };

@@ -8,7 +8,7 @@ import type { Locale } from '../../domain/locales';
 
 /**
  * A form that did not go through: the status, the message above the form, and per-field messages.
- * Messages are catalog keys (DESIGN §18); `errorValues` fills the error's placeholders, and field
+ * Messages are catalog keys; `errorValues` fills the error's placeholders, and field
  * messages take the rules' values (user-rules.ts ruleValues).
  */
 export interface FormRefusal {
@@ -37,7 +37,7 @@ const locked = (seconds: number): FormRefusal => ({ ok: false, status: 429, ...l
 /**
  * Email and password, the one way both the authorization's sign-in page and the account page sign
  * a user in: throttled per account+source and per source, no password checked while locked
- * (issue 5 §2, docs/decisions.md). With `audit`, the outcome is in the audit log (attemptSignIn).
+ * (docs/decisions.md, "Abuse resistance and scale-out"). With `audit`, the outcome is in the audit log (attemptSignIn).
  */
 export function createPasswordSignIn(throttle: AttemptThrottle) {
   return async function signInWithPassword(platformId: string, email: string, password: string, source: string, audit?: SignInAudit): Promise<{ ok: true; user: User } | FormRefusal> {
@@ -49,7 +49,7 @@ export function createPasswordSignIn(throttle: AttemptThrottle) {
   };
 }
 
-/** Sign-up: throttled per source (issue 10 §8); a new account gets its verification mail. `origin`: audited (attemptSignUp). */
+/** Sign-up: throttled per source; a new account gets its verification mail. `origin`: audited (attemptSignUp). */
 export function createPasswordSignUp(throttle: AttemptThrottle, users: Users, emailVerification: EmailVerification) {
   return async function signUpWithPassword(platform: Platform, input: NewUserInput, source: string, origin?: SecurityOrigin, locale?: Locale): Promise<{ ok: true; user: User } | FormRefusal> {
     const result = await throttle.attemptSignUp(platform.id, source, () => users.createUser(platform.id, input), origin);

@@ -18,7 +18,7 @@ import * as usersRepo from '../../repositories/user.repository';
 import { randomToken } from '../../crypto/random';
 import { digest, safeEqual } from '../../crypto/digest';
 
-/** "Email me a link" on the link page (DESIGN §17): how long the link works, and the least time between two mails. */
+/** "Email me a link" on the link page: how long the link works, and the least time between two mails. */
 export const LINK_MAIL_TTL_MINUTES = 15;
 const LINK_MAIL_INTERVAL_MS = 60_000;
 
@@ -42,7 +42,7 @@ export interface SignUpForm {
 }
 
 /**
- * The interaction as named transitions (DESIGN §9). Each one changes the authorization request's
+ * The interaction as named transitions. Each one changes the authorization request's
  * progress (and, through BrowserAccounts, the browser's accounts) and returns the step that is due
  * next, decided once by ./decide.ts. The HTTP layer maps a request to one transition and answers the
  * step (src/http/interaction/interaction.router.ts). A new way in (a passkey) is a sibling of
@@ -75,7 +75,7 @@ export function createInteractionFlow(
   async function firstFactorVerified(ar: AuthorizationRequest, browser: BrowserAccounts, user: Pick<User, 'id' | 'email'>, amr: string[]): Promise<Step> {
     const authTime = nowSeconds();
     Object.assign(ar, { userId: user.id, screen: undefined, signinEmail: undefined, amr, secondFactorMethod: undefined, upstream: undefined });
-    // DESIGN §15: a due second factor comes first; the browser counts as signed in only once it is verified.
+    // A due second factor comes first; the browser counts as signed in only once it is verified.
     if ((await secondFactorNeed(ar.platformId, user.id, amr, ar.acrValues, ar)) !== 'none') {
       ar.secondFactorPending = true;
       return next(ar, browser);
@@ -112,7 +112,7 @@ export function createInteractionFlow(
     return firstFactorVerified(ar, browser, plain, up.amr);
   }
 
-  /** The sign-up page of an upstream sign-in: the user is created with the identity linked (DESIGN §17). */
+  /** The sign-up page of an upstream sign-in: the user is created with the identity linked. */
   async function upstreamSignUp(ar: AuthorizationRequest, browser: BrowserAccounts, up: UpstreamInProgress, at: At<'signup'>, platform: Platform, form: SignUpForm, source: string, ctx?: AuditContext): Promise<Step | Refused> {
     const email = up.email ?? form.email;
     const result = await identities.signUp(platform, { id: up.providerId, slug: up.slug }, verifiedOf(up), {
@@ -176,7 +176,7 @@ export function createInteractionFlow(
     },
 
     /**
-     * The second-factor page's form (DESIGN §15): a code from the authenticator app or a recovery
+     * The second-factor page's form: a code from the authenticator app or a recovery
      * code, throttled per account and source like passwords; a used TOTP step is refused.
      */
     async secondFactorSubmitted(ar: AuthorizationRequest, browser: BrowserAccounts, at: At<'second_factor'>, form: { method: string; code: string }, source: string, ctx?: AuditContext): Promise<Step | Refused> {
@@ -193,7 +193,7 @@ export function createInteractionFlow(
     },
 
     /**
-     * "Use a passkey" on the second-factor page (DESIGN §15): one of this user's own passkeys, user
+     * "Use a passkey" on the second-factor page: one of this user's own passkeys, user
      * verification not needed (the password was the first factor). amr adds `hwk`/`swk` (+ `user`).
      */
     async passkeySecondFactorSubmitted(ar: AuthorizationRequest, browser: BrowserAccounts, at: At<'second_factor'>, platform: Platform, form: { credential: string; expectedChallenge?: string }, ctx?: AuditContext): Promise<Step | Refused> {
@@ -235,7 +235,7 @@ export function createInteractionFlow(
 
     /**
      * "Sign in with a passkey": the passkey alone, a first factor, so the authenticator must have
-     * verified the user (DESIGN §15; s.passkeys checks it). amr: `hwk` or `swk`, and `user`.
+     * verified the user (s.passkeys checks it). amr: `hwk` or `swk`, and `user`.
      * `expectedChallenge` is this browser's single-use challenge (undefined: none, or expired).
      */
     async passkeySubmitted(ar: AuthorizationRequest, browser: BrowserAccounts, at: At<'signin'>, platform: Platform, form: { credential: string; expectedChallenge?: string }, ctx?: AuditContext): Promise<Step | Refused> {
@@ -260,7 +260,7 @@ export function createInteractionFlow(
     },
 
     /**
-     * "Continue with …" (DESIGN §17): what the upstream request carries — a pinned sign-in's email as
+     * "Continue with …": what the upstream request carries — a pinned sign-in's email as
      * login_hint, and for a re-authentication (prompt=login, max_age) prompt=login and max_age, so
      * the upstream asks again too. An earlier upstream step of this interaction is dropped.
      */
@@ -274,7 +274,7 @@ export function createInteractionFlow(
     },
 
     /**
-     * The upstream's verified answer (DESIGN §17). A linked identity signs its user in (a first
+     * The upstream's verified answer. A linked identity signs its user in (a first
      * factor: the platform's MFA policy still applies unless the provider is trusted for the
      * upstream's MFA); an account with the same email must prove it first (link page), never linked
      * silently; nobody: the sign-up page, pre-filled. A pinned sign-in (login_hint, id_token_hint,

@@ -15,7 +15,7 @@ export type SecondFactorOutcome =
   | { ok: false; lockedSeconds: number; reason?: 'invalid' | 'replayed' | 'not_enrolled' };
 
 /**
- * Second factors (issue 13, DESIGN §15): TOTP, recovery codes and the platform's policy. The
+ * Second factors: TOTP, recovery codes and the platform's policy. The
  * interaction and the account page call these; passkeys (services/passkeys) add their own methods.
  */
 export function createMfa(deps: Deps) {

@@ -26,7 +26,7 @@ export type AuthenticateResult =
 /** Messages are catalog keys (locales/<lng>/security.json); the page translates them. */
 const FAILED = 'security:passkeys.errors.failed';
 
-/** Passkeys (DESIGN §15): register several per account, list, remove; sign in with one alone or after a password. */
+/** Passkeys: register several per account, list, remove; sign in with one alone or after a password. */
 export function createPasskeys(deps: Deps) {
   const rp = relyingPartyOf(deps.config.baseUrl);
   const events = createSecurityEvents(deps);

@@ -16,7 +16,7 @@ export interface NewRecoveryCodes {
 const newCode = () => Array.from({ length: 10 }, () => RECOVERY_CODE_ALPHABET[randomInt(RECOVERY_CODE_ALPHABET.length)]).join('');
 
 /**
- * Recovery codes (issue 13, DESIGN §15): ten per user, each usable once, stored as SHA-256 (they
+ * Recovery codes: ten per user, each usable once, stored as SHA-256 (they
  * are random, so no slow hash is needed); the plain codes exist only in the answer that shows them.
  */
 export function createRecoveryCodes(deps: Deps) {

@@ -7,7 +7,7 @@ import { relyingPartyOf } from './passkeys.service';
 export type SecondFactorNeed = 'none' | 'second_factor' | 'enrol';
 
 /**
- * When the second factor is asked (DESIGN §15): never on a platform whose policy is `off`;
+ * When the second factor is asked: never on a platform whose policy is `off`;
  * otherwise when the sign-in so far (`amr`) is not multi-factor and the user has enrolled an
  * authenticator app, the policy is `required`, or the request asks for `urn:latchkey:acr:mfa`
  * (step-up). A passkey serves as the second factor then, but adding one does not by itself turn
@@ -28,7 +28,7 @@ export function createSecondFactorRequirement(deps: Deps) {
     const state = await mfa.findSecondFactorState(deps.db, platformId, userId);
     const policy = isMfaPolicy(state.policy) ? state.policy : 'optional';
     if (policy === 'off') return 'none';
-    // A passkey is no usable factor while BASE_URL is an IP address (no relying party, DESIGN §15).
+    // A passkey is no usable factor while BASE_URL is an IP address (no relying party).
     const hasTotp = state.totpConfirmed;
     const hasFactor = hasTotp || (state.passkeys > 0 && passkeysUsable);
     const stepUp = !acrSatisfies(acrOf(amr as AuthMethod[]), acrValues);

@@ -3,11 +3,11 @@ import * as mfa from '../../repositories/mfa.repository';
 import { normalizeTotpCode } from '../../domain/mfa';
 import type { Deps } from '../deps';
 
-/** otplib is required at the first TOTP use, not at start: most instances never enrol one (issue 17: start time, RSS). */
+/** otplib is required at the first TOTP use, not at start: most instances never enrol one (start time, RSS). */
 let otplib: typeof Otplib | undefined;
 const totpLib = (): typeof Otplib => (otplib ??= require('otplib') as typeof Otplib);
 
-/** RFC 6238 as DESIGN §15 fixes it: SHA-1, 6 digits, 30 s steps, one step either side accepted. */
+/** RFC 6238 with the parameters authenticator apps expect: SHA-1, 6 digits, 30 s steps, one step either side accepted. */
 const PERIOD = 30;
 const TOLERANCE_SECONDS = PERIOD; // ±1 step
 
@@ -38,7 +38,7 @@ export function newTotpEnrolment(issuer: string, label: string): TotpEnrolment {
 export const totpUri = (issuer: string, label: string, secret: string): string => totpLib().generateURI({ issuer, label, secret, algorithm: 'sha1', digits: 6, period: PERIOD });
 
 /**
- * TOTP as a second factor (issue 13): enrolment (a pending secret confirmed with a first code),
+ * TOTP as a second factor: enrolment (a pending secret confirmed with a first code),
  * verification that refuses a used step (the step is claimed in the row, so two instances cannot
  * both accept it) and removal. Secrets are sealed under MASTER_KEY.
  */

@@ -3,7 +3,7 @@ import type {
   AuthenticationResponseJSON, PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON, RegistrationResponseJSON,
 } from '@simplewebauthn/server';
 
-/** Loaded at the first passkey ceremony, not at start: most instances never see one (issue 17: start time, RSS). */
+/** Loaded at the first passkey ceremony, not at start: most instances never see one (start time, RSS). */
 const simpleWebAuthn = () => import('@simplewebauthn/server');
 
 /**
@@ -12,7 +12,7 @@ const simpleWebAuthn = () => import('@simplewebauthn/server');
  * browser's JSON and to store what a registration returns.
  */
 
-/** The WebAuthn relying party of this provider: BASE_URL's host and origin (DESIGN §15). */
+/** The WebAuthn relying party of this provider: BASE_URL's host and origin. */
 export interface RelyingParty {
   rpId: string;
   origin: string;

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { accentColorProblem } from '../../domain/branding';
 
 /**
- * Branding fields (DESIGN §18) as the admin surfaces take them: null or "" clears a field. Only
+ * Branding fields as the admin surfaces take them: null or "" clears a field. Only
  * refinements (no transforms), so the OpenAPI document shows the input as it is; the services
  * store the normal form ('' → null, the colour in lower case).
  */

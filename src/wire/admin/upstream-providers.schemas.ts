@@ -5,7 +5,7 @@ import { PlatformParams, Timestamp, Uuid } from './common.schemas';
 import { UserParams } from './users.schemas';
 
 /*
- * Upstream identity providers as operators see them (DESIGN §17). The zod schemas check shapes
+ * Upstream identity providers as operators see them. The zod schemas check shapes
  * only; the content rules and their messages (URLs, slug, scopes, claim names, what a kind needs)
  * are the providers service's (src/services/federation/providers.service.ts), so every door refuses
  * a field with the same words.

@@ -20,7 +20,7 @@ export const ADMIN_API_PATH = '/admin/api/v1';
 const RESOURCES = [platformRoutes, userRoutes, userIdentityRoutes, clientRoutes, upstreamProviderRoutes, keyRoutes, throttleRoutes, mailRoutes, auditRoutes];
 
 /**
- * The admin REST API (DESIGN §14), mounted at /admin/api/v1: a bearer admin token, counted per
+ * The admin REST API, mounted at /admin/api/v1: a bearer admin token, counted per
  * token once it authenticated (per source before), JSON only, described at /openapi.json.
  */
 export function adminApiRouter(s: Services, deps: HttpDeps, rateLimit: RateLimits): Router {

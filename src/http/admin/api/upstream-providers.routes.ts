@@ -15,7 +15,7 @@ import {
 import { presentUpstreamProvider, presentUserIdentity } from '../../../presenters/admin/upstream-provider.presenter';
 import { addOperation } from './admin-route';
 
-/** A platform's upstream identity providers (DESIGN §17): "Continue with …" on its sign-in and sign-up pages. */
+/** A platform's upstream identity providers: "Continue with …" on its sign-in and sign-up pages. */
 export function upstreamProviderRoutes(router: Router, registry: OpenAPIRegistry, s: Services) {
   const tag = 'Upstream providers';
   const base = '/platforms/:platform_guid/upstream-providers';

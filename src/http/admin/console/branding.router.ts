@@ -16,7 +16,7 @@ interface BrandingForm {
 }
 
 /**
- * A platform's branding (DESIGN §18): logo URL, accent colour and support email in one form (empty
+ * A platform's branding: logo URL, accent colour and support email in one form (empty
  * clears), the uploaded logo in another (multipart, read by multipartForm in screens.ts before
  * the CSRF check), and removing it. The same service calls, checks and audit as the API and CLI.
  */

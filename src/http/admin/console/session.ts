@@ -7,7 +7,7 @@ import type { Pool } from 'pg';
 import type { Config } from '../../../config';
 import { csrfCookie } from '../../middleware/csrf';
 
-/** An operator's console session, in the session table under its own cookie (DESIGN §14). */
+/** An operator's console session, in the session table under its own cookie. */
 export interface ConsoleSession {
   operatorId: string;
   /** `second_factor`: the password was right, the code is still due; nothing else is shown. */

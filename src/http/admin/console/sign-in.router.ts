@@ -20,10 +20,10 @@ const PASSKEY_PATH = `${SIGN_IN_PATH}/passkey`;
 const PASSKEY_ENROL_PATH = `${SIGN_IN_PATH}/new-passkey`;
 
 /**
- * Console sign-in (DESIGN §14): email and password, then always a second factor — the code of
+ * Console sign-in: email and password, then always a second factor — the code of
  * the operator's authenticator app, or, for an operator without one, its enrolment (QR code and
  * "Setup key", then a first "Code"). Only then does the session count as signed in.
- * A passkey is the other second factor (DESIGN §14 "TOTP or passkey"): "Use a passkey" next to
+ * A passkey is the other second factor: "Use a passkey" next to
  * or instead of the code, and "Add a passkey" next to the app's enrolment.
  */
 export function consoleSignInRouter(s: Services, deps: HttpDeps): Router {
