@@ -24,7 +24,7 @@ export interface CliCommand {
  * What each group is about, for `admin --help`; the summary adds the group's verbs, read from
  * its commands (groupSummary), so a new verb is listed without anyone remembering to.
  */
-export const GROUPS: Record<string, string> = {
+const GROUPS: Record<string, string> = {
   platform: 'platforms, their rate limits and second-factor policy',
   client: 'a platform\'s clients',
   user: 'a platform\'s users',
@@ -41,7 +41,7 @@ export const GROUPS: Record<string, string> = {
 };
 
 /** A group's line in the help: what it is about, then every verb it has, in the commands' order. */
-export function groupSummary(commands: readonly CliCommand[], group: string): string {
+function groupSummary(commands: readonly CliCommand[], group: string): string {
   const verbs = commands.filter((c) => c.group === group && c.verb).map((c) => c.verb);
   const about = GROUPS[group] ?? '';
   return verbs.length ? `${about}: ${verbs.join(', ')}` : about;

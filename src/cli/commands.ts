@@ -8,7 +8,7 @@ import { checkKnown } from './flags';
 import { COMMANDS } from './commands/index';
 
 /** The whole command list, one line each (printed on a usage error). */
-export const USAGE = ['Usage:', ...COMMANDS.map((c) => `  ${commandLine(c)}`)].join('\n');
+const USAGE = ['Usage:', ...COMMANDS.map((c) => `  ${commandLine(c)}`)].join('\n');
 
 /** `--help`, `-h` or `help` anywhere (or nothing at all): the help of the level the words name. */
 export function helpRequest(argv: string[]): { words: string[] } | undefined {

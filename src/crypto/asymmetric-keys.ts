@@ -2,7 +2,7 @@ import { exportJWK, generateKeyPair, importJWK, type JWK } from 'jose';
 import { PUBLIC_JWK_MEMBERS, type AsymmetricAlg } from '../domain/signing-key';
 
 /** Only the public members of a JWK (PUBLIC_JWK_MEMBERS of its kty): what may ever be stored in clear or published. */
-export function publicMembers(jwk: JWK): Record<string, string> {
+function publicMembers(jwk: JWK): Record<string, string> {
   const allowed = PUBLIC_JWK_MEMBERS[String(jwk.kty)];
   if (!allowed) throw new Error(`no public members known for kty ${String(jwk.kty)}`);
   return Object.fromEntries(allowed.map((m) => [m, String((jwk as Record<string, unknown>)[m])]));

@@ -10,7 +10,7 @@ import { PGlite } from '@electric-sql/pglite';
  * first start). Only the compiled app uses it: knex records migrations under their file names, and
  * the TypeScript sources (tests, `tsx`) are named `.ts` where the template says `.js`.
  */
-export function embeddedTemplateFile(): string | undefined {
+function embeddedTemplateFile(): string | undefined {
   if (__filename.endsWith('.ts')) return undefined;
   const file = path.resolve(__dirname, '..', 'pglite-template.tgz');
   return fs.existsSync(file) ? file : undefined;

@@ -5,7 +5,7 @@ import { openPglite } from './embedded-template';
 import { serveEmbedded } from './embedded-socket-server';
 
 /** Where the embedded database listens: pg connects to `${socketDir}/.s.PGSQL.5432`. */
-export function embeddedSocketDir(dataDir: string): string {
+function embeddedSocketDir(dataDir: string): string {
   return path.resolve(dataDir);
 }
 

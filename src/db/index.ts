@@ -6,7 +6,6 @@ import { APP_NAME } from './embedded-socket-server';
 import { createNotifications, type Notifications } from './notifications';
 
 export type Db = Knex;
-export type Trx = Knex.Transaction;
 /** A repository accepts either the pool or a transaction. */
 export type Queryable = Knex | Knex.Transaction;
 
@@ -99,7 +98,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
 }
 
 /** How long past the server's own statement timeout the client waits before it gives up on a hung server. */
-export const HUNG_SERVER_MARGIN_MS = 1_000;
+const HUNG_SERVER_MARGIN_MS = 1_000;
 
 /**
  * What every connection gets (docs/decisions.md, "Every database wait is bounded"), the pool's,
@@ -132,7 +131,7 @@ function connectionSettings(server: pg.ClientConfig, o: { statementTimeoutMs: nu
 }
 
 /** Compiled migrations live in dist/migrations; under ts-node/jest the TypeScript sources are used. */
-export function migrationsDirectory(): string {
+function migrationsDirectory(): string {
   const compiled = path.resolve(__dirname, '..', 'migrations');
   return __filename.endsWith('.ts') ? path.resolve(__dirname, '..', '..', 'migrations') : compiled;
 }

@@ -111,8 +111,3 @@ export interface AuditFilter {
   /** Events older than this id (the cursor of the previous page). */
   before?: string;
 }
-
-/** The CLI acting on its own authority: every CLI change is audited as this actor. */
-export const CLI_CONTEXT: AuditContext = { actorType: 'cli', actorName: 'admin CLI' };
-/** The provider itself (purge, retries): no person behind it. */
-export const SYSTEM_CONTEXT: AuditContext = { actorType: 'system' };

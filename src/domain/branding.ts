@@ -35,7 +35,7 @@ export const LOGO_MAX_BYTES = 256 * 1024;
 export const HEX_COLOR = /^#[0-9a-f]{6}$/;
 
 /** WCAG 2.1 AA for normal text: the accent carries white button text and is the colour of links. */
-export const MIN_ACCENT_CONTRAST = 4.5;
+const MIN_ACCENT_CONTRAST = 4.5;
 
 type Rgb = [number, number, number];
 const rgbOf = (hex: string): Rgb => [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16)) as Rgb;
@@ -51,7 +51,7 @@ function luminance([r, g, b]: Rgb): number {
 }
 
 /** WCAG 2.1 contrast ratio of two `#rrggbb` colours (1 to 21). */
-export function contrastRatio(a: string, b: string): number {
+function contrastRatio(a: string, b: string): number {
   const [hi, lo] = [luminance(rgbOf(a)), luminance(rgbOf(b))].sort((x, y) => y - x);
   return (hi + 0.05) / (lo + 0.05);
 }
@@ -67,7 +67,7 @@ export function accentColorProblem(value: string): string | null {
 }
 
 /** The page surfaces the accent is checked against: white (light) and the dark theme's card. */
-export const DARK_SURFACE = '#1f2937';
+const DARK_SURFACE = '#1f2937';
 
 /**
  * The CSS custom properties for an accent colour, in light and dark. Light uses the colour as it

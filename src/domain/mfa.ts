@@ -45,8 +45,6 @@ export function acrSatisfies(acr: Acr, acrValues: string | undefined): boolean {
 
 /** Space-separated text as stored with codes and refresh families. */
 export const amrToText = (amr: readonly AuthMethod[]): string => amr.join(' ');
-export const amrFromText = (text: string | null | undefined): AuthMethod[] | undefined =>
-  text ? (text.split(' ').filter(Boolean) as AuthMethod[]) : undefined;
 
 /** A six-digit code as typed: spaces and a middle dash are ignored. */
 export function normalizeTotpCode(input: string): string | undefined {

@@ -34,13 +34,13 @@ function escapeXml(value: string): string {
 }
 
 /** Hue in [0, 360) derived from a SHA-256 of the seed (stable across processes). */
-export function hueOf(seed: string): number {
+function hueOf(seed: string): number {
   const digest = createHash('sha256').update(seed, 'utf8').digest();
   return digest.readUInt16BE(0) % 360;
 }
 
 /** Background colour as an HSL string for a given seed. */
-export function avatarColour(seed: string): string {
+function avatarColour(seed: string): string {
   return `hsl(${hueOf(seed)}, ${SATURATION}%, ${LIGHTNESS}%)`;
 }
 

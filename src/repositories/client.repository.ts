@@ -65,11 +65,6 @@ export async function findById(db: Queryable, platformId: string, id: string): P
   return row && toClient(row);
 }
 
-export async function findFirstByPlatform(db: Queryable, platformId: string): Promise<ClientRow | undefined> {
-  const row = await db('clients').where({ platform_id: platformId }).orderBy('created_at').first();
-  return row && toClient(row);
-}
-
 /** A client's page of the admin list, oldest first (keyset on the millisecond creation time, then id). */
 export async function listPage(db: Queryable, platformId: string, page: { after?: { at: string; id: string }; limit: number }): Promise<ClientRow[]> {
   const q = db('clients').where({ platform_id: platformId }).orderByRaw("date_trunc('milliseconds', created_at), id").limit(page.limit);

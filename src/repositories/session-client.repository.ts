@@ -46,8 +46,3 @@ export async function removeSession(db: Queryable, platformId: string, userId: s
 export async function removeUser(db: Queryable, platformId: string, userId: string): Promise<number> {
   return db('session_clients').where({ platform_id: platformId, user_id: userId }).del();
 }
-
-/** Rows older than a browser session can live (purge job). */
-export async function purgeCreatedBefore(db: Queryable, before: Date): Promise<number> {
-  return db('session_clients').where('created_at', '<', before).del();
-}

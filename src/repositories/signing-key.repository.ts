@@ -76,11 +76,6 @@ export async function insertAsymmetric(
   });
 }
 
-export async function findNext(db: Queryable, platformId: string, alg: SigningAlg): Promise<SigningKeyRow | undefined> {
-  const row = await db('signing_keys').where({ platform_id: platformId, status: 'next', alg }).first();
-  return row ? toKey(row) : undefined;
-}
-
 /** The platform's next keys (at most one per alg). */
 export async function listNext(db: Queryable, platformId: string): Promise<SigningKeyRow[]> {
   return (await db('signing_keys').where({ platform_id: platformId, status: 'next' })).map(toKey);
@@ -106,10 +101,6 @@ export async function withdrawNext(db: Queryable, platformId: string, alg: Signi
     .update({ status: 'retired', retired_at: at, withdrawn_at: at })
     .returning('kid');
   return rows[0]?.kid;
-}
-
-export async function deleteRetiredBefore(db: Queryable, before: Date): Promise<number> {
-  return db('signing_keys').where({ status: 'retired' }).andWhere('retired_at', '<', before).delete();
 }
 
 export async function findPlatformIdByKid(db: Queryable, kid: string): Promise<string | undefined> {

@@ -6,7 +6,7 @@ export interface UpstreamProviderRow extends UpstreamProvider {
   sealedClientSecret: string | null;
 }
 
-export const toProvider = (r: any): UpstreamProviderRow => ({
+const toProvider = (r: any): UpstreamProviderRow => ({
   id: r.id,
   platformId: r.platform_id,
   slug: r.slug,

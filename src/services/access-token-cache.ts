@@ -11,7 +11,7 @@ export interface LiveAccessToken {
 }
 
 /** What the cache may hold in all; the least recently used token goes first (docs/decisions.md, "Memory stays flat"). */
-export const ACCESS_TOKEN_CACHE_BYTES = 16 * 1024 * 1024;
+const ACCESS_TOKEN_CACHE_BYTES = 16 * 1024 * 1024;
 
 /**
  * Verified, live access tokens with their users, keyed by the SHA-256 of the whole token, so a

@@ -4,7 +4,7 @@
  * objects, the key and the cache's own node. Not exact, and it need not be: it keeps a cache's
  * footprint proportional to what it holds, so a bound in bytes holds for large and small values.
  */
-export const ENTRY_OVERHEAD_BYTES = 256;
+const ENTRY_OVERHEAD_BYTES = 256;
 
 export function approximateBytes(value: unknown): number {
   let json: string | undefined;

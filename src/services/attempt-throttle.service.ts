@@ -26,7 +26,7 @@ export const SIGN_IN_ACCOUNT_SOURCE: ThrottlePolicy = { threshold: 5, windowSeco
 /** Failed sign-ins from one source over every account of the platform (password spraying). */
 export const SIGN_IN_SOURCE: ThrottlePolicy = { threshold: 20, windowSeconds: 15 * MINUTE, baseLockSeconds: MINUTE, maxLockSeconds: 15 * MINUTE, lockMemorySeconds: 60 * MINUTE };
 /** Sign-up attempts from one source (account spam, email probing). */
-export const SIGN_UP_SOURCE: ThrottlePolicy = { threshold: 10, windowSeconds: 60 * MINUTE, baseLockSeconds: 10 * MINUTE, maxLockSeconds: 60 * MINUTE, lockMemorySeconds: 6 * 60 * MINUTE };
+const SIGN_UP_SOURCE: ThrottlePolicy = { threshold: 10, windowSeconds: 60 * MINUTE, baseLockSeconds: 10 * MINUTE, maxLockSeconds: 60 * MINUTE, lockMemorySeconds: 6 * 60 * MINUTE };
 
 const ms = (seconds: number) => seconds * 1000;
 

@@ -3,7 +3,7 @@ import type { Queryable } from '../db';
 import type { AuditContext, AuditEvent, AuditEventInput, AuditFilter } from '../domain/audit';
 import type { Deps } from './deps';
 
-export const AUDIT_PAGE_MAX = 200;
+const AUDIT_PAGE_MAX = 200;
 
 /** The audit log: written in the transaction of the change, also logged, never a secret. */
 export function createAudit(deps: Deps) {

@@ -14,9 +14,9 @@ import { createSidOf } from './session-id';
 import type { TokenSigner } from './token-signer';
 
 /** OIDC Back-Channel Logout 1.0 §2.4: the one event a logout token carries. */
-export const BACKCHANNEL_LOGOUT_EVENT = 'http://schemas.openid.net/event/backchannel-logout';
+const BACKCHANNEL_LOGOUT_EVENT = 'http://schemas.openid.net/event/backchannel-logout';
 /** A logout token is good for two minutes (§2.4 recommends a short lifetime); it is built at each attempt. */
-export const LOGOUT_TOKEN_TTL_SECONDS = 120;
+const LOGOUT_TOKEN_TTL_SECONDS = 120;
 
 /** How a worker delivers; the defaults suit production, tests shorten them. */
 export interface BackchannelDeliveryOptions {
@@ -32,7 +32,7 @@ export interface BackchannelDeliveryOptions {
 }
 
 /** 8 attempts: retries after about 30 s, 1, 2, 4, 8, 16 and 32 min (equal jitter) — about an hour in all. */
-export const DEFAULT_BACKCHANNEL_DELIVERY: BackchannelDeliveryOptions = { batchSize: 10, leaseSeconds: 60, retryBaseSeconds: 30, retryMaxSeconds: 3600, maxAttempts: 8 };
+const DEFAULT_BACKCHANNEL_DELIVERY: BackchannelDeliveryOptions = { batchSize: 10, leaseSeconds: 60, retryBaseSeconds: 30, retryMaxSeconds: 3600, maxAttempts: 8 };
 
 export interface BackchannelRound {
   claimed: number;

@@ -21,7 +21,7 @@ const invalidClient = (basic: boolean, description = 'Client authentication fail
   new OAuthError('invalid_client', description, basic ? { headers: { 'WWW-Authenticate': 'Basic realm="latchkey"' } } : {});
 
 /** RFC 6749 §2.3.1: Basic credentials are form-urlencoded before base64. */
-export function parseBasicAuth(header: string): { id: string; secret: string } | undefined {
+function parseBasicAuth(header: string): { id: string; secret: string } | undefined {
   const match = /^Basic ([A-Za-z0-9+/=._~-]+)$/i.exec(header.trim());
   if (!match) return undefined;
   const decoded = Buffer.from(match[1], 'base64').toString('utf8');

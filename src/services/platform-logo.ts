@@ -21,7 +21,7 @@ const TOKEN = /<!--[\s\S]*?-->|<!\[CDATA\[[\s\S]*?\]\]>|<\?[\s\S]*?\?>|<(\/?)([A
  * `svg` in the SVG namespace, no DOCTYPE (no entities to expand). Scripts inside are harmless: the
  * logo is served with a CSP that runs nothing (sandbox), and shown through <img>.
  */
-export function svgProblem(bytes: Buffer): string | null {
+function svgProblem(bytes: Buffer): string | null {
   let text: string;
   try {
     text = new TextDecoder('utf-8', { fatal: true }).decode(bytes).replace(/^\uFEFF/, '');
@@ -67,7 +67,7 @@ export function svgProblem(bytes: Buffer): string | null {
 }
 
 /** The media type without parameters, in lower case ('' when absent). */
-export const bareContentType = (value: string | undefined | null) => (value ?? '').split(';')[0].trim().toLowerCase();
+const bareContentType = (value: string | undefined | null) => (value ?? '').split(';')[0].trim().toLowerCase();
 
 const isLogoType = (t: string): t is LogoContentType => (LOGO_CONTENT_TYPES as readonly string[]).includes(t);
 

@@ -27,7 +27,7 @@ export interface NewClientInput extends ClientSigningAndLogoutInput {
 }
 
 /** A platform changes only through the admin CLI (rate limits, two-step policy): seen within 30 s. */
-export const PLATFORM_CACHE_MS = 30_000;
+const PLATFORM_CACHE_MS = 30_000;
 
 /** Platforms, their clients and keys: the operator's side (admin CLI, demo seed, tests). */
 export function createPlatforms(deps: Deps, signingKeys: SigningKeys) {

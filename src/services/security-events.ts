@@ -20,9 +20,6 @@ export type SecurityEventKind = Extract<AuditEventKind,
   | 'consent.granted' | 'consent.revoked' | 'refresh_token.reuse_detected' | 'logout' | 'sign_out_everywhere'
   | 'identity.linked' | 'identity.unlinked'>;
 
-/** Second factors as the audit log names them (details.factor / details.method). */
-export type AuditFactor = 'totp' | 'recovery_code' | 'recovery_codes' | 'passkey';
-
 /**
  * Records security events: one INSERT each, in the transaction of the change when there is one
  * (`q`), else `deps.db`. The user is the actor: actorId is the subject once known (null for a

@@ -14,9 +14,9 @@ export interface FieldError {
   message: string;
 }
 
-export const PASSWORD_MAX_LENGTH = 256;
+const PASSWORD_MAX_LENGTH = 256;
 /** The phone field as typed (the forms' maxlength); E.164 itself is at most 16 characters. */
-export const PHONE_MAX_LENGTH = 64;
+const PHONE_MAX_LENGTH = 64;
 
 /**
  * The values the rules' messages name ({{min}}, {{max}}, {{minAge}}, {{maxUsername}}, {{maxPhone}}):
@@ -25,7 +25,7 @@ export const PHONE_MAX_LENGTH = 64;
 export const ruleValues = (passwordMinLength: number) => ({ min: passwordMinLength, max: PASSWORD_MAX_LENGTH, minAge: MIN_AGE_YEARS, maxUsername: PREFERRED_USERNAME_MAX, maxPhone: PHONE_MAX_LENGTH });
 
 /** Age in whole years on `today` (UTC calendar day) for a YYYY-MM-DD birthdate. */
-export function ageOn(birthdate: string, today: Date): number {
+function ageOn(birthdate: string, today: Date): number {
   const [y, m, d] = birthdate.split('-').map(Number);
   let age = today.getUTCFullYear() - y;
   const beforeBirthday = today.getUTCMonth() + 1 < m || (today.getUTCMonth() + 1 === m && today.getUTCDate() < d);
@@ -82,7 +82,7 @@ export function checkName(value: string, field: 'given_name' | 'family_name'): s
  * `.`, `_`, `-`: no spaces, no `@` (it must not pass for an email address), no symbols, no
  * invisible or direction-changing characters.
  */
-export const PREFERRED_USERNAME_MAX = 64;
+const PREFERRED_USERNAME_MAX = 64;
 const USERNAME_CHARS = /^[\p{L}\p{M}\p{N}._-]+$/u;
 const HAS_LETTER_OR_DIGIT = /[\p{L}\p{N}]/u;
 

@@ -10,7 +10,7 @@ import { auditCommands } from './audit.commands';
 import { upstreamCommands } from './upstream.commands';
 
 /** Backup and restore work on the database itself (src/cli/database-commands.ts); listed here for --help. */
-export const DATABASE_COMMANDS: CliCommand[] = [
+const DATABASE_COMMANDS: CliCommand[] = [
   {
     group: 'backup', verb: '', usage: '--out FILE', flags: ['out'],
     summary: 'One consistent snapshot, also while the provider runs; keep MASTER_KEY with it, apart.',

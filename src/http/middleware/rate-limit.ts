@@ -14,13 +14,13 @@ export { RATE_LIMITS } from '../../domain/platform';
  * account, password reset, logout, email verification): far above what a person clicks, even a
  * few dozen behind one NAT, and a wall for scripts. Scaled by RATE_LIMIT_SCALE like the spec's.
  */
-export const HOSTED_PAGES_PER_MINUTE = 300;
+const HOSTED_PAGES_PER_MINUTE = 300;
 
 /**
  * Admin API requests per minute: per token once it authenticated (automation may be busy, but one
  * runaway script must not starve the provider), per source address before (token guessing).
  */
-export const ADMIN_API_PER_MINUTE = { token: 600, source: 60 };
+const ADMIN_API_PER_MINUTE = { token: 600, source: 60 };
 
 /** Whom an authenticated request is counted against. */
 export interface Caller {
@@ -55,7 +55,7 @@ const WINDOW_MS = 60_000;
  * The client that authenticated with its secret. A public client proves nothing by naming
  * itself (its id is in every authorize URL), so its requests count per source address.
  */
-export const confidentialClient: CallerOf = (_req, res) => {
+const confidentialClient: CallerOf = (_req, res) => {
   const client = res.locals.client;
   return client?.type === 'confidential' ? { platformId: client.platformId, clientId: client.id } : undefined;
 };

@@ -75,7 +75,7 @@ export function markSignedOut(req: Request, platformId: string, userId: string) 
   setAccounts(req, platformId, accounts.map((a) => (a.userId === userId ? { ...a, authTime: null } : a)));
 }
 
-export function forgetAccount(req: Request, platformId: string, userId: string) {
+function forgetAccount(req: Request, platformId: string, userId: string) {
   const accounts = accountsOf(req, platformId);
   if (!accounts.some((a) => a.userId === userId)) return;
   setAccounts(req, platformId, accounts.filter((a) => a.userId !== userId));

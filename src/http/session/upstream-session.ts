@@ -24,7 +24,7 @@ declare module 'express-session' {
 }
 
 const MAX_PENDING = 5;
-export const UPSTREAM_PENDING_TTL_MS = 10 * 60 * 1000;
+const UPSTREAM_PENDING_TTL_MS = 10 * 60 * 1000;
 
 const live = (req: Request) => Object.entries(req.session.upstreamSignIns ?? {}).filter(([, e]) => Date.now() - e.startedAt < UPSTREAM_PENDING_TTL_MS);
 

@@ -3,7 +3,7 @@ import type { Services } from '../../services';
 import { OAuthError } from '../../errors';
 
 /** What an uploaded logo may do when opened on its own: nothing (no script, no fetch; inline styles of an SVG only). */
-export const LOGO_CSP = "default-src 'none'; style-src 'unsafe-inline'; sandbox";
+const LOGO_CSP = "default-src 'none'; style-src 'unsafe-inline'; sandbox";
 
 /**
  * GET /platforms/:platformId/logo?v=… — a platform's uploaded logo, no session, no

@@ -9,7 +9,7 @@ import type { Locale } from '../../domain/locales';
 import { inspectAccountToken, issueAccountToken, throttleWait, type LinkStatus } from './account-tokens';
 import { createSecurityEvents, type SecurityOrigin } from '../security-events';
 
-export const VERIFY_EMAIL_TTL_SECONDS = 24 * 3600;
+const VERIFY_EMAIL_TTL_SECONDS = 24 * 3600;
 const THROTTLE = { intervalSeconds: 60, perHour: 5 };
 
 export type VerifyResult = { status: 'verified'; user: User } | { status: Exclude<LinkStatus, 'valid'> | 'changed'; user?: User };

@@ -42,7 +42,7 @@ const optional = (v: string) => (v.trim() === '' ? null : v.trim());
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f]/; // eslint-disable-line no-control-regex
 
 /** OIDC Core 5.1.1: `formatted` is the full mailing address, lines separated by newlines. */
-export function formatAddress(a: Address): string {
+function formatAddress(a: Address): string {
   const cityLine = [[a.locality, a.region].filter(Boolean).join(', '), a.postal_code].filter(Boolean).join(' ');
   return [a.street_address, cityLine, a.country ? countryName(a.country) : undefined].filter(Boolean).join('\n');
 }

@@ -9,7 +9,7 @@ import type { Audit } from '../audit.service';
 import type { Platforms } from '../platforms.service';
 import { assertGlobal } from './access';
 
-export const ADMIN_TOKEN_PREFIX = 'lk_admin_';
+const ADMIN_TOKEN_PREFIX = 'lk_admin_';
 const TOKEN_SHAPE = /^lk_admin_[A-Za-z0-9_-]{43}$/;
 
 /** Admin API tokens: `lk_admin_` + 256 random bits, shown once, stored as a digest. */

@@ -9,7 +9,7 @@ export interface Keyset {
   id: string;
 }
 
-export function encodeCursor(k: { at: Date; id: string }): string {
+function encodeCursor(k: { at: Date; id: string }): string {
   return Buffer.from(JSON.stringify({ at: k.at.toISOString(), id: k.id })).toString('base64url');
 }
 

@@ -13,7 +13,7 @@ const hash = (s: string) => createHash('sha256').update(s).digest('base64url');
  * threshold, so one source meets its own lock first; short, so someone who knows an operator's
  * email keeps it out for minutes at a time, not for good (docs/decisions.md, Console).
  */
-export const OPERATOR_ACCOUNT: ThrottlePolicy = { threshold: 10, windowSeconds: 15 * 60, baseLockSeconds: 60, maxLockSeconds: 15 * 60, lockMemorySeconds: 60 * 60 };
+const OPERATOR_ACCOUNT: ThrottlePolicy = { threshold: 10, windowSeconds: 15 * 60, baseLockSeconds: 60, maxLockSeconds: 15 * 60, lockMemorySeconds: 60 * 60 };
 
 /** Which lock a failure started: the account (any source), the email (or operator) with this source, or this source. */
 export type OperatorLock = 'account' | 'account_source' | 'source';

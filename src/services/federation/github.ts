@@ -34,7 +34,7 @@ interface GitHubEmail {
 const str = (v: unknown): string | null => (typeof v === 'string' && v.trim() ? v.trim() : null);
 
 /** "Ada King Lovelace" → Ada / King Lovelace; one word → given name only. Best effort: the sign-up page lets the person correct it. */
-export function splitName(name: string | null): { givenName: string | null; familyName: string | null } {
+function splitName(name: string | null): { givenName: string | null; familyName: string | null } {
   if (!name) return { givenName: null, familyName: null };
   const [first, ...rest] = name.split(/\s+/);
   return { givenName: first, familyName: rest.length ? rest.join(' ') : null };

@@ -38,7 +38,7 @@ export type UpstreamProviderPatch = Partial<Omit<UpstreamProviderInput, 'kind'>>
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
 
 /** https, or http to a loopback host (development and tests); no query or fragment; no trailing slash kept. */
-export function checkProviderUrl(field: string, value: string): string {
+function checkProviderUrl(field: string, value: string): string {
   let url: URL;
   try {
     url = new URL(value);

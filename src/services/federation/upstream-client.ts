@@ -75,7 +75,7 @@ function causesOf(err: unknown): Array<Record<string, unknown>> {
 const claimString = (v: unknown): string | null => (typeof v === 'string' && v.trim() ? v.trim() : null);
 
 /** The claims under their local names (claim_mapping: local claim → the upstream's name for it), as a profile. */
-export function profileOf(provider: UpstreamProvider, claims: Record<string, unknown>): Omit<UpstreamProfile, 'tokens'> | undefined {
+function profileOf(provider: UpstreamProvider, claims: Record<string, unknown>): Omit<UpstreamProfile, 'tokens'> | undefined {
   const read = (claim: keyof UpstreamProvider['claimMapping']) => claims[provider.claimMapping[claim] ?? claim];
   const subject = claimString(claims.sub);
   if (!subject) return undefined;

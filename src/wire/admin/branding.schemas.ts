@@ -6,14 +6,14 @@ import { accentColorProblem } from '../../domain/branding';
  * refinements (no transforms), so the OpenAPI document shows the input as it is; the services
  * store the normal form ('' → null, the colour in lower case).
  */
-export const BRANDING_URL_MAX = 2048;
+const BRANDING_URL_MAX = 2048;
 
 /** localhost, *.localhost, 127.0.0.0/8 and [::1]: a development relying party on the operator's own machine. */
 const isLoopbackHost = (hostname: string) =>
   hostname === 'localhost' || hostname.endsWith('.localhost') || hostname === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
 
 /** Why a URL is refused (https only; `loopbackHttp`: plain http too on a loopback host), or null. */
-export function brandingUrlProblem(value: string, loopbackHttp: boolean): string | null {
+function brandingUrlProblem(value: string, loopbackHttp: boolean): string | null {
   if (value.length > BRANDING_URL_MAX) return `must be at most ${BRANDING_URL_MAX} characters`;
   let url: URL;
   try {

@@ -25,5 +25,3 @@ export const PageQuery = z.object({
 export function pageOf<T extends z.ZodType>(item: T, id: string) {
   return z.object({ items: z.array(item), next_cursor: z.string().nullable() }).meta({ id });
 }
-
-export const Empty = z.object({}).strict();

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { SIGNING_ALGS } from '../../domain/signing-key';
 import { pageOf, PlatformParams, Timestamp, Uuid } from './common.schemas';
 
-export const KEY_STATUSES = ['next', 'active', 'retiring', 'retired'] as const;
+const KEY_STATUSES = ['next', 'active', 'retiring', 'retired'] as const;
 
 export const SigningKey = z
   .object({

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { Uuid } from './common.schemas';
 
-export const THROTTLE_KINDS = ['sign_in_account', 'sign_in_source', 'sign_up_source', 'second_factor_account'] as const;
+const THROTTLE_KINDS = ['sign_in_account', 'sign_in_source', 'sign_up_source', 'second_factor_account'] as const;
 
 const Email = z.string().trim().min(1, 'must not be empty').max(320, 'must be at most 320 characters').meta({ description: 'The account (any case): its sign-in keys' });
 const Source = z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters').meta({ description: 'A source address key, as listed' });
