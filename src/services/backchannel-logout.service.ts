@@ -1,6 +1,6 @@
-import type { Knex } from 'knex';
 import { newId, randomToken } from '../crypto/random';
 import type { Queryable } from '../db';
+import { afterCommit } from '../db/after-commit';
 import { issuerOf } from '../domain/platform';
 import { OutboundRequestError, outboundFetchFromConfig, type OutboundFetch } from '../net/outbound-fetch';
 import * as logouts from '../repositories/backchannel-logout.repository';
@@ -42,13 +42,6 @@ export interface BackchannelRound {
 }
 
 type Outcome = 'delivered' | 'retrying' | 'failed';
-
-/** Runs `fn` once `db`'s transaction has committed (at once outside a transaction); never after a rollback. */
-function afterCommit(db: Queryable, fn: () => void): void {
-  const trx = db as Knex.Transaction;
-  if (trx.isTransaction && trx.executionPromise !== undefined) trx.executionPromise.then(() => setImmediate(fn), () => {});
-  else setImmediate(fn);
-}
 
 /** Who gets a logout token: one per client and sign-in session (sid null: the session is not known). */
 type Target = { clientId: string; sid: string | null };

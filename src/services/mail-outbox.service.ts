@@ -1,6 +1,6 @@
-import type { Knex } from 'knex';
 import { newId } from '../crypto/random';
 import type { Queryable } from '../db';
+import { afterCommit } from '../db/after-commit';
 import { isUuid } from '../domain/ids';
 import { invalidRequest } from '../errors';
 import { createMailTransport, type MailMessage, type MailTransport } from '../mail/transport';
@@ -55,13 +55,6 @@ export function describeFailure(err: unknown): string {
   const e = err as { message?: string; code?: string; command?: string };
   const text = [e.code, e.command && `(${e.command})`, e.message ?? String(err)].filter(Boolean).join(' ');
   return text.replace(/\b([a-z][a-z0-9+.-]*:\/\/)[^\s/@]*@/gi, '$1***@').slice(0, 500);
-}
-
-/** Runs `fn` once `db`'s transaction has committed (at once outside a transaction); never after a rollback. */
-function afterCommit(db: Queryable, fn: () => void): void {
-  const trx = db as Knex.Transaction;
-  if (trx.isTransaction && trx.executionPromise !== undefined) trx.executionPromise.then(() => setImmediate(fn), () => {});
-  else setImmediate(fn);
 }
 
 /**
