@@ -1,26 +1,22 @@
 // The account page (profile, picture upload, password, apps, sign out
 // everywhere) and RP-initiated logout (trusted hint, confirmation page, registered redirect).
-import type { BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import {
   authorizeUrl, buildTenant, clickAndLoad, createUser, finishAtCallback, newPage, openAuthorize, pickAccount,
-  signIn, signInThrough, startHarness, userinfo, TEST_PASSWORD, type Harness, type Tenant,
+  signIn, signInThrough, userinfo, TEST_PASSWORD, type Harness, type Tenant,
 } from './support/harness';
+import { useBrowserSuite } from './support/browser-suite';
 
 let h: Harness;
 let tenant: Tenant;
-let context: BrowserContext;
 let page: Page;
 
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
 
-beforeAll(async () => {
-  h = await startHarness();
+useBrowserSuite((s) => ({ h, tenant, page } = s), {
   // The stand-in RP's signed-out page is registered for post-logout redirection.
-  tenant = await buildTenant(h, { postLogoutRedirectUris: [`${h.base}/__rp/signed-out`] });
+  tenant: (harness) => buildTenant(harness, { postLogoutRedirectUris: [`${harness.base}/__rp/signed-out`] }),
 });
-afterAll(() => h?.close());
-beforeEach(async () => ({ context, page } = await newPage(h)));
-afterEach(() => context?.close());
 
 const accountPage = () => `${h.base}/account?platform_guid=${tenant.platform.id}`;
 const h1 = () => page.locator('h1').first().innerText();

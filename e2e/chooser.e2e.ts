@@ -1,23 +1,17 @@
 // The account chooser: shown whenever the browser knows an account of the platform;
 // continue without a password, pick a signed-out account, another account, sign out.
-import type { BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import {
   authorizeUrl, buildTenant, chooserAccounts, clickAndLoad, createUser, expectPage, finishAtCallback, introspect, newPage, openAuthorize,
-  pickAccount, signIn, signInThrough, signOutButton, startHarness, type Harness, type Tenant,
+  pickAccount, signIn, signInThrough, signOutButton, type Harness, type Tenant,
 } from './support/harness';
+import { useBrowserSuite } from './support/browser-suite';
 
 let h: Harness;
 let tenant: Tenant;
-let context: BrowserContext;
 let page: Page;
 
-beforeAll(async () => {
-  h = await startHarness();
-  tenant = await buildTenant(h);
-});
-afterAll(() => h?.close());
-beforeEach(async () => ({ context, page } = await newPage(h)));
-afterEach(() => context?.close());
+useBrowserSuite((s) => ({ h, tenant, page } = s));
 
 const useAnother = (p: Page) => clickAndLoad(p, p.getByRole('button', { name: 'Use another account' }));
 

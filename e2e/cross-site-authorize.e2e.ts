@@ -5,22 +5,21 @@
 // another site (SameSite compares scheme and registrable domain), host names do.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { BrowserContext, Page, Request } from 'playwright-core';
+import type { Page, Request } from 'playwright-core';
 import {
-  authorizeUrl, buildTenant, chooserAccounts, createUser, finishAtCallback, newPage, pickAccount, signInThrough, startHarness, type Harness, type Tenant,
+  authorizeUrl, chooserAccounts, createUser, finishAtCallback, pickAccount, signInThrough, type Harness, type Tenant,
 } from './support/harness';
+import { useBrowserSuite } from './support/browser-suite';
 
 let h: Harness;
 let tenant: Tenant;
-let context: BrowserContext;
 let page: Page;
 let other: http.Server;
 let otherBase: string;
 let formHtml = '';
 
+useBrowserSuite((s) => ({ h, tenant, page } = s));
 beforeAll(async () => {
-  h = await startHarness();
-  tenant = await buildTenant(h);
   other = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(formHtml));
   await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
   otherBase = `http://localhost:${(other.address() as AddressInfo).port}`;
@@ -28,10 +27,7 @@ beforeAll(async () => {
 afterAll(async () => {
   other?.closeAllConnections();
   await new Promise<void>((resolve) => (other ? other.close(() => resolve()) : resolve()));
-  await h?.close();
 });
-beforeEach(async () => ({ context, page } = await newPage(h)));
-afterEach(() => context?.close());
 
 const escapeHtml = (s: string) => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
 

@@ -1,23 +1,17 @@
 // The authorize parameters that steer the pages: login_hint, action, prompt, max_age,
 // and the sign-up pre-fill.
-import type { BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import {
-  allow, authorizeUrl, buildTenant, callbackParams, chooserAccounts, clickAndLoad, createUser, expectPage, finishAtCallback, newEmail,
-  newPage, openAuthorize, pickAccount, signIn, signInThrough, signUp, startHarness, userinfo, TEST_PASSWORD, type Harness, type Tenant,
+  allow, authorizeUrl, callbackParams, chooserAccounts, clickAndLoad, createUser, expectPage, finishAtCallback, newEmail,
+  openAuthorize, pickAccount, signIn, signInThrough, signUp, userinfo, TEST_PASSWORD, type Harness, type Tenant,
 } from './support/harness';
+import { useBrowserSuite } from './support/browser-suite';
 
 let h: Harness;
 let tenant: Tenant;
-let context: BrowserContext;
 let page: Page;
 
-beforeAll(async () => {
-  h = await startHarness();
-  tenant = await buildTenant(h);
-});
-afterAll(() => h?.close());
-beforeEach(async () => ({ context, page } = await newPage(h)));
-afterEach(() => context?.close());
+useBrowserSuite((s) => ({ h, tenant, page } = s));
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const visitedInteraction = (chain: string[]) => chain.some((u) => new URL(u).pathname.startsWith('/interaction'));

@@ -1,26 +1,20 @@
 // The verification link mailed at sign-up, "Forgot password?" and the
 // reset link, read from the development outbox (the /dev/outbox page and its files), and the clear
 // pages of used and expired links.
-import type { BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { buildTestApp } from '../test/helpers';
 import { linkIn, waitForMail } from '../test/support/outbox';
 import {
-  allow, authorizeUrl, pickAccount, buildTenant, clickAndLoad, createUser, expectPage, finishAtCallback, newEmail, newPage, openAuthorize, signIn,
-  signUpThrough, startHarness, userinfo, TEST_PASSWORD, type Harness, type Tenant,
+  allow, authorizeUrl, pickAccount, clickAndLoad, createUser, expectPage, finishAtCallback, newEmail, openAuthorize, signIn,
+  signUpThrough, userinfo, TEST_PASSWORD, type Harness, type Tenant,
 } from './support/harness';
+import { useBrowserSuite } from './support/browser-suite';
 
 let h: Harness;
 let tenant: Tenant;
-let context: BrowserContext;
 let page: Page;
 
-beforeAll(async () => {
-  h = await startHarness();
-  tenant = await buildTenant(h);
-});
-afterAll(() => h?.close());
-beforeEach(async () => ({ context, page } = await newPage(h)));
-afterEach(() => context?.close());
+useBrowserSuite((s) => ({ h, tenant, page } = s));
 
 const dataDir = () => h.t.config.dataDir;
 

@@ -2,8 +2,9 @@
 import path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import {
-  allow, authorizeUrl, clickAndLoad, finishAtCallback, newPage, openAuthorize, pageKind, signIn, startHarness, TEST_PASSWORD, type Harness, type Tenant,
+  allow, authorizeUrl, clickAndLoad, finishAtCallback, openAuthorize, pageKind, signIn, TEST_PASSWORD, type Harness, type Tenant,
 } from './support/harness';
+import { useBrowserSuite } from './support/browser-suite';
 import { runCommand } from '../src/cli/commands';
 import { acmeTenant, axeViolations, SCREENSHOTS, userWithPasskey, withoutAutofill } from './support/passkeys';
 
@@ -12,13 +13,7 @@ describe('a passkey as the second factor after a password (localhost)', () => {
   let tenant: Tenant;
   let context: BrowserContext;
   let page: Page;
-  beforeAll(async () => {
-    h = await startHarness({ hostName: 'localhost' });
-    tenant = await acmeTenant(h);
-  });
-  afterAll(() => h?.close());
-  beforeEach(async () => ({ context, page } = await newPage(h)));
-  afterEach(() => context?.close());
+  useBrowserSuite((s) => ({ h, tenant, context, page } = s), { hostName: 'localhost', tenant: acmeTenant });
 
   it('password, then "Use a passkey" on the second-factor page: tokens with amr pwd + hwk + mfa', async () => {
     const { user } = await userWithPasskey(h, tenant, page, context);

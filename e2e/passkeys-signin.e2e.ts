@@ -6,6 +6,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import {
   allow, authorizeUrl, buildTenant, clickAndLoad, createUser, expectPage, finishAtCallback, newPage, openAuthorize, pageKind, signIn, startHarness, type Harness, type Tenant,
 } from './support/harness';
+import { useBrowserSuite } from './support/browser-suite';
 import { acmeTenant, addVirtualAuthenticator, axeViolations, SCREENSHOTS, userWithPasskey, withoutAutofill } from './support/passkeys';
 
 const passkeyButton = (page: Page) => page.getByRole('button', { name: 'Sign in with a passkey' });
@@ -15,13 +16,7 @@ describe('sign in with a passkey (localhost)', () => {
   let tenant: Tenant;
   let context: BrowserContext;
   let page: Page;
-  beforeAll(async () => {
-    h = await startHarness({ hostName: 'localhost' });
-    tenant = await acmeTenant(h);
-  });
-  afterAll(() => h?.close());
-  beforeEach(async () => ({ context, page } = await newPage(h)));
-  afterEach(() => context?.close());
+  useBrowserSuite((s) => ({ h, tenant, context, page } = s), { hostName: 'localhost', tenant: acmeTenant });
 
   it('passwordless: the passkey alone, through consent to a code exchanged for tokens', async () => {
     const { user } = await userWithPasskey(h, tenant, page, context);

@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { buildTenant, clickAndLoad, createUser, newPage, startHarness, TEST_PASSWORD, type Harness, type Tenant } from './support/harness';
+import { useBrowserSuite } from './support/browser-suite';
 import { addPasskey, addVirtualAuthenticator, axeViolations, credentialsOf, openAccountPage } from './support/passkeys';
 
 const OUT = process.env.UPDATE_SCREENSHOTS === '1' ? path.resolve(__dirname, '..', 'docs', 'screenshots') : fs.mkdtempSync(path.join(os.tmpdir(), 'latchkey-screenshots-'));
@@ -17,13 +18,7 @@ describe('passkeys on the account page (localhost)', () => {
   let tenant: Tenant;
   let context: BrowserContext;
   let page: Page;
-  beforeAll(async () => {
-    h = await startHarness({ hostName: 'localhost' });
-    tenant = await buildTenant(h);
-  });
-  afterAll(() => h?.close());
-  beforeEach(async () => ({ context, page } = await newPage(h)));
-  afterEach(() => context?.close());
+  useBrowserSuite((s) => ({ h, tenant, context, page } = s), { hostName: 'localhost' });
 
   it('adds two named passkeys (mouse and keyboard), lists them and removes one', async () => {
     const user = await createUser(h, tenant);

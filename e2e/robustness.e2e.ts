@@ -3,22 +3,17 @@
 // can carry on from (sign-in, chooser, consent, or back at the app), never a 5xx or a stack.
 import type { BrowserContext, Page, Response } from 'playwright-core';
 import {
-  authorizeUrl, buildTenant, callbackParams, clickAndLoad, createUser, expectPage, finishAtCallback, isCallback, newPage, openAuthorize,
-  pageKind, pickAccount, signIn, signInThrough, signUp, startHarness, TEST_PASSWORD, newEmail, type Harness, type Tenant,
+  authorizeUrl, callbackParams, clickAndLoad, createUser, expectPage, finishAtCallback, isCallback, openAuthorize,
+  pageKind, pickAccount, signIn, signInThrough, signUp, TEST_PASSWORD, newEmail, type Harness, type Tenant,
 } from './support/harness';
+import { useBrowserSuite } from './support/browser-suite';
 
 let h: Harness;
 let tenant: Tenant;
 let context: BrowserContext;
 let page: Page;
 
-beforeAll(async () => {
-  h = await startHarness();
-  tenant = await buildTenant(h);
-});
-afterAll(() => h?.close());
-beforeEach(async () => ({ context, page } = await newPage(h)));
-afterEach(() => context?.close());
+useBrowserSuite((s) => ({ h, tenant, context, page } = s));
 
 const CARRY_ON = ['signin', 'signup', 'chooser', 'consent', 'callback'];
 

@@ -3,22 +3,21 @@
 // request reads the session as it was before (lost interaction, lost sign-in, lost choice).
 // Here the session store answers writes slowly, as a busy database would, to make that
 // ordering observable on every run instead of now and then.
-import type { BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import {
-  accountButton, authorizeUrl, buildTenant, clickAndLoad, createUser, expectPage, finishAtCallback, newPage, openAuthorize, signIn,
-  startHarness, type Harness, type Tenant,
+  accountButton, authorizeUrl, clickAndLoad, createUser, expectPage, finishAtCallback, openAuthorize, signIn,
+  type Harness, type Tenant,
 } from './support/harness';
+import { useBrowserSuite } from './support/browser-suite';
 
 const WRITE_DELAY_MS = 400;
 
 let h: Harness;
 let tenant: Tenant;
-let context: BrowserContext;
 let page: Page;
 
+useBrowserSuite((s) => ({ h, tenant, page } = s));
 beforeAll(async () => {
-  h = await startHarness();
-  tenant = await buildTenant(h);
   const pool = h.t.database.sessionPool as unknown as { query: (...args: unknown[]) => Promise<unknown> };
   const query = pool.query.bind(pool);
   pool.query = async (...args: unknown[]) => {
@@ -27,9 +26,6 @@ beforeAll(async () => {
     return query(...args);
   };
 });
-afterAll(() => h?.close());
-beforeEach(async () => ({ context, page } = await newPage(h)));
-afterEach(() => context?.close());
 
 it('the first page of an authorization is not "expired" when the session store is slow', async () => {
   await openAuthorize(page, authorizeUrl(h, tenant));

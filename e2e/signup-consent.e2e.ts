@@ -1,24 +1,18 @@
 // Sign-up, consent, the code, tokens and userinfo; sign-up rules;
 // deny; remembered consent; requests that must never redirect.
-import type { BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { buildClient } from '../test/factories';
 import {
-  allow, authorizeUrl, buildTenant, callbackParams, clickAndLoad, createUser, expectPage, fillSignUp, finishAtCallback, newEmail, newPage,
-  openAuthorize, pickAccount, signUp, signUpThrough, startHarness, userinfo, TEST_PASSWORD, type Harness, type Tenant,
+  allow, authorizeUrl, buildTenant, callbackParams, clickAndLoad, createUser, expectPage, fillSignUp, finishAtCallback, newEmail,
+  openAuthorize, pickAccount, signUp, signUpThrough, userinfo, TEST_PASSWORD, type Harness, type Tenant,
 } from './support/harness';
+import { useBrowserSuite } from './support/browser-suite';
 
 let h: Harness;
 let tenant: Tenant;
-let context: BrowserContext;
 let page: Page;
 
-beforeAll(async () => {
-  h = await startHarness();
-  tenant = await buildTenant(h);
-});
-afterAll(() => h?.close());
-beforeEach(async () => ({ context, page } = await newPage(h)));
-afterEach(() => context?.close());
+useBrowserSuite((s) => ({ h, tenant, page } = s));
 
 const usersWithEmail = (email: string) => h.t.database.db('users').where({ platform_id: tenant.platform.id, email_normalized: email.toLowerCase() });
 

@@ -7,9 +7,10 @@ import type { BrowserContext, Page } from 'playwright-core';
 import type { UpstreamProvider } from '../src/domain/upstream';
 import { startLatchkeyUpstream, UPSTREAM_PASSWORD, type LatchkeyUpstream } from '../test/support/upstreams/latchkey-process';
 import {
-  allow, authorizeUrl, clickAndLoad, createUser, expectPage, finishAtCallback, isCallback, newEmail, openAuthorize, pageKind, signIn, startHarness,
+  allow, authorizeUrl, clickAndLoad, createUser, expectPage, finishAtCallback, isCallback, newEmail, openAuthorize, pageKind, signIn,
   TEST_PASSWORD, type Harness, type Tenant,
 } from './support/harness';
+import { useBrowserSuite } from './support/browser-suite';
 import { waitForMail } from '../test/support/outbox';
 import { buildClient } from '../test/factories';
 import { recordingServer } from './support/recording-server';
@@ -30,9 +31,9 @@ let provider: UpstreamProvider;
 let context: BrowserContext;
 let page: Page;
 
+// Platform "Acme" (the screenshots), app "Acme Notes".
+useBrowserSuite((s) => ({ h, tenant, context, page } = s), { tenant: acmeTenant, openPage: freshPage });
 beforeAll(async () => {
-  h = await startHarness();
-  tenant = await acmeTenant(h); // platform "Acme" (the screenshots), app "Acme Notes"
   upstream = await startLatchkeyUpstream({ redirectUri: upstreamCallbackUrl(h, tenant), platformName: PROVIDER, clientName: 'Acme' });
   provider = await h.t.services.federation.providers.create(tenant.platform.id, {
     kind: 'oidc', slug: 'corp', displayName: PROVIDER, issuer: upstream.issuer, clientId: upstream.client.id, clientSecret: upstream.client.secret, trustEmail: true,
@@ -40,10 +41,7 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(async () => {
   await upstream?.stop();
-  await h?.close();
 });
-beforeEach(async () => ({ context, page } = await freshPage(h)));
-afterEach(() => context?.close());
 
 /** Downstream authorize → "Continue with Upstream Corp" → the upstream's sign-in and consent → back downstream. */
 async function throughUpstream(email: string, params: Record<string, string> = {}, app: Tenant = tenant) {

@@ -2,10 +2,11 @@
 // upstream: a new person signs up through it; a re-authentication goes on to it (prompt=login,
 // max_age); a login_hint's account is kept; its error, its being down and tampering with the state
 // or the nonce each end on the failure page, with nothing created.
-import type { BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import type { UpstreamProvider } from '../src/domain/upstream';
 import { startOidcProvider, type OidcProviderProcess } from '../test/support/upstreams/oidc-provider-process';
-import { allow, authorizeUrl, clickAndLoad, createUser, expectPage, finishAtCallback, newEmail, openAuthorize, pickAccount, startHarness, unique, type Harness, type Tenant } from './support/harness';
+import { allow, authorizeUrl, clickAndLoad, createUser, expectPage, finishAtCallback, newEmail, openAuthorize, pickAccount, unique, type Harness, type Tenant } from './support/harness';
+import { useBrowserSuite } from './support/browser-suite';
 import { acmeTenant } from './support/passkeys';
 import {
   continueButton, continueWith, expectAxeClean, expectFailurePage, freshPage, identitiesOf, identitiesOfProvider, interceptRedirectTo, onDownstream, shoot,
@@ -23,12 +24,10 @@ let h: Harness;
 let tenant: Tenant;
 let op: OidcProviderProcess;
 let provider: UpstreamProvider;
-let context: BrowserContext;
 let page: Page;
 
+useBrowserSuite((s) => ({ h, tenant, page } = s), { tenant: acmeTenant, openPage: freshPage });
 beforeAll(async () => {
-  h = await startHarness();
-  tenant = await acmeTenant(h);
   op = await startOidcProvider({ clients: [{ ...CLIENT, redirect_uris: [upstreamCallbackUrl(h, tenant)] }] });
   provider = await h.t.services.federation.providers.create(tenant.platform.id, {
     kind: 'oidc', slug: 'example', displayName: PROVIDER, issuer: op.issuer, clientId: CLIENT.client_id, clientSecret: CLIENT.client_secret, trustEmail: true,
@@ -36,10 +35,7 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => {
   await op?.stop();
-  await h?.close();
 });
-beforeEach(async () => ({ context, page } = await freshPage(h)));
-afterEach(() => context?.close());
 
 /** A person of the upstream, with an account id and email of this test. */
 async function upstreamPerson(prefix: string, issuer: OidcProviderProcess = op) {

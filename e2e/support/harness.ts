@@ -30,7 +30,15 @@ export interface Harness {
  * The provider on a real port (BASE_URL = its own address), with a stand-in relying party at
  * /__rp/* on the same server, and one Chromium for the whole test file.
  */
-export async function startHarness(options: { hostName?: string; env?: Record<string, string>; mailWorker?: boolean; backchannelWorker?: boolean; ownDatabase?: boolean } = {}): Promise<Harness> {
+export interface HarnessOptions {
+  hostName?: string;
+  env?: Record<string, string>;
+  mailWorker?: boolean;
+  backchannelWorker?: boolean;
+  ownDatabase?: boolean;
+}
+
+export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const server = http.createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
