@@ -1,7 +1,7 @@
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import { OAuthError } from '../../errors';
 import type { AuthorizationRequest } from '../../domain/authorization-request';
-import type { Step } from '../../domain/interaction';
+import type { BrowserAccounts, PageStep, Step } from '../../domain/interaction';
 import type { Services } from '../../services';
 import type { HttpDeps } from '../http-deps';
 import type { Refused } from '../../services/interaction/transitions';
@@ -15,7 +15,7 @@ import { createInteractionPages } from '../pages/interaction.pages';
 import { interactionUrl, linkAccountMailUrl } from '../urls';
 import { renderPage } from '../pages/render';
 import { allowFormRedirectTo } from '../middleware/security-headers';
-import { startCeremony, takeChallenge } from '../session/passkey-session';
+import { startCeremony, takeChallenge, type CeremonyPurpose } from '../session/passkey-session';
 import { CHALLENGE_TTL_SECONDS } from '../../services/mfa/passkeys.service';
 import { auditContext } from '../request/audit-context';
 import { sendJsonError } from '../errors/error-handler';
@@ -77,6 +77,36 @@ export function interactionRouter(s: Services, deps: HttpDeps): Router {
     return pages.show(req, res, ar, outcome.step, extra, outcome.status);
   };
 
+  /**
+   * A form of one step: it acts only while the interaction is at one of `kinds`; a form sent from
+   * an older page (another tab, Back) shows the current step instead, or `elsewhere` answers.
+   */
+  const atStep = <K extends PageStep['kind']>(
+    kinds: readonly K[],
+    handle: (req: Request, res: Response, c: { ar: AuthorizationRequest; browser: BrowserAccounts; at: Extract<PageStep, { kind: K }> }) => Promise<unknown>,
+    elsewhere: (req: Request, res: Response, ar: AuthorizationRequest, at: Step) => unknown = pages.show,
+  ): RequestHandler => async (req, res) => {
+    const { ar, browser } = interaction(req, res);
+    const at = await flow.current(ar, browser);
+    if (!(kinds as readonly string[]).includes(at.kind)) return elsewhere(req, res, ar, at);
+    await handle(req, res, { ar, browser, at: at as Extract<PageStep, { kind: K }> });
+  };
+
+  /**
+   * Options for navigator.credentials.get at one step (JSON, for public/passkeys.js); the challenge
+   * is this browser's, used once. A page out of date, or no relying party (an IP BASE_URL): 409.
+   */
+  const passkeyOptions = (kind: 'signin' | 'second_factor' | 'link_account', purpose: CeremonyPurpose, scope: (ar: AuthorizationRequest) => string, reload: string) => {
+    const stale = (_req: Request, res: Response) => passkeyConflict(res, reload);
+    return atStep([kind], async (req, res, { ar, at }) => {
+      if (!s.passkeys.relyingParty.isAvailable) return stale(req, res);
+      const options = await s.passkeys.authenticationOptions(res.locals.platform, 'user' in at ? at.user : undefined);
+      startCeremony(req, purpose, scope(ar), options.challenge, CHALLENGE_TTL_SECONDS);
+      res.json({ options });
+    }, stale);
+  };
+  const credential = (req: Request, purpose: CeremonyPurpose, scope: string) => ({ credential: field(req.body, 'credential', 16_384), expectedChallenge: takeChallenge(req, purpose, scope) });
+
   // Every form POST below: a form body, each field once and bounded (zod), before anything else.
   r.post('/interaction/:iid/:form', hostedFormBody);
 
@@ -96,68 +126,35 @@ export function interactionRouter(s: Services, deps: HttpDeps): Router {
     });
   }
 
-  r.post('/interaction/:iid/signin', ...form, async (req, res) => {
-    const { ar, browser } = interaction(req, res);
-    const at = await flow.current(ar, browser);
-    if (at.kind !== 'signin') return pages.show(req, res, ar, at);
+  r.post('/interaction/:iid/signin', ...form, atStep(['signin'], async (req, res, { ar, browser, at }) => {
     const credentials = { email: field(req.body, 'email').trim(), password: field(req.body, 'password') };
     await answer(req, res, await flow.passwordSubmitted(ar, browser, at, credentials, attemptSource(req), audit(req)));
-  });
+  }));
 
   // "Use another email" on a sign-in pinned by login_hint/id_token_hint: back to the app,
   // which hears account_selection_required and may ask again without the hint.
-  r.post('/interaction/:iid/another-email', ...form, async (req, res) => {
-    const { ar, browser } = interaction(req, res);
-    const at = await flow.current(ar, browser);
-    await answer(req, res, (at.kind === 'signin' && flow.anotherEmailChosen(at)) || at);
-  });
+  r.post('/interaction/:iid/another-email', ...form, atStep(['signin'], async (req, res, { at }) => {
+    await answer(req, res, flow.anotherEmailChosen(at) || at);
+  }, (req, res, _ar, at) => answer(req, res, at)));
 
-  // "Sign in with a passkey": options for the browser (JSON, public/passkeys.js), then the
-  // form the script submits with the browser's answer. The challenge is this browser's, used once.
-  r.post('/interaction/:iid/passkey-options', ...form, async (req, res) => {
-    const { ar, browser } = interaction(req, res);
-    const at = await flow.current(ar, browser);
-    if (at.kind !== 'signin' || !s.passkeys.relyingParty.isAvailable) return passkeyConflict(res, 'Reload the page to sign in with a passkey.');
-    const options = await s.passkeys.authenticationOptions(res.locals.platform);
-    startCeremony(req, 'signin', ar.id, options.challenge, CHALLENGE_TTL_SECONDS);
-    res.json({ options });
-  });
-
-  r.post('/interaction/:iid/passkey', ...form, async (req, res) => {
-    const { ar, browser } = interaction(req, res);
-    const at = await flow.current(ar, browser);
-    if (at.kind !== 'signin') return pages.show(req, res, ar, at);
-    const submitted = { credential: field(req.body, 'credential', 16_384), expectedChallenge: takeChallenge(req, 'signin', ar.id) };
-    await answer(req, res, await flow.passkeySubmitted(ar, browser, at, res.locals.platform, submitted, audit(req)));
-  });
+  // "Sign in with a passkey": options for the browser, then the form the script submits with its answer.
+  r.post('/interaction/:iid/passkey-options', ...form, passkeyOptions('signin', 'signin', (ar) => ar.id, 'Reload the page to sign in with a passkey.'));
+  r.post('/interaction/:iid/passkey', ...form, atStep(['signin'], async (req, res, { ar, browser, at }) => {
+    await answer(req, res, await flow.passkeySubmitted(ar, browser, at, res.locals.platform, credential(req, 'signin', ar.id), audit(req)));
+  }));
 
   // The second factor: the code form, its two methods, and setting up an authenticator
   // app when the platform requires a second factor (or the client asked for acr mfa) and the user has none.
-  r.post('/interaction/:iid/second-factor', ...form, async (req, res) => {
-    const { ar, browser } = interaction(req, res);
-    const at = await flow.current(ar, browser);
-    if (at.kind !== 'second_factor') return pages.show(req, res, ar, at);
+  r.post('/interaction/:iid/second-factor', ...form, atStep(['second_factor'], async (req, res, { ar, browser, at }) => {
     const submitted = { method: field(req.body, 'method'), code: field(req.body, 'code', 64) };
     await answer(req, res, await flow.secondFactorSubmitted(ar, browser, at, submitted, attemptSource(req), audit(req)));
-  });
+  }));
 
   // "Use a passkey" as the second factor: options listing this user's passkeys, then the form.
-  r.post('/interaction/:iid/second-factor-passkey-options', ...form, async (req, res) => {
-    const { ar, browser } = interaction(req, res);
-    const at = await flow.current(ar, browser);
-    if (at.kind !== 'second_factor' || !s.passkeys.relyingParty.isAvailable) return passkeyConflict(res, 'Reload the page to use a passkey.');
-    const options = await s.passkeys.authenticationOptions(res.locals.platform, at.user);
-    startCeremony(req, 'second-factor', ar.id, options.challenge, CHALLENGE_TTL_SECONDS);
-    res.json({ options });
-  });
-
-  r.post('/interaction/:iid/second-factor-passkey', ...form, async (req, res) => {
-    const { ar, browser } = interaction(req, res);
-    const at = await flow.current(ar, browser);
-    if (at.kind !== 'second_factor') return pages.show(req, res, ar, at);
-    const submitted = { credential: field(req.body, 'credential', 16_384), expectedChallenge: takeChallenge(req, 'second-factor', ar.id) };
-    await answer(req, res, await flow.passkeySecondFactorSubmitted(ar, browser, at, res.locals.platform, submitted, audit(req)));
-  });
+  r.post('/interaction/:iid/second-factor-passkey-options', ...form, passkeyOptions('second_factor', 'second-factor', (ar) => ar.id, 'Reload the page to use a passkey.'));
+  r.post('/interaction/:iid/second-factor-passkey', ...form, atStep(['second_factor'], async (req, res, { ar, browser, at }) => {
+    await answer(req, res, await flow.passkeySecondFactorSubmitted(ar, browser, at, res.locals.platform, credential(req, 'second-factor', ar.id), audit(req)));
+  }));
 
   for (const method of ['totp', 'recovery_code'] as const) {
     r.get(`/interaction/:iid/second-factor/${method}`, loadInteraction, (req, res) => {
@@ -168,10 +165,7 @@ export function interactionRouter(s: Services, deps: HttpDeps): Router {
     });
   }
 
-  r.post('/interaction/:iid/totp-setup', ...form, async (req, res) => {
-    const { ar, browser } = interaction(req, res);
-    const at = await flow.current(ar, browser);
-    if (at.kind !== 'totp_setup') return pages.show(req, res, ar, at);
+  r.post('/interaction/:iid/totp-setup', ...form, atStep(['totp_setup'], async (req, res, { ar, browser, at }) => {
     const outcome = await flow.totpSetupConfirmed(ar, browser, at, field(req.body, 'code', 64), audit(req));
     if (outcome.kind === 'refused') return answer(req, res, outcome);
     // The recovery codes are shown once, in this answer (never kept in clear); "Continue" goes on.
@@ -181,59 +175,38 @@ export function interactionRouter(s: Services, deps: HttpDeps): Router {
       title: res.locals.t('mfa:recoveryCodes.title'), notice: res.locals.t('mfa:recoveryCodes.notice'), codes: outcome.recoveryCodes, replacedEarlier: outcome.replacedEarlier,
       continueAction: interactionUrl(ar.id, '/continue'), restart: ar.restart,
     });
-  });
+  }));
 
   r.post('/interaction/:iid/continue', ...form, async (req, res) => {
     const { ar, browser } = interaction(req, res);
     await pages.show(req, res, ar, await flow.current(ar, browser));
   });
 
-  r.post('/interaction/:iid/signup', ...form, async (req, res) => {
-    const { ar, browser } = interaction(req, res);
-    const at = await flow.current(ar, browser);
-    if (at.kind !== 'signup' && at.kind !== 'signin') return pages.show(req, res, ar, at);
+  r.post('/interaction/:iid/signup', ...form, atStep(['signup', 'signin'], async (req, res, { ar, browser, at }) => {
     const values = {
       email: field(req.body, 'email').trim(), given_name: field(req.body, 'given_name'), family_name: field(req.body, 'family_name'),
       birthdate: field(req.body, 'birthdate'), phone_number: field(req.body, 'phone_number'),
     };
     const outcome = await flow.signUpSubmitted(ar, browser, at, res.locals.platform, { ...values, password: field(req.body, 'password') }, attemptSource(req), audit(req));
     await answer(req, res, outcome, values);
-  });
+  }));
 
   // "Link your {provider} account" — proof by the account's password, one of its passkeys, or a mailed link.
   r.post('/interaction/:iid/link-account/:proof', hostedFormBody);
-  r.post('/interaction/:iid/link-account/password', ...form, async (req, res) => {
-    const { ar, browser } = interaction(req, res);
-    const at = await flow.current(ar, browser);
-    if (at.kind !== 'link_account') return pages.show(req, res, ar, at);
+  r.post('/interaction/:iid/link-account/password', ...form, atStep(['link_account'], async (req, res, { ar, browser, at }) => {
     await answer(req, res, await flow.linkPasswordSubmitted(ar, browser, at, field(req.body, 'password'), attemptSource(req), audit(req)));
-  });
+  }));
 
-  r.post('/interaction/:iid/link-account/passkey-options', ...form, async (req, res) => {
-    const { ar, browser } = interaction(req, res);
-    const at = await flow.current(ar, browser);
-    if (at.kind !== 'link_account' || !s.passkeys.relyingParty.isAvailable) return passkeyConflict(res, 'Reload the page to use a passkey.');
-    const options = await s.passkeys.authenticationOptions(res.locals.platform, at.user);
-    startCeremony(req, 'second-factor', `link:${ar.id}`, options.challenge, CHALLENGE_TTL_SECONDS);
-    res.json({ options });
-  });
+  r.post('/interaction/:iid/link-account/passkey-options', ...form, passkeyOptions('link_account', 'second-factor', (ar) => `link:${ar.id}`, 'Reload the page to use a passkey.'));
+  r.post('/interaction/:iid/link-account/passkey', ...form, atStep(['link_account'], async (req, res, { ar, browser, at }) => {
+    await answer(req, res, await flow.linkPasskeySubmitted(ar, browser, at, res.locals.platform, credential(req, 'second-factor', `link:${ar.id}`), audit(req)));
+  }));
 
-  r.post('/interaction/:iid/link-account/passkey', ...form, async (req, res) => {
-    const { ar, browser } = interaction(req, res);
-    const at = await flow.current(ar, browser);
-    if (at.kind !== 'link_account') return pages.show(req, res, ar, at);
-    const submitted = { credential: field(req.body, 'credential', 16_384), expectedChallenge: takeChallenge(req, 'second-factor', `link:${ar.id}`) };
-    await answer(req, res, await flow.linkPasskeySubmitted(ar, browser, at, res.locals.platform, submitted, audit(req)));
-  });
-
-  r.post('/interaction/:iid/link-account/email', ...form, async (req, res) => {
-    const { ar, browser } = interaction(req, res);
-    const at = await flow.current(ar, browser);
-    if (at.kind !== 'link_account') return pages.show(req, res, ar, at);
+  r.post('/interaction/:iid/link-account/email', ...form, atStep(['link_account'], async (req, res, { ar, at }) => {
     const sent = await flow.linkMailRequested(ar, at, res.locals.platform, (token) => `${deps.config.baseUrl}${linkAccountMailUrl(ar.id, token)}`);
     saveInteraction(req, ar);
     await pages.show(req, res, ar, sent.step, { notice: sent.notice });
-  });
+  }));
 
   // The mailed link, opened in the browser that asked (its secret is checked against this interaction).
   r.get('/interaction/:iid/link-account/email', loadInteraction, issueCsrf, async (req, res) => {
@@ -242,12 +215,9 @@ export function interactionRouter(s: Services, deps: HttpDeps): Router {
     await answer(req, res, await flow.linkMailOpened(ar, browser, token, audit(req)));
   });
 
-  r.post('/interaction/:iid/consent', ...form, async (req, res) => {
-    const { ar, browser } = interaction(req, res);
-    const at = await flow.current(ar, browser);
-    if (at.kind !== 'consent') return pages.show(req, res, ar, at);
+  r.post('/interaction/:iid/consent', ...form, atStep(['consent'], async (req, res, { ar, browser, at }) => {
     await answer(req, res, field(req.body, 'decision') === 'allow' ? await flow.consentGiven(ar, browser, at, audit(req)) : flow.consentDenied());
-  });
+  }));
 
   r.post('/interaction/:iid/chooser', ...form, async (req, res) => {
     const { ar, browser } = interaction(req, res);
