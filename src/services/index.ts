@@ -13,7 +13,7 @@ import { createAuthorizationCodeGrant } from './grants/authorization-code.grant'
 import { createRefreshTokenGrant } from './grants/refresh-token.grant';
 import { createTokens } from './tokens.service';
 import { createRequestValidation } from './authorize/validate-request';
-import { createInteraction } from './authorize/interaction.service';
+import { createAuthorizationGrant } from './authorize/authorization-grant.service';
 import { createDecide } from './interaction/decide';
 import { createInteractionFlow } from './interaction/transitions';
 import { createPasswordSignIn, createPasswordSignUp } from './interaction/sign-in';
@@ -54,7 +54,7 @@ export function createServices(deps: Deps, notifications?: Notifications) {
   const tokens = createTokens(deps, signingKeys, platforms, accessTokenCache);
   const authorize = {
     ...createRequestValidation(deps, signingKeys, platforms),
-    ...createInteraction(deps, backchannelLogout),
+    ...createAuthorizationGrant(deps, backchannelLogout),
   };
   const throttle = createAttemptThrottle(deps, authorize.checkCredentials);
   const mailOutbox = createMailOutbox(deps);

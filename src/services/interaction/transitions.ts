@@ -2,7 +2,7 @@ import type { AuthorizationRequest } from '../../domain/authorization-request';
 import { isPageStep, type BrowserAccounts, type PageStep, type Step, type UpstreamInProgress } from '../../domain/interaction';
 import { normalizeEmail, type User } from '../../domain/user';
 import type { Deps } from '../deps';
-import type { Interaction } from '../authorize/interaction.service';
+import type { AuthorizationGrant } from '../authorize/authorization-grant.service';
 import type { Platform } from '../../domain/platform';
 import type { createPasswordSignIn, createPasswordSignUp, FormRefusal } from './sign-in';
 import type { Decide } from './decide';
@@ -53,7 +53,7 @@ export interface SignUpForm {
 export function createInteractionFlow(
   deps: Deps,
   decide: Decide,
-  authorize: Pick<Interaction, 'grantConsent' | 'signOut'>,
+  authorize: Pick<AuthorizationGrant, 'grantConsent' | 'signOut'>,
   signInWithPassword: ReturnType<typeof createPasswordSignIn>,
   signUpWithPassword: ReturnType<typeof createPasswordSignUp>,
   passkeys: Pick<Passkeys, 'authenticate'>,

@@ -18,8 +18,11 @@ import type { CredentialCheck } from '../attempt-throttle.service';
 import { createSecurityEvents, type SecurityOrigin } from '../security-events';
 import type { BackchannelLogout } from '../backchannel-logout.service';
 
-/** The user's side of an authorization: credentials, consent, the code, sign-out. */
-export function createInteraction(deps: Deps, backchannel: Pick<BackchannelLogout, 'enqueueForSession'>) {
+/**
+ * The user's side of an authorization grant (RFC 6749 §1.3): credentials, consent, the code, and
+ * signing out. Spread into `s.authorize`; the sign-in pages' flow is src/services/interaction/.
+ */
+export function createAuthorizationGrant(deps: Deps, backchannel: Pick<BackchannelLogout, 'enqueueForSession'>) {
   const events = createSecurityEvents(deps);
   const sidOf = createSidOf(deps.config.masterKey!); // the app refuses to start without one
 
@@ -101,4 +104,4 @@ export function createInteraction(deps: Deps, backchannel: Pick<BackchannelLogou
   };
 }
 
-export type Interaction = ReturnType<typeof createInteraction>;
+export type AuthorizationGrant = ReturnType<typeof createAuthorizationGrant>;
