@@ -52,7 +52,7 @@ import { ADMIN_API_PATH, adminApiRouter } from './http/admin/api/admin-api.route
 import { adminConsole } from './http/admin/console/screens';
 import './http/locals';
 
-/** The upstream callback (DESIGN §17) is a browser route: it needs the session that holds the pending sign-in. */
+/** The upstream callback is a browser route: it needs the session that holds the pending sign-in. */
 const UPSTREAM_CALLBACK_PATH = '/platforms/:guid/upstream/callback';
 
 export interface AppDeps {
@@ -79,7 +79,7 @@ export interface App {
 export function createApp(deps: AppDeps): App {
   const { config, db, logger } = deps;
   if (!config.masterKey || !config.sessionSecret) throw new Error('createApp needs MASTER_KEY and SESSION_SECRET (see dev-secrets)');
-  // Process metrics only where someone can scrape them (DESIGN §13).
+  // Process metrics only where someone can scrape them.
   const metrics = createMetrics({ db, sessionPool: deps.sessionPool, processMetrics: Boolean(config.metricsToken || config.metricsPort) });
   const now = deps.now ?? (() => new Date());
   const services = createServices({ config, db, logger, sealer: createSealer(config.masterKey, config.masterKeyPrevious), now, metrics }, deps.notifications);
@@ -119,20 +119,20 @@ export function createApp(deps: AppDeps): App {
   app.use(introspectRouter(services, rateLimit));
   app.use(revokeRouter(services, rateLimit));
   app.use(avatarRouter(services));
-  app.use(platformLogoRouter(services)); // DESIGN §18: uploaded platform logos
+  app.use(platformLogoRouter(services)); // uploaded platform logos
   app.use(ADMIN_API_PATH, adminApiRouter(services, http, rateLimit)); // bearer tokens, JSON: never the browser session
   app.use(adminConsole(services, http, deps.sessionPool, rateLimit)); // /admin: its own session cookie, operators only
   // Browser routes only: API endpoints never touch the session store. Every browser route also
   // drops accounts signed out elsewhere (password reset, sign out everywhere).
   app.use(['/interaction', '/account', '/password', '/oauth/logout', '/verify-email', UPSTREAM_CALLBACK_PATH], rateLimit.hostedPages); // per source, before any session work
-  app.post('/oauth/authorize', redirectAuthorizePost); // to the GET before any session work (issue 10 §4)
+  app.post('/oauth/authorize', redirectAuthorizePost); // to the GET before any session work
   app.post('/oauth/logout', redirectLogoutPost); // likewise: a cross-site POST carries no session cookie
   const browserPaths = ['/oauth/authorize', '/interaction', '/account', '/password', '/oauth/logout', UPSTREAM_CALLBACK_PATH];
   app.use(browserPaths, sessionMiddleware(config, deps.sessionPool), saveSessionBeforeRedirect, revalidateAccounts(services));
-  app.use(localeFromRequest); // DESIGN §18: the pages' language
+  app.use(localeFromRequest); // the pages' language
   app.use(authorizeRouter(services, http, rateLimit));
   app.use(interactionRouter(services, http));
-  app.use(upstreamRouter(services, http)); // DESIGN §17: "Continue with …" and the platform's upstream callback
+  app.use(upstreamRouter(services, http)); // "Continue with …" and the platform's upstream callback
   app.use(passwordResetRouter(services, http));
   app.use(emailVerificationRouter(services));
   app.use(accountRouter(services, http));

@@ -24,7 +24,7 @@ export type OAuthErrorCode =
   | 'temporarily_unavailable'
   | 'server_error';
 
-// DESIGN §7: statuses per RFC 6749/6750/7009/7662.
+// Statuses per RFC 6749/6750/7009/7662.
 const STATUS: Partial<Record<OAuthErrorCode, number>> = {
   invalid_client: 401,
   invalid_token: 401,

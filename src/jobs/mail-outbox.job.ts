@@ -10,7 +10,7 @@ export interface MailOutboxJobOptions extends Partial<DeliveryOptions> {
 
 export type MailOutboxJob = OutboxWorker;
 
-/** The mail outbox worker of one instance (DESIGN §13). */
+/** The mail outbox worker of one instance. */
 export function startMailOutboxJob(s: Services, logger: Logger, options: MailOutboxJobOptions = {}): MailOutboxJob {
   const { pollIntervalMs = 5000, ...rest } = options;
   const delivery: DeliveryOptions = { ...DEFAULT_DELIVERY, ...rest };

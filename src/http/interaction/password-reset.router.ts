@@ -15,7 +15,7 @@ import { translateMessage } from '../pages/messages';
 import { checkEmail, ruleValues } from '../../services/user-rules';
 import { RESET_PASSWORD_TTL_SECONDS } from '../../services/account/password-reset.service';
 
-/** "Forgot password?" → email → single-use 30-minute link → new password (issue 6). */
+/** "Forgot password?" → email → single-use 30-minute link → new password. */
 export function passwordResetRouter(s: Services, deps: HttpDeps): Router {
   const r = Router();
 
@@ -48,7 +48,7 @@ export function passwordResetRouter(s: Services, deps: HttpDeps): Router {
   r.post('/password/forgot', resolvePlatform(s), issueCsrf, requireCsrf, async (req, res) => {
     const email = field(req.body, 'email', 320).trim();
     if (checkEmail(email)) return renderForgot(req, res, { email, error: 'password:forgot.errors.email' }, 400);
-    // Looked up and mailed only once the answer has gone: the same answer, as fast, either way (issue 10 §7).
+    // Looked up and mailed only once the answer has gone: the same answer, as fast, either way.
     const platform = res.locals.platform;
     const origin = securityOrigin(req, platform.id); // read now: the request is done by then
     const locale = res.locals.locale; // the mail in the language of the page that asked for it

@@ -68,7 +68,7 @@ export function createStepAnswer(s: Services, deps: HttpDeps) {
 
 export type StepAnswer = ReturnType<typeof createStepAnswer>;
 
-/** RFC 9207: the response's `iss` is the platform's issuer (DESIGN §4, §16). */
+/** RFC 9207: the response's `iss` is the platform's issuer. */
 async function issuerOfPlatform(s: Services, baseUrl: string, platformId: string): Promise<string> {
   const platform = await s.platforms.findPlatform(platformId);
   if (!platform) throw invalidRequest(`unknown platform "${platformId}"`); // deleted during the interaction
