@@ -30,20 +30,29 @@ export async function signHs512(claims: Claims, key: HmacKey, kid?: string, typ 
   return `${signingInput}.${createHmac('sha512', hmacKeyOf(key)).update(signingInput).digest('base64url')}`;
 }
 
+/** The JOSE `typ` of a JWT access token (RFC 9068 §2.1): what the standard profile's access tokens carry. */
+export const JWT_ACCESS_TOKEN_TYP = 'at+jwt';
+
+export interface VerifyOptions {
+  allowExpired?: boolean;
+  /** The `typ` header the token must carry (compared as RFC 9068 §4 asks: case-insensitive, `application/` optional). */
+  typ?: string;
+}
+
 /** Verifies signature, alg and exp; returns undefined for anything invalid. */
-export function verifyHs512(token: string, key: HmacKey, issuer: string, options: { allowExpired?: boolean } = {}): Promise<Claims | undefined> {
+export function verifyHs512(token: string, key: HmacKey, issuer: string, options: VerifyOptions = {}): Promise<Claims | undefined> {
   return verifyJwt(token, key, 'HS512', issuer, options);
 }
 
 /**
  * Verifies a JWT under `key` with exactly `alg` — the key's algorithm, never the header's choice,
  * so `none` and an HS512 header over a public key are refused (RFC 8725 §2.1, §3.1) — plus `iss`
- * and `exp`; returns undefined for anything invalid.
+ * and `exp` (and `typ` when asked); returns undefined for anything invalid.
  */
-export async function verifyJwt(token: string, key: HmacKey, alg: string, issuer: string, options: { allowExpired?: boolean } = {}): Promise<Claims | undefined> {
+export async function verifyJwt(token: string, key: HmacKey, alg: string, issuer: string, options: VerifyOptions = {}): Promise<Claims | undefined> {
   try {
     // allowExpired: id_token_hint may be expired (OIDC Core 3.1.2.1); a century of tolerance ignores exp
-    const { payload } = await jwtVerify(token, key, { algorithms: [alg], issuer, clockTolerance: options.allowExpired ? 3_153_600_000 : 0 });
+    const { payload } = await jwtVerify(token, key, { algorithms: [alg], issuer, typ: options.typ, clockTolerance: options.allowExpired ? 3_153_600_000 : 0 });
     return payload as Claims;
   } catch (err) {
     if (err instanceof errors.JOSEError || err instanceof TypeError) return undefined;
@@ -71,16 +80,14 @@ export function peekHeader(token: string): { alg?: string; kid?: string } | unde
   }
 }
 
-const ACCESS_TOKEN_TYP = /^(application\/)?at\+jwt$/i;
-
 /**
  * Whether a verified JWT is an access token rather than an ID token. Seed: for a public client both
  * are HS512 under the platform key; standard: an RS256 client's ID tokens and every access token
  * share the RS256 key; so the signature cannot tell them apart (RFC 8725 §2.8, §3.11).
- * Every access token we have issued carries `client_id`, `scope` and `token_type`, which an ID
- * token never does (OIDC Core §2 names the client `azp`); `typ: at+jwt` (RFC 9068 §2.1) is
- * refused too, should a profile ever set it. The seed profile keeps `typ: JWT` on access tokens:
- * common resource-server libraries (Nimbus, hence Spring) refuse any other `typ` by default.
+ * A standard access token says so in its header, `typ: at+jwt` (RFC 9068 §2.1). A seed access token
+ * keeps `typ: JWT` (the spec fixes it; common resource-server libraries — Nimbus, hence Spring —
+ * refuse any other `typ` by default) but carries `client_id`, `scope` and `token_type`, which an ID
+ * token never does (OIDC Core §2 names the client `azp`).
  */
 export function isAccessTokenJwt(token: string, claims: Claims): boolean {
   let typ: unknown;
@@ -89,5 +96,5 @@ export function isAccessTokenJwt(token: string, claims: Claims): boolean {
   } catch {
     return false;
   }
-  return (typeof typ === 'string' && ACCESS_TOKEN_TYP.test(typ)) || 'client_id' in claims || 'scope' in claims || 'token_type' in claims;
+  return (typeof typ === 'string' && typ.toLowerCase().replace(/^application\//, '') === JWT_ACCESS_TOKEN_TYP) || 'client_id' in claims || 'scope' in claims || 'token_type' in claims;
 }

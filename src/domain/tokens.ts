@@ -30,4 +30,8 @@ export interface ActiveToken {
   scope: string;
   expiresAt: Date;
   issuedAt: Date;
+  /** Standard platforms only (docs/decisions.md, "Agent-ready authorization"): the issuer; an access token's audience and id. */
+  iss?: string;
+  aud?: string | string[];
+  jti?: string;
 }

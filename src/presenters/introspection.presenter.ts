@@ -2,7 +2,10 @@ import type { ActiveToken } from '../domain/tokens';
 
 const seconds = (d: Date) => Math.floor(d.getTime() / 1000);
 
-/** RFC 7662 with exactly the spec's fields; anything inactive is `{"active": false}` alone. */
+/**
+ * RFC 7662 with the spec's fields, plus `iss`, `aud` and `jti` where the token has them (standard
+ * platforms only); anything inactive is `{"active": false}` alone.
+ */
 export function presentIntrospection(t: ActiveToken | undefined) {
   if (!t) return { active: false };
   return {
@@ -14,5 +17,8 @@ export function presentIntrospection(t: ActiveToken | undefined) {
     token_type: 'Bearer',
     exp: seconds(t.expiresAt),
     iat: seconds(t.issuedAt),
+    ...(t.iss ? { iss: t.iss } : {}),
+    ...(t.aud ? { aud: t.aud } : {}),
+    ...(t.jti ? { jti: t.jti } : {}),
   };
 }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { SignJWT } from 'jose';
-import { signHs512, type Claims } from '../crypto/jwt';
+import { JWT_ACCESS_TOKEN_TYP, signHs512, type Claims } from '../crypto/jwt';
 import type { Client, IdTokenAlg } from '../domain/client';
 import type { Platform } from '../domain/platform';
 import type { Platforms } from './platforms.service';
@@ -27,8 +27,9 @@ export function leftHalfHash(alg: IdTokenAlg, value: string): string {
 /**
  * Signs the JWTs a platform issues, by profile. Seed: access tokens HS512 under
  * the platform key (kid), ID tokens HS512 under a confidential client's secret (no kid) or the
- * platform key (kid). Standard: access tokens RS256 under the platform's active key; ID tokens
- * under the active key of the client's alg (kid), or HS512 under its secret (no kid).
+ * platform key (kid). Standard: access tokens RS256 under the platform's active key, `typ: at+jwt`
+ * (RFC 9068 §2.1); ID tokens under the active key of the client's alg (kid), or HS512 under its
+ * secret (no kid).
  */
 export function createTokenSigner(keys: SigningKeys, platforms: Platforms) {
   async function signAsymmetric(platformId: string, alg: Exclude<IdTokenAlg, 'HS512'>, claims: Claims, typ: string): Promise<string> {
@@ -39,7 +40,7 @@ export function createTokenSigner(keys: SigningKeys, platforms: Platforms) {
   return {
     /** An access token of the platform. */
     async signAccessToken(platform: Platform, claims: Claims): Promise<string> {
-      if (platform.signingProfile === 'standard') return signAsymmetric(platform.id, 'RS256', claims, 'JWT');
+      if (platform.signingProfile === 'standard') return signAsymmetric(platform.id, 'RS256', claims, JWT_ACCESS_TOKEN_TYP);
       const key = await keys.activeKey(platform.id);
       return signHs512(claims, key.secret, key.kid);
     },

@@ -1,5 +1,6 @@
+import { decodeJwt } from 'jose';
 import { digest } from '../crypto/digest';
-import { peekKid, verifyHs512, verifyJwt, type Claims } from '../crypto/jwt';
+import { JWT_ACCESS_TOKEN_TYP, peekKid, verifyHs512, verifyJwt, type Claims } from '../crypto/jwt';
 import { invalidToken } from '../errors';
 import * as tokens from '../repositories/token.repository';
 import type { Client } from '../domain/client';
@@ -15,13 +16,14 @@ export function createTokens(deps: Deps, keys: SigningKeys, platforms: Platforms
   /**
    * The claims of an access-token JWT as this platform's profile signs them, or
    * undefined. Seed: HS512 under the platform key its kid names. Standard: RS256 under the public
-   * key its kid names, with the key's alg, never the header's (RFC 8725 §3.1).
+   * key its kid names, with the key's alg, never the header's (RFC 8725 §3.1), and `typ: at+jwt`
+   * (RFC 9068 §4), so an ID token signed by the same key is no access token.
    */
   async function verifiedAccessClaims(platform: Platform, kid: string, token: string): Promise<Claims | undefined> {
     const issuer = issuerOf(deps.config.baseUrl, platform);
     if (platform.signingProfile === 'standard') {
       const published = await keys.publicKeyById(platform.id, kid);
-      return published?.alg === 'RS256' ? verifyJwt(token, published.key, published.alg, issuer) : undefined;
+      return published?.alg === 'RS256' ? verifyJwt(token, published.key, published.alg, issuer, { typ: JWT_ACCESS_TOKEN_TYP }) : undefined;
     }
     const key = await keys.keyById(platform.id, kid);
     return key ? verifyHs512(token, key.secret, issuer) : undefined;
@@ -56,15 +58,28 @@ export function createTokens(deps: Deps, keys: SigningKeys, platforms: Platforms
     return found;
   }
 
+  /**
+   * A standard platform's introspection also names the issuer and, for an access token, its `aud`
+   * and `jti` (RFC 7662 §2.2), read from the token itself: it has just been verified, or was when
+   * its cache entry (keyed by the whole token) was made. The seed response keeps the spec's fields.
+   */
+  function standardFacts(platform: Platform, accessToken?: string): Pick<ActiveToken, 'iss' | 'aud' | 'jti'> {
+    if (platform.signingProfile !== 'standard') return {};
+    const iss = issuerOf(deps.config.baseUrl, platform);
+    if (!accessToken) return { iss };
+    const { aud, jti } = decodeJwt(accessToken);
+    return { iss, aud, jti };
+  }
+
   async function activeToken(platform: Platform, token: string): Promise<ActiveToken | undefined> {
     if (token.startsWith('rt_')) {
       const rt = await findLiveRefreshToken(platform.id, token);
       if (!rt) return undefined;
-      return { sub: rt.family.userId, clientId: rt.family.clientId, scope: rt.family.scope, expiresAt: rt.expiresAt, issuedAt: rt.createdAt };
+      return { sub: rt.family.userId, clientId: rt.family.clientId, scope: rt.family.scope, expiresAt: rt.expiresAt, issuedAt: rt.createdAt, ...standardFacts(platform) };
     }
     const at = await findLiveAccessToken(platform.id, token);
     if (!at) return undefined;
-    return { sub: at.token.userId, clientId: at.token.clientId, scope: at.token.scope, expiresAt: at.token.expiresAt, issuedAt: at.token.createdAt };
+    return { sub: at.token.userId, clientId: at.token.clientId, scope: at.token.scope, expiresAt: at.token.expiresAt, issuedAt: at.token.createdAt, ...standardFacts(platform, token) };
   }
 
   return {

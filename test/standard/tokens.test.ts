@@ -60,15 +60,15 @@ const revoke = ({ p, c }: Tenant, token: string) =>
   request(t.app).post('/oauth/revoke').auth(c.id, c.secret!).type('form').send({ token, platform_guid: p.id }).expect(200);
 
 describe('standard platform: access tokens', () => {
-  it('are RS256 with the kid of a published key, iss = BASE_URL/platforms/{guid}, and verify against the JWKS', async () => {
+  it('are RS256 with the kid of a published key, typ at+jwt (RFC 9068), iss = BASE_URL/platforms/{guid}, and verify against the JWKS', async () => {
     const ctx = await tenant();
     const tokens = await exchange(ctx);
     const header = jose.decodeProtectedHeader(tokens.access_token);
-    expect(header).toEqual({ alg: 'RS256', typ: 'JWT', kid: expect.any(String) });
+    expect(header).toEqual({ alg: 'RS256', typ: 'at+jwt', kid: expect.any(String) });
     const published = (await request(t.app).get(`/oauth/jwks?platform_guid=${ctx.p.id}`)).body.keys as Array<{ kid: string; alg: string }>;
     expect(published.find((k) => k.kid === header.kid)?.alg).toBe('RS256');
-    const { payload } = await jose.jwtVerify(tokens.access_token, await jwksOf(ctx.p), { issuer: issuerOf(ctx.p), audience: ctx.c.id, algorithms: ['RS256'] });
-    expect(payload).toMatchObject({ sub: ctx.u.id, human_guid: ctx.u.id, client_id: ctx.c.id, scope: 'openid profile email offline_access', token_type: 'Bearer' });
+    const { payload } = await jose.jwtVerify(tokens.access_token, await jwksOf(ctx.p), { typ: 'at+jwt', issuer: issuerOf(ctx.p), audience: ctx.c.id, algorithms: ['RS256'] });
+    expect(payload).toMatchObject({ sub: ctx.u.id, client_id: ctx.c.id, scope: 'openid profile email offline_access' });
   });
 
   it('work at userinfo (with and without platform_guid: the platform is found by the RS256 kid), introspection and revocation', async () => {
@@ -184,32 +184,32 @@ describe('standard platform: forged and confused tokens are refused', () => {
     const publicKey = await jose.importJWK(jwk, 'RS256');
     const pem = await jose.exportSPKI(publicKey as CryptoKey);
     for (const secret of [JSON.stringify(jwk), pem, jwk.n]) {
-      const forged = await new jose.SignJWT(claims).setProtectedHeader({ alg: 'HS512', typ: 'JWT', kid: rsKid }).sign(new TextEncoder().encode(secret));
+      const forged = await new jose.SignJWT(claims).setProtectedHeader({ alg: 'HS512', typ: 'at+jwt', kid: rsKid }).sign(new TextEncoder().encode(secret));
       await expectRefused(ctx, tokens.access_token, forged);
     }
   });
 
   it('alg none, and a right kid over a wrong signature', async () => {
     const { ctx, tokens, rsKid, claims } = await liveClaims();
-    const none = `${jose.base64url.encode(JSON.stringify({ alg: 'none', typ: 'JWT', kid: rsKid }))}.${jose.base64url.encode(JSON.stringify(claims))}.`;
+    const none = `${jose.base64url.encode(JSON.stringify({ alg: 'none', typ: 'at+jwt', kid: rsKid }))}.${jose.base64url.encode(JSON.stringify(claims))}.`;
     await expectRefused(ctx, tokens.access_token, none);
     const { privateKey } = await jose.generateKeyPair('RS256');
-    const wrongKey = await new jose.SignJWT(claims).setProtectedHeader({ alg: 'RS256', typ: 'JWT', kid: rsKid }).sign(privateKey);
+    const wrongKey = await new jose.SignJWT(claims).setProtectedHeader({ alg: 'RS256', typ: 'at+jwt', kid: rsKid }).sign(privateKey);
     await expectRefused(ctx, tokens.access_token, wrongKey);
   });
 
   it('the platform\'s own HS512 key (the seed profile\'s) and its ES256 key do not sign access tokens here', async () => {
     const { ctx, tokens, claims } = await liveClaims();
     const hs = await t.services.signingKeys.activeKey(ctx.p.id);
-    await expectRefused(ctx, tokens.access_token, await new jose.SignJWT(claims).setProtectedHeader({ alg: 'HS512', typ: 'JWT', kid: hs.kid }).sign(hs.secret));
+    await expectRefused(ctx, tokens.access_token, await new jose.SignJWT(claims).setProtectedHeader({ alg: 'HS512', typ: 'at+jwt', kid: hs.kid }).sign(hs.secret));
     const es = await t.services.signingKeys.activeAsymmetricKey(ctx.p.id, 'ES256');
-    await expectRefused(ctx, tokens.access_token, await new jose.SignJWT(claims).setProtectedHeader({ alg: 'ES256', typ: 'JWT', kid: es.kid }).sign(es.privateKey));
+    await expectRefused(ctx, tokens.access_token, await new jose.SignJWT(claims).setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid: es.kid }).sign(es.privateKey));
   });
 
   it('a token with the seed issuer (BASE_URL), though signed with the right key, is refused', async () => {
     const { ctx, tokens, claims } = await liveClaims();
     const rs = await t.services.signingKeys.activeAsymmetricKey(ctx.p.id, 'RS256');
-    const forged = await new jose.SignJWT({ ...claims, iss: BASE }).setProtectedHeader({ alg: 'RS256', typ: 'JWT', kid: rs.kid }).sign(rs.privateKey);
+    const forged = await new jose.SignJWT({ ...claims, iss: BASE }).setProtectedHeader({ alg: 'RS256', typ: 'at+jwt', kid: rs.kid }).sign(rs.privateKey);
     await expectRefused(ctx, tokens.access_token, forged);
   });
 });

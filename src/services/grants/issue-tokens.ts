@@ -4,6 +4,7 @@ import type { Client } from '../../domain/client';
 import { issuerOf, type Platform } from '../../domain/platform';
 import type { User } from '../../domain/user';
 import { idTokenUserClaims } from '../../domain/claims';
+import { seedAccessTokenClaims, standardAccessTokenClaims } from '../../domain/access-token-claims';
 import type { IssuedTokens, PreparedTokens } from '../../domain/tokens';
 import type { Deps } from '../deps';
 import { createSidOf } from '../session-id';
@@ -17,6 +18,8 @@ export interface SignInput {
   client: Client;
   user: User;
   scope: string;
+  /** The access token's `aud`; the client when omitted. Standard platforms only: a seed token's `aud` is always its client. */
+  audience?: string | string[];
   authTime: Date;
   /** How the user signed in (RFC 8176, space-separated) and the acr reached; null for codes issued before amr/acr were recorded. */
   amr?: string | null;
@@ -67,9 +70,13 @@ export function createTokenIssuer(deps: Deps, signer: TokenSigner, keys: Signing
       const iat = seconds(prepared.now);
       const exp = seconds(prepared.accessExpiresAt);
       const scopes = input.scope.split(' ');
-      const accessToken = await signer.signAccessToken(input.platform, {
-        iss, sub: input.user.id, human_guid: input.user.id, aud: input.client.id, client_id: input.client.id, scope: input.scope, jti: prepared.jti, iat, exp, token_type: 'Bearer',
-      });
+      const facts = {
+        iss, userId: input.user.id, clientId: input.client.id, audience: input.audience ?? input.client.id, scope: input.scope,
+        jti: prepared.jti, iat, exp, authTime: seconds(input.authTime), amr: input.amr, acr: input.acr,
+      };
+      // Standard: an RFC 9068 JWT access token (docs/decisions.md, "Agent-ready authorization"); seed: the spec's.
+      const accessClaims = input.platform.signingProfile === 'standard' ? standardAccessTokenClaims(facts) : seedAccessTokenClaims(facts);
+      const accessToken = await signer.signAccessToken(input.platform, accessClaims);
       let idToken: string | undefined;
       if (scopes.includes('openid')) {
         const claims = {
