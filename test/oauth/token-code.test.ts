@@ -47,6 +47,19 @@ describe('POST /oauth/token — authorization_code', () => {
     expect(id.picture).toMatch(/^http:\/\/issuer\.test\/avatars\//);
   });
 
+  it('keeps the seed access token exactly: HS512 with kid and typ JWT, the spec\'s claims in the spec\'s order', async () => {
+    const { p, c, u } = await setup();
+    const code = await buildCode(t.services, { platformId: p.id, client: c, user: u });
+    const res = await token({ grant_type: 'authorization_code', code, redirect_uri: c.redirectUris[0], client_id: c.id, client_secret: c.secret!, platform_guid: p.id });
+    expect(decodeProtectedHeader(res.body.access_token)).toEqual({ alg: 'HS512', typ: 'JWT', kid: expect.any(String) });
+    const at = decodeJwt(res.body.access_token);
+    expect(Object.keys(at)).toEqual(['iss', 'sub', 'human_guid', 'aud', 'client_id', 'scope', 'jti', 'iat', 'exp', 'token_type']);
+    expect(at).toEqual({
+      iss: 'http://issuer.test', sub: u.id, human_guid: u.id, aud: c.id, client_id: c.id, scope: 'openid profile email offline_access',
+      jti: expect.any(String), iat: expect.any(Number), exp: at.iat! + 3600, token_type: 'Bearer',
+    });
+  });
+
   it('accepts client_secret_post', async () => {
     const { p, c, u } = await setup();
     const code = await buildCode(t.services, { platformId: p.id, client: c, user: u });
