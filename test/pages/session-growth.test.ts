@@ -45,6 +45,10 @@ async function inBatches(tasks: (() => Promise<unknown>)[], width = 10) {
   for (let i = 0; i < tasks.length; i += width) await Promise.all(tasks.slice(i, i + width).map((task) => task()));
 }
 
+// A thousand requests through the pages: what they store is the point, not how fast they go; on a
+// busy two-core machine they take longer than jest's default 30 s.
+const THOUSAND_REQUESTS_MS = 180_000;
+
 const junk = (count: number, size: number) => Object.fromEntries(Array.from({ length: count }, (_, i) => [`junk${i}`, 'x'.repeat(size)]));
 
 it('1,000 cookie-less requests over every hosted page store rows only for authorizations in progress, each small and short-lived', async () => {
@@ -125,7 +129,7 @@ it('1,000 cookie-less requests over every hosted page store rows only for author
     expect(row.expire.getTime()).toBeGreaterThan(started);
   }
   expect(rows.reduce((sum, r) => sum + r.text.length, 0)).toBeLessThan(40 * 2048);
-});
+}, THOUSAND_REQUESTS_MS);
 
 it('anonymous forms work without a session: a double-submit CSRF cookie instead of a row', async () => {
   const p = await buildPlatform(t.services);
