@@ -17,6 +17,8 @@ import { securityHeaders } from './http/middleware/security-headers';
 import { createRateLimits } from './http/middleware/rate-limit';
 import { untrustedProxyWarning } from './http/middleware/untrusted-proxy-warning';
 import { developmentHostRedirect } from './http/middleware/development-host';
+import { issuerPathEndpoints } from './http/middleware/issuer-path';
+import { pathOfTarget } from './http/surface';
 import { discoveryRouter } from './http/oauth/discovery.router';
 import { jwksRouter } from './http/oauth/jwks.router';
 import { healthRouter } from './http/ops/health.router';
@@ -105,6 +107,8 @@ export function createApp(deps: AppDeps): App {
   app.use(securityHeaders(config.baseUrl.startsWith('https://')));
   // One host for the pages in development (127.0.0.1 → localhost); production sits behind proxies that name it.
   if (config.nodeEnv === 'development') app.use(developmentHostRedirect(config.baseUrl));
+  // A standard platform's /platforms/G/oauth/… served as /oauth/…?platform_guid=G, before anything reads the path.
+  app.use(issuerPathEndpoints(services));
   // The hottest GET endpoints first: no body to parse, no static files to look for.
   app.use(discoveryRouter(services, http, rateLimit));
   app.use(jwksRouter(services, rateLimit));
@@ -145,7 +149,7 @@ export function createApp(deps: AppDeps): App {
   app.use(homeRouter(config));
 
   app.use('/oauth', (req) => {
-    throw new OAuthError('not_found', `No endpoint ${req.method} ${req.baseUrl}${req.path}`);
+    throw new OAuthError('not_found', `No endpoint ${req.method} ${pathOfTarget(req.originalUrl)}`); // as asked: an issuer path stays one
   });
   app.use((req) => {
     // On a hosted page the error page (translated, with the request id); it shows no description for not_found.

@@ -11,11 +11,17 @@ const HOSTED_PAGES = ['/interaction', '/account', '/password', '/verify-email', 
 /** The upstream sign-in's callback: a browser route below a platform (its other paths are API). */
 const UPSTREAM_CALLBACK = /^\/platforms\/[^/]+\/upstream(\/|$)/;
 
+/** A standard platform's endpoints under its issuer, `/platforms/G/oauth/…` (middleware/issuer-path.ts). */
+export const ISSUER_PATH_ENDPOINT = /^\/platforms\/([^/]+)(\/oauth(?:\/.*)?)$/i;
+
+/** The path an endpoint under an issuer stands for (`/platforms/G/oauth/token` → `/oauth/token`): the same surface. */
+export const rootFormOf = (path: string): string => ISSUER_PATH_ENDPOINT.exec(path)?.[2] ?? path;
+
 const isUnder = (path: string, prefix: string) => path === prefix || path.startsWith(`${prefix}/`);
 
 /** Is this path (no query) one of the hosted pages? Case-insensitive, as Express routes. */
 export function isHostedPagePath(path: string): boolean {
-  const p = path.toLowerCase();
+  const p = rootFormOf(path.toLowerCase());
   if (p === '/') return true;
   if (isUnder(p, '/admin/api')) return false;
   return HOSTED_PAGES.some((prefix) => isUnder(p, prefix)) || UPSTREAM_CALLBACK.test(p);

@@ -5,13 +5,18 @@ import { ID_TOKEN_ALGS } from '../domain/client';
 import { issuerOf, type Platform } from '../domain/platform';
 
 /**
- * The spec's discovery document; every endpoint URL carries ?platform_guid=G. A
- * standard platform's names its own issuer and its ID-token algorithms.
+ * The spec's discovery document; a seed platform's endpoint URLs carry ?platform_guid=G (the
+ * spec's interface). A standard platform's names its own issuer and ID-token algorithms, and lists
+ * its endpoints under the issuer without a query, so a client may append its own
+ * (docs/decisions.md, "Agent-ready authorization").
  */
 export function presentDiscovery(baseUrl: string, platform: Pick<Platform, 'id' | 'signingProfile'>) {
-  const at = (path: string) => `${baseUrl}${path}?platform_guid=${encodeURIComponent(platform.id)}`;
+  const issuer = issuerOf(baseUrl, platform);
+  const at = platform.signingProfile === 'standard'
+    ? (path: string) => `${issuer}${path}`
+    : (path: string) => `${baseUrl}${path}?platform_guid=${encodeURIComponent(platform.id)}`;
   return {
-    issuer: issuerOf(baseUrl, platform),
+    issuer,
     authorization_endpoint: at('/oauth/authorize'),
     token_endpoint: at('/oauth/token'),
     userinfo_endpoint: at('/oauth/userinfo'),

@@ -34,14 +34,14 @@ describe('standard platform: discovery from the issuer', () => {
     const byQuery = await request(t.app).get(`/.well-known/openid-configuration?platform_guid=${p.id}`).expect(200);
     expect(rfc8414.body).toEqual(fromIssuer.body);
     expect(byQuery.body).toEqual(fromIssuer.body);
-    const q = `?platform_guid=${p.id}`;
+    // Its endpoints under the issuer, without a query (docs/decisions.md, "Agent-ready authorization").
     expect(fromIssuer.body).toMatchObject({
       issuer,
-      authorization_endpoint: `${BASE}/oauth/authorize${q}`,
-      token_endpoint: `${BASE}/oauth/token${q}`,
-      userinfo_endpoint: `${BASE}/oauth/userinfo${q}`,
-      jwks_uri: `${BASE}/oauth/jwks${q}`,
-      end_session_endpoint: `${BASE}/oauth/logout${q}`,
+      authorization_endpoint: `${issuer}/oauth/authorize`,
+      token_endpoint: `${issuer}/oauth/token`,
+      userinfo_endpoint: `${issuer}/oauth/userinfo`,
+      jwks_uri: `${issuer}/oauth/jwks`,
+      end_session_endpoint: `${issuer}/oauth/logout`,
       id_token_signing_alg_values_supported: ['RS256', 'ES256', 'EdDSA', 'HS512'],
       authorization_response_iss_parameter_supported: true,
       ...LOGOUT_FIELDS,

@@ -58,7 +58,7 @@ it('a resource server verifies the access token with jose.createRemoteJWKSet ove
   const s = await standardSetup('client_secret_basic');
   const { tokens } = await codeFlow(p, s, 'openid');
   const jwksUri = s.config.serverMetadata().jwks_uri!;
-  expect(jwksUri).toBe(`${p.base}/oauth/jwks?platform_guid=${s.platformId}`);
+  expect(jwksUri).toBe(`${s.issuer}/oauth/jwks`); // under the issuer (docs/decisions.md, "Agent-ready authorization")
   const remote = jose.createRemoteJWKSet(new URL(jwksUri));
   const { payload, protectedHeader } = await jose.jwtVerify(tokens.access_token, remote, { issuer: s.issuer, audience: s.clientId, algorithms: ['RS256'] });
   expect(protectedHeader).toMatchObject({ alg: 'RS256', kid: expect.any(String) });

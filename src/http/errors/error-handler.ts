@@ -1,7 +1,7 @@
 import type { ErrorRequestHandler, Request, Response } from 'express';
 import type { Logger } from 'pino';
 import type { OAuthError } from '../../errors';
-import { isHostedPagePath, pathOfTarget } from '../surface';
+import { isHostedPagePath, pathOfTarget, rootFormOf } from '../surface';
 import { renderErrorPage } from './error-page';
 import { isInvalidInput, toOAuthError } from './to-oauth-error';
 
@@ -66,7 +66,7 @@ function logError(logger: Logger, req: Request, error: OAuthError) {
  * HTML error); elsewhere a page's own script asking for JSON gets JSON.
  */
 function wantsHtml(req: Request): boolean {
-  const path = pathOfTarget(req.originalUrl).toLowerCase();
+  const path = rootFormOf(pathOfTarget(req.originalUrl).toLowerCase());
   if (!isHostedPagePath(path)) return false;
   if (path === '/oauth/authorize' || path.startsWith('/oauth/logout')) return true;
   return req.accepts(['json', 'html']) === 'html';

@@ -1,5 +1,6 @@
 import type { RequestHandler, Response } from 'express';
 import helmet from 'helmet';
+import { rootFormOf } from '../surface';
 
 declare global {
   namespace Express {
@@ -43,7 +44,7 @@ export function securityHeaders(isHttps: boolean): RequestHandler {
     ...(isHttps ? { 'Strict-Transport-Security': 'max-age=31536000; includeSubDomains' } : {}),
   };
   return (req, res, next) => {
-    if (!API_PATHS.has(req.path)) {
+    if (!API_PATHS.has(rootFormOf(req.path))) {
       // serve-static keeps a Cache-Control already set, so static files are left alone here.
       if (!req.path.startsWith('/static/')) res.setHeader('Cache-Control', 'no-store');
       return pages(req, res, next);
