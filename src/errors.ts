@@ -8,6 +8,7 @@ export type OAuthErrorCode =
   | 'invalid_grant'
   | 'invalid_scope'
   | 'invalid_token'
+  | 'insufficient_scope'
   | 'unauthorized_client'
   | 'unsupported_grant_type'
   | 'unsupported_response_type'
@@ -28,6 +29,7 @@ export type OAuthErrorCode =
 const STATUS: Partial<Record<OAuthErrorCode, number>> = {
   invalid_client: 401,
   invalid_token: 401,
+  insufficient_scope: 403, // RFC 6750 §3.1
   not_found: 404,
   too_many_requests: 429,
   server_error: 500,
@@ -72,4 +74,10 @@ export const invalidGrant = (d: string) => new OAuthError('invalid_grant', d);
 export const invalidToken = (d: string) =>
   new OAuthError('invalid_token', d, {
     headers: { 'WWW-Authenticate': `Bearer error="invalid_token", error_description="${d.replace(/"/g, "'")}"` },
+  });
+
+/** RFC 6750 §3.1: the token is good but was not granted `scope`; the header names the scope needed. */
+export const insufficientScope = (d: string, scope: string) =>
+  new OAuthError('insufficient_scope', d, {
+    headers: { 'WWW-Authenticate': `Bearer error="insufficient_scope", error_description="${d.replace(/"/g, "'")}", scope="${scope}"` },
   });

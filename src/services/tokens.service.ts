@@ -1,7 +1,7 @@
 import { decodeJwt } from 'jose';
 import { digest } from '../crypto/digest';
 import { JWT_ACCESS_TOKEN_TYP, peekKid, verifyHs512, verifyJwt, type Claims } from '../crypto/jwt';
-import { invalidToken } from '../errors';
+import { insufficientScope, invalidToken } from '../errors';
 import * as tokens from '../repositories/token.repository';
 import type { Client } from '../domain/client';
 import { issuerOf, type Platform } from '../domain/platform';
@@ -10,6 +10,7 @@ import type { Deps } from './deps';
 import type { SigningKeys } from './signing-keys.service';
 import type { Platforms } from './platforms.service';
 import type { AccessTokenCache, LiveAccessToken } from './access-token-cache';
+import { parseScope } from './scopes';
 
 /** Access and refresh tokens after issuance: userinfo, introspection (RFC 7662), revocation (RFC 7009). */
 export function createTokens(deps: Deps, keys: SigningKeys, platforms: Platforms, cache: AccessTokenCache) {
@@ -92,6 +93,17 @@ export function createTokens(deps: Deps, keys: SigningKeys, platforms: Platforms
       const found = await findLiveAccessToken(platformId, accessToken);
       if (!found) throw invalidToken('The access token is invalid, expired or revoked');
       return found;
+    },
+
+    /**
+     * OIDC Core 5.3: UserInfo answers an OpenID request. On a standard platform an access token
+     * granted without openid (an OAuth request, docs/decisions.md "Agent-ready authorization")
+     * gets no claims; a seed platform keeps the spec's behaviour. Throws insufficient_scope.
+     */
+    async requireUserinfoScope(live: LiveAccessToken): Promise<void> {
+      if (parseScope(live.token.scope).includes('openid')) return;
+      const platform = await platforms.findPlatform(live.token.platformId);
+      if (platform?.signingProfile === 'standard') throw insufficientScope('The access token was not granted the openid scope', 'openid');
     },
 
     /**

@@ -18,7 +18,8 @@ function bearerToken(header: string | undefined): string {
 }
 
 /**
- * GET and POST /oauth/userinfo: sub, human_guid and the claims of every granted scope. Counted
+ * GET and POST /oauth/userinfo: sub, human_guid and the claims of every granted scope (a standard
+ * platform's token granted without openid: insufficient_scope, counted against its client). Counted
  * against the token's client only once the token has verified and is live; anything else (a
  * forged or dead token naming any client) against the source address.
  */
@@ -31,6 +32,10 @@ export function userinfoRouter(s: Services, deps: HttpDeps, rateLimit: RateLimit
       throw invalidRequest('Send the access token in the Authorization header');
     }
     live.set(req, await s.tokens.authenticateAccessToken(res.locals.platform?.id, bearerToken(req.headers.authorization)));
+    next();
+  };
+  const openIdOnly: RequestHandler = async (req, _res, next) => {
+    await s.tokens.requireUserinfoScope(live.get(req)!);
     next();
   };
   // The body of a cached live token is serialised once: the cache drops the object on any change.
@@ -46,7 +51,7 @@ export function userinfoRouter(s: Services, deps: HttpDeps, rateLimit: RateLimit
   };
   // platform_guid is optional here: the spec lists only the Authorization header for userinfo.
   const platform = resolvePlatform(s, { optional: true });
-  r.get('/oauth/userinfo', noStore, platform, authenticate, limit.authenticated, respond, limit.failed);
-  r.post('/oauth/userinfo', noStore, platform, authenticate, limit.authenticated, respond, limit.failed);
+  r.get('/oauth/userinfo', noStore, platform, authenticate, limit.authenticated, openIdOnly, respond, limit.failed);
+  r.post('/oauth/userinfo', noStore, platform, authenticate, limit.authenticated, openIdOnly, respond, limit.failed);
   return r;
 }

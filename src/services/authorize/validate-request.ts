@@ -9,7 +9,7 @@ import type { Client } from '../../domain/client';
 import type { Platform } from '../../domain/platform';
 import { checkEmail } from '../user-rules';
 import type { Deps } from '../deps';
-import { narrowScopes, parseScope } from '../scopes';
+import { scopesOfRequest } from './request-scopes';
 import type { SigningKeys } from '../signing-keys.service';
 import type { Platforms } from '../platforms.service';
 import { matchRedirectUri } from '../redirect-uris';
@@ -76,10 +76,7 @@ export function createRequestValidation(deps: Deps, keys: SigningKeys, platforms
     if (!p.response_type) throw invalidRequest('missing required parameter "response_type"');
     if (p.response_type !== 'code') throw new OAuthError('unsupported_response_type', 'Only response_type=code is supported');
     if (p.response_mode !== undefined && p.response_mode !== 'query') throw invalidRequest('Only response_mode=query is supported');
-    if (p.scope === undefined) throw invalidRequest('missing required parameter "scope"');
-    const requested = parseScope(p.scope);
-    if (!requested.includes('openid')) throw new OAuthError('invalid_scope', 'The scope must include openid');
-    const scopes = narrowScopes(requested, client.allowedScopes);
+    const scopes = scopesOfRequest(platform, client, p.scope);
 
     if (p.code_challenge !== undefined) {
       if (p.code_challenge_method !== 'S256') throw invalidRequest('code_challenge_method must be S256');
