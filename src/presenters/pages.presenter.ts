@@ -12,6 +12,20 @@ export const presentConsentScopes = (scopes: string[], t: Translate = translator
   ? { name, title: String(t(`scopes:${name}.title`)), description: String(t(`scopes:${name}.description`)) }
   : { name });
 
+/** Scopes that release claims about the user (OIDC Core 5.4). */
+const CLAIM_SCOPES = new Set(['openid', 'profile', 'email', 'phone', 'address']);
+
+/**
+ * The consent page's list. With openid, what each scope releases; without (an OAuth request on a
+ * standard platform: no ID token, no UserInfo) nothing about the user is released, so a claim
+ * scope is listed by its name only (docs/decisions.md, "Agent-ready authorization").
+ */
+export function presentConsentRequest(scopes: string[], t: Translate = translatorFor(DEFAULT_LOCALE)) {
+  const releasesClaims = scopes.includes('openid');
+  const explained = presentConsentScopes(scopes, t);
+  return { releasesClaims, scopes: releasesClaims ? explained : explained.map((s) => (CLAIM_SCOPES.has(s.name) ? { name: s.name } : s)) };
+}
+
 /** Chooser rows: signed-in accounts first, as the session lists them. */
 export function presentChooserAccounts(accounts: KnownAccount[], users: User[], baseUrl: string) {
   return accounts
