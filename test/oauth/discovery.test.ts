@@ -40,6 +40,12 @@ describe('GET /.well-known/openid-configuration', () => {
     }
   });
 
+  it('serves a seed platform the same bytes as ever (the spec fixes its interface)', async () => {
+    const p = await buildPlatform(t.services);
+    const res = await request(t.app).get(`/.well-known/openid-configuration?platform_guid=${p.id}`).expect(200);
+    expect(res.text).toBe(SEED_DOCUMENT.replaceAll('PLATFORM', p.id));
+  });
+
   it('lets clients cache it for an hour and revalidate with the ETag', async () => {
     const p = await buildPlatform(t.services);
     const res = await request(t.app).get(`/.well-known/openid-configuration?platform_guid=${p.id}`).expect(200);
@@ -61,3 +67,37 @@ describe('GET /.well-known/openid-configuration', () => {
     expectOAuthError(res, 400, 'invalid_request');
   });
 });
+
+/** The seed document, byte for byte (member order included), with PLATFORM for the platform's guid. */
+const SEED_DOCUMENT = [
+  '{"issuer":"http://issuer.test"',
+  ',"authorization_endpoint":"http://issuer.test/oauth/authorize?platform_guid=PLATFORM"',
+  ',"token_endpoint":"http://issuer.test/oauth/token?platform_guid=PLATFORM"',
+  ',"userinfo_endpoint":"http://issuer.test/oauth/userinfo?platform_guid=PLATFORM"',
+  ',"jwks_uri":"http://issuer.test/oauth/jwks?platform_guid=PLATFORM"',
+  ',"introspection_endpoint":"http://issuer.test/oauth/introspect?platform_guid=PLATFORM"',
+  ',"revocation_endpoint":"http://issuer.test/oauth/revoke?platform_guid=PLATFORM"',
+  ',"end_session_endpoint":"http://issuer.test/oauth/logout?platform_guid=PLATFORM"',
+  ',"scopes_supported":["openid","profile","email","phone","address","offline_access"]',
+  ',"response_types_supported":["code"]',
+  ',"response_modes_supported":["query"]',
+  ',"grant_types_supported":["authorization_code","refresh_token"]',
+  ',"code_challenge_methods_supported":["S256"]',
+  ',"token_endpoint_auth_methods_supported":["client_secret_basic","client_secret_post","none"]',
+  ',"introspection_endpoint_auth_methods_supported":["client_secret_basic","client_secret_post"]',
+  ',"revocation_endpoint_auth_methods_supported":["none","client_secret_basic","client_secret_post"]',
+  ',"id_token_signing_alg_values_supported":["HS512"]',
+  ',"subject_types_supported":["public"]',
+  ',"claims_supported":["sub","human_guid","iss","aud","exp","iat","auth_time","nonce","at_hash","azp","amr","acr","sid","name","given_name","family_name","middle_name","nickname","preferred_username","birthdate","picture","updated_at","email","email_verified","phone_number","phone_number_verified","address"]',
+  ',"prompt_values_supported":["none","login","consent","select_account"]',
+  ',"acr_values_supported":["urn:latchkey:acr:pwd","urn:latchkey:acr:mfa"]',
+  ',"ui_locales_supported":["en","de","fr","es"]',
+  ',"claims_parameter_supported":false',
+  ',"request_parameter_supported":false',
+  ',"request_uri_parameter_supported":false',
+  ',"authorization_response_iss_parameter_supported":true',
+  ',"backchannel_logout_supported":true',
+  ',"backchannel_logout_session_supported":true',
+  ',"frontchannel_logout_supported":true',
+  ',"frontchannel_logout_session_supported":true}',
+].join('');
