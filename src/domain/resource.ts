@@ -33,6 +33,14 @@ export const RESOURCE_SCOPE_NAME = /^[\x21\x23-\x5B\x5D-\x7E]{1,128}$/;
 export const RESOURCE_TOKEN_TTL_MIN = 60;
 export const RESOURCE_TOKEN_TTL_MAX = 86_400;
 
+/** How many scopes one resource may define, and how many resources one platform may have. */
+export const RESOURCE_SCOPES_MAX = 50;
+export const RESOURCES_PER_PLATFORM_MAX = 100;
+
+/** The longest resource name and scope description (consent shows both). */
+export const RESOURCE_NAME_MAX = 100;
+export const RESOURCE_SCOPE_DESCRIPTION_MAX = 300;
+
 /** Why `uri` cannot be a resource indicator (RFC 8707 §2: absolute, no fragment), or null when it can. */
 export function resourceUriProblem(uri: string): string | null {
   if (uri.length > 2000) return 'must be at most 2000 characters';

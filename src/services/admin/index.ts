@@ -15,6 +15,8 @@ import type { ClientAuth } from '../client-auth.service';
 import type { UpstreamProviders } from '../federation/providers.service';
 import { createUpstreamProvidersAdmin } from './upstream-providers.admin';
 import { createUserIdentitiesAdmin } from './user-identities.admin';
+import type { Resources } from '../resources.service';
+import { createResourcesAdmin } from './resources.admin';
 
 /** What the admin services build on: the base services they reuse. */
 export interface AdminBase extends UsersAdminBase {
@@ -24,6 +26,7 @@ export interface AdminBase extends UsersAdminBase {
   signingKeys: SigningKeys;
   mailOutbox: MailOutbox;
   upstreamProviders: UpstreamProviders;
+  resources: Resources;
 }
 
 /**
@@ -44,6 +47,7 @@ export function createAdminServices(deps: Deps, base: AdminBase) {
     mail: createMailAdmin(deps, platforms, base.mailOutbox, base.audit),
     audit: createAuditAdmin(platforms, base.audit),
     upstreamProviders: createUpstreamProvidersAdmin(deps, base.upstreamProviders, platforms, base.audit),
+    resources: createResourcesAdmin(deps, base.resources, platforms, base.audit),
     identities: createUserIdentitiesAdmin(deps, users, base.upstreamProviders, base.audit),
   };
 }
