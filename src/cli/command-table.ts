@@ -29,6 +29,7 @@ const GROUPS: Record<string, string> = {
   client: 'a platform\'s clients',
   user: 'a platform\'s users',
   upstream: 'a platform\'s upstream identity providers and a user\'s linked identities',
+  resource: 'a standard platform\'s resources (RFC 8707: APIs, MCP servers) and their scopes',
   key: 'signing keys',
   throttle: 'sign-in and sign-up throttles',
   mail: 'the mail outbox',

@@ -8,6 +8,7 @@ import { tokenCommands } from './token.commands';
 import { operatorCommands } from './operator.commands';
 import { auditCommands } from './audit.commands';
 import { upstreamCommands } from './upstream.commands';
+import { resourceCommands } from './resource.commands';
 
 /** Backup and restore work on the database itself (src/cli/database-commands.ts); listed here for --help. */
 const DATABASE_COMMANDS: CliCommand[] = [
@@ -29,6 +30,7 @@ export const COMMANDS: CliCommand[] = [
   ...clientCommands,
   ...userCommands,
   ...upstreamCommands,
+  ...resourceCommands,
   ...keyCommands,
   ...operationsCommands,
   ...auditCommands,

@@ -13,11 +13,12 @@ import { throttleRoutes } from './throttles.routes';
 import { mailRoutes } from './mail.routes';
 import { auditRoutes } from './audit.routes';
 import { upstreamProviderRoutes, userIdentityRoutes } from './upstream-providers.routes';
+import { resourceRoutes } from './resources.routes';
 
 export const ADMIN_API_PATH = '/admin/api/v1';
 
 /** Every resource's routes; each adds its operations to the router and the document. */
-const RESOURCES = [platformRoutes, userRoutes, userIdentityRoutes, clientRoutes, upstreamProviderRoutes, keyRoutes, throttleRoutes, mailRoutes, auditRoutes];
+const RESOURCES = [platformRoutes, userRoutes, userIdentityRoutes, clientRoutes, upstreamProviderRoutes, resourceRoutes, keyRoutes, throttleRoutes, mailRoutes, auditRoutes];
 
 /**
  * The admin REST API, mounted at /admin/api/v1: a bearer admin token, counted per
