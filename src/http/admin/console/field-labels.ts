@@ -42,6 +42,10 @@ const LABELS: Record<string, string> = {
   trust_mfa: 'Trust its two-step verification',
   store_tokens: 'Keep the upstream\u2019s tokens',
   enabled: 'Enabled',
+  // Resources (name and scopes as above)
+  uri: 'Resource URI',
+  default_scopes: 'Default scopes',
+  access_token_ttl_seconds: 'Access-token lifetime',
   // Users, Mail, Audit log filters
   email: 'Email',
   status: 'Status',

@@ -1,4 +1,5 @@
 import type { Request, Response } from 'express';
+import type { SigningProfile } from '../../../domain/platform';
 import { withFieldLabels } from './field-labels';
 
 /** One entry of the console's navigation (src/http/admin/console/screens.ts). */
@@ -15,7 +16,7 @@ declare global {
     interface Locals {
       consoleNav?: ConsoleNavEntry[];
       /** The platform a platform screen is about (loaded and scope-checked by screens.ts). */
-      consolePlatform?: { id: string; name: string };
+      consolePlatform?: { id: string; name: string; signingProfile: SigningProfile };
     }
   }
 }

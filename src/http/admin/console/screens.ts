@@ -17,6 +17,7 @@ import { consoleAuditRouter } from './audit.router';
 import { consoleAccountRouter } from './account.router';
 import { consoleUpstreamProvidersRouter } from './upstream-providers.router';
 import { consoleBrandingRouter } from './branding.router';
+import { consoleResourcesRouter } from './resources.router';
 import { LOGO_MAX_BYTES } from '../../../domain/branding';
 import { multipartForm } from '../../request/multipart';
 import { operatorActor, requireOperator } from './operator';
@@ -35,6 +36,7 @@ const SCREENS: Array<ConsoleNavEntry & { router: (s: Services, deps: HttpDeps) =
   { label: 'Clients', section: 'platform', path: '/clients', router: consoleClientsRouter },
   { label: 'Users', section: 'platform', path: '/users', router: consoleUsersRouter },
   { label: 'Upstream providers', section: 'platform', path: '/upstream-providers', router: consoleUpstreamProvidersRouter },
+  { label: 'Resources', section: 'platform', path: '/resources', router: consoleResourcesRouter },
   { label: 'Keys', section: 'platform', path: '/keys', router: consoleKeysRouter },
   { label: 'Rate limits', section: 'platform', path: '/rate-limits', router: consoleRateLimitsRouter },
   { label: 'Branding', section: 'platform', path: '/branding', router: consoleBrandingRouter },
@@ -82,7 +84,7 @@ const nav: RequestHandler = (_req, res, next) => {
 function loadPlatform(s: Services): RequestHandler {
   return async (req, res, next) => {
     const platform = await s.admin.platforms.get(operatorActor(req, res), String(req.params.platformId));
-    res.locals.consolePlatform = { id: platform.id, name: platform.name };
+    res.locals.consolePlatform = { id: platform.id, name: platform.name, signingProfile: platform.signingProfile };
     next();
   };
 }
