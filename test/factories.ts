@@ -8,6 +8,11 @@ export async function buildPlatform(s: Services, name = `Platform ${unique()}`) 
   return (await s.platforms.createPlatform(name)).platform;
 }
 
+/** A platform with the standard signing profile (asymmetric keys; resources, path endpoints). */
+export async function buildStandardPlatform(s: Services, name = `Platform ${unique()}`) {
+  return (await s.platforms.createPlatform(name, undefined, 'standard')).platform;
+}
+
 export async function buildClient(s: Services, platformId: string, input: Partial<NewClientInput> = {}) {
   const { client, secret } = await s.platforms.createClient(platformId, {
     name: 'Test app',
