@@ -36,7 +36,7 @@ const uriTaken = (uri: string) => conflict(`uri: a resource "${uri}" already exi
 const unknownResource = (id: string) => new OAuthError('not_found', `unknown resource "${id}"`);
 const unknownPlatform = (id: string) => new OAuthError('not_found', `unknown platform "${id}"`);
 // Resources change what a platform's access tokens carry (aud, scopes); a seed platform's interface is fixed (docs/decisions.md, "Agent-ready authorization").
-const seedPlatform = () => conflict('resources are for standard platforms only: this platform has the seed signing profile (switch it with signing_profile "standard")');
+const seedPlatform = () => conflict('resources are for standard platforms only: this platform has the seed signing profile, whose interface is fixed; switch it to the standard profile first');
 
 function checkScopes(scopes: ResourceScope[]): ResourceScope[] {
   if (scopes.length > RESOURCE_SCOPES_MAX) throw invalidRequest(`scopes: at most ${RESOURCE_SCOPES_MAX} scopes`);
