@@ -165,26 +165,26 @@ export function createResources(deps: Deps, notifications?: Notifications) {
     },
 
     /** Any field; the resource as changed passes the rules of creation. Throws like create, and not_found for the resource. */
-    async update(platformId: string, id: string, patch: ResourcePatch, trx?: Knex.Transaction): Promise<Resource> {
+    async update(platformId: string, idOrUri: string, patch: ResourcePatch, trx?: Knex.Transaction): Promise<Resource> {
       return change(platformId, trx, async (t) => {
         await standardPlatform(t, platformId);
-        const current = await get(platformId, id, t);
+        const current = await get(platformId, idOrUri, t);
         const given = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));
         const fields = checkResource({ ...current, ...given });
         if (fields.uri !== current.uri && (await resources.findByUri(t, platformId, fields.uri))) throw uriTaken(fields.uri);
         const updated = await resources.update(t, platformId, current.id, fields, deps.now()).catch((err: unknown) => {
           throw isUniqueViolation(err) ? uriTaken(fields.uri) : err;
         });
-        if (!updated) throw unknownResource(id);
+        if (!updated) throw unknownResource(idOrUri);
         return updated;
       });
     },
 
     /** Removes a resource; allowed on a seed platform too (one that was standard). Throws not_found. */
-    async delete(platformId: string, id: string, trx?: Knex.Transaction): Promise<Resource> {
+    async delete(platformId: string, idOrUri: string, trx?: Knex.Transaction): Promise<Resource> {
       return change(platformId, trx, async (t) => {
-        const current = await get(platformId, id, t);
-        if (!(await resources.remove(t, platformId, current.id))) throw unknownResource(id);
+        const current = await get(platformId, idOrUri, t);
+        if (!(await resources.remove(t, platformId, current.id))) throw unknownResource(idOrUri);
         return current;
       });
     },
