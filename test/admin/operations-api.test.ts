@@ -51,8 +51,11 @@ describe('admin API: sign-in throttles and the mail outbox', () => {
       expect(JSON.stringify(all.body)).not.toContain(u.email);
       const locked = await global.get(`/platforms/${p.id}/throttles?locked=true`);
       expect(locked.body.throttles).toEqual([
-        { kind: 'sign_in_account', platform_guid: p.id, email_sha256: expect.any(String), source: '203.0.113.5', failures: 0, locks: 1, locked_until: expect.any(String), locked_seconds: 60 },
+        { kind: 'sign_in_account', platform_guid: p.id, email_sha256: expect.any(String), source: '203.0.113.5', failures: 0, locks: 1, locked_until: expect.any(String), locked_seconds: expect.any(Number) },
       ]);
+      // A one-minute lock, read a moment after it began (seconds left, counted on the real clock).
+      expect(locked.body.throttles[0].locked_seconds).toBeGreaterThan(45);
+      expect(locked.body.throttles[0].locked_seconds).toBeLessThanOrEqual(60);
       expect((await global.get(`/platforms/${p.id}/throttles?email=${encodeURIComponent(u.email.toUpperCase())}`)).body.throttles).toHaveLength(1);
       expect((await global.get(`/platforms/${p.id}/throttles?email=nobody@example.com`)).body.throttles).toEqual([]);
       expect((await global.get(`/platforms/${p.id}/throttles?source=203.0.113.5`)).body.throttles).toHaveLength(2);
