@@ -9,7 +9,38 @@ export interface Platform {
   signingProfile: SigningProfile;
   /** Logo, accent colour, support email. */
   branding: PlatformBranding;
+  /** Standard platforms: who may register a client through RFC 7591 (always `off` on seed). */
+  registration: RegistrationPolicy;
+  /** Standard platforms: `off`, `on` or host patterns, stored as parseClientMetadataDocuments returns it. */
+  clientMetadataDocuments: string;
   createdAt: Date;
+}
+
+/**
+ * RFC 7591 dynamic registration: off (no endpoint), token (an initial access token made by an
+ * operator, RFC 7591 §3), open (anyone, rate-limited per source).
+ */
+export const REGISTRATION_POLICIES = ['off', 'token', 'open'] as const;
+export type RegistrationPolicy = (typeof REGISTRATION_POLICIES)[number];
+
+/** One host name (`app.example.org`) or every subdomain of one (`*.example.com`), in lower case. */
+const HOST_PATTERN = /^(\*\.)?(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)+$/;
+const MAX_HOST_PATTERNS = 50;
+
+/**
+ * Which `client_id` URLs may be fetched as client ID metadata documents: `off`, `on` (any https
+ * URL) or host patterns separated by spaces. Returns the stored form (lower case, one space,
+ * no repeats) or why the value is refused.
+ */
+export function parseClientMetadataDocuments(value: string): { ok: true; value: string } | { ok: false; reason: string } {
+  const trimmed = value.trim().toLowerCase();
+  if (trimmed === 'off' || trimmed === 'on') return { ok: true, value: trimmed };
+  const patterns = [...new Set(trimmed.split(/\s+/).filter(Boolean))];
+  if (patterns.length === 0) return { ok: false, reason: 'must be off, on, or host patterns such as "*.example.com app.example.org"' };
+  if (patterns.length > MAX_HOST_PATTERNS) return { ok: false, reason: `at most ${MAX_HOST_PATTERNS} host patterns` };
+  const bad = patterns.find((p) => !HOST_PATTERN.test(p));
+  if (bad) return { ok: false, reason: `"${bad.slice(0, 100)}" is not a host name or *.host pattern (off, on, or names such as "*.example.com app.example.org")` };
+  return { ok: true, value: patterns.join(' ') };
 }
 
 export const SIGNING_PROFILES = ['seed', 'standard'] as const;

@@ -1,6 +1,6 @@
 import type { Queryable } from '../db';
 
-import type { Platform, SigningProfile } from '../domain/platform';
+import type { Platform, RegistrationPolicy, SigningProfile } from '../domain/platform';
 
 export type { Platform };
 
@@ -10,6 +10,8 @@ const toPlatform = (r: any): Platform => ({
   rateLimitOverrides: r.rate_limit_overrides ?? {},
   signingProfile: r.signing_profile ?? 'seed',
   branding: { logoUrl: r.logo_url ?? null, logoVersion: r.logo_version ?? null, accentColor: r.accent_color ?? null, supportEmail: r.support_email ?? null },
+  registration: r.registration ?? 'off',
+  clientMetadataDocuments: r.client_metadata_documents ?? 'off',
   createdAt: r.created_at,
 });
 
@@ -66,5 +68,13 @@ export async function updateBranding(db: Queryable, id: string, b: Partial<Platf
   if (b.logoVersion !== undefined) columns.logo_version = b.logoVersion;
   if (b.accentColor !== undefined) columns.accent_color = b.accentColor;
   if (b.supportEmail !== undefined) columns.support_email = b.supportEmail;
+  if (Object.keys(columns).length) await db('platforms').where({ id }).update(columns);
+}
+
+/** Who may register clients (RFC 7591) and which client ID metadata documents are fetched. */
+export async function updateSelfRegistration(db: Queryable, id: string, policy: { registration?: RegistrationPolicy; clientMetadataDocuments?: string }): Promise<void> {
+  const columns: Record<string, string> = {};
+  if (policy.registration !== undefined) columns.registration = policy.registration;
+  if (policy.clientMetadataDocuments !== undefined) columns.client_metadata_documents = policy.clientMetadataDocuments;
   if (Object.keys(columns).length) await db('platforms').where({ id }).update(columns);
 }

@@ -39,9 +39,9 @@ export const platformCommands: CliCommand[] = [
   {
     group: 'platform', verb: 'update',
     usage:
-      '--platform G [--name NAME] [--mfa off|optional|required] [--profile seed|standard] [--logo-url URL|""] [--logo-file PATH | --remove-logo] [--accent-color "#rrggbb"|""] [--support-email EMAIL|""]',
-    flags: ['platform', 'name', 'mfa', 'profile', 'logo-url', 'logo-file', 'remove-logo', 'accent-color', 'support-email'],
-    summary: 'Rename a platform, set its second-factor policy, its signing profile or its branding.',
+      '--platform G [--name NAME] [--mfa off|optional|required] [--profile seed|standard] [--logo-url URL|""] [--logo-file PATH | --remove-logo] [--accent-color "#rrggbb"|""] [--support-email EMAIL|""] [--registration off|token|open] [--client-metadata-documents off|on|"host1 *.host2"]',
+    flags: ['platform', 'name', 'mfa', 'profile', 'logo-url', 'logo-file', 'remove-logo', 'accent-color', 'support-email', 'registration', 'client-metadata-documents'],
+    summary: 'Rename a platform, set its second-factor policy, its signing profile, its branding or who may register clients.',
     details: [
       '--mfa off: never asked; optional: asked of users who enrolled; required: every user enrols',
       '--profile standard: RS256, ES256 and EdDSA keys (created if missing), public keys in the JWKS; seed: the spec\'s HS512 interface',
@@ -50,6 +50,8 @@ export const platformCommands: CliCommand[] = [
       '--accent-color "#rrggbb": buttons and links; at least 4.5:1 against white',
       '--support-email EMAIL: shown in the pages\' footer',
       'An empty value ("") clears --logo-url, --accent-color and --support-email',
+      '--registration (standard platforms): RFC 7591 registration at {issuer}/oauth/register; off (default), token (with an initial access token: registration-token create), open (anyone, rate-limited per source)',
+      '--client-metadata-documents (standard platforms): client_id URLs fetched as metadata documents; off (default), on (any https URL), or host patterns "app.example.org *.example.com"',
     ],
     async run(s, flags, actor) {
       const platformId = platformOf(flags);
@@ -63,6 +65,8 @@ export const platformCommands: CliCommand[] = [
         logo_url: one(flags, 'logo-url'),
         accent_color: one(flags, 'accent-color'),
         support_email: one(flags, 'support-email'),
+        registration: one(flags, 'registration'),
+        client_metadata_documents: one(flags, 'client-metadata-documents'),
       });
       const logo = logoFile === undefined ? undefined : await readLogo(logoFile);
       // Everything is checked before anything changes: the fields by their schema, the file (readLogo) by its content.

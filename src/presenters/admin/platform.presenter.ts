@@ -10,6 +10,8 @@ export function presentPlatform(p: PlatformWithPolicy): z.infer<typeof Platform>
     name: p.name,
     mfa: p.mfaPolicy as z.infer<typeof Platform>['mfa'],
     signing_profile: p.signingProfile,
+    registration: p.registration,
+    client_metadata_documents: p.clientMetadataDocuments,
     rate_limits: p.rateLimitOverrides,
     logo_url: p.branding.logoUrl,
     logo_version: p.branding.logoVersion,

@@ -1,7 +1,8 @@
 import type { z } from 'zod';
 import type { AdminActor } from '../../domain/admin';
 import { isUuid } from '../../domain/ids';
-import type { RateLimitedEndpoint } from '../../domain/platform';
+import { parseClientMetadataDocuments, type RateLimitedEndpoint } from '../../domain/platform';
+import { invalidRequest } from '../../errors';
 import * as platforms from '../../repositories/platform.repository';
 import * as mfa from '../../repositories/mfa.repository';
 import * as logos from '../../repositories/platform-logo.repository';
@@ -47,8 +48,10 @@ export function createPlatformsAdmin(deps: Deps, base: Platforms, audit: Audit, 
 
     async update(actor: AdminActor, id: string, input: z.infer<typeof PlatformUpdate>) {
       const before = await get(actor, id);
+      const selfRegistration = checkSelfRegistration(before, input);
       await deps.db.transaction(async (trx) => {
         if (input.name !== undefined) await platforms.updateName(trx, id, input.name);
+        await platforms.updateSelfRegistration(trx, id, selfRegistration);
         if (input.mfa !== undefined) await mfa.updateMfaPolicy(trx, id, input.mfa);
         await platforms.updateBranding(trx, id, brandingOf(input));
         const details: Record<string, unknown> = changes(before, input);
@@ -116,9 +119,33 @@ export function createPlatformsAdmin(deps: Deps, base: Platforms, audit: Audit, 
   };
 }
 
+/**
+ * The registration policy and metadata-document hosts given, in stored form. Both belong to
+ * standard platforms: a seed platform keeps the spec's interface (no registration endpoint, no
+ * fetched client_id), so anything but off is refused there, also when switching back to seed.
+ * Throws invalid_request naming the field.
+ */
+function checkSelfRegistration(before: platforms.PlatformWithPolicy, input: z.infer<typeof PlatformUpdate>) {
+  const documents = input.client_metadata_documents === undefined ? undefined : parseClientMetadataDocuments(input.client_metadata_documents);
+  if (documents && !documents.ok) throw invalidRequest(`client_metadata_documents: ${documents.reason}`);
+  const after = {
+    signingProfile: input.signing_profile ?? before.signingProfile,
+    registration: input.registration ?? before.registration,
+    clientMetadataDocuments: documents?.value ?? before.clientMetadataDocuments,
+  };
+  if (after.signingProfile === 'seed') {
+    const field = after.registration !== 'off' ? 'registration' : after.clientMetadataDocuments !== 'off' ? 'client_metadata_documents' : undefined;
+    if (field) throw invalidRequest(`${field}: applies to standard platforms only (a seed platform keeps the spec's interface); it must be off on a seed platform`);
+  }
+  return { registration: input.registration, clientMetadataDocuments: documents?.value };
+}
+
 /** What an update changed, as `{field: {from, to}}` (names and policies are not secrets). */
 function changes(before: platforms.PlatformWithPolicy, input: z.infer<typeof PlatformUpdate>) {
   const out: Record<string, { from: unknown; to: unknown }> = {};
+  if (input.registration !== undefined && input.registration !== before.registration) out.registration = { from: before.registration, to: input.registration };
+  const documents = input.client_metadata_documents === undefined ? undefined : parseClientMetadataDocuments(input.client_metadata_documents);
+  if (documents?.ok && documents.value !== before.clientMetadataDocuments) out.client_metadata_documents = { from: before.clientMetadataDocuments, to: documents.value };
   if (input.name !== undefined && input.name !== before.name) out.name = { from: before.name, to: input.name };
   if (input.mfa !== undefined && input.mfa !== before.mfaPolicy) out.mfa = { from: before.mfaPolicy, to: input.mfa };
   if (input.signing_profile !== undefined && input.signing_profile !== before.signingProfile) out.signing_profile = { from: before.signingProfile, to: input.signing_profile };

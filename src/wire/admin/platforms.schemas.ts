@@ -1,12 +1,25 @@
 import { z } from 'zod';
 import { MFA_POLICIES } from '../../domain/mfa';
-import { RATE_LIMITED_ENDPOINTS, SIGNING_PROFILES } from '../../domain/platform';
+import { parseClientMetadataDocuments, RATE_LIMITED_ENDPOINTS, REGISTRATION_POLICIES, SIGNING_PROFILES } from '../../domain/platform';
 import { pageOf, Timestamp, Uuid } from './common.schemas';
 import { AccentColor, LogoUrl, SupportEmail } from './branding.schemas';
 
 const SigningProfile = z.enum(SIGNING_PROFILES).meta({
   description: 'seed: the spec\'s HS512 tokens and oct descriptors (default, unchanged); standard: asymmetric keys (RS256, ES256, EdDSA) and a JWKS of public keys',
 });
+
+const Registration = z.enum(REGISTRATION_POLICIES).meta({
+  description: 'Standard platforms: RFC 7591 dynamic client registration at {issuer}/oauth/register. off (default): no endpoint; token: with an initial access token (registration-tokens); open: anyone (rate-limited per source)',
+});
+
+const ClientMetadataDocuments = z
+  .string()
+  .max(4000, 'must be at most 4000 characters')
+  .superRefine((value, ctx) => {
+    const parsed = parseClientMetadataDocuments(value);
+    if (!parsed.ok) ctx.addIssue({ code: 'custom', message: parsed.reason });
+  })
+  .meta({ description: 'Standard platforms: client ID metadata documents. off (default), on (any https client_id URL), or host patterns separated by spaces ("*.example.com app.example.org")' });
 
 const Name = z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters');
 
@@ -16,6 +29,8 @@ export const Platform = z
     name: z.string(),
     mfa: z.enum(MFA_POLICIES).meta({ description: 'Second factor: off, optional (users who enrolled), required (everyone)' }),
     signing_profile: SigningProfile,
+    registration: Registration,
+    client_metadata_documents: z.string().meta({ description: 'off, on, or host patterns separated by spaces' }),
     rate_limits: z.record(z.string(), z.number().int()).meta({ description: 'Per-endpoint overrides, requests per minute' }),
     logo_url: z.string().nullable().meta({ description: 'The https logo URL (used when no logo is uploaded)' }),
     logo_version: z.string().nullable().meta({ description: "The uploaded logo's content hash; null: none uploaded" }),
@@ -35,6 +50,8 @@ export const PlatformUpdate = z
     name: Name.optional(),
     mfa: z.enum(MFA_POLICIES).optional(),
     signing_profile: SigningProfile.optional(),
+    registration: Registration.optional(),
+    client_metadata_documents: ClientMetadataDocuments.optional(),
     logo_url: LogoUrl.optional(),
     accent_color: AccentColor.optional(),
     support_email: SupportEmail.optional(),

@@ -7,6 +7,8 @@ const LABELS: Record<string, string> = {
   // Platforms, Keys, Rate limits, Branding
   name: 'Name',
   signing_profile: 'Signing profile',
+  registration: 'Dynamic registration',
+  client_metadata_documents: 'Client ID metadata documents',
   alg: 'Algorithm',
   per_minute: 'Requests per minute',
   logo_url: 'Logo URL',

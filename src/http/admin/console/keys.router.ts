@@ -8,7 +8,7 @@ import { parseInput } from '../../../services/admin/parse-input';
 import { KeyRotate } from '../../../wire/admin/keys.schemas';
 import { PlatformUpdate } from '../../../wire/admin/platforms.schemas';
 import { SIGNING_ALGS } from '../../../domain/signing-key';
-import { issuerOf, SIGNING_PROFILES } from '../../../domain/platform';
+import { issuerOf, REGISTRATION_POLICIES, SIGNING_PROFILES } from '../../../domain/platform';
 
 const utc = (d: Date) => `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 
@@ -35,6 +35,8 @@ export function consoleKeysRouter(s: Services, deps: HttpDeps): Router {
       profile: platform.signingProfile,
       profiles: SIGNING_PROFILES,
       issuer: issuerOf(deps.config.baseUrl, platform),
+      // Self-registration belongs to standard platforms (a seed platform keeps the spec's interface).
+      registration: platform.signingProfile === 'standard' ? { policy: platform.registration, policies: REGISTRATION_POLICIES, documents: platform.clientMetadataDocuments } : null,
       action: base(req),
       error,
     }, status);
@@ -72,6 +74,20 @@ export function consoleKeysRouter(s: Services, deps: HttpDeps): Router {
           ? 'tokens are signed RS256 (ID tokens per client) and the JWKS publishes the public keys'
           : 'tokens are signed HS512 and the JWKS lists oct descriptors only';
         return { message: `Signing profile: ${platform.signingProfile}. The issuer is ${issuer}; ${what}. Reconfigure the platform's relying parties.`, to: base(req) };
+      },
+      (error, status) => show(req, res, error, status),
+    ),
+  );
+
+  // The same change, checks and audit (platform.updated, registration / client_metadata_documents {from, to}) as PATCH /admin/api/platforms/{guid}.
+  r.post('/admin/platforms/:platformId/keys/self-registration', (req, res) =>
+    submitForm(
+      req,
+      res,
+      async () => {
+        const input = parseInput(PlatformUpdate, { registration: field(req, 'registration'), client_metadata_documents: field(req, 'client_metadata_documents') });
+        const platform = await s.admin.platforms.update(operatorActor(req, res), String(req.params.platformId), input);
+        return { message: `Client registration: ${platform.registration}; client ID metadata documents: ${platform.clientMetadataDocuments}.`, to: base(req) };
       },
       (error, status) => show(req, res, error, status),
     ),
