@@ -9,6 +9,7 @@ import { operatorCommands } from './operator.commands';
 import { auditCommands } from './audit.commands';
 import { upstreamCommands } from './upstream.commands';
 import { resourceCommands } from './resource.commands';
+import { registrationTokenCommands } from './registration-token.commands';
 
 /** Backup and restore work on the database itself (src/cli/database-commands.ts); listed here for --help. */
 const DATABASE_COMMANDS: CliCommand[] = [
@@ -32,6 +33,7 @@ export const COMMANDS: CliCommand[] = [
   ...upstreamCommands,
   ...resourceCommands,
   ...keyCommands,
+  ...registrationTokenCommands,
   ...operationsCommands,
   ...auditCommands,
   ...tokenCommands,

@@ -17,6 +17,7 @@ import { createUpstreamProvidersAdmin } from './upstream-providers.admin';
 import { createUserIdentitiesAdmin } from './user-identities.admin';
 import type { Resources } from '../resources.service';
 import { createResourcesAdmin } from './resources.admin';
+import { createRegistrationTokensAdmin } from './registration-tokens.admin';
 
 /** What the admin services build on: the base services they reuse. */
 export interface AdminBase extends UsersAdminBase {
@@ -49,6 +50,7 @@ export function createAdminServices(deps: Deps, base: AdminBase) {
     upstreamProviders: createUpstreamProvidersAdmin(deps, base.upstreamProviders, platforms, base.audit),
     resources: createResourcesAdmin(deps, base.resources, platforms, base.audit),
     identities: createUserIdentitiesAdmin(deps, users, base.upstreamProviders, base.audit),
+    registrationTokens: createRegistrationTokensAdmin(deps, platforms, base.audit),
   };
 }
 

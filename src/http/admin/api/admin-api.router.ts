@@ -9,6 +9,7 @@ import { platformRoutes } from './platforms.routes';
 import { userRoutes } from './users.routes';
 import { clientRoutes } from './clients.routes';
 import { keyRoutes } from './keys.routes';
+import { registrationTokenRoutes } from './registration-tokens.routes';
 import { throttleRoutes } from './throttles.routes';
 import { mailRoutes } from './mail.routes';
 import { auditRoutes } from './audit.routes';
@@ -18,7 +19,7 @@ import { resourceRoutes } from './resources.routes';
 export const ADMIN_API_PATH = '/admin/api/v1';
 
 /** Every resource's routes; each adds its operations to the router and the document. */
-const RESOURCES = [platformRoutes, userRoutes, userIdentityRoutes, clientRoutes, upstreamProviderRoutes, resourceRoutes, keyRoutes, throttleRoutes, mailRoutes, auditRoutes];
+const RESOURCES = [platformRoutes, userRoutes, userIdentityRoutes, clientRoutes, upstreamProviderRoutes, resourceRoutes, keyRoutes, registrationTokenRoutes, throttleRoutes, mailRoutes, auditRoutes];
 
 /**
  * The admin REST API, mounted at /admin/api/v1: a bearer admin token, counted per
