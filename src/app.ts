@@ -30,6 +30,7 @@ import { tokenRouter } from './http/oauth/token.router';
 import { userinfoRouter } from './http/oauth/userinfo.router';
 import { introspectRouter } from './http/oauth/introspect.router';
 import { revokeRouter } from './http/oauth/revoke.router';
+import { registerRouter } from './http/oauth/register.router';
 import { avatarRouter } from './http/site/avatar.router';
 import { platformLogoRouter } from './http/site/platform-logo.router';
 import { upstreamRouter } from './http/interaction/upstream.router';
@@ -122,6 +123,7 @@ export function createApp(deps: AppDeps): App {
   app.use(userinfoRouter(services, http, rateLimit));
   app.use(introspectRouter(services, rateLimit));
   app.use(revokeRouter(services, rateLimit));
+  app.use(registerRouter(services, http, rateLimit)); // standard platforms: RFC 7591/7592, JSON bodies of its own
   app.use(avatarRouter(services));
   app.use(platformLogoRouter(services)); // uploaded platform logos
   app.use(ADMIN_API_PATH, adminApiRouter(services, http, rateLimit)); // bearer tokens, JSON: never the browser session

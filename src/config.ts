@@ -69,6 +69,9 @@ export const configSchema = z
       .default(7200)
       .describe('Standard platforms: how long a rotated-in key is published in the JWKS before it signs (JWKS caches hold it up to an hour; at most 7 days)'),
     REFRESH_REUSE_GRACE_SECONDS: numberVar({ min: 0 }).default(10).describe('Window in which a just-rotated refresh token may be presented again'),
+    REGISTRATION_PER_HOUR: numberVar({ min: 1, max: 100000 })
+      .default(10)
+      .describe('Standard platforms: dynamic client registrations (POST {issuer}/oauth/register) per source address per platform per hour, scaled by RATE_LIMIT_SCALE'),
     RATE_LIMIT_SCALE: numberVar({ min: 0, whole: false }).default(1).describe('Multiplier for every rate limit; 0 disables limiting'),
     REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must be a redis:// URL').optional().describe('Redis for rate-limit counters; unset uses the database'),
     TRUST_PROXY: z.string().default('false').describe('Express trust proxy setting: false, true, a hop count or a list of subnets'),
@@ -136,6 +139,7 @@ function toConfig(env: z.infer<typeof configSchema>) {
     signingKeyPublicationSeconds: env.SIGNING_KEY_PUBLICATION_SECONDS,
     refreshReuseGraceSeconds: env.REFRESH_REUSE_GRACE_SECONDS,
     rateLimitScale: env.RATE_LIMIT_SCALE,
+    registrationPerHour: env.REGISTRATION_PER_HOUR,
     redisUrl: env.REDIS_URL,
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
     passwordMinLength: env.PASSWORD_MIN_LENGTH,

@@ -20,6 +20,8 @@ export type OAuthErrorCode =
   | 'account_selection_required'
   | 'request_not_supported'
   | 'request_uri_not_supported'
+  | 'invalid_redirect_uri'
+  | 'invalid_client_metadata'
   | 'not_found'
   | 'too_many_requests'
   | 'temporarily_unavailable'
@@ -81,3 +83,7 @@ export const insufficientScope = (d: string, scope: string) =>
   new OAuthError('insufficient_scope', d, {
     headers: { 'WWW-Authenticate': `Bearer error="insufficient_scope", error_description="${d.replace(/"/g, "'")}", scope="${scope}"` },
   });
+
+/** RFC 7591 §3.2.2: a registration's metadata refused; the description names the field. */
+export const invalidClientMetadata = (d: string) => new OAuthError('invalid_client_metadata', d);
+export const invalidRedirectUri = (d: string) => new OAuthError('invalid_redirect_uri', d);

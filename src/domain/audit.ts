@@ -74,7 +74,8 @@ export const AUDIT_EVENT_KINDS = [
 
 export type AuditEventKind = (typeof AUDIT_EVENT_KINDS)[number];
 
-export type AuditActorType = 'user' | 'admin_token' | 'operator' | 'cli' | 'system';
+/** anonymous: a caller without an account, known by its source address (a client registering itself, RFC 7591). */
+export type AuditActorType = 'user' | 'admin_token' | 'operator' | 'cli' | 'system' | 'anonymous';
 
 /** Who acts, and where from: built by the HTTP layer (or the CLI) and handed to the services. */
 export interface AuditContext {

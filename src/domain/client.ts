@@ -25,7 +25,37 @@ export interface Client extends ClientBranding {
   /** OIDC Front-Channel Logout 1.0 §2: rendered in an iframe on sign-out, with `iss` and `sid` when required. */
   frontchannelLogoutUri: string | null;
   frontchannelLogoutSessionRequired: boolean;
+  /** admin: made by an operator; dynamic: registered itself (RFC 7591). */
+  registrationSource: RegistrationSource;
+  /** Dynamic clients: what they registered that only they read back (RFC 7591 §2); null for an operator's. */
+  registration: DynamicRegistration | null;
+  /** When it first completed a token request; a dynamic client that never does is purged. */
+  lastUsedAt: Date | null;
   createdAt: Date;
+}
+
+export type RegistrationSource = 'admin' | 'dynamic';
+
+/** RFC 8252 §8.4 via RFC 7591 §2 / OIDC Registration §2: which redirect URIs the client may register. */
+export const APPLICATION_TYPES = ['web', 'native'] as const;
+export type ApplicationType = (typeof APPLICATION_TYPES)[number];
+
+export const REGISTRATION_AUTH_METHODS = ['none', 'client_secret_basic', 'client_secret_post'] as const;
+export type RegistrationAuthMethod = (typeof REGISTRATION_AUTH_METHODS)[number];
+
+/** The grant types a client may register for now (RFC 7591 §2). */
+export const REGISTRABLE_GRANT_TYPES = ['authorization_code', 'refresh_token'] as const;
+export type RegistrableGrantType = (typeof REGISTRABLE_GRANT_TYPES)[number];
+
+/** The RFC 7591 §2 metadata of a self-registered client that has no column of its own. */
+export interface DynamicRegistration {
+  applicationType: ApplicationType;
+  tokenEndpointAuthMethod: RegistrationAuthMethod;
+  grantTypes: RegistrableGrantType[];
+  responseTypes: ['code'];
+  contacts: string[];
+  softwareId: string | null;
+  softwareVersion: string | null;
 }
 
 /** The ID-token algorithms a client of a standard platform may register. */
@@ -37,3 +67,10 @@ export type ClientLogoutAndAlgFields = 'idTokenSignedResponseAlg' | 'backchannel
 
 /** The longest a rotated-out client secret may keep working: 30 days. */
 export const CLIENT_SECRET_OVERLAP_MAX_SECONDS = 2_592_000;
+
+/** A dynamic client as its registration answers it (RFC 7591 §3.2.1, RFC 7592 §3): the secret in clear, the registration access token. */
+export interface ClientInformation {
+  client: Client;
+  secret: string | null;
+  registrationAccessToken: string;
+}

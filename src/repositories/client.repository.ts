@@ -1,7 +1,7 @@
 import type { Queryable } from '../db';
 import { invalidateUsers } from '../db/invalidation';
 
-import type { Client, ClientLogoutAndAlgFields } from '../domain/client';
+import type { Client, ClientLogoutAndAlgFields, DynamicRegistration } from '../domain/client';
 
 export type { ClientType } from '../domain/client';
 /** The stored client is the domain's Client. */
@@ -28,12 +28,39 @@ const toClient = (r: any): ClientRow => ({
   clientUri: r.client_uri ?? null,
   policyUri: r.policy_uri ?? null,
   tosUri: r.tos_uri ?? null,
+  registrationSource: r.registration_source ?? 'admin',
+  registration: r.registration_metadata ? toRegistration(r.application_type, r.registration_metadata) : null,
+  lastUsedAt: r.last_used_at ?? null,
   createdAt: r.created_at,
+});
+
+const toRegistration = (applicationType: DynamicRegistration['applicationType'], m: any): DynamicRegistration => ({
+  applicationType,
+  tokenEndpointAuthMethod: m.token_endpoint_auth_method,
+  grantTypes: m.grant_types,
+  responseTypes: m.response_types,
+  contacts: m.contacts ?? [],
+  softwareId: m.software_id ?? null,
+  softwareVersion: m.software_version ?? null,
+});
+
+/** The stored columns of a dynamic client's registration. */
+const registrationColumns = (r: DynamicRegistration) => ({
+  application_type: r.applicationType,
+  registration_metadata: JSON.stringify({
+    token_endpoint_auth_method: r.tokenEndpointAuthMethod,
+    grant_types: r.grantTypes,
+    response_types: r.responseTypes,
+    contacts: r.contacts,
+    software_id: r.softwareId,
+    software_version: r.softwareVersion,
+  }),
 });
 
 export async function insert(
   db: Queryable,
-  c: Omit<ClientRow, 'createdAt' | 'previousSealedSecret' | 'previousSecretExpiresAt' | ClientLogoutAndAlgFields> & Partial<Pick<ClientRow, ClientLogoutAndAlgFields>>,
+  c: Omit<ClientRow, 'createdAt' | 'previousSealedSecret' | 'previousSecretExpiresAt' | 'registrationSource' | 'registration' | 'lastUsedAt' | ClientLogoutAndAlgFields> &
+    Partial<Pick<ClientRow, ClientLogoutAndAlgFields>>,
 ): Promise<ClientRow> {
   const [row] = await db('clients')
     .insert({
@@ -91,6 +118,7 @@ export interface ClientChanges {
   clientUri?: string | null;
   policyUri?: string | null;
   tosUri?: string | null;
+  registration?: DynamicRegistration;
 }
 
 export async function update(db: Queryable, platformId: string, id: string, c: ClientChanges): Promise<ClientRow> {
@@ -113,6 +141,7 @@ export async function update(db: Queryable, platformId: string, id: string, c: C
   if (c.clientUri !== undefined) columns.client_uri = c.clientUri;
   if (c.policyUri !== undefined) columns.policy_uri = c.policyUri;
   if (c.tosUri !== undefined) columns.tos_uri = c.tosUri;
+  if (c.registration !== undefined) Object.assign(columns, registrationColumns(c.registration));
   const [row] = await db('clients').where({ platform_id: platformId, id }).update(columns).returning('*');
   return toClient(row);
 }
@@ -130,4 +159,29 @@ export async function deleteWithGrants(db: Queryable, platformId: string, id: st
   await db('clients').where({ platform_id: platformId, id }).del();
   invalidateUsers(access.map((r) => r.user_id));
   return { accessTokens: access.length, refreshFamilies, consents, codes };
+}
+
+/**
+ * A client that registered itself (RFC 7591): the operator's fields as insert() takes them, its
+ * registration and the digest of its registration access token (RFC 7592).
+ */
+export async function insertDynamic(db: Queryable, c: Parameters<typeof insert>[1] & { registration: DynamicRegistration; registrationAccessTokenHash: string }): Promise<ClientRow> {
+  const { registration, registrationAccessTokenHash, ...fields } = c;
+  const inserted = await insert(db, fields);
+  const [row] = await db('clients')
+    .where({ id: inserted.id })
+    .update({ registration_source: 'dynamic', registration_access_token_hash: registrationAccessTokenHash, ...registrationColumns(registration) })
+    .returning('*');
+  return toClient(row);
+}
+
+/** The digest of a dynamic client's registration access token; undefined for an operator's client or none. */
+export async function findRegistrationAccessTokenHash(db: Queryable, platformId: string, id: string): Promise<string | undefined> {
+  const row = await db('clients').where({ platform_id: platformId, id, registration_source: 'dynamic' }).first('registration_access_token_hash');
+  return row?.registration_access_token_hash ?? undefined;
+}
+
+/** Marks the first completed token request; one conditional UPDATE that matches nothing once it is set. */
+export async function markFirstUse(db: Queryable, id: string, at: Date): Promise<void> {
+  await db('clients').where({ id }).whereNull('last_used_at').update({ last_used_at: at });
 }

@@ -28,6 +28,7 @@ import { createMasterKey } from './master-key.service';
 import { createMfa } from './mfa';
 import { createPasskeys } from './mfa/passkeys.service';
 import { createAudit } from './audit.service';
+import { createDynamicRegistration } from './registration/dynamic-registration.service';
 import { createOperators } from './admin/operators.service';
 import { createAdminServices } from './admin';
 import { createUpstreamProviders } from './federation/providers.service';
@@ -43,6 +44,7 @@ export function createServices(deps: Deps, notifications?: Notifications) {
   const users = createUsers(deps);
   const maintenance = createMaintenance(deps);
   const clientAuth = createClientAuth(deps, platforms, notifications);
+  const registration = createDynamicRegistration(deps, platforms, clientAuth, audit);
   const tokenSigner = createTokenSigner(signingKeys, platforms);
   const backchannelLogout = createBackchannelLogout(deps, platforms, tokenSigner);
   const issueTokens = createTokenIssuer(deps, tokenSigner, signingKeys);
@@ -78,7 +80,7 @@ export function createServices(deps: Deps, notifications?: Notifications) {
   const federation = { providers: upstreamProviders, identities, client: createUpstreamClient(deps, upstreamProviders) };
   // `deps` is for the tests and nothing else: outside src/services/ the guard refuses `.deps`
   // (test/unit/import-guard.test.ts); the app and the CLI pass what they need as arguments.
-  return { deps, tokenSigner, audit, admin, masterKey, signingKeys, platforms, users, maintenance, clientAuth, grants, tokens, authorize, interaction, signInWithPassword, signUpWithPassword, throttle, account, mailOutbox, logout, frontchannelLogout, passkeys, mfa, operators, mailAdmin, backchannelLogout, federation, resources, rateLimitCounters };
+  return { deps, tokenSigner, audit, admin, registration, masterKey, signingKeys, platforms, users, maintenance, clientAuth, grants, tokens, authorize, interaction, signInWithPassword, signUpWithPassword, throttle, account, mailOutbox, logout, frontchannelLogout, passkeys, mfa, operators, mailAdmin, backchannelLogout, federation, resources, rateLimitCounters };
 }
 
 export type Services = ReturnType<typeof createServices>;

@@ -19,6 +19,9 @@ function loopbackWithoutPort(uri: string): string | undefined {
   return `http://${m[1]}${uri.slice(m[0].length)}`;
 }
 
+/** `http://127.0.0.1[:port]/…` or `http://[::1][:port]/…`: a native app's loopback redirect (RFC 8252 §7.3). */
+export const isLoopbackIpRedirectUri = (uri: string): boolean => loopbackWithoutPort(uri) !== undefined;
+
 /**
  * The redirect URI to use for `requested`, or undefined when no registered URI allows it.
  * It is always the requested string itself: the code is bound to it, and the token endpoint

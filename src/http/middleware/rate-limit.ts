@@ -46,9 +46,12 @@ export interface RateLimits {
   hostedPages: RequestHandler;
   /** The admin API: per token (`res.locals.adminTokenId`, set by its authentication), else per source. */
   adminApi: RequestHandler;
+  /** Dynamic client registration, after resolvePlatform: per source address per platform per hour (REGISTRATION_PER_HOUR). */
+  registration: RequestHandler;
 }
 
 const WINDOW_MS = 60_000;
+const HOUR_MS = 3_600_000;
 /** Overrides set with `platform rate-limit` reach every instance within this. */
 
 /**
@@ -81,21 +84,21 @@ export function createRateLimits(s: Services, deps: HttpDeps): RateLimits {
 
   // One express-rate-limit instance per endpoint and limit in force (the spec's, or a platform's
   // override); all of them count in the same shared keys, so an override changes the limit, not the count.
-  const limiterFor = (endpoint: string, limit: number, answer: 'json' | 'page') => {
+  const limiterFor = (endpoint: string, limit: number, answer: 'json' | 'page', windowMs = WINDOW_MS) => {
     const name = `${endpoint}:${limit}`;
     let limiter = limiters.get(name);
     if (!limiter) {
       limiter = rateLimit({
-        windowMs: WINDOW_MS,
+        windowMs,
         limit,
-        store: new SlidingWindowStore(backend, limit, WINDOW_MS, nowMs, `${endpoint}:`),
+        store: new SlidingWindowStore(backend, limit, windowMs, nowMs, `${endpoint}:`),
         keyGenerator: (req) => keys.get(req) ?? '-',
         legacyHeaders: answer === 'json', // X-RateLimit-Limit/-Remaining/-Reset on every response of the spec's endpoints
         standardHeaders: false,
-        retryAfter: (req) => retryAfterSeconds(req, nowMs(), WINDOW_MS),
+        retryAfter: (req) => retryAfterSeconds(req, nowMs(), windowMs),
         handler: (req, res, next) => {
           metrics.rateLimitHits.inc({ limit: endpoint });
-          const seconds = retryAfterSeconds(req, nowMs(), WINDOW_MS);
+          const seconds = retryAfterSeconds(req, nowMs(), windowMs);
           if (answer === 'json') tooManyRequests(res, seconds);
           else next(pageTooManyRequests(seconds));
         },
@@ -164,14 +167,21 @@ export function createRateLimits(s: Services, deps: HttpDeps): RateLimits {
     return limiterFor(tokenId ? 'admin-token' : 'admin-source', scaled(limit), 'json')(req, res, next);
   };
 
-  return Object.assign(perSource, { perClient, hostedPages, adminApi });
+  // After resolvePlatform, keyed by the platform found (other spellings of its id buy no fresh bucket):
+  // registering is anonymous, so the source address is the only subject, and an hour the window.
+  const registration: RequestHandler = (req, res, next) => {
+    keys.set(req, `register:${(res.locals.platform as Platform | undefined)?.id ?? '-'}:${sourceSubject(req)}`);
+    return limiterFor('register', scaled(config.registrationPerHour), 'json', HOUR_MS)(req, res, next);
+  };
+
+  return Object.assign(perSource, { perClient, hostedPages, adminApi, registration });
 }
 
 /** Scale 0: every limiter passes, and sets no header. */
 function unlimited(): RateLimits {
   const pass: RequestHandler = (_req, _res, next) => next();
   const passError: ErrorRequestHandler = (err, _req, _res, next) => next(err);
-  return Object.assign(() => pass, { perClient: () => ({ authenticated: pass, failed: passError }), hostedPages: pass, adminApi: pass });
+  return Object.assign(() => pass, { perClient: () => ({ authenticated: pass, failed: passError }), hostedPages: pass, adminApi: pass, registration: pass });
 }
 
 function requireLimit(endpoint: string) {

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { AUDIT_EVENT_KINDS, type AuditActorType } from '../../domain/audit';
 import { pageOf, PageQuery, Timestamp, Uuid } from './common.schemas';
 
-const AUDIT_ACTOR_TYPES = ['user', 'admin_token', 'operator', 'cli', 'system'] as const satisfies readonly AuditActorType[];
+const AUDIT_ACTOR_TYPES = ['user', 'admin_token', 'operator', 'cli', 'system', 'anonymous'] as const satisfies readonly AuditActorType[];
 
 const IsoTime = z.iso.datetime({ offset: true, error: 'must be an ISO 8601 date-time, e.g. 2026-11-24T10:00:00Z' }).meta({ format: 'date-time' });
 
