@@ -69,6 +69,7 @@ export const configSchema = z
       .default(7200)
       .describe('Standard platforms: how long a rotated-in key is published in the JWKS before it signs (JWKS caches hold it up to an hour; at most 7 days)'),
     REFRESH_REUSE_GRACE_SECONDS: numberVar({ min: 0 }).default(10).describe('Window in which a just-rotated refresh token may be presented again'),
+    UNUSED_REGISTERED_CLIENT_TTL_SECONDS: seconds(604800, 'Standard platforms: a dynamically registered client that completes no token request within this is deleted by the purge (default 7 days)'),
     REGISTRATION_PER_HOUR: numberVar({ min: 1, max: 100000 })
       .default(10)
       .describe('Standard platforms: dynamic client registrations (POST {issuer}/oauth/register) per source address per platform per hour, scaled by RATE_LIMIT_SCALE'),
@@ -140,6 +141,7 @@ function toConfig(env: z.infer<typeof configSchema>) {
     refreshReuseGraceSeconds: env.REFRESH_REUSE_GRACE_SECONDS,
     rateLimitScale: env.RATE_LIMIT_SCALE,
     registrationPerHour: env.REGISTRATION_PER_HOUR,
+    unusedRegisteredClientTtlSeconds: env.UNUSED_REGISTERED_CLIENT_TTL_SECONDS,
     redisUrl: env.REDIS_URL,
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
     passwordMinLength: env.PASSWORD_MIN_LENGTH,

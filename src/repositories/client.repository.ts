@@ -165,12 +165,13 @@ export async function deleteWithGrants(db: Queryable, platformId: string, id: st
  * A client that registered itself (RFC 7591): the operator's fields as insert() takes them, its
  * registration and the digest of its registration access token (RFC 7592).
  */
-export async function insertDynamic(db: Queryable, c: Parameters<typeof insert>[1] & { registration: DynamicRegistration; registrationAccessTokenHash: string }): Promise<ClientRow> {
-  const { registration, registrationAccessTokenHash, ...fields } = c;
+export async function insertDynamic(db: Queryable, c: Parameters<typeof insert>[1] & { registration: DynamicRegistration; registrationAccessTokenHash: string; createdAt: Date }): Promise<ClientRow> {
+  const { registration, registrationAccessTokenHash, createdAt, ...fields } = c;
   const inserted = await insert(db, fields);
+  // created_at by the service's clock: it is client_id_issued_at, and the purge of unused clients counts from it.
   const [row] = await db('clients')
     .where({ id: inserted.id })
-    .update({ registration_source: 'dynamic', registration_access_token_hash: registrationAccessTokenHash, ...registrationColumns(registration) })
+    .update({ registration_source: 'dynamic', registration_access_token_hash: registrationAccessTokenHash, created_at: createdAt, ...registrationColumns(registration) })
     .returning('*');
   return toClient(row);
 }

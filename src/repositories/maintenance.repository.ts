@@ -58,7 +58,7 @@ async function deleteTokenlessFamilies(db: Queryable, createdBefore: Date): Prom
 }
 
 /** Deletes rows whose lifetime is over; safe on every instance at once (see deleteInBatches). */
-export async function deleteExpired(db: Queryable, now: Date, keepRevokedFor: Date, mail: { sentBefore: Date; deadBefore: Date }, sessionsBefore: Date) {
+export async function deleteExpired(db: Queryable, now: Date, keepRevokedFor: Date, mail: { sentBefore: Date; deadBefore: Date }, sessionsBefore: Date, unusedClientsBefore: Date) {
   const codes = await deleteInBatches(db, 'authorization_codes', (q) => q.where('expires_at', '<', keepRevokedFor));
   const accessTokens = await deleteInBatches(db, 'access_tokens', (q) => q.where('expires_at', '<', now), { quiet: true });
   const refreshTokens = await deleteInBatches(db, 'refresh_tokens', (q) => q.where('expires_at', '<', now));
@@ -77,7 +77,9 @@ export async function deleteExpired(db: Queryable, now: Date, keepRevokedFor: Da
   // back-channel logouts are kept as long, for support questions ("was it sent?").
   const sessionClients = await deleteInBatches(db, 'session_clients', (q) => q.where('created_at', '<', sessionsBefore));
   const backchannelLogouts = await deleteInBatches(db, 'backchannel_logouts', (q) => q.whereIn('status', ['delivered', 'failed']).andWhere('created_at', '<', sessionsBefore));
-  return { codes, accessTokens, refreshTokens, families, sessions, counters, throttles, accountTokens, mailOutbox, sessionClients, backchannelLogouts };
+  // Self-registered clients that never completed a token request (their codes and consents cascade).
+  const unusedRegisteredClients = await deleteInBatches(db, 'clients', (q) => q.where({ registration_source: 'dynamic' }).whereNull('last_used_at').andWhere('created_at', '<', unusedClientsBefore));
+  return { codes, accessTokens, refreshTokens, families, sessions, counters, throttles, accountTokens, mailOutbox, sessionClients, backchannelLogouts, unusedRegisteredClients };
 }
 
 /** A real query on a real table: `select 1` alone passed while the app could not see its tables. */

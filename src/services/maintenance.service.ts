@@ -13,13 +13,15 @@ export function createMaintenance(deps: Deps) {
      * detection. Sent mails (their body is already gone) are kept a week for support questions
      * ("was it sent?"), dead ones a month for operators (admin mail list / retry). Which apps a
      * browser sign-in reached, and its delivered or failed back-channel logouts, go once no
-     * browser session can be that old (SESSION_TTL_SECONDS).
+     * browser session can be that old (SESSION_TTL_SECONDS). A self-registered client that completed
+     * no token request within UNUSED_REGISTERED_CLIENT_TTL_SECONDS goes with its codes and consents.
      */
     purgeExpired() {
       const now = deps.now();
       const daysAgo = (days: number) => new Date(now.getTime() - days * 86_400_000);
       const sessionsBefore = new Date(now.getTime() - deps.config.sessionTtlSeconds * 1000);
-      return maintenance.deleteExpired(deps.db, now, daysAgo(1), { sentBefore: daysAgo(7), deadBefore: daysAgo(30) }, sessionsBefore);
+      const unusedClientsBefore = new Date(now.getTime() - deps.config.unusedRegisteredClientTtlSeconds * 1000);
+      return maintenance.deleteExpired(deps.db, now, daysAgo(1), { sentBefore: daysAgo(7), deadBefore: daysAgo(30) }, sessionsBefore, unusedClientsBefore);
     },
   };
 }

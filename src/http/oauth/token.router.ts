@@ -32,6 +32,7 @@ export function tokenRouter(s: Services, rateLimit: RateLimits): Router {
     const issued = req.body.grant_type === 'authorization_code'
       ? await s.grants.exchangeAuthorizationCode(ctx, parseOAuth(CodeBody, req.body))
       : await s.grants.rotateRefreshToken(ctx, parseOAuth(RefreshBody, req.body));
+    await s.registration.markFirstUse(ctx.client); // a self-registered client in use is not purged; a no-op for the others
     res.json(presentTokenResponse(issued));
   };
   r.post('/oauth/token', noStore, requireFormBody, resolvePlatform(s), supportedGrant, clientAuth(s, { allowPublic: true }), limit.authenticated, issue, limit.failed);

@@ -97,6 +97,7 @@ export function createDynamicRegistration(deps: Deps, platforms: Platforms, clie
           ...stored(checked),
           sealedSecret: secret ? deps.sealer.seal(secret) : null,
           registrationAccessTokenHash: digest(registrationAccessToken),
+          createdAt: deps.now(),
         });
         const details = { ...auditDetails(c), ...(tokenId ? { registration_token_id: tokenId } : {}) };
         await audit.record(trx, ctx, { kind: 'client.registered', platformId: platform.id, clientId: c.id, details });
