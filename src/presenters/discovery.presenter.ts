@@ -10,7 +10,7 @@ import { issuerOf, type Platform } from '../domain/platform';
  * its endpoints under the issuer without a query, so a client may append its own
  * (docs/decisions.md, "Agent-ready authorization").
  */
-export function presentDiscovery(baseUrl: string, platform: Pick<Platform, 'id' | 'signingProfile'>) {
+export function presentDiscovery(baseUrl: string, platform: Pick<Platform, 'id' | 'signingProfile' | 'registration'>) {
   const issuer = issuerOf(baseUrl, platform);
   const at = platform.signingProfile === 'standard'
     ? (path: string) => `${issuer}${path}`
@@ -24,6 +24,7 @@ export function presentDiscovery(baseUrl: string, platform: Pick<Platform, 'id' 
     introspection_endpoint: at('/oauth/introspect'),
     revocation_endpoint: at('/oauth/revoke'),
     end_session_endpoint: at('/oauth/logout'),
+    ...registrationEndpoint(baseUrl, platform),
     scopes_supported: [...SUPPORTED_SCOPES],
     response_types_supported: ['code'],
     response_modes_supported: ['query'],
@@ -54,4 +55,13 @@ export function presentDiscovery(baseUrl: string, platform: Pick<Platform, 'id' 
     frontchannel_logout_supported: true,
     frontchannel_logout_session_supported: true,
   };
+}
+
+/**
+ * RFC 8414 §2 / RFC 7591 §3: a standard platform that accepts registrations names its endpoint
+ * under its issuer; otherwise (and on every seed platform) the document has no such member.
+ */
+function registrationEndpoint(baseUrl: string, platform: Pick<Platform, 'id' | 'signingProfile' | 'registration'>) {
+  if (platform.signingProfile !== 'standard' || platform.registration === 'off') return {};
+  return { registration_endpoint: `${issuerOf(baseUrl, platform)}/oauth/register` };
 }
