@@ -147,7 +147,7 @@ function text(m: Record<string, unknown>, field: string): string | null {
   if (typeof v !== 'string' || v.length > MAX_TEXT) throw invalidClientMetadata(`${field}: must be a string of at most ${MAX_TEXT} characters`);
   // Control characters have no place in a name shown on the consent page.
   const trimmed = v.trim();
-  if (/[\u0000-\u001f\u007f]/.test(trimmed)) throw invalidClientMetadata(`${field}: must not contain control characters`);
+  if ([...trimmed].some((ch) => ch.charCodeAt(0) < 0x20 || ch.charCodeAt(0) === 0x7f)) throw invalidClientMetadata(`${field}: must not contain control characters`);
   return trimmed === '' ? null : trimmed;
 }
 
