@@ -10,17 +10,6 @@ let p: ClockedProvider;
 beforeAll(async () => { p = await startClockedProvider(); });
 afterAll(() => p.close());
 
-/**
- * Until the issuer's path endpoints route to /oauth/*, the registration endpoint is reached by its
- * query form: the one rewrite this test makes to what openid-client sends.
- */
-const viaQueryForm = (platformId: string): typeof fetch => (url, init) => {
-  const u = new URL(String(url));
-  const prefix = `/platforms/${platformId}/oauth/register`;
-  if (u.pathname.startsWith(prefix)) u.href = `${u.origin}/oauth/register${u.pathname.slice(prefix.length)}?platform_guid=${platformId}`;
-  return fetch(u, init);
-};
-
 it.each(['none', 'client_secret_basic'] as const)('registers (%s) with openid-client, signs in with PKCE, exchanges the code; last_used_at is set', async (method) => {
   const platformId = await registrationPlatform(p.t.services, 'open');
   const issuer = new URL(`${p.base}/platforms/${platformId}`);
@@ -29,7 +18,7 @@ it.each(['none', 'client_secret_basic'] as const)('registers (%s) with openid-cl
     issuer,
     { redirect_uris: [redirectUri], token_endpoint_auth_method: method, application_type: method === 'none' ? 'native' : 'web', client_name: 'Agent', scope: 'openid email' },
     undefined,
-    { execute: [client.allowInsecureRequests], [client.customFetch]: viaQueryForm(platformId) },
+    { execute: [client.allowInsecureRequests] },
   );
   const metadata = config.clientMetadata();
   expect(metadata.registration_client_uri).toBe(`${issuer.href}/oauth/register/${metadata.client_id}`);
