@@ -101,6 +101,18 @@ describe('authorize: loopback redirect URIs match any port (RFC 8252 §7.3)', ()
     expectRefusedPage(await authorize(p, c, uri));
   });
 
+  it('a self-registered public client\'s http://localhost redirect matches any port of localhost, never a loopback IP', async () => {
+    const { p, c } = await tenant(['http://127.0.0.1/unused']);
+    // Only registration by the client itself may store localhost (docs/decisions.md): written here directly.
+    await t.database.db('clients').where({ id: c.id }).update({ redirect_uris: ['http://localhost/callback'] });
+    t.services.clientAuth.forget(c.id);
+    const client = { ...c, redirectUris: ['http://localhost/callback'] };
+    expectAccepted(await authorize(p, client, 'http://localhost:43123/callback'));
+    expectAccepted(await authorize(p, client, 'http://localhost/callback'));
+    expectRefusedPage(await authorize(p, client, 'http://127.0.0.1:43123/callback'));
+    expectRefusedPage(await authorize(p, client, 'http://localhost:43123/other'));
+  });
+
   it('keeps exact matching for other URIs: an https URI on another port is refused', async () => {
     const { p, c } = await tenant(['https://app.example/callback', 'https://app.example:8443/cb']);
     expectRefusedPage(await authorize(p, c, 'https://app.example:8443/callback'));

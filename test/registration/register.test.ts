@@ -87,6 +87,22 @@ describe('POST /oauth/register: policy', () => {
   });
 });
 
+describe('POST /oauth/register: loopback redirects of public clients', () => {
+  it('a public client registers http://localhost:PORT/callback without naming itself native (as MCP clients do); a confidential one may not', async () => {
+    const guid = await registrationPlatform(t.services, 'open');
+    const agent = { client_name: 'Agent CLI', redirect_uris: ['http://localhost:33418/callback'], token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'] };
+    const res = await register(t.app, guid, agent);
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ redirect_uris: ['http://localhost:33418/callback'], application_type: 'web', token_endpoint_auth_method: 'none' });
+    expect((await register(t.app, guid, { ...agent, redirect_uris: ['http://127.0.0.1:33418/callback'] })).status).toBe(201);
+    const before = await clients(guid);
+    expectOAuthError(await register(t.app, guid, { ...agent, token_endpoint_auth_method: 'client_secret_basic' }), 400, 'invalid_redirect_uri');
+    expectOAuthError(await register(t.app, guid, { ...agent, redirect_uris: ['http://localhost.evil.example/callback'] }), 400, 'invalid_redirect_uri');
+    expectOAuthError(await register(t.app, guid, { ...agent, redirect_uris: ['http://sub.localhost:33418/callback'] }), 400, 'invalid_redirect_uri');
+    expect(await clients(guid)).toBe(before);
+  });
+});
+
 describe('POST /oauth/register: hostile and invalid metadata (RFC 7591 §3.2.2), nothing stored', () => {
   let guid: string;
   beforeAll(async () => { guid = await registrationPlatform(t.services, 'open'); });

@@ -5,7 +5,7 @@ import {
 } from '../../domain/client';
 import { parseScope, SUPPORTED_SCOPES } from '../../domain/scopes';
 import type { Platform } from '../../domain/platform';
-import { isLoopbackIpRedirectUri } from '../redirect-uris';
+import { isLocalhostRedirectUri, isLoopbackIpRedirectUri } from '../redirect-uris';
 
 /**
  * RFC 7591 §2 client metadata, checked for a registration (POST) or its replacement (RFC 7592 PUT).
@@ -48,7 +48,7 @@ export function checkClientMetadata(body: unknown, platform: Pick<Platform, 'id'
   if (!responseTypes.includes('code')) throw invalidClientMetadata('response_types: must be ["code"] with the authorization_code grant');
   // RFC 7591 §2: the default is client_secret_basic.
   const authMethod: RegistrationAuthMethod = oneOf(m, 'token_endpoint_auth_method', REGISTRATION_AUTH_METHODS) ?? 'client_secret_basic';
-  const redirectUris = redirectUrisOf(m, applicationType);
+  const redirectUris = redirectUrisOf(m, applicationType, authMethod === 'none');
   const clientUri = httpsUri(m, 'client_uri');
   const name = text(m, 'client_name') ?? hostOf(clientUri ?? redirectUris[0]) ?? 'Unnamed app';
   return {
@@ -85,21 +85,23 @@ function scopesOf(m: Record<string, unknown>, platform: Pick<Platform, 'id'>): s
   return offered.filter((s) => requested.has(s));
 }
 
-function redirectUrisOf(m: Record<string, unknown>, applicationType: ApplicationType): string[] {
+function redirectUrisOf(m: Record<string, unknown>, applicationType: ApplicationType, isPublic: boolean): string[] {
   const v = m.redirect_uris;
   if (v === undefined) throw invalidRedirectUri('redirect_uris: required for the authorization_code grant');
   if (!Array.isArray(v) || v.length === 0) throw invalidRedirectUri('redirect_uris: must be a non-empty array of URIs');
   if (v.length > MAX_REDIRECT_URIS) throw invalidRedirectUri(`redirect_uris: at most ${MAX_REDIRECT_URIS}`);
-  for (const uri of v) checkRedirectUriFor(uri, applicationType);
+  for (const uri of v) checkRedirectUriFor(uri, applicationType, isPublic);
   return [...new Set(v as string[])];
 }
 
 /**
- * web: https only. native (RFC 8252 §7): a loopback IP literal over http on any port (§7.3), a
+ * web: https. native (RFC 8252 §7): a loopback IP literal over http on any port (§7.3), a
  * private-use scheme in reverse-domain form such as `com.example.app:/cb` (§7.1), or https (§7.2).
- * `localhost` by name is refused (§8.3), as for every client.
+ * A public client (no secret) may register a loopback redirect — the IP literal or `localhost`
+ * by name, any port — whatever application_type it names: MCP clients and CLIs register
+ * `http://localhost:PORT/callback` without naming themselves native (docs/decisions.md).
  */
-function checkRedirectUriFor(uri: unknown, applicationType: ApplicationType): void {
+function checkRedirectUriFor(uri: unknown, applicationType: ApplicationType, isPublic: boolean): void {
   if (typeof uri !== 'string' || uri.length === 0 || uri.length > MAX_URI) throw invalidRedirectUri(`redirect_uris: each must be a URI of at most ${MAX_URI} characters`);
   const shown = uri.slice(0, 100);
   let url: URL;
@@ -111,8 +113,9 @@ function checkRedirectUriFor(uri: unknown, applicationType: ApplicationType): vo
   if (uri.includes('#')) throw invalidRedirectUri(`redirect_uris: "${shown}" must not contain a fragment`);
   if (url.username || url.password) throw invalidRedirectUri(`redirect_uris: "${shown}" must not contain credentials`);
   if (url.protocol === 'https:') return;
+  if (isPublic && (isLoopbackIpRedirectUri(uri) || isLocalhostRedirectUri(uri))) return;
   if (url.protocol === 'http:' && (url.hostname === 'localhost' || url.hostname.endsWith('.localhost'))) {
-    throw invalidRedirectUri(`redirect_uris: "${shown}" uses localhost: register the loopback IP literal http://127.0.0.1/… or http://[::1]/… (any port is accepted at sign-in, RFC 8252 §7.3, §8.3)`);
+    throw invalidRedirectUri(`redirect_uris: "${shown}" uses localhost: only a public client (token_endpoint_auth_method none) may; a confidential one registers the loopback IP literal http://127.0.0.1/… or http://[::1]/… (RFC 8252 §7.3, §8.3)`);
   }
   if (applicationType === 'web') throw invalidRedirectUri(`redirect_uris: "${shown}" must use https (application_type web)`);
   if (url.protocol === 'http:') {
