@@ -23,6 +23,8 @@ export const AUDIT_EVENT_KINDS = [
   'sign_out_everywhere',
   'identity.linked',
   'identity.unlinked',
+  'client_metadata.fetch_failed',
+  'client_metadata.refused',
   // admin changes
   'platform.created',
   'platform.updated',

@@ -3,6 +3,7 @@ import https from 'node:https';
 import { lookup } from 'node:dns/promises';
 import type { LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
+import tls from 'node:tls';
 import type { Config } from '../config';
 import { isPrivateAddress } from './private-address';
 
@@ -33,6 +34,8 @@ export interface OutboundFetchOptions {
   /** Covers DNS, connect and the whole response. */
   timeoutMs?: number;
   maxResponseBytes?: number;
+  /** Tests only: a PEM certificate authority trusted for https, besides the system's (a local server's self-signed one). Never set from config. */
+  ca?: string;
 }
 
 export interface OutboundInit {
@@ -48,7 +51,7 @@ const DEFAULT_MAX_RESPONSE_BYTES = 1024 * 1024;
 
 /**
  * The one way the provider calls other servers on its own (back-channel logout, upstream
- * discovery/JWKS/token/userinfo; never logo URLs, which the browser loads): SSRF guard, no redirects, a timeout and a size cap.
+ * discovery/JWKS/token/userinfo, client metadata documents; never logo URLs, which the browser loads): SSRF guard, no redirects, a timeout and a size cap.
  * Rejects with OutboundRequestError.
  */
 export function createOutboundFetch(options: OutboundFetchOptions): OutboundFetch {
@@ -64,16 +67,16 @@ export function createOutboundFetch(options: OutboundFetchOptions): OutboundFetc
     );
     try {
       const addresses = await untilAborted(resolveTarget(target.hostname, options.allowPrivateTargets), deadline.signal);
-      return await send(target.url, addresses, init, maxBytes, deadline.signal);
+      return await send(target.url, addresses, init, maxBytes, deadline.signal, options.ca);
     } finally {
       clearTimeout(timer);
     }
   };
 }
 
-/** From config: private targets allowed unless production, or when ALLOW_PRIVATE_NETWORK_TARGETS=true. */
-export function outboundFetchFromConfig(config: Config): OutboundFetch {
-  return createOutboundFetch({ allowPrivateTargets: !config.isProduction || config.allowPrivateNetworkTargets });
+/** From config: private targets allowed unless production, or when ALLOW_PRIVATE_NETWORK_TARGETS=true; a caller may set tighter limits. */
+export function outboundFetchFromConfig(config: Config, limits: { timeoutMs?: number; maxResponseBytes?: number } = {}): OutboundFetch {
+  return createOutboundFetch({ ...limits, allowPrivateTargets: !config.isProduction || config.allowPrivateNetworkTargets });
 }
 
 interface Target {
@@ -129,6 +132,7 @@ function send(
   init: OutboundInit,
   maxBytes: number,
   signal: AbortSignal,
+  ca: string | undefined,
 ): Promise<OutboundResponse> {
   return new Promise((resolve, reject) => {
     if (signal.aborted) return reject(signal.reason);
@@ -142,6 +146,7 @@ function send(
       headers,
       // A fresh connection each time: a pooled socket must not carry one caller's vetted address to another.
       agent: false,
+      ...(ca === undefined ? {} : { ca: [...tls.rootCertificates, ca] }),
       // Connect to the addresses vetted above, never a second DNS answer (DNS rebinding);
       // TLS SNI, certificate check and Host stay on the URL's host name.
       lookup: (_host: string, opts: { all?: boolean }, callback: LookupCallback) => {

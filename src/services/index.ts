@@ -35,6 +35,7 @@ import { createUpstreamProviders } from './federation/providers.service';
 import { createUpstreamClient } from './federation/upstream-client';
 import { createIdentities } from './federation/identities.service';
 import { createResources } from './resources.service';
+import { createClientMetadataDocuments } from './client-metadata-documents.service';
 
 /** The service layer as one plain object; the app, the CLI and the tests build the same one. */
 export function createServices(deps: Deps, notifications?: Notifications) {
@@ -74,13 +75,14 @@ export function createServices(deps: Deps, notifications?: Notifications) {
   const operators = createOperators(deps, platforms, audit);
   const upstreamProviders = createUpstreamProviders(deps);
   const resources = createResources(deps, notifications);
+  const clientMetadataDocuments = createClientMetadataDocuments(deps, audit);
   const admin = createAdminServices(deps, { audit, platforms, clientAuth, users, throttle, passwordReset: account.passwordReset, signingKeys, mailOutbox, backchannelLogout, upstreamProviders, resources });
   const mailAdmin = admin.mail; // the console's name for it
   const rateLimitCounters = createRateLimitCounters(deps);
   const federation = { providers: upstreamProviders, identities, client: createUpstreamClient(deps, upstreamProviders) };
   // `deps` is for the tests and nothing else: outside src/services/ the guard refuses `.deps`
   // (test/unit/import-guard.test.ts); the app and the CLI pass what they need as arguments.
-  return { deps, tokenSigner, audit, admin, registration, masterKey, signingKeys, platforms, users, maintenance, clientAuth, grants, tokens, authorize, interaction, signInWithPassword, signUpWithPassword, throttle, account, mailOutbox, logout, frontchannelLogout, passkeys, mfa, operators, mailAdmin, backchannelLogout, federation, resources, rateLimitCounters };
+  return { deps, tokenSigner, audit, admin, registration, masterKey, signingKeys, platforms, users, maintenance, clientAuth, grants, tokens, authorize, interaction, signInWithPassword, signUpWithPassword, throttle, account, mailOutbox, logout, frontchannelLogout, passkeys, mfa, operators, mailAdmin, backchannelLogout, federation, resources, clientMetadataDocuments, rateLimitCounters };
 }
 
 export type Services = ReturnType<typeof createServices>;

@@ -12,7 +12,8 @@ export interface TtlCache<V> {
   /** The live entry, or the loader's answer, remembered. */
   getOrLoad(key: string, load: () => Promise<V>): Promise<V>;
   get(key: string): { value: V } | undefined;
-  set(key: string, value: V): void;
+  /** `ttlMs`: this entry's own lifetime, when its source says how long it stays fresh (HTTP cache headers); else the cache's. */
+  set(key: string, value: V, ttlMs?: number): void;
   delete(key: string): void;
 }
 
@@ -31,8 +32,8 @@ export function createTtlCache<V>(now: () => Date, options: { ttlMs: number; max
       entries.delete(key);
       return undefined;
     },
-    set(key, value) {
-      entries.set(key, { value, until: now().getTime() + ttlMs });
+    set(key, value, entryTtlMs = ttlMs) {
+      entries.set(key, { value, until: now().getTime() + entryTtlMs });
     },
     delete(key) {
       entries.delete(key);
