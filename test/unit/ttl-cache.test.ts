@@ -20,6 +20,18 @@ describe('createTtlCache', () => {
     expect(loads).toBe(2);
   });
 
+  it('keeps an entry for its own lifetime when set with one', () => {
+    let now = 0;
+    const cache = createTtlCache<string>(() => new Date(now), { ttlMs: 1000 });
+    cache.set('short', 'a', 100);
+    cache.set('long', 'b', 5000);
+    cache.set('default', 'c');
+    now = 999;
+    expect([cache.get('short'), cache.get('long'), cache.get('default')]).toEqual([undefined, { value: 'b' }, { value: 'c' }]);
+    now = 4999;
+    expect([cache.get('long'), cache.get('default')]).toEqual([{ value: 'b' }, undefined]);
+  });
+
   it('evicts the least recently used entry when full, and forgets a deleted key', () => {
     const cache = createTtlCache<number>(() => new Date(0), { ttlMs: 1000, max: 2 });
     cache.set('a', 1);
