@@ -251,6 +251,9 @@ export function metadataDocumentClientOf(platformId: string, doc: MetadataDocume
     backchannelLogoutSessionRequired: false,
     frontchannelLogoutUri: null,
     frontchannelLogoutSessionRequired: false,
+    registrationSource: 'metadata_document',
+    registration: null,
+    lastUsedAt: null,
     createdAt: fetchedAt,
   };
 }

@@ -25,7 +25,7 @@ export interface Client extends ClientBranding {
   /** OIDC Front-Channel Logout 1.0 §2: rendered in an iframe on sign-out, with `iss` and `sid` when required. */
   frontchannelLogoutUri: string | null;
   frontchannelLogoutSessionRequired: boolean;
-  /** admin: made by an operator; dynamic: registered itself (RFC 7591). */
+  /** admin: made by an operator; dynamic: registered itself (RFC 7591); metadata_document: its id is the URL of its Client ID Metadata Document. */
   registrationSource: RegistrationSource;
   /** Dynamic clients: what they registered that only they read back (RFC 7591 §2); null for an operator's. */
   registration: DynamicRegistration | null;
@@ -34,7 +34,7 @@ export interface Client extends ClientBranding {
   createdAt: Date;
 }
 
-export type RegistrationSource = 'admin' | 'dynamic';
+export type RegistrationSource = 'admin' | 'dynamic' | 'metadata_document';
 
 /** RFC 8252 §8.4 via RFC 7591 §2 / OIDC Registration §2: which redirect URIs the client may register. */
 export const APPLICATION_TYPES = ['web', 'native'] as const;
