@@ -7,6 +7,7 @@ export type OAuthErrorCode =
   | 'invalid_client'
   | 'invalid_grant'
   | 'invalid_scope'
+  | 'invalid_target'
   | 'invalid_token'
   | 'insufficient_scope'
   | 'unauthorized_client'
@@ -73,6 +74,8 @@ export class OAuthError extends Error {
 
 export const invalidRequest = (d: string) => new OAuthError('invalid_request', d);
 export const invalidGrant = (d: string) => new OAuthError('invalid_grant', d);
+/** RFC 8707 §2: a resource indicator that is not an absolute URI, not one of ours, or beyond the grant. */
+export const invalidTarget = (d: string) => new OAuthError('invalid_target', d);
 export const invalidToken = (d: string) =>
   new OAuthError('invalid_token', d, {
     headers: { 'WWW-Authenticate': `Bearer error="invalid_token", error_description="${d.replace(/"/g, "'")}"` },

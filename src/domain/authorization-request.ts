@@ -1,6 +1,12 @@
 import type { UpstreamInProgress } from './interaction';
 import type { Locale } from './locales';
 
+/** An RFC 8707 resource an authorization request named, and the scopes of it the request is granted. */
+export interface ResourceGrant {
+  uri: string;
+  scopes: string[];
+}
+
 /** A validated authorization request, kept in the browser session while the user interacts. */
 export interface AuthorizationRequest {
   id: string;
@@ -10,8 +16,10 @@ export interface AuthorizationRequest {
   redirectUri: string;
   state?: string;
   nonce?: string;
-  /** Narrowed scopes (spec scope rule 1). */
+  /** Narrowed scopes (spec scope rule 1), the named resources' granted scopes after the spec's. */
   scopes: string[];
+  /** The RFC 8707 resources named (standard platforms), in the order named; absent or empty: none. */
+  resources?: ResourceGrant[];
   codeChallenge?: string;
   prompts: string[];
   maxAge?: number;
@@ -42,4 +50,18 @@ export interface AuthorizationRequest {
   /** The original query, so a lost session can start the request over (back button, expiry). */
   restart?: string;
   createdAt: number;
+}
+
+/** A remembered consent's entry for a resource's scope: the indicator has no fragment, so `#` splits it unambiguously. */
+export const resourceConsentEntry = (uri: string, scope: string) => `${uri}#${scope}`;
+
+/**
+ * What consent to this request covers, as the consents table keeps it: the spec's scopes by name,
+ * a named resource by its indicator (access to it, even with none of its scopes) and its scopes as
+ * resourceConsentEntry (the same scope name of two resources is two grants).
+ */
+export function consentEntriesOf(ar: Pick<AuthorizationRequest, 'scopes' | 'resources'>): string[] {
+  const ofResources = (ar.resources ?? []).flatMap((r) => [r.uri, ...r.scopes.map((s) => resourceConsentEntry(r.uri, s))]);
+  const resourceScopes = new Set((ar.resources ?? []).flatMap((r) => r.scopes));
+  return [...ar.scopes.filter((s) => !resourceScopes.has(s)), ...ofResources];
 }

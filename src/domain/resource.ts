@@ -37,6 +37,9 @@ export const RESOURCE_TOKEN_TTL_MAX = 86_400;
 export const RESOURCE_SCOPES_MAX = 50;
 export const RESOURCES_PER_PLATFORM_MAX = 100;
 
+/** How many resources one authorization or token request may name: enough for any real request, and a bound on its registry look-ups. */
+export const RESOURCES_PER_REQUEST_MAX = 10;
+
 /** The longest resource name and scope description (consent shows both). */
 export const RESOURCE_NAME_MAX = 100;
 export const RESOURCE_SCOPE_DESCRIPTION_MAX = 300;

@@ -2,9 +2,28 @@ import { preparedQuery, type Db } from '../db';
 import { userFromJson, type UserRow } from './user.repository';
 import type { PreparedTokens } from '../domain/tokens';
 
+/**
+ * The access token's expiry: the earliest of its audience's (the registered URIs and expiries
+ * given as arrays), else the default. Reads `audience` of the row it is selected from.
+ */
+const ACCESS_EXPIRY = (fallback: string, uris: string, expiries: string) =>
+  `COALESCE((SELECT min(x.e) FROM unnest(CAST(${uris} AS text[]), CAST(${expiries} AS timestamptz[])) AS x(u, e) WHERE x.u = ANY (audience)), ${fallback})`;
+
 // Each grant is ONE statement: lock, compare-and-swap and inserts in data-modifying CTEs, so a
 // grant costs one round trip and one durable commit. The statement only performs the swap when
 // every condition holds; the service re-reads the returned row to say which one failed.
+
+/**
+ * The RFC 8707 audience of a token request: the resources it names (null: all the grant named),
+ * and the platform's registered resources with the expiry an access token for each would have.
+ * An audience outside the grant, or naming a resource no longer registered, is no exchange
+ * (`targetOk` false); the access token expires at the earliest of its audience's expiries, else
+ * at `tokens.accessExpiresAt`.
+ */
+export interface TokenTarget {
+  requested: string[] | null;
+  registered: { uri: string; accessExpiresAt: Date }[];
+}
 
 export interface CodeExchangeRow {
   id: string;
@@ -20,6 +39,11 @@ export interface CodeExchangeRow {
   browserSessionId: string | null;
   expiresAt: Date;
   consumedAt: Date | null;
+  /** The access token's audience (the requested resources, else all the code named) and whether the grant and registry allow it. */
+  audience: string[];
+  targetOk: boolean;
+  /** When the issued access token expires (null when none was issued). */
+  accessExpiresAt: Date | null;
   exchanged: boolean;
   hasRefreshToken: boolean;
   user: UserRow | null;
@@ -27,37 +51,46 @@ export interface CodeExchangeRow {
 
 export async function exchangeCode(
   db: Db,
-  p: { platformId: string; codeHash: string; clientId: string; redirectUri: string; challenge: string | null; tokens: PreparedTokens },
+  p: { platformId: string; codeHash: string; clientId: string; redirectUri: string; challenge: string | null; target: TokenTarget; tokens: PreparedTokens },
 ): Promise<CodeExchangeRow | undefined> {
   const t = p.tokens;
+  const g = p.target;
   const rows = await preparedQuery(
     db,
     'latchkey_exchange_code',
     `WITH code AS (
-       SELECT * FROM authorization_codes WHERE platform_id = $1 AND code_hash = $2 FOR UPDATE
+       SELECT c.*, COALESCE(CAST($13 AS text[]), c.resources) AS audience
+       FROM authorization_codes c WHERE platform_id = $1 AND code_hash = $2 FOR UPDATE
+     ), target AS (
+       SELECT code.*, (audience <@ resources AND audience <@ CAST($14 AS text[])) AS target_ok FROM code
      ), ok AS (
-       SELECT * FROM code
+       SELECT * FROM target
        WHERE client_id = $3 AND consumed_at IS NULL AND expires_at > $4 AND redirect_uri = $5
-         AND code_challenge IS NOT DISTINCT FROM $6
+         AND code_challenge IS NOT DISTINCT FROM $6 AND target_ok
      ), consumed AS (
        UPDATE authorization_codes SET consumed_at = $4 WHERE id IN (SELECT id FROM ok) RETURNING id
      ), fam AS (
-       INSERT INTO refresh_token_families (id, platform_id, client_id, user_id, code_id, scope, auth_time, browser_session_id, amr, acr)
-       SELECT $7, platform_id, client_id, user_id, id, scope, auth_time, browser_session_id, amr, acr FROM ok
+       INSERT INTO refresh_token_families (id, platform_id, client_id, user_id, code_id, scope, auth_time, browser_session_id, amr, acr, resources)
+       SELECT $7, platform_id, client_id, user_id, id, scope, auth_time, browser_session_id, amr, acr, resources FROM ok
        WHERE 'offline_access' = ANY (string_to_array(scope, ' '))
        RETURNING id
      ), rt AS (
        INSERT INTO refresh_tokens (id, family_id, token_hash, expires_at) SELECT $8, id, $9, $10 FROM fam
      ), at AS (
        INSERT INTO access_tokens (jti_hash, platform_id, client_id, user_id, scope, family_id, code_id, expires_at, created_at)
-       SELECT $11, platform_id, client_id, user_id, scope, (SELECT id FROM fam), id, $12, $4 FROM ok
+       SELECT $11, platform_id, client_id, user_id, scope, (SELECT id FROM fam), id, ${ACCESS_EXPIRY('$12', '$14', '$15')}, $4 FROM ok
+       RETURNING expires_at
      )
-     SELECT code.id, code.client_id, code.redirect_uri, code.scope, code.nonce, code.code_challenge, code.auth_time, code.amr, code.acr,
-            code.browser_session_id, code.expires_at, code.consumed_at, EXISTS (SELECT 1 FROM ok) AS exchanged,
+     SELECT target.id, target.client_id, target.redirect_uri, target.scope, target.nonce, target.code_challenge, target.auth_time, target.amr, target.acr,
+            target.browser_session_id, target.expires_at, target.consumed_at, target.audience, target.target_ok,
+            (SELECT expires_at FROM at) AS access_expires_at, EXISTS (SELECT 1 FROM ok) AS exchanged,
             EXISTS (SELECT 1 FROM ok WHERE 'offline_access' = ANY (string_to_array(ok.scope, ' '))) AS has_refresh_token,
-            (SELECT row_to_json(u.*) FROM users u WHERE u.id = code.user_id) AS user_json
-     FROM code`,
-    [p.platformId, p.codeHash, p.clientId, t.now, p.redirectUri, p.challenge, t.familyId, t.refreshId, t.refreshHash, t.refreshExpiresAt, t.jtiHash, t.accessExpiresAt],
+            (SELECT row_to_json(u.*) FROM users u WHERE u.id = target.user_id) AS user_json
+     FROM target`,
+    [
+      p.platformId, p.codeHash, p.clientId, t.now, p.redirectUri, p.challenge, t.familyId, t.refreshId, t.refreshHash, t.refreshExpiresAt, t.jtiHash, t.accessExpiresAt,
+      g.requested, g.registered.map((r) => r.uri), g.registered.map((r) => r.accessExpiresAt),
+    ],
   );
   const r = rows[0];
   if (!r) return undefined;
@@ -74,6 +107,9 @@ export async function exchangeCode(
     browserSessionId: r.browser_session_id ?? null,
     expiresAt: r.expires_at,
     consumedAt: r.consumed_at,
+    audience: r.audience,
+    targetOk: r.target_ok,
+    accessExpiresAt: r.access_expires_at ?? null,
     exchanged: r.exchanged,
     hasRefreshToken: r.has_refresh_token,
     user: r.user_json ? userFromJson(r.user_json) : null,
@@ -95,6 +131,11 @@ export interface RefreshRotationRow {
   rotated: boolean;
   /** The presented token was valid or inside its grace window, but its successor had already been rotated. */
   successorUsed: boolean;
+  /** The access token's audience (the requested resources, else all the family named) and whether the grant and registry allow it. */
+  audience: string[];
+  targetOk: boolean;
+  /** When the issued access token expires (null when none was issued). */
+  accessExpiresAt: Date | null;
   accessScope: string | null;
   user: UserRow | null;
 }
@@ -106,9 +147,10 @@ export interface RefreshRotationRow {
  */
 export async function rotateRefreshToken(
   db: Db,
-  p: { platformId: string; tokenHash: string; clientId: string; graceStart: Date; requestedScopes: string[] | null; tokens: PreparedTokens },
+  p: { platformId: string; tokenHash: string; clientId: string; graceStart: Date; requestedScopes: string[] | null; target: TokenTarget; tokens: PreparedTokens },
 ): Promise<RefreshRotationRow | undefined> {
   const t = p.tokens;
+  const g = p.target;
   // The successor upsert: ON CONFLICT DO UPDATE (a no-op SET) locks the existing successor and
   // returns its newest version even when a concurrent rotation committed it after this statement's
   // snapshot, which a plain SELECT would not see. Lock order is always presented token, then
@@ -117,7 +159,9 @@ export async function rotateRefreshToken(
     db,
     'latchkey_rotate_refresh_token',
     `WITH cur AS (
-       SELECT t.id, t.family_id, t.rotated_at, t.expires_at, f.client_id, f.user_id, f.scope, f.auth_time, f.amr, f.acr, f.browser_session_id, f.revoked_at AS family_revoked_at
+       SELECT t.id, t.family_id, t.rotated_at, t.expires_at, f.client_id, f.user_id, f.scope, f.auth_time, f.amr, f.acr, f.browser_session_id, f.revoked_at AS family_revoked_at,
+              COALESCE(CAST($12 AS text[]), f.resources) AS audience,
+              (COALESCE(CAST($12 AS text[]), f.resources) <@ f.resources AND COALESCE(CAST($12 AS text[]), f.resources) <@ CAST($13 AS text[])) AS target_ok
        FROM refresh_tokens t JOIN refresh_token_families f ON f.id = t.family_id
        WHERE t.token_hash = $1 AND f.platform_id = $2
        FOR UPDATE OF t
@@ -128,7 +172,7 @@ export async function rotateRefreshToken(
                     WHERE s = ANY (string_to_array(CAST($3 AS text), ' ')) OR s = 'offline_access') END AS access_scope
        FROM cur
        WHERE client_id = $4 AND family_revoked_at IS NULL AND expires_at > $5
-         AND (rotated_at IS NULL OR rotated_at >= $6)
+         AND (rotated_at IS NULL OR rotated_at >= $6) AND target_ok
      ), swap AS (
        UPDATE refresh_tokens SET rotated_at = $5 WHERE id IN (SELECT id FROM ok) AND rotated_at IS NULL
      ), rt AS (
@@ -139,15 +183,20 @@ export async function rotateRefreshToken(
        SELECT ok.* FROM ok JOIN rt ON rt.family_id = ok.family_id WHERE rt.rotated_at IS NULL
      ), at AS (
        INSERT INTO access_tokens (jti_hash, platform_id, client_id, user_id, scope, family_id, code_id, expires_at, created_at)
-       SELECT $10, $2, client_id, user_id, access_scope, family_id, NULL, $11, $5 FROM live
+       SELECT $10, $2, client_id, user_id, access_scope, family_id, NULL, ${ACCESS_EXPIRY('$11', '$13', '$14')}, $5 FROM live
+       RETURNING expires_at
      )
      SELECT cur.family_id, cur.client_id, cur.rotated_at, cur.expires_at, cur.family_revoked_at, cur.auth_time, cur.amr, cur.acr, cur.browser_session_id,
+            cur.audience, cur.target_ok, (SELECT expires_at FROM at) AS access_expires_at,
             EXISTS (SELECT 1 FROM live) AS rotated,
             EXISTS (SELECT 1 FROM ok) AND NOT EXISTS (SELECT 1 FROM live) AS successor_used,
             (SELECT access_scope FROM live) AS access_scope,
             (SELECT row_to_json(u.*) FROM users u WHERE u.id = cur.user_id) AS user_json
      FROM cur`,
-    [p.tokenHash, p.platformId, p.requestedScopes ? p.requestedScopes.join(' ') : null, p.clientId, t.now, p.graceStart, t.refreshId, t.refreshHash, t.refreshExpiresAt, t.jtiHash, t.accessExpiresAt],
+    [
+      p.tokenHash, p.platformId, p.requestedScopes ? p.requestedScopes.join(' ') : null, p.clientId, t.now, p.graceStart, t.refreshId, t.refreshHash, t.refreshExpiresAt, t.jtiHash, t.accessExpiresAt,
+      g.requested, g.registered.map((r) => r.uri), g.registered.map((r) => r.accessExpiresAt),
+    ],
   );
   const r = rows[0];
   if (!r) return undefined;
@@ -163,6 +212,9 @@ export async function rotateRefreshToken(
     browserSessionId: r.browser_session_id ?? null,
     rotated: r.rotated,
     successorUsed: r.successor_used,
+    audience: r.audience,
+    targetOk: r.target_ok,
+    accessExpiresAt: r.access_expires_at ?? null,
     accessScope: r.access_scope,
     user: r.user_json ? userFromJson(r.user_json) : null,
   };

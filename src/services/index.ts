@@ -50,14 +50,15 @@ export function createServices(deps: Deps, notifications?: Notifications) {
   const backchannelLogout = createBackchannelLogout(deps, platforms, tokenSigner);
   const issueTokens = createTokenIssuer(deps, tokenSigner, signingKeys);
   const accessTokenCache = createAccessTokenCache(notifications);
+  const resources = createResources(deps, notifications);
   accessTokenCacheGauges(deps.metrics.registry, accessTokenCache.stats);
   const grants = {
-    exchangeAuthorizationCode: createAuthorizationCodeGrant(deps, issueTokens),
-    rotateRefreshToken: createRefreshTokenGrant(deps, issueTokens, accessTokenCache),
+    exchangeAuthorizationCode: createAuthorizationCodeGrant(deps, issueTokens, resources),
+    rotateRefreshToken: createRefreshTokenGrant(deps, issueTokens, accessTokenCache, resources),
   };
   const tokens = createTokens(deps, signingKeys, platforms, accessTokenCache);
   const authorize = {
-    ...createRequestValidation(deps, signingKeys, platforms),
+    ...createRequestValidation(deps, signingKeys, platforms, resources),
     ...createAuthorizationGrant(deps, backchannelLogout),
   };
   const throttle = createAttemptThrottle(deps, authorize.checkCredentials);
@@ -74,7 +75,6 @@ export function createServices(deps: Deps, notifications?: Notifications) {
   const masterKey = createMasterKey(deps);
   const operators = createOperators(deps, platforms, audit);
   const upstreamProviders = createUpstreamProviders(deps);
-  const resources = createResources(deps, notifications);
   const clientMetadataDocuments = createClientMetadataDocuments(deps, audit);
   const admin = createAdminServices(deps, { audit, platforms, clientAuth, users, throttle, passwordReset: account.passwordReset, signingKeys, mailOutbox, backchannelLogout, upstreamProviders, resources });
   const mailAdmin = admin.mail; // the console's name for it

@@ -10,6 +10,7 @@ import { noStore } from '../middleware/no-store';
 import { resolvePlatform } from '../middleware/resolve-platform';
 import { param, parseOAuth } from '../request/params';
 import { auditContext } from '../request/audit-context';
+import { resourceParams } from '../request/resource-params';
 
 // Built once: a zod schema compiles itself on first use, so one made per request costs more than the grant's own work.
 const CodeBody = z.object({ code: param(512), redirect_uri: param(2048), code_verifier: z.string().max(256).optional() }).passthrough();
@@ -29,9 +30,10 @@ export function tokenRouter(s: Services, rateLimit: RateLimits): Router {
   };
   const issue: RequestHandler = async (req, res) => {
     const ctx = { platform: res.locals.platform, client: res.locals.client!, audit: auditContext(req, { type: 'user' }) };
-    const issued = req.body.grant_type === 'authorization_code'
-      ? await s.grants.exchangeAuthorizationCode(ctx, parseOAuth(CodeBody, req.body))
-      : await s.grants.rotateRefreshToken(ctx, parseOAuth(RefreshBody, req.body));
+    const { body, resource } = resourceParams(ctx.platform, req.body);
+    const issued = body.grant_type === 'authorization_code'
+      ? await s.grants.exchangeAuthorizationCode(ctx, { ...parseOAuth(CodeBody, body), resource })
+      : await s.grants.rotateRefreshToken(ctx, { ...parseOAuth(RefreshBody, body), resource });
     await s.registration.markFirstUse(ctx.client); // a self-registered client in use is not purged; a no-op for the others
     res.json(presentTokenResponse(issued));
   };

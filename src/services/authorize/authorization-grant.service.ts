@@ -12,7 +12,7 @@ import type { User } from '../../domain/user';
 import type { Queryable } from '../../db';
 import type { Deps } from '../deps';
 import { formatScope } from '../scopes';
-import type { AuthorizationRequest } from '../../domain/authorization-request';
+import { consentEntriesOf, type AuthorizationRequest } from '../../domain/authorization-request';
 import { acrOf, amrOf, amrToText, type AuthMethod } from '../../domain/mfa';
 import type { CredentialCheck } from '../attempt-throttle.service';
 import { createSecurityEvents, type SecurityOrigin } from '../security-events';
@@ -54,9 +54,9 @@ export function createAuthorizationGrant(deps: Deps, backchannel: Pick<Backchann
       return check.ok ? check.user : undefined;
     },
 
-    /** Remembers consent for the requested scopes (asked again only for new ones); consent.granted with `origin`. */
+    /** Remembers consent for the requested scopes and resources (asked again only for new ones); consent.granted with `origin`. */
     async grantConsent(req: AuthorizationRequest, userId: string, origin?: SecurityOrigin): Promise<void> {
-      const grant = (q: Queryable) => consents.upsertScopes(q, { platformId: req.platformId, userId, clientId: req.clientId, scopes: req.scopes }, deps.now());
+      const grant = (q: Queryable) => consents.upsertScopes(q, { platformId: req.platformId, userId, clientId: req.clientId, scopes: consentEntriesOf(req) }, deps.now());
       if (!origin) return void (await grant(deps.db));
       await deps.db.transaction(async (trx) => {
         await grant(trx);
@@ -64,7 +64,7 @@ export function createAuthorizationGrant(deps: Deps, backchannel: Pick<Backchann
       });
     },
 
-    /** A single-use code bound to client, redirect_uri, PKCE challenge, nonce, scopes and auth_time. */
+    /** A single-use code bound to client, redirect_uri, PKCE challenge, nonce, scopes, resources and auth_time. */
     async issueCode(req: AuthorizationRequest, user: User, authTime: number, browserSessionId: string, methods: string[] = ['pwd']): Promise<string> {
       const code = newAuthorizationCode();
       const amr = amrOf(methods as AuthMethod[]); // amr and acr in the ID token
@@ -78,6 +78,7 @@ export function createAuthorizationGrant(deps: Deps, backchannel: Pick<Backchann
         userId: user.id,
         redirectUri: req.redirectUri,
         scope: formatScope(req.scopes),
+        resources: (req.resources ?? []).map((r) => r.uri),
         nonce: req.nonce ?? null,
         codeChallenge: req.codeChallenge ?? null,
         authTime: new Date(authTime * 1000),

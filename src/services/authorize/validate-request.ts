@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { OAuthError, invalidRequest } from '../../errors';
+import { OAuthError, invalidRequest, invalidTarget } from '../../errors';
 import { isAccessTokenJwt } from '../../crypto/jwt';
 import { idTokenHintClaims } from '../id-token-hint';
 import { newId } from '../../crypto/random';
@@ -14,6 +14,8 @@ import type { SigningKeys } from '../signing-keys.service';
 import type { Platforms } from '../platforms.service';
 import { matchRedirectUri } from '../redirect-uris';
 import type { AuthorizationRequest } from '../../domain/authorization-request';
+import { RESOURCES_PER_REQUEST_MAX, resourceUriProblem, type Resource } from '../../domain/resource';
+import type { Resources } from '../resources.service';
 
 const str = (max: number) => z.string().max(max, `must be at most ${max} characters`).optional();
 
@@ -46,7 +48,7 @@ const CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
 const PROMPTS = ['none', 'login', 'consent', 'select_account'];
 
 /** OAuth 2.0 §4.1.2.1: until client and redirect_uri are known good, errors go to a page, never a redirect. */
-export function createRequestValidation(deps: Deps, keys: SigningKeys, platforms: Platforms) {
+export function createRequestValidation(deps: Deps, keys: SigningKeys, platforms: Platforms, resources: Resources) {
   /** The error page's way back to a known app: its registered home page (never the unverified redirect_uri). */
   const appOf = (client: Client) => (client.clientUri ? { name: client.name, url: client.clientUri } : undefined);
 
@@ -63,8 +65,25 @@ export function createRequestValidation(deps: Deps, keys: SigningKeys, platforms
     return client;
   }
 
-  /** Everything after the redirect target is trusted; throws OAuthErrors that are redirected. */
-  async function validate(platform: Platform, client: Client, raw: Record<string, string>): Promise<AuthorizationRequest> {
+  /**
+   * RFC 8707 §2: each `resource` an absolute URI without fragment and a resource of the platform,
+   * else invalid_target. Standard platforms only: the caller passes none on a seed platform.
+   */
+  async function namedResources(platform: Platform, resource: string[]): Promise<Resource[]> {
+    if (resource.length > RESOURCES_PER_REQUEST_MAX) throw invalidRequest(`at most ${RESOURCES_PER_REQUEST_MAX} "resource" parameters`);
+    const named: Resource[] = [];
+    for (const uri of new Set(resource)) {
+      const problem = resourceUriProblem(uri);
+      if (problem) throw invalidTarget(`resource "${uri.slice(0, 200)}" ${problem}`);
+      const found = await resources.findByUri(platform.id, uri);
+      if (!found) throw invalidTarget(`resource "${uri}" is not a resource of this platform`);
+      named.push(found);
+    }
+    return named;
+  }
+
+  /** Everything after the redirect target is trusted; throws OAuthErrors that are redirected. `resource`: RFC 8707 indicators (standard platforms). */
+  async function validate(platform: Platform, client: Client, raw: Record<string, string>, resource: string[] = []): Promise<AuthorizationRequest> {
     const parsed = AuthorizeParams.safeParse(raw);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
@@ -76,7 +95,8 @@ export function createRequestValidation(deps: Deps, keys: SigningKeys, platforms
     if (!p.response_type) throw invalidRequest('missing required parameter "response_type"');
     if (p.response_type !== 'code') throw new OAuthError('unsupported_response_type', 'Only response_type=code is supported');
     if (p.response_mode !== undefined && p.response_mode !== 'query') throw invalidRequest('Only response_mode=query is supported');
-    const scopes = scopesOfRequest(platform, client, p.scope);
+    const named = await namedResources(platform, resource);
+    const { scopes, resources: resourceGrants } = scopesOfRequest(platform, client, p.scope, named);
 
     if (p.code_challenge !== undefined) {
       if (p.code_challenge_method !== 'S256') throw invalidRequest('code_challenge_method must be S256');
@@ -114,6 +134,7 @@ export function createRequestValidation(deps: Deps, keys: SigningKeys, platforms
       state: p.state,
       nonce: p.nonce,
       scopes,
+      ...(resourceGrants.length ? { resources: resourceGrants } : {}),
       codeChallenge: p.code_challenge,
       prompts: maxAge === 0 && !prompts.includes('login') ? [...prompts, 'login'] : prompts, // max_age=0 behaves as prompt=login
       maxAge,

@@ -1,6 +1,6 @@
 import * as consents from '../../repositories/consent.repository';
 import * as users from '../../repositories/user.repository';
-import type { AuthorizationRequest } from '../../domain/authorization-request';
+import { consentEntriesOf, type AuthorizationRequest } from '../../domain/authorization-request';
 import type { FinalStep, KnownAccount, PageStep, Step } from '../../domain/interaction';
 import { normalizeEmail, type User } from '../../domain/user';
 import type { Deps } from '../deps';
@@ -74,11 +74,11 @@ export function createDecide(deps: Deps) {
    */
   const strongEnough: AccountCheck = async ({ ar, account, user }) => factorPage(await secondFactorNeed(ar.platformId, user.id, account?.amr ?? ['pwd'], ar.acrValues, ar), user);
 
-  /** Consent once per scope (asked again only for new ones), or every time with prompt=consent. */
+  /** Consent once per scope and resource scope (asked again only for new ones), or every time with prompt=consent. */
   const consented: AccountCheck = async ({ ar, user }) => {
     if (ar.consentGiven) return undefined;
     const granted = await consents.findScopes(deps.db, user.id, ar.clientId);
-    const missing = ar.scopes.filter((s) => !granted.includes(s));
+    const missing = consentEntriesOf(ar).filter((s) => !granted.includes(s));
     return missing.length > 0 || ar.prompts.includes('consent') ? { kind: 'consent', user: { id: user.id, email: user.email } } : undefined;
   };
 
