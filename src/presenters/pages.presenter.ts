@@ -3,6 +3,8 @@ import type { KnownAccount } from '../domain/interaction';
 import { avatarUrl } from '../domain/claims';
 import { translatorFor, type Translate } from '../i18n/catalogs';
 import { DEFAULT_LOCALE } from '../domain/locales';
+import type { Resource } from '../domain/resource';
+import type { ResourceGrant } from '../domain/authorization-request';
 
 /** The scopes the consent page explains (locales/<lng>/scopes.json: a title and a description each). */
 const EXPLAINED_SCOPES = new Set(['openid', 'profile', 'email', 'phone', 'address', 'offline_access']);
@@ -20,10 +22,25 @@ const CLAIM_SCOPES = new Set(['openid', 'profile', 'email', 'phone', 'address'])
  * standard platform: no ID token, no UserInfo) nothing about the user is released, so a claim
  * scope is listed by its name only (docs/decisions.md, "Agent-ready authorization").
  */
-export function presentConsentRequest(scopes: string[], t: Translate = translatorFor(DEFAULT_LOCALE)) {
+export function presentConsentRequest(scopes: string[], t: Translate = translatorFor(DEFAULT_LOCALE), resources: ConsentResource[] = []) {
   const releasesClaims = scopes.includes('openid');
-  const explained = presentConsentScopes(scopes, t);
-  return { releasesClaims, scopes: releasesClaims ? explained : explained.map((s) => (CLAIM_SCOPES.has(s.name) ? { name: s.name } : s)) };
+  const ofResources = new Set(resources.flatMap((r) => r.scopes.map((s) => s.name)));
+  const explained = presentConsentScopes(scopes.filter((s) => !ofResources.has(s)), t);
+  return { releasesClaims, scopes: releasesClaims ? explained : explained.map((s) => (CLAIM_SCOPES.has(s.name) ? { name: s.name } : s)), resources };
+}
+
+/** A named RFC 8707 resource on the consent page: its name and the granted scopes with the descriptions it registered. */
+export interface ConsentResource {
+  name: string;
+  scopes: { name: string; description: string }[];
+}
+
+/** The request's resources as consent shows them, in the order named; one no longer registered is left out (its code is refused at the token endpoint). */
+export function presentConsentResources(grants: readonly ResourceGrant[], registered: readonly (Resource | undefined)[]): ConsentResource[] {
+  return grants.flatMap((g, i) => {
+    const r = registered[i];
+    return r ? [{ name: r.name, scopes: r.scopes.filter((s) => g.scopes.includes(s.name)).map((s) => ({ name: s.name, description: s.description })) }] : [];
+  });
 }
 
 /** Chooser rows: signed-in accounts first, as the session lists them. */

@@ -3,7 +3,7 @@ import type { AuthorizationRequest } from '../../domain/authorization-request';
 import { isPageStep, type PageStep, type Step } from '../../domain/interaction';
 import type { Services } from '../../services';
 import type { HttpDeps } from '../http-deps';
-import { presentChooserAccounts, presentConsentRequest } from '../../presenters/pages.presenter';
+import { presentChooserAccounts, presentConsentRequest, presentConsentResources } from '../../presenters/pages.presenter';
 import { createStepAnswer } from '../oauth/authorize-response';
 import { accountsOf } from '../session/browser-session';
 import { allowFormRedirectTo } from '../middleware/security-headers';
@@ -141,7 +141,7 @@ export function createInteractionPages(s: Services, deps: HttpDeps) {
       view: 'consent',
       build: async ({ res, ar, step }) => ({
         title: res.locals.t('consent:title'), action: url(ar.id, '/consent'), clientName: ar.clientName, userEmail: step.user.email,
-        ...presentConsentRequest(ar.scopes, res.locals.t),
+        ...presentConsentRequest(ar.scopes, res.locals.t, presentConsentResources(ar.resources ?? [], await Promise.all((ar.resources ?? []).map((r) => s.resources.findByUri(ar.platformId, r.uri))))),
         // The app's logo and its homepage, privacy policy and terms, as it registered them.
         app: await s.authorize.clientBranding(ar.platformId, ar.clientId),
         // "Not you?": the chooser (nothing granted), to continue as another account.
