@@ -163,7 +163,7 @@ it('a seed platform ignores resource exactly as before', async () => {
   const seedQuery = `${baseQuery(s)}&scope=openid&nonce=n`;
   // Once: an unknown parameter, ignored; repeated: a repeated parameter, invalid_request.
   const once = await fetch(`${p.base}/oauth/authorize?platform_guid=${s.platformId}&${seedQuery}&resource=${encodeURIComponent(API)}`, { redirect: 'manual' });
-  expect(once.status).toBe(200); // the sign-in page
+  expect(once.headers.get('location')).toMatch(/^\/interaction\//); // on to the sign-in page, not back to the client
   expect(await authorizeError(s, `platform_guid=${s.platformId}&${seedQuery}&resource=a&resource=b`)).toMatchObject({ error: 'invalid_request' });
 
   const verifier = client.randomPKCECodeVerifier();
