@@ -53,7 +53,8 @@ async function verified(s: { issuer: string }, accessToken: string) {
 
 /** The redirect's error when authorize refuses the request (the user never signs in). */
 async function authorizeError(s: Setup, query: string) {
-  const res = await fetch(`${client.buildAuthorizationUrl(s.config, {}).origin}${new URL(s.config.serverMetadata().authorization_endpoint!).pathname}?${query}`, { redirect: 'manual' });
+  const endpoint = new URL(s.config.serverMetadata().authorization_endpoint!);
+  const res = await fetch(`${endpoint.origin}${endpoint.pathname}?${query}`, { redirect: 'manual' });
   expect(res.status).toBe(302);
   return Object.fromEntries(new URL(res.headers.get('location')!).searchParams);
 }
