@@ -103,6 +103,17 @@ describe('POST /oauth/register: loopback redirects of public clients', () => {
   });
 });
 
+describe('POST /oauth/register: grant types hold through the scope', () => {
+  it('offline_access is registered only with the refresh_token grant, so a client without it never gets a refresh token', async () => {
+    const guid = await registrationPlatform(t.services, 'open');
+    const without = await register(t.app, guid, { ...WEB_APP, scope: 'openid email offline_access' });
+    expect(without.status).toBe(201);
+    expect(without.body).toMatchObject({ grant_types: ['authorization_code'], scope: 'openid email' });
+    const withRefresh = await register(t.app, guid, { ...WEB_APP, scope: 'openid email offline_access', grant_types: ['authorization_code', 'refresh_token'] });
+    expect(withRefresh.body).toMatchObject({ grant_types: ['authorization_code', 'refresh_token'], scope: 'openid email offline_access' });
+  });
+});
+
 describe('POST /oauth/register: hostile and invalid metadata (RFC 7591 §3.2.2), nothing stored', () => {
   let guid: string;
   beforeAll(async () => { guid = await registrationPlatform(t.services, 'open'); });

@@ -55,7 +55,7 @@ export function checkClientMetadata(body: unknown, platform: Pick<Platform, 'id'
     name,
     type: authMethod === 'none' ? 'public' : 'confidential',
     redirectUris,
-    allowedScopes: scopesOf(m, platform),
+    allowedScopes: scopesOf(m, platform, grantTypes),
     clientUri,
     logoUri: httpsUri(m, 'logo_uri'),
     tosUri: httpsUri(m, 'tos_uri'),
@@ -77,8 +77,9 @@ export function checkClientMetadata(body: unknown, platform: Pick<Platform, 'id'
  * lets the server register fewer scopes than asked (the response says which), so an unknown scope
  * is dropped rather than refused; no scope means everything offered.
  */
-function scopesOf(m: Record<string, unknown>, platform: Pick<Platform, 'id'>): string[] {
-  const offered = scopesOfferedToRegisteredClients(platform);
+/** The scopes registered; `offline_access` only with the refresh_token grant, so that grant_types hold without a check at the token endpoint. */
+function scopesOf(m: Record<string, unknown>, platform: Pick<Platform, 'id'>, grantTypes: readonly string[]): string[] {
+  const offered = scopesOfferedToRegisteredClients(platform).filter((s) => s !== 'offline_access' || grantTypes.includes('refresh_token'));
   if (m.scope === undefined) return [...offered];
   if (typeof m.scope !== 'string' || m.scope.length > 2000) throw invalidClientMetadata('scope: must be a string of space-separated scopes');
   const requested = new Set([...parseScope(m.scope), 'openid']);
