@@ -36,6 +36,21 @@ export interface Client extends ClientBranding {
 
 export type RegistrationSource = 'admin' | 'dynamic' | 'metadata_document';
 
+/**
+ * Registered itself, with no operator vouching for its name, logo or addresses: today by RFC 7591
+ * (`dynamic`); clients named by a Client ID Metadata Document join by their own source. Consent for
+ * such a client is never skipped by policy and says so (docs/decisions.md, "Agent-ready authorization").
+ */
+export const isSelfRegistered = (client: Pick<Client, 'registrationSource'>): boolean => client.registrationSource !== 'admin';
+
+/** What the consent page tells of a self-registered client besides its branding. */
+export interface SelfRegisteredClient {
+  /** The home page it registered (RFC 7591 §2 client_uri), if any. */
+  clientUri: string | null;
+  /** Every registered redirect URI is a loopback address: the app runs on the person's own device. */
+  redirectsOnlyToThisDevice: boolean;
+}
+
 /** RFC 8252 §8.4 via RFC 7591 §2 / OIDC Registration §2: which redirect URIs the client may register. */
 export const APPLICATION_TYPES = ['web', 'native'] as const;
 export type ApplicationType = (typeof APPLICATION_TYPES)[number];

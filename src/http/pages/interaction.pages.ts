@@ -10,6 +10,7 @@ import { allowFormRedirectTo } from '../middleware/security-headers';
 import { interactionUrl } from '../urls';
 import { renderPage } from './render';
 import { presentTotpSetup } from '../../presenters/totp.presenter';
+import { presentSelfRegisteredClient } from '../../presenters/self-registered-client.presenter';
 import { signinPage } from './signin.page';
 import { allowScriptsFor, passkeyButton } from './passkeys';
 import { upstreamButtons } from './upstream.page';
@@ -144,6 +145,7 @@ export function createInteractionPages(s: Services, deps: HttpDeps) {
         ...presentConsentRequest(ar.scopes, res.locals.t, presentConsentResources(ar.resources ?? [], await Promise.all((ar.resources ?? []).map((r) => s.resources.findByUri(ar.platformId, r.uri))))),
         // The app's logo and its homepage, privacy policy and terms, as it registered them.
         app: await s.authorize.clientBranding(ar.platformId, ar.clientId),
+        ...presentSelfRegisteredClient(await s.authorize.selfRegisteredClient(ar.platformId, ar.clientId), ar.redirectUri),
         // "Not you?": the chooser (nothing granted), to continue as another account.
         notYouUrl: url(ar.id, '/chooser'),
       }),

@@ -8,6 +8,8 @@ import { createSidOf } from '../session-id';
 import * as users from '../../repositories/user.repository';
 import * as clients from '../../repositories/client.repository';
 import { NO_CLIENT_BRANDING, type ClientBranding } from '../../domain/branding';
+import { isSelfRegistered, type SelfRegisteredClient } from '../../domain/client';
+import { isLocalhostRedirectUri, isLoopbackIpRedirectUri } from '../redirect-uris';
 import type { User } from '../../domain/user';
 import type { Queryable } from '../../db';
 import type { Deps } from '../deps';
@@ -46,6 +48,14 @@ export function createAuthorizationGrant(deps: Deps, backchannel: Pick<Backchann
     async clientBranding(platformId: string, clientId: string): Promise<ClientBranding> {
       const client = await clients.findById(deps.db, platformId, clientId);
       return client ? { logoUri: client.logoUri, clientUri: client.clientUri, policyUri: client.policyUri, tosUri: client.tosUri } : NO_CLIENT_BRANDING;
+    },
+
+    /** What the consent page adds for a client that registered itself (its address, loopback-only redirects); undefined for an operator's. */
+    async selfRegisteredClient(platformId: string, clientId: string): Promise<SelfRegisteredClient | undefined> {
+      const client = await clients.findById(deps.db, platformId, clientId);
+      if (!client || !isSelfRegistered(client)) return undefined;
+      const onThisDevice = (uri: string) => isLoopbackIpRedirectUri(uri) || isLocalhostRedirectUri(uri);
+      return { clientUri: client.clientUri, redirectsOnlyToThisDevice: client.redirectUris.length > 0 && client.redirectUris.every(onThisDevice) };
     },
 
     /** The user when email and password match; undefined otherwise, in constant-ish time. */

@@ -74,7 +74,11 @@ export function createDecide(deps: Deps) {
    */
   const strongEnough: AccountCheck = async ({ ar, account, user }) => factorPage(await secondFactorNeed(ar.platformId, user.id, account?.amr ?? ['pwd'], ar.acrValues, ar), user);
 
-  /** Consent once per scope and resource scope (asked again only for new ones), or every time with prompt=consent. */
+  /**
+   * Consent once per scope and resource scope (asked again only for new ones), or every time with prompt=consent. No
+   * client is exempt by policy, a self-registered one least of all; the person's own remembered
+   * grant for this very client counts for every client (docs/decisions.md, "Agent-ready authorization").
+   */
   const consented: AccountCheck = async ({ ar, user }) => {
     if (ar.consentGiven) return undefined;
     const granted = await consents.findScopes(deps.db, user.id, ar.clientId);
