@@ -59,6 +59,15 @@ it('a loopback-only client: its host, the name marked as supplied by the app, an
   expect(b.html).toContain('value="allow"');
 });
 
+it('a public client registered with http://localhost by name: the same caution', async () => {
+  const { platformId, user } = await platformWithUser();
+  const clientId = await registered(platformId, { client_name: 'MCP Client', token_endpoint_auth_method: 'none', redirect_uris: ['http://localhost/callback'] });
+  const b = browser(t.app);
+  await authorizeAs(b, authorizePath(platformId, clientId, 'http://localhost:6274/callback'), user.email);
+  expect(text(b.html)).toContain('App address: localhost');
+  expect(b.html).toContain('class="alert alert-error self-registered-warning" role="note"');
+});
+
 it('an https client: the host of its client_uri, name and logo marked, no loopback caution', async () => {
   const { platformId, platformName, user } = await platformWithUser();
   const clientId = await registered(platformId, WEB_APP);
