@@ -43,7 +43,7 @@ it.each([
   const note = page.getByRole('note');
   await expect(note.innerText()).resolves.toBe(caution);
   const order = await page.evaluate(() => ['h1', '.self-registered-client', '.scope-list', 'button[value=allow]'].map((s) => {
-    const all = [...document.querySelectorAll('body *')];
+    const all = Array.from(document.querySelectorAll('body *'));
     return all.indexOf(document.querySelector(s)!);
   }));
   expect([...order].sort((a, b) => a - b)).toEqual(order);
