@@ -17,7 +17,12 @@ import { Client } from 'pg';
 import { knex } from 'knex';
 import { APP_DIR } from './ours';
 
-export const LARGE_SIZES = { users: 1_000_000, refreshTokens: 5_000_000, accessTokens: 10_000_000, consents: 1_000_000 } as const;
+export const LARGE_SIZES = {
+  users: 1_000_000,
+  refreshTokens: 5_000_000,
+  accessTokens: 10_000_000,
+  consents: 1_000_000,
+} as const;
 /** Refresh tokens per family: the live one and three rotated ones kept until they expire. */
 const TOKENS_PER_FAMILY = 4;
 /** SQL-made clients per platform (the benchmark platform's first one is its real client). */
@@ -25,7 +30,14 @@ const CLIENTS_PER_PLATFORM = 8;
 /** Rows per INSERT statement (one transaction each), so progress shows and no transaction is huge. */
 const CHUNK = 500_000;
 
-export interface PlatformCounts { users: number; families: number; refreshTokens: number; accessTokens: number; consents: number; clients: number }
+export interface PlatformCounts {
+  users: number;
+  families: number;
+  refreshTokens: number;
+  accessTokens: number;
+  consents: number;
+  clients: number;
+}
 
 export interface LoadReport {
   scale: number;
@@ -35,7 +47,14 @@ export interface LoadReport {
   expired: { accessTokens: number; refreshTokens: number };
 }
 
-export interface TableSize { table: string; rows: number; totalBytes: number; tableBytes: number; indexBytes: number; indexes: { name: string; bytes: number }[] }
+export interface TableSize {
+  table: string;
+  rows: number;
+  totalBytes: number;
+  tableBytes: number;
+  indexBytes: number;
+  indexes: { name: string; bytes: number }[];
+}
 
 type Log = (msg: string) => void;
 
@@ -67,17 +86,25 @@ CREATE OR REPLACE FUNCTION pg_temp.lk_frac(n bigint, k bigint) RETURNS float8 LA
 // synchronous_commit=off only for this loader's commits.
 const SESSION = `SET session_replication_role = replica; SET synchronous_commit = off; SET maintenance_work_mem = '256MB';`;
 
-interface PlatformSpec { tag: string; id: string; firstClientId?: string; n: PlatformCounts }
+interface PlatformSpec {
+  tag: string;
+  id: string;
+  firstClientId?: string;
+  n: PlatformCounts;
+}
 
 /** Client k of a platform: the real benchmark client for k = 0 on the benchmark platform. */
 const clientExpr = (p: PlatformSpec, k: string) =>
-  p.firstClientId ? `(CASE WHEN ${k} = 0 THEN '${p.firstClientId}'::uuid ELSE pg_temp.lk_uuid('lk-client:${p.tag}:' || ${k}) END)` : `pg_temp.lk_uuid('lk-client:${p.tag}:' || ${k})`;
+  p.firstClientId
+    ? `(CASE WHEN ${k} = 0 THEN '${p.firstClientId}'::uuid ELSE pg_temp.lk_uuid('lk-client:${p.tag}:' || ${k}) END)`
+    : `pg_temp.lk_uuid('lk-client:${p.tag}:' || ${k})`;
 const userExpr = (p: PlatformSpec, i: string) => `pg_temp.lk_uuid('lk-user:${p.tag}:' || ${i})`;
 const familyExpr = (p: PlatformSpec, f: string) => `pg_temp.lk_uuid('lk-family:${p.tag}:' || ${f})`;
 /** 4% of families are abandoned: their last rotation was 31–60 days ago, so all their tokens expired. */
 const abandoned = (f: string) => `((${f}) % 100 < 4)`;
 /** Age of a family's live (last) token, and the gap between its rotations. */
-const lastAge = (f: string) => `(CASE WHEN ${abandoned(f)} THEN interval '31 days' + pg_temp.lk_frac(${f}, 7919) * interval '29 days' ELSE pg_temp.lk_frac(${f}, 7919) * interval '7 days' END)`;
+const lastAge = (f: string) =>
+  `(CASE WHEN ${abandoned(f)} THEN interval '31 days' + pg_temp.lk_frac(${f}, 7919) * interval '29 days' ELSE pg_temp.lk_frac(${f}, 7919) * interval '7 days' END)`;
 const rotationGap = (f: string) => `(interval '1 hour' + pg_temp.lk_frac(${f}, 104729) * interval '7 days')`;
 
 function clientsSql(p: PlatformSpec): string {
@@ -169,7 +196,14 @@ export function platformCounts(scale: number): PlatformCounts {
   const families = Math.max(1, Math.floor(refreshTokens / TOKENS_PER_FAMILY));
   const users = half(LARGE_SIZES.users);
   // Consents pair each user with one client first, so (user, client) stays unique.
-  return { users, families, refreshTokens: families * TOKENS_PER_FAMILY, accessTokens: half(LARGE_SIZES.accessTokens), consents: Math.min(half(LARGE_SIZES.consents), users * CLIENTS_PER_PLATFORM), clients: CLIENTS_PER_PLATFORM };
+  return {
+    users,
+    families,
+    refreshTokens: families * TOKENS_PER_FAMILY,
+    accessTokens: half(LARGE_SIZES.accessTokens),
+    consents: Math.min(half(LARGE_SIZES.consents), users * CLIENTS_PER_PLATFORM),
+    clients: CLIENTS_PER_PLATFORM,
+  };
 }
 
 /**
@@ -177,7 +211,12 @@ export function platformCounts(scale: number): PlatformCounts {
  * client 0 of its SQL rows); `big` is a second platform created beforehand (admin CLI).
  * Two loader connections in parallel: access tokens (the biggest table) on one, the rest on the other.
  */
-export async function loadLargeData(databaseUrl: string, scale: number, platforms: { bench: { id: string; clientId: string }; big: { id: string } }, log: Log): Promise<LoadReport> {
+export async function loadLargeData(
+  databaseUrl: string,
+  scale: number,
+  platforms: { bench: { id: string; clientId: string }; big: { id: string } },
+  log: Log,
+): Promise<LoadReport> {
   const n = platformCounts(scale);
   const specs: PlatformSpec[] = [
     { tag: 'bench', id: platforms.bench.id, firstClientId: platforms.bench.clientId, n },
@@ -186,7 +225,12 @@ export async function loadLargeData(databaseUrl: string, scale: number, platform
   const steps: LoadReport['steps'] = [];
   const t0 = performance.now();
 
-  const run = async (c: Client, step: string, total: number, sql: (p: PlatformSpec, lo: number, hi: number) => string) => {
+  const run = async (
+    c: Client,
+    step: string,
+    total: number,
+    sql: (p: PlatformSpec, lo: number, hi: number) => string,
+  ) => {
     for (const p of specs) {
       const t = performance.now();
       let rows = 0;
@@ -194,18 +238,22 @@ export async function loadLargeData(databaseUrl: string, scale: number, platform
         const tc = performance.now();
         const r = await c.query(sql(p, lo, Math.min(total, lo + CHUNK)));
         rows += r.rowCount ?? 0;
-        if (total > CHUNK) log(`      ${step} (${p.tag}): ${rows.toLocaleString('en-US')} / ${total.toLocaleString('en-US')} (chunk ${((performance.now() - tc) / 1000).toFixed(1)} s)`);
+        if (total > CHUNK)
+          log(
+            `      ${step} (${p.tag}): ${rows.toLocaleString('en-US')} / ${total.toLocaleString('en-US')} (chunk ${((performance.now() - tc) / 1000).toFixed(1)} s)`,
+          );
       }
       const s = (performance.now() - t) / 1000;
       steps.push({ step: `${step} (${p.tag})`, rows, seconds: s });
       log(`    ${step} (${p.tag}): ${rows.toLocaleString('en-US')} rows in ${s.toFixed(1)} s`);
     }
   };
-  const session = async (fn: (c: Client) => Promise<void>) => withClient(databaseUrl, async (c) => {
-    await c.query(SESSION);
-    await c.query(HELPERS);
-    await fn(c);
-  });
+  const session = async (fn: (c: Client) => Promise<void>) =>
+    withClient(databaseUrl, async (c) => {
+      await c.query(SESSION);
+      await c.query(HELPERS);
+      await fn(c);
+    });
 
   // Building an index once over sorted rows is far cheaper than growing it by millions of random
   // inserts (each touching a page outside shared_buffers, a full-page image after every checkpoint):
@@ -213,31 +261,39 @@ export async function loadLargeData(databaseUrl: string, scale: number, platform
   // exact definition it had (pg_get_indexdef / pg_get_constraintdef).
   const td = performance.now();
   const saved = await withClient(databaseUrl, (c) => dropIndexes(c, LOADED_TABLES));
-  steps.push({ step: `drop ${saved.length} indexes no foreign key depends on`, rows: 0, seconds: (performance.now() - td) / 1000 });
+  steps.push({
+    step: `drop ${saved.length} indexes no foreign key depends on`,
+    rows: 0,
+    seconds: (performance.now() - td) / 1000,
+  });
   log(`    dropped for the load: ${saved.map((x) => x.name).join(', ')}`);
   try {
-  await Promise.all([
-    session(async (c) => {
-      for (const p of specs) await c.query(clientsSql(p));
-      await run(c, 'users', n.users, usersSql);
-      await run(c, 'consents', n.consents, consentsSql);
-      await run(c, 'refresh_token_families', n.families, familiesSql);
-      await run(c, 'refresh_tokens', n.refreshTokens, refreshTokensSql);
-    }),
-    session((c) => run(c, 'access_tokens', n.accessTokens, accessTokensSql)),
-  ]);
+    await Promise.all([
+      session(async (c) => {
+        for (const p of specs) await c.query(clientsSql(p));
+        await run(c, 'users', n.users, usersSql);
+        await run(c, 'consents', n.consents, consentsSql);
+        await run(c, 'refresh_token_families', n.families, familiesSql);
+        await run(c, 'refresh_tokens', n.refreshTokens, refreshTokensSql);
+      }),
+      session((c) => run(c, 'access_tokens', n.accessTokens, accessTokensSql)),
+    ]);
   } finally {
     const tr = performance.now();
     // Two connections: the access-token indexes on one, every other table's on the other.
     const parts = [saved.filter((x) => x.table === 'access_tokens'), saved.filter((x) => x.table !== 'access_tokens')];
-    await Promise.all(parts.map((list) => withClient(databaseUrl, async (c) => {
-      await c.query(`SET maintenance_work_mem = '512MB'`);
-      for (const x of list) {
-        const t = performance.now();
-        await c.query(x.create);
-        log(`    rebuilt ${x.name} in ${((performance.now() - t) / 1000).toFixed(1)} s`);
-      }
-    })));
+    await Promise.all(
+      parts.map((list) =>
+        withClient(databaseUrl, async (c) => {
+          await c.query(`SET maintenance_work_mem = '512MB'`);
+          for (const x of list) {
+            const t = performance.now();
+            await c.query(x.create);
+            log(`    rebuilt ${x.name} in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+          }
+        }),
+      ),
+    );
     steps.push({ step: `rebuild the ${saved.length} indexes`, rows: 0, seconds: (performance.now() - tr) / 1000 });
   }
 
@@ -265,7 +321,11 @@ export async function loadLargeData(databaseUrl: string, scale: number, platform
 
 const LOADED_TABLES = ['users', 'consents', 'refresh_token_families', 'refresh_tokens', 'access_tokens'];
 
-interface SavedIndex { table: string; name: string; create: string }
+interface SavedIndex {
+  table: string;
+  name: string;
+  create: string;
+}
 
 /**
  * Drops the indexes of `tables` that no foreign key depends on (plain indexes, and primary-key or
@@ -288,7 +348,11 @@ async function dropIndexes(c: Client, tables: string[]): Promise<SavedIndex[]> {
     const q = (id: string) => `"${String(id).replace(/"/g, '""')}"`;
     if (r.conname) {
       await c.query(`ALTER TABLE ${q(r.tbl)} DROP CONSTRAINT ${q(r.conname)}`);
-      out.push({ table: r.tbl, name: r.name, create: `ALTER TABLE ${q(r.tbl)} ADD CONSTRAINT ${q(r.conname)} ${r.condef}` });
+      out.push({
+        table: r.tbl,
+        name: r.name,
+        create: `ALTER TABLE ${q(r.tbl)} ADD CONSTRAINT ${q(r.conname)} ${r.condef}`,
+      });
     } else {
       await c.query(`DROP INDEX ${q(r.name)}`);
       out.push({ table: r.tbl, name: r.name, create: r.def });
@@ -300,15 +364,42 @@ async function dropIndexes(c: Client, tables: string[]): Promise<SavedIndex[]> {
 /** Consistency of the generated rows: every foreign key the load skipped checking holds. */
 export async function checkForeignKeys(databaseUrl: string): Promise<string[]> {
   const checks: [string, string][] = [
-    ['users → platforms', `SELECT count(*) AS n FROM users u WHERE NOT EXISTS (SELECT 1 FROM platforms p WHERE p.id = u.platform_id)`],
-    ['consents → users', `SELECT count(*) AS n FROM consents c WHERE NOT EXISTS (SELECT 1 FROM users u WHERE u.id = c.user_id AND u.platform_id = c.platform_id)`],
-    ['consents → clients', `SELECT count(*) AS n FROM consents c WHERE NOT EXISTS (SELECT 1 FROM clients k WHERE k.id = c.client_id AND k.platform_id = c.platform_id)`],
-    ['families → users', `SELECT count(*) AS n FROM refresh_token_families f WHERE NOT EXISTS (SELECT 1 FROM users u WHERE u.id = f.user_id AND u.platform_id = f.platform_id)`],
-    ['families → clients', `SELECT count(*) AS n FROM refresh_token_families f WHERE NOT EXISTS (SELECT 1 FROM clients k WHERE k.id = f.client_id AND k.platform_id = f.platform_id)`],
-    ['refresh_tokens → families', `SELECT count(*) AS n FROM refresh_tokens t WHERE NOT EXISTS (SELECT 1 FROM refresh_token_families f WHERE f.id = t.family_id)`],
-    ['access_tokens → users', `SELECT count(*) AS n FROM access_tokens a WHERE NOT EXISTS (SELECT 1 FROM users u WHERE u.id = a.user_id AND u.platform_id = a.platform_id)`],
-    ['access_tokens → clients', `SELECT count(*) AS n FROM access_tokens a WHERE NOT EXISTS (SELECT 1 FROM clients k WHERE k.id = a.client_id AND k.platform_id = a.platform_id)`],
-    ['access_tokens → families (same user)', `SELECT count(*) AS n FROM access_tokens a WHERE a.family_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM refresh_token_families f WHERE f.id = a.family_id AND f.user_id = a.user_id AND f.client_id = a.client_id)`],
+    [
+      'users → platforms',
+      `SELECT count(*) AS n FROM users u WHERE NOT EXISTS (SELECT 1 FROM platforms p WHERE p.id = u.platform_id)`,
+    ],
+    [
+      'consents → users',
+      `SELECT count(*) AS n FROM consents c WHERE NOT EXISTS (SELECT 1 FROM users u WHERE u.id = c.user_id AND u.platform_id = c.platform_id)`,
+    ],
+    [
+      'consents → clients',
+      `SELECT count(*) AS n FROM consents c WHERE NOT EXISTS (SELECT 1 FROM clients k WHERE k.id = c.client_id AND k.platform_id = c.platform_id)`,
+    ],
+    [
+      'families → users',
+      `SELECT count(*) AS n FROM refresh_token_families f WHERE NOT EXISTS (SELECT 1 FROM users u WHERE u.id = f.user_id AND u.platform_id = f.platform_id)`,
+    ],
+    [
+      'families → clients',
+      `SELECT count(*) AS n FROM refresh_token_families f WHERE NOT EXISTS (SELECT 1 FROM clients k WHERE k.id = f.client_id AND k.platform_id = f.platform_id)`,
+    ],
+    [
+      'refresh_tokens → families',
+      `SELECT count(*) AS n FROM refresh_tokens t WHERE NOT EXISTS (SELECT 1 FROM refresh_token_families f WHERE f.id = t.family_id)`,
+    ],
+    [
+      'access_tokens → users',
+      `SELECT count(*) AS n FROM access_tokens a WHERE NOT EXISTS (SELECT 1 FROM users u WHERE u.id = a.user_id AND u.platform_id = a.platform_id)`,
+    ],
+    [
+      'access_tokens → clients',
+      `SELECT count(*) AS n FROM access_tokens a WHERE NOT EXISTS (SELECT 1 FROM clients k WHERE k.id = a.client_id AND k.platform_id = a.platform_id)`,
+    ],
+    [
+      'access_tokens → families (same user)',
+      `SELECT count(*) AS n FROM access_tokens a WHERE a.family_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM refresh_token_families f WHERE f.id = a.family_id AND f.user_id = a.user_id AND f.client_id = a.client_id)`,
+    ],
   ];
   return withClient(databaseUrl, async (c) => {
     const bad: string[] = [];
@@ -326,15 +417,36 @@ export async function tableSizes(databaseUrl: string): Promise<TableSize[]> {
   return withClient(databaseUrl, async (c) => {
     const out: TableSize[] = [];
     for (const t of SIZE_TABLES) {
-      const r = (await c.query(`SELECT pg_total_relation_size($1::regclass) AS total, pg_relation_size($1::regclass) AS heap, pg_indexes_size($1::regclass) AS idx, (SELECT count(*) FROM ${t}) AS n`, [t])).rows[0];
-      const idx = (await c.query(`SELECT indexrelid::regclass::text AS name, pg_relation_size(indexrelid) AS bytes FROM pg_index WHERE indrelid = $1::regclass ORDER BY 1`, [t])).rows;
-      out.push({ table: t, rows: Number(r.n), totalBytes: Number(r.total), tableBytes: Number(r.heap), indexBytes: Number(r.idx), indexes: idx.map((x) => ({ name: x.name, bytes: Number(x.bytes) })) });
+      const r = (
+        await c.query(
+          `SELECT pg_total_relation_size($1::regclass) AS total, pg_relation_size($1::regclass) AS heap, pg_indexes_size($1::regclass) AS idx, (SELECT count(*) FROM ${t}) AS n`,
+          [t],
+        )
+      ).rows[0];
+      const idx = (
+        await c.query(
+          `SELECT indexrelid::regclass::text AS name, pg_relation_size(indexrelid) AS bytes FROM pg_index WHERE indrelid = $1::regclass ORDER BY 1`,
+          [t],
+        )
+      ).rows;
+      out.push({
+        table: t,
+        rows: Number(r.n),
+        totalBytes: Number(r.total),
+        tableBytes: Number(r.heap),
+        indexBytes: Number(r.idx),
+        indexes: idx.map((x) => ({ name: x.name, bytes: Number(x.bytes) })),
+      });
     }
     return out;
   });
 }
 
-export interface PurgeResult { ms: number; removed: Record<string, number>; error?: string }
+export interface PurgeResult {
+  ms: number;
+  removed: Record<string, number>;
+  error?: string;
+}
 
 /**
  * The provider's own purge (dist/services/maintenance.service.js, the function the purge job of
@@ -349,7 +461,11 @@ export async function runProviderPurge(databaseUrl: string): Promise<PurgeResult
   const t = performance.now();
   try {
     // sessionTtlSeconds: the provider's default (SESSION_TTL_SECONDS, src/config.ts).
-    const removed = await createMaintenance({ db, now: () => new Date(), config: { sessionTtlSeconds: 1_209_600 } }).purgeExpired();
+    const removed = await createMaintenance({
+      db,
+      now: () => new Date(),
+      config: { sessionTtlSeconds: 1_209_600 },
+    }).purgeExpired();
     return { ms: performance.now() - t, removed };
   } catch (err) {
     return { ms: performance.now() - t, removed: {}, error: (err as Error).message };

@@ -18,7 +18,13 @@ const CLI = path.join(APP_DIR, 'dist', 'cli', 'main.js');
 
 export const ADMIN_DB_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
-const USER = { email: 'bench@example.com', password: 'correct horse battery staple', given: 'Bench', family: 'User', birthdate: '1990-01-01' };
+const USER = {
+  email: 'bench@example.com',
+  password: 'correct horse battery staple',
+  given: 'Bench',
+  family: 'User',
+  birthdate: '1990-01-01',
+};
 const REDIRECT_URI = 'http://127.0.0.1:9/cb';
 const SCOPES = 'openid profile email phone address offline_access';
 const REQUEST_SCOPE = 'openid profile email offline_access';
@@ -60,7 +66,12 @@ function tempDir(tag: string): string {
   return dir;
 }
 
-interface OursEnvOpts { databaseUrl?: string; dataDir: string; port: number; extraEnv?: Record<string, string> }
+interface OursEnvOpts {
+  databaseUrl?: string;
+  dataDir: string;
+  port: number;
+  extraEnv?: Record<string, string>;
+}
 
 function oursEnv(o: OursEnvOpts): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {
@@ -82,7 +93,12 @@ function oursEnv(o: OursEnvOpts): NodeJS.ProcessEnv {
   return env;
 }
 
-export interface Started { child: Child; readyMs: number; base: string; env: NodeJS.ProcessEnv }
+export interface Started {
+  child: Child;
+  readyMs: number;
+  base: string;
+  env: NodeJS.ProcessEnv;
+}
 
 /** The Node flags `npm start` gives dist/main.js (the heap ceiling): the bench runs what ships. */
 function startFlags(): string[] {
@@ -93,7 +109,12 @@ function startFlags(): string[] {
 }
 
 /** Spawns `node dist/main.js` (with `npm start`'s flags) and measures spawn → first 200 on /readyz. */
-export async function spawnOurs(o: { databaseUrl?: string; dataDir: string; name?: string; extraEnv?: Record<string, string> }): Promise<Started> {
+export async function spawnOurs(o: {
+  databaseUrl?: string;
+  dataDir: string;
+  name?: string;
+  extraEnv?: Record<string, string>;
+}): Promise<Started> {
   const port = await freePort();
   const env = oursEnv({ ...o, port });
   const base = `http://127.0.0.1:${port}`;
@@ -106,7 +127,12 @@ export async function spawnOurs(o: { databaseUrl?: string; dataDir: string; name
 function cli(env: NodeJS.ProcessEnv, args: string[]): Promise<Record<string, unknown>> {
   return new Promise((resolve, reject) => {
     execFile(process.execPath, [CLI, ...args], { env, cwd: APP_DIR, timeout: 60_000 }, (err, stdout, stderr) => {
-      if (err) return reject(new Error(`admin CLI ${args.slice(0, 2).join(' ')} failed (${err.message.split('\n')[0]}):\n${stderr}${stdout}`));
+      if (err)
+        return reject(
+          new Error(
+            `admin CLI ${args.slice(0, 2).join(' ')} failed (${err.message.split('\n')[0]}):\n${stderr}${stdout}`,
+          ),
+        );
       const s = stdout.indexOf('{');
       const e = stdout.lastIndexOf('}');
       try {
@@ -143,15 +169,51 @@ export async function startOurs(opts: { extraEnv?: Record<string, string>; tag?:
     const platform = await cli(s.env, ['platform', 'create', '--name', 'Bench']);
     const G = String(platform.platform_guid ?? '');
     if (!G) throw new Error(`platform create: no platform_guid in ${JSON.stringify(platform)}`);
-    const client = await cli(s.env, ['client', 'create', '--platform', G, '--name', 'B', '--type', 'confidential', '--redirect-uri', REDIRECT_URI, '--scopes', SCOPES]);
+    const client = await cli(s.env, [
+      'client',
+      'create',
+      '--platform',
+      G,
+      '--name',
+      'B',
+      '--type',
+      'confidential',
+      '--redirect-uri',
+      REDIRECT_URI,
+      '--scopes',
+      SCOPES,
+    ]);
     const clientId = String(client.client_id ?? '');
     const clientSecret = String(client.client_secret ?? '');
-    if (!clientId || !clientSecret) throw new Error(`client create: no client_id/client_secret in ${JSON.stringify(client)}`);
-    await cli(s.env, ['user', 'create', '--platform', G, '--email', USER.email, '--password', USER.password, '--given-name', USER.given, '--family-name', USER.family, '--birthdate', USER.birthdate]);
+    if (!clientId || !clientSecret)
+      throw new Error(`client create: no client_id/client_secret in ${JSON.stringify(client)}`);
+    await cli(s.env, [
+      'user',
+      'create',
+      '--platform',
+      G,
+      '--email',
+      USER.email,
+      '--password',
+      USER.password,
+      '--given-name',
+      USER.given,
+      '--family-name',
+      USER.family,
+      '--birthdate',
+      USER.birthdate,
+    ]);
 
     const driver = new OidcDriver({
       base: s.base,
-      paths: { discovery: '/.well-known/openid-configuration', jwks: '/oauth/jwks', authorize: '/oauth/authorize', token: '/oauth/token', userinfo: '/oauth/userinfo', introspect: '/oauth/introspect' },
+      paths: {
+        discovery: '/.well-known/openid-configuration',
+        jwks: '/oauth/jwks',
+        authorize: '/oauth/authorize',
+        token: '/oauth/token',
+        userinfo: '/oauth/userinfo',
+        introspect: '/oauth/introspect',
+      },
       tenant: { platform_guid: G },
       clientId,
       clientSecret,
@@ -181,11 +243,18 @@ export async function startOurs(opts: { extraEnv?: Record<string, string>; tag?:
     };
   } catch (err) {
     await stopChild(s.child);
-    throw new Error(`${(err as Error).message}\n--- provider output (last lines) ---\n${s.child.output.slice(-25).join('\n')}`, { cause: err });
+    throw new Error(
+      `${(err as Error).message}\n--- provider output (last lines) ---\n${s.child.output.slice(-25).join('\n')}`,
+      { cause: err },
+    );
   }
 }
 
-export interface ColdStart { label: string; ms: number[]; error?: string }
+export interface ColdStart {
+  label: string;
+  ms: number[];
+  error?: string;
+}
 
 /**
  * Cold start to ready: spawn → first 200 on /readyz. Postgres on a fresh database (runs the
@@ -193,7 +262,10 @@ export interface ColdStart { label: string; ms: number[]; error?: string }
  * an already-initialised directory. Each `runs` times; the provider is stopped after each.
  */
 /** `migrated`: the benchmark's database with its DATA_DIR, whose development MASTER_KEY sealed that database. */
-export async function measureColdStarts(runs: number, migrated?: { databaseUrl: string; dataDir: string }): Promise<ColdStart[]> {
+export async function measureColdStarts(
+  runs: number,
+  migrated?: { databaseUrl: string; dataDir: string },
+): Promise<ColdStart[]> {
   const out: ColdStart[] = [];
   const one = async (label: string, prep: () => Promise<{ databaseUrl?: string; dataDir: string }>) => {
     const cs: ColdStart = { label, ms: [] };
@@ -209,7 +281,10 @@ export async function measureColdStarts(runs: number, migrated?: { databaseUrl: 
       cs.error = (err as Error).message.split('\n').slice(0, 6).join(' | ');
     }
   };
-  await one('Postgres, fresh database (runs migrations)', async () => ({ databaseUrl: await freshDatabase('cold'), dataDir: tempDir('cold') }));
+  await one('Postgres, fresh database (runs migrations)', async () => ({
+    databaseUrl: await freshDatabase('cold'),
+    dataDir: tempDir('cold'),
+  }));
   if (migrated) await one('Postgres, migrated database', async () => migrated);
   await one('embedded (PGlite), fresh DATA_DIR', async () => ({ dataDir: tempDir('emb') }));
   const embDir = tempDir('emb');

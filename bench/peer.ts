@@ -5,16 +5,32 @@ import { OidcDriver, type Target } from './lib/oidc';
 import { startChild, stopChild, waitForLine } from './lib/proc';
 
 interface PeerInfo {
-  port: number; issuer: string; client_id: string; client_secret: string; redirect_uri: string;
-  scope: string; email: string; password: string; sub: string;
+  port: number;
+  issuer: string;
+  client_id: string;
+  client_secret: string;
+  redirect_uri: string;
+  scope: string;
+  email: string;
+  password: string;
+  sub: string;
 }
 
 export async function startPeer(): Promise<Target> {
-  const child = startChild('peer', process.execPath, [path.join(__dirname, 'servers', 'peer-server.mjs')], { ipc: true });
+  const child = startChild('peer', process.execPath, [path.join(__dirname, 'servers', 'peer-server.mjs')], {
+    ipc: true,
+  });
   const info = JSON.parse(await waitForLine(child, 'READY ', 60_000)) as PeerInfo;
   const driver = new OidcDriver({
     base: info.issuer,
-    paths: { discovery: '/.well-known/openid-configuration', jwks: '/jwks', authorize: '/auth', token: '/token', userinfo: '/me', introspect: '/token/introspection' },
+    paths: {
+      discovery: '/.well-known/openid-configuration',
+      jwks: '/jwks',
+      authorize: '/auth',
+      token: '/token',
+      userinfo: '/me',
+      introspect: '/token/introspection',
+    },
     tenant: {},
     clientId: info.client_id,
     clientSecret: info.client_secret,
@@ -36,7 +52,9 @@ export async function startPeer(): Promise<Target> {
     target.rows = await driver.rows();
   } catch (err) {
     await stopChild(child);
-    throw new Error(`peer setup failed: ${(err as Error).message}\n${child.output.slice(-20).join('\n')}`, { cause: err });
+    throw new Error(`peer setup failed: ${(err as Error).message}\n${child.output.slice(-20).join('\n')}`, {
+      cause: err,
+    });
   }
   return target;
 }
@@ -49,7 +67,14 @@ if (require.main === module) {
     console.log('peer up at', t.base, 'rows:', Object.keys(d).join(', '));
     if (d.code?.kind === 'pool') console.log('minted codes:', (await d.code.mint(5)).length);
     if (d.refresh?.kind === 'pool') console.log('minted refresh tokens:', (await d.refresh.mint(5)).length);
-    if (d.signin?.kind === 'flow') { const s = performance.now(); await d.signin.run(); console.log(`full sign-in ok in ${(performance.now() - s).toFixed(1)} ms`); }
+    if (d.signin?.kind === 'flow') {
+      const s = performance.now();
+      await d.signin.run();
+      console.log(`full sign-in ok in ${(performance.now() - s).toFixed(1)} ms`);
+    }
     await t.stop();
-  })().catch((e) => { console.error(e); process.exit(1); });
+  })().catch((e) => {
+    console.error(e);
+    process.exit(1);
+  });
 }

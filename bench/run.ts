@@ -22,8 +22,13 @@ const RUNS = Math.round(num('BENCH_RUNS', 3));
 const WARMUP = num('BENCH_WARMUP', 3);
 const POOL_MAX = Math.round(num('BENCH_POOL_MAX', 40_000));
 const COLD_RUNS = Math.round(num('BENCH_COLD_RUNS', Math.min(RUNS, 3)));
-const ONLY = (process.env.BENCH_ONLY ?? '').split(',').map((s) => s.trim()).filter(Boolean);
-for (const r of ONLY) if (!(ROWS as readonly string[]).includes(r)) throw new Error(`BENCH_ONLY: unknown row "${r}" (rows: ${ROWS.join(', ')})`);
+const ONLY = (process.env.BENCH_ONLY ?? '')
+  .split(',')
+  .map((s) => s.trim())
+  .filter(Boolean);
+for (const r of ONLY)
+  if (!(ROWS as readonly string[]).includes(r))
+    throw new Error(`BENCH_ONLY: unknown row "${r}" (rows: ${ROWS.join(', ')})`);
 const SELECTED: RowName[] = ONLY.length ? ROWS.filter((r) => ONLY.includes(r)) : [...ROWS];
 const SKIP_COLD = process.env.BENCH_COLD === '0';
 // BENCH_DATA=large: the large-data mode (bench/large-run.ts) instead of the side-by-side run.
@@ -41,11 +46,27 @@ async function main() {
   if (DATA === 'large') {
     const why = oursUnavailable();
     if (why) throw new Error(`BENCH_DATA=large measures Latchkey only: ${why}`);
-    return runLargeMode({ scale: num('BENCH_DATA_SCALE', 1), rows: SELECTED, warmup: WARMUP, duration: DURATION, runs: RUNS, poolMax: POOL_MAX, purgeRow: PURGE_ROW, purgeWindow: num('BENCH_PURGE_WINDOW', 5), loadOnly: process.env.BENCH_DATA_LOAD_ONLY === '1', skipPurge: process.env.BENCH_PURGE === '0', checkForeignKeys: process.env.BENCH_DATA_CHECK === undefined ? undefined : process.env.BENCH_DATA_CHECK === '1', quietMaxSeconds: num('BENCH_QUIET_MAX', 600), log });
+    return runLargeMode({
+      scale: num('BENCH_DATA_SCALE', 1),
+      rows: SELECTED,
+      warmup: WARMUP,
+      duration: DURATION,
+      runs: RUNS,
+      poolMax: POOL_MAX,
+      purgeRow: PURGE_ROW,
+      purgeWindow: num('BENCH_PURGE_WINDOW', 5),
+      loadOnly: process.env.BENCH_DATA_LOAD_ONLY === '1',
+      skipPurge: process.env.BENCH_PURGE === '0',
+      checkForeignKeys: process.env.BENCH_DATA_CHECK === undefined ? undefined : process.env.BENCH_DATA_CHECK === '1',
+      quietMaxSeconds: num('BENCH_QUIET_MAX', 600),
+      log,
+    });
   }
   const started = new Date();
   const loadBefore = os.loadavg()[0];
-  log(`Latchkey bench: ${CONNECTIONS} connections, warm-up ${WARMUP} s, ${RUNS} × ${DURATION} s per row, rows: ${SELECTED.join(', ')}`);
+  log(
+    `Latchkey bench: ${CONNECTIONS} connections, warm-up ${WARMUP} s, ${RUNS} × ${DURATION} s per row, rows: ${SELECTED.join(', ')}`,
+  );
 
   const results: Record<string, Partial<Record<RowName, Cell>>> = { ours: {}, peer: {}, express: {}, node: {} };
   const problems: string[] = [];
@@ -94,7 +115,12 @@ async function main() {
     return failedCell(err);
   };
   const measureSides = (row: RowName, targets: { t: Target; spec: RowSpec | undefined }[]) =>
-    measureAlternating(ROW_TITLES[row], targets.map(({ t, spec }) => ({ label: t.label, base: t.base, spec, target: t })), opts, (side, err) => failed(side.target, row, err));
+    measureAlternating(
+      ROW_TITLES[row],
+      targets.map(({ t, spec }) => ({ label: t.label, base: t.base, spec, target: t })),
+      opts,
+      (side, err) => failed(side.target, row, err),
+    );
 
   // ---- ceilings: once per request shape (GET, POST with a small form), reused per row
   const shapes = new Set(SELECTED.map((r) => CEILING_SHAPE[r]).filter(Boolean));
@@ -102,7 +128,9 @@ async function main() {
     const byShape: Record<string, Cell> = {};
     for (const shape of shapes) {
       log(`ceiling ${c.label}, ${shape} shape…`);
-      [byShape[shape!]] = await measureSides(shape === 'GET' ? 'discovery' : 'refresh', [{ t: c, spec: shape === 'GET' ? CEILING_GET : CEILING_POST }]);
+      [byShape[shape!]] = await measureSides(shape === 'GET' ? 'discovery' : 'refresh', [
+        { t: c, spec: shape === 'GET' ? CEILING_GET : CEILING_POST },
+      ]);
     }
     for (const row of SELECTED) {
       const shape = CEILING_SHAPE[row];
@@ -114,7 +142,10 @@ async function main() {
   for (const row of SELECTED) {
     log(`row: ${ROW_TITLES[row]}`);
     const started = [ours, peer].filter((t): t is Target => Boolean(t));
-    const cells = await measureSides(row, started.map((t) => ({ t, spec: t.rows[row] })));
+    const cells = await measureSides(
+      row,
+      started.map((t) => ({ t, spec: t.rows[row] })),
+    );
     results.ours[row] = ours ? cells[0] : { na: oursSkip ?? 'not started' };
     results.peer[row] = peer ? cells[started.indexOf(peer)] : { na: 'peer not started' };
   }
@@ -134,7 +165,8 @@ async function main() {
       log(`cold start to ready (${COLD_RUNS}× each)…`);
       cold = await measureColdStarts(COLD_RUNS, migrated);
       cold.unshift({ label: 'Postgres, fresh database — the benchmark instance', ms: [ours.coldStartFreshPgMs] });
-      for (const c of cold) log(`  ${c.label}: ${c.error ? `failed: ${c.error}` : c.ms.map((m) => m.toFixed(0)).join(', ') + ' ms'}`);
+      for (const c of cold)
+        log(`  ${c.label}: ${c.error ? `failed: ${c.error}` : c.ms.map((m) => m.toFixed(0)).join(', ') + ' ms'}`);
     }
   }
   await stopAll();
@@ -147,20 +179,35 @@ async function main() {
   const stamp = started.toISOString().replace(/[:.]/g, '-');
   fs.writeFileSync(path.join(dir, `${stamp}.md`), md);
   fs.writeFileSync(path.join(dir, 'latest.md'), md);
-  fs.writeFileSync(path.join(dir, `${stamp}.json`), JSON.stringify({ started, settings: settings(), results, rss, cold, problems, notes, oursSkip, load }, null, 2));
+  fs.writeFileSync(
+    path.join(dir, `${stamp}.json`),
+    JSON.stringify({ started, settings: settings(), results, rss, cold, problems, notes, oursSkip, load }, null, 2),
+  );
   log(`\nwritten: bench/results/${stamp}.md and bench/results/latest.md`);
 }
 
 function settings() {
-  return { connections: CONNECTIONS, warmup: WARMUP, duration: DURATION, runs: RUNS, poolMax: POOL_MAX, rows: SELECTED };
+  return {
+    connections: CONNECTIONS,
+    warmup: WARMUP,
+    duration: DURATION,
+    runs: RUNS,
+    poolMax: POOL_MAX,
+    rows: SELECTED,
+  };
 }
 
 // ------------------------------------------------------------------ report
 
 const f0 = (n: number) => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : '—');
 const f1 = (n: number) => (Number.isFinite(n) ? n.toFixed(1) : '—');
-const ratio = (a: Cell | undefined, b: Cell | undefined) => (isRes(a) && isRes(b) && b.rps > 0 ? `${(a.rps / b.rps).toFixed(2)}×` : 'n/a');
-const median = (xs: number[]) => { const s = [...xs].sort((a, b) => a - b); const m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
+const ratio = (a: Cell | undefined, b: Cell | undefined) =>
+  isRes(a) && isRes(b) && b.rps > 0 ? `${(a.rps / b.rps).toFixed(2)}×` : 'n/a';
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
 
 function report(o: {
   started: Date;
@@ -176,27 +223,57 @@ function report(o: {
   const notes: string[] = [];
   const note = (text: string) => {
     let i = notes.indexOf(text);
-    if (i < 0) { notes.push(text); i = notes.length - 1; }
+    if (i < 0) {
+      notes.push(text);
+      i = notes.length - 1;
+    }
     return `[^${i + 1}]`;
   };
-  const rps = (c: Cell | undefined) => (isRes(c) ? f0(c.rps) + (c.short ? ` ${note('single-use pool ran out before the run’s duration: run stopped early; the requests autocannon still sent, which could only repeat the pool’s last token, are not counted; req/s is over the actual duration')}` : '') : c ? `n/a ${note(c.na)}` : '—');
-  const unit = (row: RowName) => (row === 'signin' ? ' ' + note('full sign-in: one "request" is a whole fresh-browser flow (authorize → sign-in page → sign-in POST → redirect(s) → code → token exchange); req/s = completed flows per second; p50/p99 are whole-flow latencies; non-2xx = failed flows') : '');
+  const rps = (c: Cell | undefined) =>
+    isRes(c)
+      ? f0(c.rps) +
+        (c.short
+          ? ` ${note('single-use pool ran out before the run’s duration: run stopped early; the requests autocannon still sent, which could only repeat the pool’s last token, are not counted; req/s is over the actual duration')}`
+          : '')
+      : c
+        ? `n/a ${note(c.na)}`
+        : '—';
+  const unit = (row: RowName) =>
+    row === 'signin'
+      ? ' ' +
+        note(
+          'full sign-in: one "request" is a whole fresh-browser flow (authorize → sign-in page → sign-in POST → redirect(s) → code → token exchange); req/s = completed flows per second; p50/p99 are whole-flow latencies; non-2xx = failed flows',
+        )
+      : '';
 
   const lines: string[] = [];
   lines.push(`# Latchkey benchmark — ${o.started.toISOString()}`, '');
-  lines.push(`${CONNECTIONS} connections, ${WARMUP} s warm-up, median of ${RUNS} × ${DURATION} s per row (p50/p99 in ms are medians of the runs' percentiles; non-2xx summed over the runs). Rate limiting off (\`RATE_LIMIT_SCALE=0\`).`, '');
-  lines.push(`Environment: ${envLine()}; 1-min load average ${o.load.before.toFixed(2)} at start, ${o.load.after.toFixed(2)} at the end.`, '');
+  lines.push(
+    `${CONNECTIONS} connections, ${WARMUP} s warm-up, median of ${RUNS} × ${DURATION} s per row (p50/p99 in ms are medians of the runs' percentiles; non-2xx summed over the runs). Rate limiting off (\`RATE_LIMIT_SCALE=0\`).`,
+    '',
+  );
+  lines.push(
+    `Environment: ${envLine()}; 1-min load average ${o.load.before.toFixed(2)} at start, ${o.load.after.toFixed(2)} at the end.`,
+    '',
+  );
   if (o.load.before > os.cpus().length * 0.5) {
-    lines.push(`> **Warning:** the machine was already busy when the run started (load average ${o.load.before.toFixed(2)} on ${os.cpus().length} cores): other processes compete with the servers and the load generator, so absolute figures are low and noisy; ratios within this report remain comparable only roughly.`, '');
+    lines.push(
+      `> **Warning:** the machine was already busy when the run started (load average ${o.load.before.toFixed(2)} on ${os.cpus().length} cores): other processes compete with the servers and the load generator, so absolute figures are low and noisy; ratios within this report remain comparable only roughly.`,
+      '',
+    );
   }
   if (o.oursSkip) lines.push(`> **Our rows were not measured:** ${o.oursSkip}`, '');
 
-  lines.push('| row | ours req/s | p50 | p99 | non-2xx | peer req/s | ours/peer | express req/s | ours/express | node:http req/s | ours/node |');
+  lines.push(
+    '| row | ours req/s | p50 | p99 | non-2xx | peer req/s | ours/peer | express req/s | ours/express | node:http req/s | ours/node |',
+  );
   lines.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const row of SELECTED) {
     const us = R.ours[row];
     const nonOk = isRes(us) ? `${us.non2xx}${us.errors ? ` (+${us.errors} socket errors/timeouts)` : ''}` : '—';
-    lines.push(`| ${ROW_TITLES[row]}${unit(row)} | ${rps(us)} | ${isRes(us) ? f1(us.p50) : '—'} | ${isRes(us) ? f1(us.p99) : '—'} | ${nonOk} | ${rps(R.peer[row])} | ${ratio(us, R.peer[row])} | ${rps(R.express[row])} | ${ratio(us, R.express[row])} | ${rps(R.node[row])} | ${ratio(us, R.node[row])} |`);
+    lines.push(
+      `| ${ROW_TITLES[row]}${unit(row)} | ${rps(us)} | ${isRes(us) ? f1(us.p50) : '—'} | ${isRes(us) ? f1(us.p99) : '—'} | ${nonOk} | ${rps(R.peer[row])} | ${ratio(us, R.peer[row])} | ${rps(R.express[row])} | ${ratio(us, R.express[row])} | ${rps(R.node[row])} | ${ratio(us, R.node[row])} |`,
+    );
   }
   lines.push('');
 
@@ -204,23 +281,43 @@ function report(o: {
   lines.push('## All measurements', '');
   lines.push('| row | target | req/s | p50 ms | p99 ms | non-2xx | per-run req/s | note |');
   lines.push('|---|---|---:|---:|---:|---:|---|---|');
-  const labels: Record<string, string> = { ours: 'Latchkey', peer: 'oidc-provider', express: 'bare Express 5', node: 'bare node:http' };
+  const labels: Record<string, string> = {
+    ours: 'Latchkey',
+    peer: 'oidc-provider',
+    express: 'bare Express 5',
+    node: 'bare node:http',
+  };
   for (const row of SELECTED) {
     for (const t of ['ours', 'peer', 'express', 'node']) {
       const c = R[t][row];
       if (!c) continue;
-      if (!isRes(c)) { lines.push(`| ${ROW_TITLES[row]} | ${labels[t]} | n/a | | | | | ${c.na.replace(/\|/g, '\\|').slice(0, 200)} |`); continue; }
-      const n = [c.sample ? `first failure: ${c.sample.replace(/\|/g, '\\|').replace(/\s+/g, ' ').slice(0, 160)}` : '', c.poolSizes ? `pools ${c.poolSizes.join('/')}` : '', (t === 'express' || t === 'node') ? `${CEILING_SHAPE[row]} shape` : ''].filter(Boolean).join('; ');
-      lines.push(`| ${ROW_TITLES[row]} | ${labels[t]} | ${f0(c.rps)} | ${f1(c.p50)} | ${f1(c.p99)} | ${c.non2xx + c.errors} | ${c.runs.map((r) => f0(r.rps) + (r.short ? '*' : '')).join(' / ')} | ${n} |`);
+      if (!isRes(c)) {
+        lines.push(`| ${ROW_TITLES[row]} | ${labels[t]} | n/a | | | | | ${c.na.replace(/\|/g, '\\|').slice(0, 200)} |`);
+        continue;
+      }
+      const n = [
+        c.sample ? `first failure: ${c.sample.replace(/\|/g, '\\|').replace(/\s+/g, ' ').slice(0, 160)}` : '',
+        c.poolSizes ? `pools ${c.poolSizes.join('/')}` : '',
+        t === 'express' || t === 'node' ? `${CEILING_SHAPE[row]} shape` : '',
+      ]
+        .filter(Boolean)
+        .join('; ');
+      lines.push(
+        `| ${ROW_TITLES[row]} | ${labels[t]} | ${f0(c.rps)} | ${f1(c.p50)} | ${f1(c.p99)} | ${c.non2xx + c.errors} | ${c.runs.map((r) => f0(r.rps) + (r.short ? '*' : '')).join(' / ')} | ${n} |`,
+      );
     }
   }
   lines.push('');
 
   lines.push('## Cold start to ready (spawn → first 200 on /readyz)', '');
-  if (o.cold.length === 0) lines.push(o.oursSkip ? '_not measured: our provider did not run_' : '_not measured (BENCH_COLD=0)_');
+  if (o.cold.length === 0)
+    lines.push(o.oursSkip ? '_not measured: our provider did not run_' : '_not measured (BENCH_COLD=0)_');
   else {
     lines.push('| database | median ms | runs (ms) |', '|---|---:|---|');
-    for (const c of o.cold) lines.push(`| ${c.label} | ${c.error ? 'failed' : f0(median(c.ms))} | ${c.error ? c.error.replace(/\|/g, '\\|').slice(0, 300) : c.ms.map(f0).join(', ')} |`);
+    for (const c of o.cold)
+      lines.push(
+        `| ${c.label} | ${c.error ? 'failed' : f0(median(c.ms))} | ${c.error ? c.error.replace(/\|/g, '\\|').slice(0, 300) : c.ms.map(f0).join(', ')} |`,
+      );
   }
   lines.push('');
 
@@ -231,29 +328,47 @@ function report(o: {
 
   lines.push('## Targets', '');
   lines.push('| target | goal | measured | ok |', '|---|---|---|---|');
-  const check = (name: string, goal: string, measured: string, ok: boolean | null) => lines.push(`| ${name} | ${goal} | ${measured} | ${ok === null ? '—' : ok ? 'yes' : '**no**'} |`);
+  const check = (name: string, goal: string, measured: string, ok: boolean | null) =>
+    lines.push(`| ${name} | ${goal} | ${measured} | ${ok === null ? '—' : ok ? 'yes' : '**no**'} |`);
   // Every row at least the in-memory peer, Latchkey durable on Postgres.
   for (const row of SELECTED) {
     const [a, b] = [R.ours[row], R.peer[row]];
     check(`${ROW_TITLES[row]} vs peer`, '≥ 1.0×', ratio(a, b), isRes(a) && isRes(b) ? a.rps / b.rps >= 1 : null);
   }
-  const measured = SELECTED.map((r) => [r, R.ours[r]] as const).filter((x): x is readonly [RowName, RowResult] => isRes(x[1]));
+  const measured = SELECTED.map((r) => [r, R.ours[r]] as const).filter((x): x is readonly [RowName, RowResult] =>
+    isRes(x[1]),
+  );
   // The sign-in row's p99 is a whole multi-request flow queueing behind argon2id: not a single request.
   const single = measured.filter(([r]) => r !== 'signin');
   if (single.length) {
     const worst = single.reduce((a, b) => (b[1].p99 > a[1].p99 ? b : a));
-    check('p99 every single-request row', '< 50 ms', `worst: ${ROW_TITLES[worst[0]]} ${f1(worst[1].p99)} ms`, single.every(([, r]) => r.p99 < 50));
+    check(
+      'p99 every single-request row',
+      '< 50 ms',
+      `worst: ${ROW_TITLES[worst[0]]} ${f1(worst[1].p99)} ms`,
+      single.every(([, r]) => r.p99 < 50),
+    );
   } else {
     check('p99 every single-request row', '< 50 ms', 'n/a', null);
   }
   const errs = measured.reduce((a, [, r]) => a + r.non2xx + r.errors, 0);
   check('errors', '0', measured.length ? String(errs) : 'n/a', measured.length ? errs === 0 : null);
   const ourRss = o.rss.find((r) => r.label.startsWith('Latchkey'));
-  check('RSS after the run', '< 150 MB', ourRss?.mb != null ? `${ourRss.mb.toFixed(1)} MB` : 'n/a', ourRss?.mb != null ? ourRss.mb < 150 : null);
+  check(
+    'RSS after the run',
+    '< 150 MB',
+    ourRss?.mb != null ? `${ourRss.mb.toFixed(1)} MB` : 'n/a',
+    ourRss?.mb != null ? ourRss.mb < 150 : null,
+  );
   for (const c of o.cold) {
     if (c.label.includes('benchmark instance')) continue;
     const limit = c.label.includes('embedded') && c.label.includes('fresh') ? 3000 : 1500;
-    check(`cold start, ${c.label}`, `< ${(limit / 1000).toFixed(1)} s`, c.error ? 'failed' : `${f0(median(c.ms))} ms`, c.error ? false : median(c.ms) < limit);
+    check(
+      `cold start, ${c.label}`,
+      `< ${(limit / 1000).toFixed(1)} s`,
+      c.error ? 'failed' : `${f0(median(c.ms))} ms`,
+      c.error ? false : median(c.ms) < limit,
+    );
   }
   lines.push('');
 
@@ -270,10 +385,18 @@ function report(o: {
   }
 
   lines.push('## Method', '');
-  lines.push('- Load: autocannon (programmatic), pipelining 1, 10 s timeout; req/s = completed requests ÷ actual run duration. Single-use rows (refresh_token grant, authorization_code exchange) take a fresh token per request from a pool pre-issued before each run (`requests[].setupRequest`); a short calibration on 256 tokens sizes the warm-up pool, the warm-up rate ×1.6 sizes each run’s pool (capped at BENCH_POOL_MAX), and a run whose pool runs out stops early (marked *) rather than reuse a token. Per row, both targets are warmed up, then their measured runs alternate in an order that turns round each run (peer, Latchkey, Latchkey, peer, …), so a drift of the shared machine, and whatever going first is worth, weigh on both sides of a ratio.');
-  lines.push('- Full sign-in: a bounded pool of 32 async workers (keep-alive node:http), each running complete fresh-browser flows back to back; exact percentiles over all flow latencies.');
-  lines.push('- Ceilings answer `{"ok":true}`; they are measured once per request shape (GET, and POST with a ~130-byte urlencoded form and a Basic header) and that figure is reused for each row of that shape.');
-  lines.push('- Peer: oidc-provider v9, its MemoryAdapter over an enlarged LRU (the default ~1000 entries evicts pre-issued pools), opaque access tokens, HS512 ID tokens, rotating refresh tokens, argon2id (m=19 MiB, t=2, p=1) password check in its sign-in interaction, consent remembered via `loadExistingGrant`. Its state lives in process memory while Latchkey’s is in Postgres.');
+  lines.push(
+    '- Load: autocannon (programmatic), pipelining 1, 10 s timeout; req/s = completed requests ÷ actual run duration. Single-use rows (refresh_token grant, authorization_code exchange) take a fresh token per request from a pool pre-issued before each run (`requests[].setupRequest`); a short calibration on 256 tokens sizes the warm-up pool, the warm-up rate ×1.6 sizes each run’s pool (capped at BENCH_POOL_MAX), and a run whose pool runs out stops early (marked *) rather than reuse a token. Per row, both targets are warmed up, then their measured runs alternate in an order that turns round each run (peer, Latchkey, Latchkey, peer, …), so a drift of the shared machine, and whatever going first is worth, weigh on both sides of a ratio.',
+  );
+  lines.push(
+    '- Full sign-in: a bounded pool of 32 async workers (keep-alive node:http), each running complete fresh-browser flows back to back; exact percentiles over all flow latencies.',
+  );
+  lines.push(
+    '- Ceilings answer `{"ok":true}`; they are measured once per request shape (GET, and POST with a ~130-byte urlencoded form and a Basic header) and that figure is reused for each row of that shape.',
+  );
+  lines.push(
+    '- Peer: oidc-provider v9, its MemoryAdapter over an enlarged LRU (the default ~1000 entries evicts pre-issued pools), opaque access tokens, HS512 ID tokens, rotating refresh tokens, argon2id (m=19 MiB, t=2, p=1) password check in its sign-in interaction, consent remembered via `loadExistingGrant`. Its state lives in process memory while Latchkey’s is in Postgres.',
+  );
   lines.push('');
   if (notes.length) {
     lines.push(...notes.map((n, i) => `[^${i + 1}]: ${n.replace(/\n/g, ' ')}`), '');

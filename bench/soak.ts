@@ -45,7 +45,11 @@ async function main() {
   const auth = driver.basic;
   const tokenUrl = `${ours.base}/oauth/token`;
   log('minting refresh tokens…');
-  const clients = (await driver.mintRefreshTokens(CLIENTS)).map((refreshToken) => ({ refreshToken, accessToken: '', refreshing: false }));
+  const clients = (await driver.mintRefreshTokens(CLIENTS)).map((refreshToken) => ({
+    refreshToken,
+    accessToken: '',
+    refreshing: false,
+  }));
 
   const counts = { sent: 0, ok: 0, failed: 0 };
   const failures = new Map<string, number>();
@@ -64,35 +68,73 @@ async function main() {
     }
   };
   const post = (url: string, body: Record<string, string>) =>
-    request(url, { method: 'POST', headers: { authorization: auth, 'content-type': 'application/x-www-form-urlencoded' }, body: form({ ...body, ...tenant }) });
+    request(url, {
+      method: 'POST',
+      headers: { authorization: auth, 'content-type': 'application/x-www-form-urlencoded' },
+      body: form({ ...body, ...tenant }),
+    });
 
   // The mix, by weight: a refresh, then its new access token used for userinfo and introspection.
   let turn = 0;
   const mix: [number, () => Promise<unknown>][] = [
-    [20, async () => {
-      // A client refreshes once at a time, as a real one does: its turn passes while its last
-      // refresh is unanswered (presenting the same token twice at once is reuse, refused by design).
-      const c = clients[turn++ % clients.length];
-      if (c.refreshing) return;
-      c.refreshing = true;
-      try {
-        const r = await send('refresh', () => post(tokenUrl, { grant_type: 'refresh_token', refresh_token: c.refreshToken }));
-        if (r) Object.assign(c, { refreshToken: JSON.parse(r.body).refresh_token, accessToken: JSON.parse(r.body).access_token });
-      } finally {
-        c.refreshing = false;
-      }
-    }],
-    [40, () => {
-      const c = clients[Math.floor(Math.random() * clients.length)];
-      return c.accessToken ? send('userinfo', () => request(`${ours.base}/oauth/userinfo`, { headers: { authorization: `Bearer ${c.accessToken}` } })) : Promise.resolve();
-    }],
-    [15, () => {
-      const c = clients[Math.floor(Math.random() * clients.length)];
-      return c.accessToken ? send('introspection', () => post(`${ours.base}/oauth/introspect`, { token: c.accessToken })) : Promise.resolve();
-    }],
-    [12, () => send('discovery', () => request(`${ours.base}/.well-known/openid-configuration?platform_guid=${ours.platformGuid}`))],
+    [
+      20,
+      async () => {
+        // A client refreshes once at a time, as a real one does: its turn passes while its last
+        // refresh is unanswered (presenting the same token twice at once is reuse, refused by design).
+        const c = clients[turn++ % clients.length];
+        if (c.refreshing) return;
+        c.refreshing = true;
+        try {
+          const r = await send('refresh', () =>
+            post(tokenUrl, { grant_type: 'refresh_token', refresh_token: c.refreshToken }),
+          );
+          if (r)
+            Object.assign(c, {
+              refreshToken: JSON.parse(r.body).refresh_token,
+              accessToken: JSON.parse(r.body).access_token,
+            });
+        } finally {
+          c.refreshing = false;
+        }
+      },
+    ],
+    [
+      40,
+      () => {
+        const c = clients[Math.floor(Math.random() * clients.length)];
+        return c.accessToken
+          ? send('userinfo', () =>
+              request(`${ours.base}/oauth/userinfo`, { headers: { authorization: `Bearer ${c.accessToken}` } }),
+            )
+          : Promise.resolve();
+      },
+    ],
+    [
+      15,
+      () => {
+        const c = clients[Math.floor(Math.random() * clients.length)];
+        return c.accessToken
+          ? send('introspection', () => post(`${ours.base}/oauth/introspect`, { token: c.accessToken }))
+          : Promise.resolve();
+      },
+    ],
+    [
+      12,
+      () =>
+        send('discovery', () =>
+          request(`${ours.base}/.well-known/openid-configuration?platform_guid=${ours.platformGuid}`),
+        ),
+    ],
     [12, () => send('jwks', () => request(`${ours.base}/oauth/jwks?platform_guid=${ours.platformGuid}`))],
-    [1, () => send('sign-in', async () => { await driver.fullSignIn(); return { status: 200, body: '' }; })],
+    [
+      1,
+      () =>
+        send('sign-in', async () => {
+          await driver.fullSignIn();
+          return { status: 200, body: '' };
+        }),
+    ],
   ];
   const totalWeight = mix.reduce((s, [w]) => s + w, 0);
   const pick = () => {
@@ -103,17 +145,34 @@ async function main() {
 
   const started = Date.now();
   const samples: { minute: number; rssMB: number; heapMB: number; externalMB: number; tokenCacheMB: number }[] = [];
-  const metric = (text: string, name: string) => Number(new RegExp(`^${name}(?:\\{[^}]*\\})? ([0-9.e+]+)$`, 'm').exec(text)?.[1] ?? NaN) / 2 ** 20;
+  const metric = (text: string, name: string) =>
+    Number(new RegExp(`^${name}(?:\\{[^}]*\\})? ([0-9.e+]+)$`, 'm').exec(text)?.[1] ?? NaN) / 2 ** 20;
   const sample = async () => {
     const mb = rssMB(ours.pid);
-    const text = (await request(`${ours.base}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } }).catch(() => ({ body: '' }))).body;
+    const text = (
+      await request(`${ours.base}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } }).catch(() => ({
+        body: '',
+      }))
+    ).body;
     if (mb !== null) {
-      samples.push({ minute: (Date.now() - started) / 60_000, rssMB: mb, heapMB: metric(text, 'nodejs_heap_size_used_bytes'), externalMB: metric(text, 'nodejs_external_memory_bytes'), tokenCacheMB: metric(text, 'latchkey_access_token_cache_bytes') });
+      samples.push({
+        minute: (Date.now() - started) / 60_000,
+        rssMB: mb,
+        heapMB: metric(text, 'nodejs_heap_size_used_bytes'),
+        externalMB: metric(text, 'nodejs_external_memory_bytes'),
+        tokenCacheMB: metric(text, 'latchkey_access_token_cache_bytes'),
+      });
     }
   };
   await sample();
   const sampler = setInterval(() => void sample(), SAMPLE_SECONDS * 1000);
-  const progress = setInterval(() => log(`  ${((Date.now() - started) / 60_000).toFixed(1)} min: ${counts.sent} sent, ${counts.failed} failed, RSS ${samples.at(-1)?.rssMB.toFixed(1)} MB`), 60_000);
+  const progress = setInterval(
+    () =>
+      log(
+        `  ${((Date.now() - started) / 60_000).toFixed(1)} min: ${counts.sent} sent, ${counts.failed} failed, RSS ${samples.at(-1)?.rssMB.toFixed(1)} MB`,
+      ),
+    60_000,
+  );
   // Paced: every 100 ms a tenth of the rate, never more in flight than 4× the rate allows.
   const inFlight = new Set<Promise<unknown>>();
   const pacer = setInterval(() => {
@@ -135,7 +194,9 @@ async function main() {
   const first = steady.filter((s) => s.minute < WARMUP_MINUTES + WINDOW_MINUTES).map((s) => s.rssMB);
   const last = steady.filter((s) => s.minute >= MINUTES - WINDOW_MINUTES).map((s) => s.rssMB);
   const perMinute = slope(steady.map((s) => ({ x: s.minute, y: s.rssMB })));
-  const lastSlope = slope(steady.filter((s) => s.minute >= MINUTES - WINDOW_MINUTES).map((s) => ({ x: s.minute, y: s.rssMB })));
+  const lastSlope = slope(
+    steady.filter((s) => s.minute >= MINUTES - WINDOW_MINUTES).map((s) => ({ x: s.minute, y: s.rssMB })),
+  );
   const change = mean(last) / mean(first) - 1;
   const flat = Math.abs(change) <= 0.1;
   // The heap's floor (its lowest sample each minute, after a major collection): what a leak raises.
@@ -172,7 +233,10 @@ async function main() {
     '',
     '| minute | RSS MB | heap MB | external MB | token cache MB |',
     '|---:|---:|---:|---:|---:|',
-    ...samples.map((s) => `| ${s.minute.toFixed(2)} | ${s.rssMB.toFixed(1)} | ${s.heapMB.toFixed(1)} | ${s.externalMB.toFixed(1)} | ${s.tokenCacheMB.toFixed(2)} |`),
+    ...samples.map(
+      (s) =>
+        `| ${s.minute.toFixed(2)} | ${s.rssMB.toFixed(1)} | ${s.heapMB.toFixed(1)} | ${s.externalMB.toFixed(1)} | ${s.tokenCacheMB.toFixed(2)} |`,
+    ),
     '',
   ];
   const out = path.join(ROOT, 'bench', 'results', 'soak-latest.md');

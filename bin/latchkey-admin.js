@@ -6,7 +6,9 @@ const path = require('node:path');
 
 const entry = path.resolve(__dirname, '..', 'dist', 'cli', 'main.js');
 if (!fs.existsSync(entry)) {
-  process.stderr.write(`error: ${path.relative(process.cwd(), entry) || entry} is missing: run \`npm ci\` or \`npm run build\` first\n`);
+  process.stderr.write(
+    `error: ${path.relative(process.cwd(), entry) || entry} is missing: run \`npm ci\` or \`npm run build\` first\n`,
+  );
   process.exit(1);
 }
 require(entry);

@@ -2,8 +2,20 @@
 // everywhere) and RP-initiated logout (trusted hint, confirmation page, registered redirect).
 import type { Page } from 'playwright-core';
 import {
-  authorizeUrl, buildTenant, clickAndLoad, createUser, finishAtCallback, newPage, openAuthorize, pickAccount,
-  signIn, signInThrough, userinfo, TEST_PASSWORD, type Harness, type Tenant,
+  authorizeUrl,
+  buildTenant,
+  clickAndLoad,
+  createUser,
+  finishAtCallback,
+  newPage,
+  openAuthorize,
+  pickAccount,
+  signIn,
+  signInThrough,
+  userinfo,
+  TEST_PASSWORD,
+  type Harness,
+  type Tenant,
 } from './support/harness';
 import { useBrowserSuite } from './support/browser-suite';
 
@@ -11,7 +23,10 @@ let h: Harness;
 let tenant: Tenant;
 let page: Page;
 
-const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
+const PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
+  'base64',
+);
 
 useBrowserSuite((s) => ({ h, tenant, page } = s), {
   // The stand-in RP's signed-out page is registered for post-logout redirection.
@@ -62,7 +77,9 @@ it('uploads a picture that apps then receive', async () => {
   const img = await page.request.get(src!);
   expect(img.headers()['content-type']).toBe('image/png');
 
-  await page.getByLabel('Upload a picture').setInputFiles({ name: 'evil.svg', mimeType: 'image/svg+xml', buffer: Buffer.from('<svg/>') });
+  await page
+    .getByLabel('Upload a picture')
+    .setInputFiles({ name: 'evil.svg', mimeType: 'image/svg+xml', buffer: Buffer.from('<svg/>') });
   const refused = await clickAndLoad(page, page.getByRole('button', { name: 'Upload picture' }));
   expect(refused?.status()).toBe(400);
   await expect(page.locator('#picture-error').innerText()).resolves.toMatch(/PNG, JPEG, GIF or WebP/);
@@ -92,8 +109,15 @@ it('changes the password with the current one, revokes an app, and signs out eve
   await expect(status()).resolves.toContain('Your password has been changed');
   const refreshed = await fetch(`${h.base}/oauth/token`, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${tenant.client.id}:${encodeURIComponent(tenant.client.secret!)}`).toString('base64')}` },
-    body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, platform_guid: tenant.platform.id }),
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      authorization: `Basic ${Buffer.from(`${tenant.client.id}:${encodeURIComponent(tenant.client.secret!)}`).toString('base64')}`,
+    },
+    body: new URLSearchParams({
+      grant_type: 'refresh_token',
+      refresh_token: tokens.refresh_token!,
+      platform_guid: tenant.platform.id,
+    }),
   });
   expect(refreshed.status).toBe(400);
 
@@ -107,7 +131,10 @@ it('changes the password with the current one, revokes an app, and signs out eve
   await expect(page.locator('main').innerText()).resolves.toContain('No app has access to your account.');
   const introspected = await fetch(`${h.base}/oauth/introspect`, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${tenant.client.id}:${encodeURIComponent(tenant.client.secret!)}`).toString('base64')}` },
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      authorization: `Basic ${Buffer.from(`${tenant.client.id}:${encodeURIComponent(tenant.client.secret!)}`).toString('base64')}`,
+    },
     body: new URLSearchParams({ token: again.tokens.refresh_token!, platform_guid: tenant.platform.id }),
   });
   expect(await introspected.json()).toEqual({ active: false });
@@ -132,7 +159,8 @@ it('RP-initiated logout with id_token_hint returns to the app with state; withou
   const user = await createUser(h, tenant);
   const { tokens } = await signInThrough(h, tenant, page, user.email);
   const after = `${h.base}/__rp/signed-out`;
-  const q = (params: Record<string, string>) => `${h.base}/oauth/logout?${new URLSearchParams({ platform_guid: tenant.platform.id, ...params })}`;
+  const q = (params: Record<string, string>) =>
+    `${h.base}/oauth/logout?${new URLSearchParams({ platform_guid: tenant.platform.id, ...params })}`;
 
   await page.goto(q({ id_token_hint: tokens.id_token!, post_logout_redirect_uri: after, state: 'bye' }));
   expect(page.url()).toBe(`${after}?state=bye`);

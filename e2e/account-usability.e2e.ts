@@ -2,7 +2,16 @@
 // its header on a 375 px phone, the picture upload's file input, the signed-out sign-in card with
 // "Create account", and axe on every state in English, German, French and Spanish at 1280 and 375 wide.
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { buildTenant, clickAndLoad, createUser, newEmail, startHarness, TEST_PASSWORD, type Harness, type Tenant } from './support/harness';
+import {
+  buildTenant,
+  clickAndLoad,
+  createUser,
+  newEmail,
+  startHarness,
+  TEST_PASSWORD,
+  type Harness,
+  type Tenant,
+} from './support/harness';
 import { expectAxeClean } from './support/page-checks';
 
 let h: Harness;
@@ -18,12 +27,21 @@ afterAll(async () => {
   await h?.close();
 });
 
-const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
+const PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
+  'base64',
+);
 const account = (suffix = '') => `${h.base}/account${suffix}?platform_guid=${tenant.platform.id}`;
 
 /** A fresh browser in `locale` (Accept-Language) at `width`; bypassCSP only so that axe-core can be injected. */
 async function freshPage(locale = 'en-US', width = 1280, javaScriptEnabled = true): Promise<Page> {
-  const context = await (h.browser as Browser).newContext({ viewport: { width, height: width < 500 ? 812 : 800 }, locale, deviceScaleFactor: 1, bypassCSP: true, javaScriptEnabled });
+  const context = await (h.browser as Browser).newContext({
+    viewport: { width, height: width < 500 ? 812 : 800 },
+    locale,
+    deviceScaleFactor: 1,
+    bypassCSP: true,
+    javaScriptEnabled,
+  });
   contexts.push(context);
   return context.newPage();
 }
@@ -40,45 +58,78 @@ const tabLinks = (page: Page) => page.locator('.account-tabs a');
 const currentTab = (page: Page) => page.locator('.account-tabs a[aria-current="page"]').innerText();
 
 const LANGUAGES = [
-  { locale: 'en-US', lang: 'en', title: 'Your account', tabs: ['Profile', 'Security', 'Apps'], signup: 'Create account' },
-  { locale: 'de-DE', lang: 'de', title: 'Ihr Konto', tabs: ['Profil', 'Sicherheit', 'Apps'], signup: 'Konto erstellen' },
-  { locale: 'fr-FR', lang: 'fr', title: 'Votre compte', tabs: ['Profil', 'Sécurité', 'Applications'], signup: 'Créer un compte' },
-  { locale: 'es-ES', lang: 'es', title: 'Su cuenta', tabs: ['Perfil', 'Seguridad', 'Aplicaciones'], signup: 'Crear cuenta' },
+  {
+    locale: 'en-US',
+    lang: 'en',
+    title: 'Your account',
+    tabs: ['Profile', 'Security', 'Apps'],
+    signup: 'Create account',
+  },
+  {
+    locale: 'de-DE',
+    lang: 'de',
+    title: 'Ihr Konto',
+    tabs: ['Profil', 'Sicherheit', 'Apps'],
+    signup: 'Konto erstellen',
+  },
+  {
+    locale: 'fr-FR',
+    lang: 'fr',
+    title: 'Votre compte',
+    tabs: ['Profil', 'Sécurité', 'Applications'],
+    signup: 'Créer un compte',
+  },
+  {
+    locale: 'es-ES',
+    lang: 'es',
+    title: 'Su cuenta',
+    tabs: ['Perfil', 'Seguridad', 'Aplicaciones'],
+    signup: 'Crear cuenta',
+  },
 ];
 
 describe.each(LANGUAGES)('the account page in $lang', (l) => {
-  it.each([1280, 375])('every tab and the signed-out card are axe-clean and translated at %i px', async (width) => {
-    const user = await createUser(h, tenant, { email: newEmail('acct-ux') });
-    const page = await freshPage(l.locale, width);
+  it.each([1280, 375])(
+    'every tab and the signed-out card are axe-clean and translated at %i px',
+    async (width) => {
+      const user = await createUser(h, tenant, { email: newEmail('acct-ux') });
+      const page = await freshPage(l.locale, width);
 
-    // Signed out: the sign-in card, with a footer that leads to "Create account".
-    await page.goto(account());
-    expect(await page.locator('html').getAttribute('lang')).toBe(l.lang);
-    const footer = page.locator('main .card-links');
-    expect((await footer.innerText()).trim()).not.toBe('');
-    await expect(footer.getByRole('link', { name: l.signup }).isVisible()).resolves.toBe(true);
-    await expectAxeClean(page);
-    await page.goto(account('/signup'));
-    expect(await page.locator('form').first().getAttribute('action')).toBe(`/account/signup?platform_guid=${tenant.platform.id}`);
-    await expectAxeClean(page);
-
-    await signInOnAccountPage(page, user.email);
-    expect(await page.locator('h1').innerText()).toBe(l.title);
-    expect(await tabLinks(page).allInnerTexts()).toEqual(l.tabs);
-    for (const [i, name] of l.tabs.entries()) {
-      if (i > 0) await clickAndLoad(page, tabLinks(page).nth(i));
-      expect(await currentTab(page)).toBe(name);
-      expect(await page.locator('h1').innerText()).toBe(l.title);
+      // Signed out: the sign-in card, with a footer that leads to "Create account".
+      await page.goto(account());
+      expect(await page.locator('html').getAttribute('lang')).toBe(l.lang);
+      const footer = page.locator('main .card-links');
+      expect((await footer.innerText()).trim()).not.toBe('');
+      await expect(footer.getByRole('link', { name: l.signup }).isVisible()).resolves.toBe(true);
       await expectAxeClean(page);
-      // Nothing wider than the screen (no sideways scrolling on a phone).
-      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
-    }
-    if (width === 375) await page.screenshot({ path: `${require('node:os').tmpdir()}/account-${l.lang}-375.png`, fullPage: false });
-  }, 120_000);
+      await page.goto(account('/signup'));
+      expect(await page.locator('form').first().getAttribute('action')).toBe(
+        `/account/signup?platform_guid=${tenant.platform.id}`,
+      );
+      await expectAxeClean(page);
+
+      await signInOnAccountPage(page, user.email);
+      expect(await page.locator('h1').innerText()).toBe(l.title);
+      expect(await tabLinks(page).allInnerTexts()).toEqual(l.tabs);
+      for (const [i, name] of l.tabs.entries()) {
+        if (i > 0) await clickAndLoad(page, tabLinks(page).nth(i));
+        expect(await currentTab(page)).toBe(name);
+        expect(await page.locator('h1').innerText()).toBe(l.title);
+        await expectAxeClean(page);
+        // Nothing wider than the screen (no sideways scrolling on a phone).
+        expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
+      }
+      if (width === 375)
+        await page.screenshot({ path: `${require('node:os').tmpdir()}/account-${l.lang}-375.png`, fullPage: false });
+    },
+    120_000,
+  );
 });
 
 it('on a 375 px phone the header stacks: picture, title, name, email and badge left-aligned, nothing overflows', async () => {
-  const user = await createUser(h, tenant, { email: `a-rather-long-address-${Date.now()}@example-company.example.com` });
+  const user = await createUser(h, tenant, {
+    email: `a-rather-long-address-${Date.now()}@example-company.example.com`,
+  });
   const page = await freshPage('en-US', 375);
   await signInOnAccountPage(page, user.email);
   const box = async (selector: string) => (await page.locator(selector).first().boundingBox())!;
@@ -98,7 +149,9 @@ it('on a 375 px phone the header stacks: picture, title, name, email and badge l
     expect(b.x + b.width).toBeLessThanOrEqual(375);
   }
   // All three tabs fit on the line.
-  const tabs = await page.locator('.account-tabs a').evaluateAll((as) => as.map((a) => a.getBoundingClientRect().right));
+  const tabs = await page
+    .locator('.account-tabs a')
+    .evaluateAll((as) => as.map((a) => a.getBoundingClientRect().right));
   expect(Math.max(...tabs)).toBeLessThanOrEqual(375);
   await expectAxeClean(page);
 }, 120_000);
@@ -111,7 +164,10 @@ it('the tabs work without JavaScript: links to server-rendered sections, the cur
   await expect(page.getByRole('button', { name: 'Save profile' }).isVisible()).resolves.toBe(true);
   await expect(page.getByRole('button', { name: 'Change password' }).count()).resolves.toBe(0);
 
-  await clickAndLoad(page, page.getByRole('navigation', { name: 'Account sections' }).getByRole('link', { name: 'Security' }));
+  await clickAndLoad(
+    page,
+    page.getByRole('navigation', { name: 'Account sections' }).getByRole('link', { name: 'Security' }),
+  );
   expect(new URL(page.url()).searchParams.get('section')).toBe('security');
   expect(await currentTab(page)).toBe('Security');
   await expect(page.getByRole('button', { name: 'Change password' }).isVisible()).resolves.toBe(true);
@@ -145,7 +201,12 @@ it('the picture upload: a labelled, keyboard-reachable file input drawn as a but
   const look = await input.evaluate((el) => {
     const own = getComputedStyle(el);
     const button = getComputedStyle(el, '::file-selector-button');
-    return { border: own.borderStyle, width: el.getBoundingClientRect().width, buttonRadius: button.borderRadius, buttonWeight: button.fontWeight };
+    return {
+      border: own.borderStyle,
+      width: el.getBoundingClientRect().width,
+      buttonRadius: button.borderRadius,
+      buttonWeight: button.fontWeight,
+    };
   });
   expect(look.border).toBe('dashed');
   expect(look.width).toBeGreaterThan(300);

@@ -8,7 +8,8 @@ import { authorizeUrl, buildTenant, clickAndLoad, startHarness, type Harness } f
 import { browserContexts, expectAxeClean, shoot } from './support/page-checks';
 
 const PASSWORD = 'operator password long enough';
-const SVG = '<svg xmlns="http://www.w3.org/2000/svg" width="120" height="40" viewBox="0 0 120 40"><rect width="120" height="40" rx="8" fill="#0f766e"/><circle cx="20" cy="20" r="10" fill="#ffffff"/></svg>';
+const SVG =
+  '<svg xmlns="http://www.w3.org/2000/svg" width="120" height="40" viewBox="0 0 120 40"><rect width="120" height="40" rx="8" fill="#0f766e"/><circle cx="20" cy="20" r="10" fill="#ffffff"/></svg>';
 
 let h: Harness;
 const browsers = browserContexts(() => h);
@@ -53,10 +54,14 @@ it('an operator brands a platform on the Branding screen; the sign-in page shows
   await clickAndLoad(page, page.getByRole('button', { name: 'Save branding' }));
   expect(await page.getByRole('status').innerText()).toContain('Branding saved.');
 
-  await page.getByLabel('Upload a logo').setInputFiles({ name: 'logo.svg', mimeType: 'image/svg+xml', buffer: Buffer.from(SVG) });
+  await page
+    .getByLabel('Upload a logo')
+    .setInputFiles({ name: 'logo.svg', mimeType: 'image/svg+xml', buffer: Buffer.from(SVG) });
   await clickAndLoad(page, page.getByRole('button', { name: 'Upload logo' }));
   expect(await page.getByRole('status').innerText()).toContain('Logo uploaded.');
-  expect(await page.locator('.branding-logo img').evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBeGreaterThan(0);
+  expect(
+    await page.locator('.branding-logo img').evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth),
+  ).toBeGreaterThan(0);
   await expectAxeClean(page);
   await shoot(page, 'admin-branding');
 

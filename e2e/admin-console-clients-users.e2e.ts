@@ -23,17 +23,39 @@ const freshPage = browsers.freshPage;
 
 beforeAll(async () => {
   smtp = await startSmtpSink();
-  h = await startHarness({ env: { SMTP_URL: `smtp://${SMTP_USER}:${SMTP_PASSWORD}@127.0.0.1:${smtp.port}` }, mailWorker: true, ownDatabase: true });
+  h = await startHarness({
+    env: { SMTP_URL: `smtp://${SMTP_USER}:${SMTP_PASSWORD}@127.0.0.1:${smtp.port}` },
+    mailWorker: true,
+    ownDatabase: true,
+  });
   await h.t.services.operators.create(cliActor(), { email: operatorEmail, platformId: null, password: PASSWORD });
   const p = await buildPlatform(h.t.services, 'Acme Travel');
   platformId = p.id;
-  await buildClient(h.t.services, p.id, { name: 'Acme Bookings', redirectUris: ['https://bookings.acme.example/callback'] });
-  await buildClient(h.t.services, p.id, { name: 'Acme Mobile', type: 'public', redirectUris: ['https://m.acme.example/callback'], scopes: 'openid profile email offline_access' });
+  await buildClient(h.t.services, p.id, {
+    name: 'Acme Bookings',
+    redirectUris: ['https://bookings.acme.example/callback'],
+  });
+  await buildClient(h.t.services, p.id, {
+    name: 'Acme Mobile',
+    type: 'public',
+    redirectUris: ['https://m.acme.example/callback'],
+    scopes: 'openid profile email offline_access',
+  });
   const people: Array<[string, string, string]> = [
-    ['grace.hopper@navy.example', 'Grace', 'Hopper'], ['alan.turing@bletchley.example', 'Alan', 'Turing'], ['katherine.johnson@nasa.example', 'Katherine', 'Johnson'],
-    ['edsger.dijkstra@tue.example', 'Edsger', 'Dijkstra'], ['barbara.liskov@mit.example', 'Barbara', 'Liskov'],
+    ['grace.hopper@navy.example', 'Grace', 'Hopper'],
+    ['alan.turing@bletchley.example', 'Alan', 'Turing'],
+    ['katherine.johnson@nasa.example', 'Katherine', 'Johnson'],
+    ['edsger.dijkstra@tue.example', 'Edsger', 'Dijkstra'],
+    ['barbara.liskov@mit.example', 'Barbara', 'Liskov'],
   ];
-  for (const [email, givenName, familyName] of people) await buildUser(h.t.services, p.id, { email, givenName, familyName, phoneNumber: '+14155550123', emailVerified: true });
+  for (const [email, givenName, familyName] of people)
+    await buildUser(h.t.services, p.id, {
+      email,
+      givenName,
+      familyName,
+      phoneNumber: '+14155550123',
+      emailVerified: true,
+    });
   page = await freshPage();
 });
 afterAll(async () => {
@@ -86,15 +108,21 @@ it('Clients: creates a confidential client, its secret shown once', async () => 
 });
 
 it('Clients: edits the redirect URIs, rotates the secret (shown once), lists the clients', async () => {
-  await page.getByLabel('Redirect URIs', { exact: true }).fill('https://partners.acme.example/callback\nhttps://partners.acme.example/oauth/return');
+  await page
+    .getByLabel('Redirect URIs', { exact: true })
+    .fill('https://partners.acme.example/callback\nhttps://partners.acme.example/oauth/return');
   await page.getByLabel('Post-logout redirect URIs').fill('https://partners.acme.example/signed-out');
   await clickAndLoad(page, page.getByRole('button', { name: 'Save changes' }));
   expect(await flash(page)).toBe('Changes saved.');
-  expect(await page.getByLabel('Redirect URIs', { exact: true }).inputValue()).toBe('https://partners.acme.example/callback\nhttps://partners.acme.example/oauth/return');
+  expect(await page.getByLabel('Redirect URIs', { exact: true }).inputValue()).toBe(
+    'https://partners.acme.example/callback\nhttps://partners.acme.example/oauth/return',
+  );
 
   await page.getByLabel('Previous secret keeps working').selectOption({ label: '1 day' });
   await clickAndLoad(page, page.getByRole('button', { name: 'Rotate secret' }));
-  expect(await flash(page)).toMatch(/^New secret issued\. The previous secret works until \d{4}-\d\d-\d\d \d\d:\d\d UTC\.$/);
+  expect(await flash(page)).toMatch(
+    /^New secret issued\. The previous secret works until \d{4}-\d\d-\d\d \d\d:\d\d UTC\.$/,
+  );
   expect(await secretShown(page).innerText()).toMatch(/^\S{32,}$/);
   await expectAxeClean(page);
   await shoot(page, 'admin-client');
@@ -104,7 +132,9 @@ it('Clients: edits the redirect URIs, rotates the secret (shown once), lists the
   await clickAndLoad(page, page.getByRole('link', { name: 'Clients', exact: true }).first());
   const rows = page.locator('.console-table tbody tr');
   expect(await rows.count()).toBe(3);
-  expect(await rows.filter({ hasText: 'Acme Partner Portal' }).innerText()).toContain('https://partners.acme.example/oauth/return');
+  expect(await rows.filter({ hasText: 'Acme Partner Portal' }).innerText()).toContain(
+    'https://partners.acme.example/oauth/return',
+  );
   await expectAxeClean(page);
   await shoot(page, 'admin-clients');
 });

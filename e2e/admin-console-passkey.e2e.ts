@@ -59,7 +59,9 @@ it('enrols a passkey as the first second factor, signs in with password + passke
   expect(await axeViolations(page)).toEqual([]);
   await clickAndLoad(page, use);
   expect(await h1(page)).toBe('Platforms');
-  const signedIn = (await h.t.services.audit.list({ kind: 'operator.signed_in' }, 10)).events.filter((e) => e.details.email === email);
+  const signedIn = (await h.t.services.audit.list({ kind: 'operator.signed_in' }, 10)).events.filter(
+    (e) => e.details.email === email,
+  );
   expect(signedIn.map((e) => e.details.second_factor)).toEqual(['passkey', 'passkey']);
 
   // "Your account" from the header's email: the only passkey cannot be removed.
@@ -69,7 +71,9 @@ it('enrols a passkey as the first second factor, signs in with password + passke
   expect(await page.getByRole('button', { name: /^Remove/ }).count()).toBe(0);
 
   // A second passkey on another authenticator (the first one's credential is excluded, as a security key would be new).
-  await authenticator.cdp.send('WebAuthn.removeVirtualAuthenticator', { authenticatorId: authenticator.authenticatorId });
+  await authenticator.cdp.send('WebAuthn.removeVirtualAuthenticator', {
+    authenticatorId: authenticator.authenticatorId,
+  });
   await addVirtualAuthenticator(page);
   await page.getByLabel('Passkey name').fill('Security key');
   await clickAndLoad(page, page.getByRole('button', { name: 'Add a passkey' }));
@@ -96,6 +100,15 @@ it('enrols a passkey as the first second factor, signs in with password + passke
   await page.getByText('Authenticator app removed.').waitFor();
   expect(await page.getByText('Your only second factor').count()).toBe(1);
 
-  const kinds = (await h.t.services.audit.list({}, 50)).events.filter((e) => e.details.email === email).map((e) => e.kind);
-  expect(kinds).toEqual(expect.arrayContaining(['operator.passkey_added', 'operator.passkey_removed', 'operator.totp_added', 'operator.totp_removed']));
+  const kinds = (await h.t.services.audit.list({}, 50)).events
+    .filter((e) => e.details.email === email)
+    .map((e) => e.kind);
+  expect(kinds).toEqual(
+    expect.arrayContaining([
+      'operator.passkey_added',
+      'operator.passkey_removed',
+      'operator.totp_added',
+      'operator.totp_removed',
+    ]),
+  );
 });

@@ -27,10 +27,31 @@ beforeAll(async () => {
   await h.t.services.operators.create(cliActor(), { email: operatorEmail, platformId: null, password: PASSWORD });
   const p = await buildPlatform(h.t.services, 'Acme Travel');
   platformId = p.id;
-  const google = await h.t.services.admin.upstreamProviders.create(cliActor(), p.id, { kind: 'google', client_id: '1234-acme.apps.googleusercontent.com', client_secret: 'google-secret' });
-  const u = await buildUser(h.t.services, p.id, { email: 'grace.hopper@navy.example', givenName: 'Grace', familyName: 'Hopper', emailVerified: true });
+  const google = await h.t.services.admin.upstreamProviders.create(cliActor(), p.id, {
+    kind: 'google',
+    client_id: '1234-acme.apps.googleusercontent.com',
+    client_secret: 'google-secret',
+  });
+  const u = await buildUser(h.t.services, p.id, {
+    email: 'grace.hopper@navy.example',
+    givenName: 'Grace',
+    familyName: 'Hopper',
+    emailVerified: true,
+  });
   userId = u.id;
-  await identities.insertUnlessLinked(h.t.database.db, { id: newId(), platformId: p.id, userId: u.id, providerId: google.id, subject: '107691503500061507151', email: 'grace.hopper@gmail.example', sealedTokens: null }, new Date());
+  await identities.insertUnlessLinked(
+    h.t.database.db,
+    {
+      id: newId(),
+      platformId: p.id,
+      userId: u.id,
+      providerId: google.id,
+      subject: '107691503500061507151',
+      email: 'grace.hopper@gmail.example',
+      sealedTokens: null,
+    },
+    new Date(),
+  );
   page = await browsers.freshPage();
 });
 afterAll(async () => {
@@ -41,7 +62,7 @@ afterAll(async () => {
 const code = (key: string) => generateSync({ secret: key, epoch: Math.floor(Date.now() / 1000) });
 const flash = (p: Page) => p.locator('.alert-ok').innerText();
 
-it('signs in and opens the platform\'s Upstream providers tab: the callback URL and the Google preset', async () => {
+it("signs in and opens the platform's Upstream providers tab: the callback URL and the Google preset", async () => {
   await page.goto(`${h.base}/admin`);
   await page.getByLabel('Email').fill(operatorEmail);
   await page.getByLabel('Password').fill(PASSWORD);
@@ -79,7 +100,7 @@ it('adds an OpenID Connect provider; its page shows the callback URL and never t
   await clickAndLoad(page, page.getByRole('button', { name: 'Save changes' }));
   expect(await flash(page)).toBe('Changes saved.');
   expect(await page.locator('.console-head .badge').innerText()).toBe('disabled');
-  expect((await h.t.services.federation.providers.forSignIn(platformId, 'acme-sso'))).toBeUndefined();
+  expect(await h.t.services.federation.providers.forSignIn(platformId, 'acme-sso')).toBeUndefined();
 });
 
 it('the user page lists the linked Google account and unlinks it', async () => {
@@ -90,7 +111,10 @@ it('the user page lists the linked Google account and unlinks it', async () => {
   await clickAndLoad(page, linked.getByRole('button', { name: 'Unlink Google account' }));
   expect(await flash(page)).toBe('Google account unlinked.');
   expect(await linked.innerText()).toContain('No upstream account is linked');
-  expect((await h.t.services.audit.list({ platformId, kind: 'identity.unlinked' }, 1)).events[0]).toMatchObject({ actorType: 'operator', actorName: operatorEmail });
+  expect((await h.t.services.audit.list({ platformId, kind: 'identity.unlinked' }, 1)).events[0]).toMatchObject({
+    actorType: 'operator',
+    actorName: operatorEmail,
+  });
 });
 
 it('removes the provider after "I understand"', async () => {

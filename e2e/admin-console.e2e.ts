@@ -23,7 +23,11 @@ const freshPage = browsers.freshPage;
 
 beforeAll(async () => {
   smtp = await startSmtpSink();
-  h = await startHarness({ env: { SMTP_URL: `smtp://${SMTP_USER}:${SMTP_PASSWORD}@127.0.0.1:${smtp.port}` }, mailWorker: true, ownDatabase: true });
+  h = await startHarness({
+    env: { SMTP_URL: `smtp://${SMTP_USER}:${SMTP_PASSWORD}@127.0.0.1:${smtp.port}` },
+    mailWorker: true,
+    ownDatabase: true,
+  });
   await h.t.services.operators.create(cliActor(), { email: operatorEmail, platformId: null, password: PASSWORD });
   page = await freshPage();
 });
@@ -33,7 +37,8 @@ afterAll(async () => {
   await smtp?.stop();
 });
 
-const code = (key: string, offsetSteps = 0) => generateSync({ secret: key, epoch: Math.floor(Date.now() / 1000) + offsetSteps * 30 });
+const code = (key: string, offsetSteps = 0) =>
+  generateSync({ secret: key, epoch: Math.floor(Date.now() / 1000) + offsetSteps * 30 });
 const h1 = (p: Page) => p.locator('h1').first().innerText();
 const flash = (p: Page) => p.getByRole('status').innerText();
 
@@ -207,11 +212,15 @@ it('Mail: counts and lists the outbox, filters by status, retries the dead mails
   for (const email of refused) smtp.rejecting.delete(email);
   await clickAndLoad(page, page.getByRole('button', { name: 'Retry all dead' }));
   expect(await flash(page)).toBe('2 dead mails are queued again.');
-  await until('the retried mails sent', async () => refused.every((email) => smtp.received.some((m) => m.to.includes(email))));
+  await until('the retried mails sent', async () =>
+    refused.every((email) => smtp.received.some((m) => m.to.includes(email))),
+  );
 });
 
 it('Audit log: filters by kind and platform, pages to older events', async () => {
-  const globex = (await h.t.services.admin.platforms.list(cliActor(), { limit: 200 })).items.find((p) => p.name === 'Globex Bank')!;
+  const globex = (await h.t.services.admin.platforms.list(cliActor(), { limit: 200 })).items.find(
+    (p) => p.name === 'Globex Bank',
+  )!;
   for (let i = 1; i <= 55; i++) await h.t.services.admin.platforms.setRateLimit(cliActor(), globex.id, 'jwks', 100 + i);
 
   await clickAndLoad(page, page.getByRole('link', { name: 'Audit log' }));
@@ -221,7 +230,9 @@ it('Audit log: filters by kind and platform, pages to older events', async () =>
   const kinds = await page.locator('.audit-table tbody tr td:nth-child(2)').allInnerTexts();
   expect(kinds).toEqual(expect.arrayContaining(['rate_limit.changed', 'platform.created', 'mail.retried']));
   // The operator is the actor of its changes.
-  expect(await page.locator('.audit-table tbody tr', { hasText: 'platform.created' }).innerText()).toContain(operatorEmail);
+  expect(await page.locator('.audit-table tbody tr', { hasText: 'platform.created' }).innerText()).toContain(
+    operatorEmail,
+  );
   await expectAxeClean(page);
   await shoot(page, 'admin-audit');
 
@@ -240,8 +251,12 @@ it('Audit log: filters by kind and platform, pages to older events', async () =>
 });
 
 it('a platform-scoped operator sees its own platform only', async () => {
-  const acme = (await h.t.services.admin.platforms.list(cliActor(), { limit: 200 })).items.find((p) => p.name === 'Acme Travel')!;
-  const globex = (await h.t.services.admin.platforms.list(cliActor(), { limit: 200 })).items.find((p) => p.name === 'Globex Bank')!;
+  const acme = (await h.t.services.admin.platforms.list(cliActor(), { limit: 200 })).items.find(
+    (p) => p.name === 'Acme Travel',
+  )!;
+  const globex = (await h.t.services.admin.platforms.list(cliActor(), { limit: 200 })).items.find(
+    (p) => p.name === 'Globex Bank',
+  )!;
   const email = newEmail('acme-ops');
   await h.t.services.operators.create(cliActor(), { email, platformId: acme.id, password: PASSWORD });
   const p = await freshPage();

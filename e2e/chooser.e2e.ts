@@ -2,8 +2,22 @@
 // continue without a password, pick a signed-out account, another account, sign out.
 import type { Page } from 'playwright-core';
 import {
-  authorizeUrl, buildTenant, chooserAccounts, clickAndLoad, createUser, expectPage, finishAtCallback, introspect, newPage, openAuthorize,
-  pickAccount, signIn, signInThrough, signOutButton, type Harness, type Tenant,
+  authorizeUrl,
+  buildTenant,
+  chooserAccounts,
+  clickAndLoad,
+  createUser,
+  expectPage,
+  finishAtCallback,
+  introspect,
+  newPage,
+  openAuthorize,
+  pickAccount,
+  signIn,
+  signInThrough,
+  signOutButton,
+  type Harness,
+  type Tenant,
 } from './support/harness';
 import { useBrowserSuite } from './support/browser-suite';
 

@@ -6,29 +6,62 @@
 // English, German, French and Spanish.
 import type { Page } from 'playwright-core';
 import * as clients from '../src/repositories/client.repository';
-import { authorizeUrl, buildTenant, clickAndLoad, createUser, newEmail, startHarness, type Harness, type Tenant } from './support/harness';
+import {
+  authorizeUrl,
+  buildTenant,
+  clickAndLoad,
+  createUser,
+  newEmail,
+  startHarness,
+  type Harness,
+  type Tenant,
+} from './support/harness';
 import { expectAxeClean } from './support/page-checks';
-import { allowConsent, createTotpUser, expectKind, rawKeysOn, signInThroughAnyLanguage, submitSignIn } from './support/any-language';
+import {
+  allowConsent,
+  createTotpUser,
+  expectKind,
+  rawKeysOn,
+  signInThroughAnyLanguage,
+  submitSignIn,
+} from './support/any-language';
 
 let h: Harness;
 let branded: Tenant; // its client registered a logo, a home page, a privacy policy and terms
 let bare: Tenant; // its client registered none
 const LOGO = 'https://cdn.trip.example/logo.png';
-const LINKS = { home: 'https://trip.example/', policy: 'https://trip.example/privacy', tos: 'https://trip.example/terms' };
+const LINKS = {
+  home: 'https://trip.example/',
+  policy: 'https://trip.example/privacy',
+  tos: 'https://trip.example/terms',
+};
 // A 1×1 PNG: the logo's host answers in the test (the browser has no network).
-const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
+const PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
+  'base64',
+);
 
 beforeAll(async () => {
   h = await startHarness();
   branded = await buildTenant(h, { name: 'Trip Planner' });
-  await clients.update(h.t.database.db, branded.platform.id, branded.client.id, { logoUri: LOGO, clientUri: LINKS.home, policyUri: LINKS.policy, tosUri: LINKS.tos });
+  await clients.update(h.t.database.db, branded.platform.id, branded.client.id, {
+    logoUri: LOGO,
+    clientUri: LINKS.home,
+    policyUri: LINKS.policy,
+    tosUri: LINKS.tos,
+  });
   bare = await buildTenant(h, { name: 'Bare App' });
 });
 afterAll(() => h?.close());
 
 /** A fresh browser in a language; bypassCSP only so that axe-core can be injected. */
 async function browserPage(locale = 'en-US'): Promise<Page> {
-  const context = await h.browser.newContext({ locale, viewport: { width: 1280, height: 800 }, deviceScaleFactor: 1, bypassCSP: true });
+  const context = await h.browser.newContext({
+    locale,
+    viewport: { width: 1280, height: 800 },
+    deviceScaleFactor: 1,
+    bypassCSP: true,
+  });
   await context.route(`${LOGO}*`, (route) => route.fulfill({ status: 200, contentType: 'image/png', body: PNG }));
   return context.newPage();
 }
@@ -51,7 +84,11 @@ describe('consent', () => {
     await expect(logo.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0)).resolves.toBe(true);
 
     const about = page.getByRole('navigation', { name: 'About Trip Planner' });
-    for (const [name, href] of [['Website', LINKS.home], ['Privacy policy', LINKS.policy], ['Terms of service', LINKS.tos]]) {
+    for (const [name, href] of [
+      ['Website', LINKS.home],
+      ['Privacy policy', LINKS.policy],
+      ['Terms of service', LINKS.tos],
+    ]) {
       const link = about.getByRole('link', { name, exact: true });
       await expect(link.getAttribute('href')).resolves.toBe(href);
       await expect(link.getAttribute('rel')).resolves.toBe('noopener noreferrer');
@@ -60,7 +97,7 @@ describe('consent', () => {
     await done(page);
   });
 
-  it('without registered branding: the app\'s initial and no links', async () => {
+  it("without registered branding: the app's initial and no links", async () => {
     const page = await browserPage();
     const user = await createUser(h, bare);
     await page.goto(authorizeUrl(h, bare));
@@ -81,9 +118,14 @@ describe('consent', () => {
     await expect(list.getByRole('listitem').count()).resolves.toBe(5); // openid profile email phone offline_access
     await expect(page.locator('.scope-list').getByRole('switch').count()).resolves.toBe(0);
     await expect(page.locator('.scope-list').getByRole('checkbox').count()).resolves.toBe(0);
-    await expect(page.locator('.scope-list input, .scope-list button, .scope-list [tabindex]').count()).resolves.toBe(0);
+    await expect(page.locator('.scope-list input, .scope-list button, .scope-list [tabindex]').count()).resolves.toBe(
+      0,
+    );
     // Rows are not drawn as separate cards with borders (the look of a settings list).
-    const rowBorder = await page.locator('.scope').nth(1).evaluate((el) => getComputedStyle(el).borderTopWidth);
+    const rowBorder = await page
+      .locator('.scope')
+      .nth(1)
+      .evaluate((el) => getComputedStyle(el).borderTopWidth);
     expect(rowBorder).toBe('0px');
     await done(page);
   });
@@ -129,9 +171,13 @@ describe('chooser', () => {
     await expect(row(ada.email).locator('.account-state').innerText()).resolves.toBe('Signed in');
     await expect(row(bob.email).locator('.account-state').innerText()).resolves.toBe('Signed out');
     // The state is text in the row's button, next to the email: a screen reader hears it with the account.
-    await expect(page.locator('button[name=account]', { hasText: bob.email }).innerText()).resolves.toContain('Signed out');
+    await expect(page.locator('button[name=account]', { hasText: bob.email }).innerText()).resolves.toContain(
+      'Signed out',
+    );
     await expect(page.getByRole('button', { name: `Sign out ${bob.email}`, exact: true }).count()).resolves.toBe(0);
-    await expect(page.getByRole('button', { name: `Sign out ${ada.email}`, exact: true }).isVisible()).resolves.toBe(true);
+    await expect(page.getByRole('button', { name: `Sign out ${ada.email}`, exact: true }).isVisible()).resolves.toBe(
+      true,
+    );
     await expectAxeClean(page);
 
     await clickAndLoad(page, page.getByRole('button', { name: `Remove ${bob.email}`, exact: true }));
@@ -144,10 +190,50 @@ describe('chooser', () => {
 
 // Each page in each language: the language's own texts (no raw keys, no English left), and axe.
 const LANGS = [
-  { locale: 'en-US', lang: 'en', consent: 'wants to access your account', chooser: 'Choose an account', signOut: 'Sign out', remove: 'Remove', signedOut: 'Signed out', second: 'Two-step verification', failed: "Couldn't sign in" },
-  { locale: 'de-DE', lang: 'de', consent: 'möchte auf Ihr Konto zugreifen', chooser: 'Konto auswählen', signOut: 'Abmelden', remove: 'Entfernen', signedOut: 'Abgemeldet', second: 'Bestätigung in zwei Schritten', failed: 'Anmeldung fehlgeschlagen' },
-  { locale: 'fr-FR', lang: 'fr', consent: 'souhaite accéder à votre compte', chooser: 'Choisissez un compte', signOut: 'Se déconnecter', remove: 'Retirer', signedOut: 'Déconnecté', second: 'Validation en deux étapes', failed: 'Impossible de se connecter' },
-  { locale: 'es-ES', lang: 'es', consent: 'quiere acceder a su cuenta', chooser: 'Elija una cuenta', signOut: 'Cerrar sesión', remove: 'Quitar', signedOut: 'Sesión cerrada', second: 'Verificación en dos pasos', failed: 'No se pudo iniciar sesión' },
+  {
+    locale: 'en-US',
+    lang: 'en',
+    consent: 'wants to access your account',
+    chooser: 'Choose an account',
+    signOut: 'Sign out',
+    remove: 'Remove',
+    signedOut: 'Signed out',
+    second: 'Two-step verification',
+    failed: "Couldn't sign in",
+  },
+  {
+    locale: 'de-DE',
+    lang: 'de',
+    consent: 'möchte auf Ihr Konto zugreifen',
+    chooser: 'Konto auswählen',
+    signOut: 'Abmelden',
+    remove: 'Entfernen',
+    signedOut: 'Abgemeldet',
+    second: 'Bestätigung in zwei Schritten',
+    failed: 'Anmeldung fehlgeschlagen',
+  },
+  {
+    locale: 'fr-FR',
+    lang: 'fr',
+    consent: 'souhaite accéder à votre compte',
+    chooser: 'Choisissez un compte',
+    signOut: 'Se déconnecter',
+    remove: 'Retirer',
+    signedOut: 'Déconnecté',
+    second: 'Validation en deux étapes',
+    failed: 'Impossible de se connecter',
+  },
+  {
+    locale: 'es-ES',
+    lang: 'es',
+    consent: 'quiere acceder a su cuenta',
+    chooser: 'Elija una cuenta',
+    signOut: 'Cerrar sesión',
+    remove: 'Quitar',
+    signedOut: 'Sesión cerrada',
+    second: 'Verificación en dos pasos',
+    failed: 'No se pudo iniciar sesión',
+  },
 ] as const;
 
 describe.each(LANGS)('in $lang', (l) => {
@@ -171,7 +257,9 @@ describe.each(LANGS)('in $lang', (l) => {
     expect(await rawKeysOn(page)).toEqual([]);
     await expectAxeClean(page);
     await clickAndLoad(page, page.getByRole('button', { name: `${l.signOut} ${user.email}`, exact: true }));
-    await expect(page.getByRole('button', { name: `${l.remove} ${user.email}`, exact: true }).isVisible()).resolves.toBe(true);
+    await expect(
+      page.getByRole('button', { name: `${l.remove} ${user.email}`, exact: true }).isVisible(),
+    ).resolves.toBe(true);
     await expect(page.locator('.account-state').innerText()).resolves.toBe(l.signedOut);
     expect(await rawKeysOn(page)).toEqual([]);
     await expectAxeClean(page);
@@ -195,7 +283,6 @@ describe.each(LANGS)('in $lang', (l) => {
     await expect(page.getByRole('alert').isVisible()).resolves.toBe(true);
     expect(await rawKeysOn(page)).toEqual([]);
     await expectAxeClean(page);
-
 
     const failed = await page.goto(`${h.base}/platforms/${bare.platform.id}/upstream/callback?state=nothing&code=x`);
     expect(failed!.status()).toBe(400);

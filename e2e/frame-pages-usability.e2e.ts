@@ -4,7 +4,17 @@
 // and GET / says what this server is, with its docs; each page in English and another language.
 import type { Page } from 'playwright-core';
 import * as clients from '../src/repositories/client.repository';
-import { authorizeUrl, buildTenant, clickAndLoad, createUser, openAuthorize, signInThrough, startHarness, type Harness, type Tenant } from './support/harness';
+import {
+  authorizeUrl,
+  buildTenant,
+  clickAndLoad,
+  createUser,
+  openAuthorize,
+  signInThrough,
+  startHarness,
+  type Harness,
+  type Tenant,
+} from './support/harness';
 import { expectAxeClean } from './support/page-checks';
 import { signInThroughAnyLanguage } from './support/any-language';
 
@@ -23,7 +33,12 @@ afterAll(() => h?.close());
 
 /** A fresh browser (context) in a language and viewport; bypassCSP only so that axe-core can be injected. */
 async function browserPage(locale = 'en-US', width = 1280): Promise<Page> {
-  const context = await h.browser.newContext({ locale, viewport: { width, height: 800 }, deviceScaleFactor: 1, bypassCSP: true });
+  const context = await h.browser.newContext({
+    locale,
+    viewport: { width, height: 800 },
+    deviceScaleFactor: 1,
+    bypassCSP: true,
+  });
   return context.newPage();
 }
 const done = (page: Page) => page.context().close();
@@ -82,7 +97,9 @@ describe('the error page', () => {
     expect(res!.status()).toBe(400);
     await expect(page.locator('html').getAttribute('lang')).resolves.toBe('de');
     await expect(h1(page)).resolves.toBe('Diese Anfrage konnte nicht ausgeführt werden');
-    await expect(alert(page)).resolves.toBe('Diese Anmeldeseite ist abgelaufen. Kehren Sie zu der App zurück, von der Sie kamen, und beginnen Sie erneut.');
+    await expect(alert(page)).resolves.toBe(
+      'Diese Anmeldeseite ist abgelaufen. Kehren Sie zu der App zurück, von der Sie kamen, und beginnen Sie erneut.',
+    );
     await expect(page.getByRole('link', { name: 'Zur Startseite' }).isVisible()).resolves.toBe(true);
     await expect(page.locator('.request-id').innerText()).resolves.toMatch(/^Anfrage-ID: /);
     await expectAxeClean(page);
@@ -110,7 +127,9 @@ describe('signing out', () => {
     await expect(h1(page)).resolves.toBe(`Sign out of ${tenant.platform.name}?`);
     await clickAndLoad(page, page.getByRole('button', { name: 'Sign out', exact: true }));
     await expect(h1(page)).resolves.toBe('You are signed out');
-    await expect(page.getByRole('link', { name: `Back to ${tenant.client.name}` }).getAttribute('href')).resolves.toBe(APP_HOME);
+    await expect(page.getByRole('link', { name: `Back to ${tenant.client.name}` }).getAttribute('href')).resolves.toBe(
+      APP_HOME,
+    );
     await clickAndLoad(page, page.getByRole('link', { name: 'Go to your account' }));
     expect(new URL(page.url()).pathname).toBe('/account/signin');
     await done(page);
@@ -123,32 +142,38 @@ describe('signing out', () => {
     await page.goto(`${h.base}/oauth/logout?platform_guid=${bare.platform.id}&client_id=${bare.client.id}`);
     await clickAndLoad(page, page.getByRole('button', { name: 'Stay signed in' }));
     await expect(h1(page)).resolves.toBe('You are still signed in');
-    await expect(page.locator('.status-block a.btn').evaluateAll((as) => as.map((a) => a.getAttribute('href')))).resolves.toEqual([`/account?platform_guid=${bare.platform.id}`]);
+    await expect(
+      page.locator('.status-block a.btn').evaluateAll((as) => as.map((a) => a.getAttribute('href'))),
+    ).resolves.toEqual([`/account?platform_guid=${bare.platform.id}`]);
     await clickAndLoad(page, page.getByRole('link', { name: 'Go to your account' }));
     await expect(h1(page)).resolves.toBe('Your account');
     await expectAxeClean(page);
     await done(page);
   });
 
-  it.each([['en-US', 'Stay signed in'], ['de-DE', 'Angemeldet bleiben'], ['fr-FR', 'Rester connecté'], ['es-ES', 'Mantener la sesión']])(
-    'the confirmation at 375px (%s): each button on one line, nothing wider than the screen', async (locale, stay) => {
-      const page = await browserPage(locale, 375);
-      const user = await createUser(h, tenant);
-      await signInThroughAnyLanguage(h, tenant, page, user.email);
-      await page.goto(`${h.base}/oauth/logout?platform_guid=${tenant.platform.id}&client_id=${tenant.client.id}`);
-      const buttons = page.locator('.logout-actions button');
-      await expect(buttons.first().innerText()).resolves.toBe(stay);
-      for (const b of await buttons.all()) {
-        // One line of text: the button keeps its minimum height (46px), and its text is not cut.
-        const box = (await b.boundingBox())!;
-        expect(box.height).toBeLessThanOrEqual(47);
-        expect(box.x + box.width).toBeLessThanOrEqual(375);
-        expect(await b.evaluate((el) => el.scrollWidth <= el.clientWidth)).toBe(true);
-      }
-      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
-      await expectAxeClean(page);
-      await done(page);
-    });
+  it.each([
+    ['en-US', 'Stay signed in'],
+    ['de-DE', 'Angemeldet bleiben'],
+    ['fr-FR', 'Rester connecté'],
+    ['es-ES', 'Mantener la sesión'],
+  ])('the confirmation at 375px (%s): each button on one line, nothing wider than the screen', async (locale, stay) => {
+    const page = await browserPage(locale, 375);
+    const user = await createUser(h, tenant);
+    await signInThroughAnyLanguage(h, tenant, page, user.email);
+    await page.goto(`${h.base}/oauth/logout?platform_guid=${tenant.platform.id}&client_id=${tenant.client.id}`);
+    const buttons = page.locator('.logout-actions button');
+    await expect(buttons.first().innerText()).resolves.toBe(stay);
+    for (const b of await buttons.all()) {
+      // One line of text: the button keeps its minimum height (46px), and its text is not cut.
+      const box = (await b.boundingBox())!;
+      expect(box.height).toBeLessThanOrEqual(47);
+      expect(box.x + box.width).toBeLessThanOrEqual(375);
+      expect(await b.evaluate((el) => el.scrollWidth <= el.clientWidth)).toBe(true);
+    }
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+    await expectAxeClean(page);
+    await done(page);
+  });
 });
 
 describe('GET /', () => {
@@ -157,8 +182,12 @@ describe('GET /', () => {
     await page.goto(`${h.base}/`);
     await expect(h1(page)).resolves.toBe('Latchkey');
     await expect(page.getByText('A self-hosted OpenID Connect identity provider.').isVisible()).resolves.toBe(true);
-    await expect(page.getByText(`${h.base}/.well-known/openid-configuration?platform_guid=…`).isVisible()).resolves.toBe(true);
-    await expect(page.getByRole('link', { name: 'OpenID Connect specifications' }).getAttribute('href')).resolves.toMatch(/^https:\/\/openid\.net\//);
+    await expect(
+      page.getByText(`${h.base}/.well-known/openid-configuration?platform_guid=…`).isVisible(),
+    ).resolves.toBe(true);
+    await expect(
+      page.getByRole('link', { name: 'OpenID Connect specifications' }).getAttribute('href'),
+    ).resolves.toMatch(/^https:\/\/openid\.net\//);
     await expect(page.getByRole('link', { name: '/healthz' }).isVisible()).resolves.toBe(true);
     await expectAxeClean(page);
     await done(page);

@@ -4,7 +4,15 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Page } from 'playwright-core';
-import { clickAndLoad, createUser, newPage, signInThrough, startHarness, type Harness, type Tenant } from './support/harness';
+import {
+  clickAndLoad,
+  createUser,
+  newPage,
+  signInThrough,
+  startHarness,
+  type Harness,
+  type Tenant,
+} from './support/harness';
 import { browserContexts, expectAxeClean, shoot } from './support/page-checks';
 import * as clientRepo from '../src/repositories/client.repository';
 import { buildClient, buildPlatform } from '../test/factories';
@@ -29,15 +37,29 @@ function startRp() {
   return {
     hits,
     server,
-    listen: () => new Promise<string>((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`))),
+    listen: () =>
+      new Promise<string>((resolve) =>
+        server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)),
+      ),
     /** Resolves once there are n hits. */
-    hit: (n: number) => new Promise<void>((resolve) => {
-      const check = () => (hits.length >= n ? resolve() : waiters.push(check));
-      check();
-    }),
-    hold: () => { held = []; },
-    release: () => { const pending = held ?? []; held = null; pending.forEach((r) => r.end('logged out')); },
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    hit: (n: number) =>
+      new Promise<void>((resolve) => {
+        const check = () => (hits.length >= n ? resolve() : waiters.push(check));
+        check();
+      }),
+    hold: () => {
+      held = [];
+    },
+    release: () => {
+      const pending = held ?? [];
+      held = null;
+      pending.forEach((r) => r.end('logged out'));
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -52,9 +74,15 @@ beforeAll(async () => {
   rp = startRp();
   rpBase = await rp.listen();
   const platform = await buildPlatform(h.t.services, 'Acme Travel'); // a name for the screenshot
-  const client = await buildClient(h.t.services, platform.id, { redirectUris: [`${h.base}/__rp/callback`], name: 'Acme Notes', postLogoutRedirectUris: [`${rpBase}/signed-out`] });
+  const client = await buildClient(h.t.services, platform.id, {
+    redirectUris: [`${h.base}/__rp/callback`],
+    name: 'Acme Notes',
+    postLogoutRedirectUris: [`${rpBase}/signed-out`],
+  });
   tenant = { platform, client };
-  await clientRepo.update(h.t.services.deps.db, tenant.platform.id, tenant.client.id, { frontchannelLogoutUri: `${rpBase}/fc?app=notes` });
+  await clientRepo.update(h.t.services.deps.db, tenant.platform.id, tenant.client.id, {
+    frontchannelLogoutUri: `${rpBase}/fc?app=notes`,
+  });
 });
 afterAll(async () => {
   await pages.closeAll();
@@ -62,7 +90,8 @@ afterAll(async () => {
   await h?.close();
 });
 
-const logoutUrl = (params: Record<string, string>) => `${h.base}/oauth/logout?${new URLSearchParams({ platform_guid: tenant.platform.id, ...params })}`;
+const logoutUrl = (params: Record<string, string>) =>
+  `${h.base}/oauth/logout?${new URLSearchParams({ platform_guid: tenant.platform.id, ...params })}`;
 
 async function signedIn(page: Page) {
   const user = await createUser(h, tenant);
@@ -77,7 +106,10 @@ it('RP-initiated logout: the RP gets its front-channel GET with iss and sid, the
     expect(sid).toBeTruthy();
     const before = rp.hits.length;
     const arrived = page.waitForURL(`${rpBase}/signed-out?state=bye-1`);
-    await page.goto(logoutUrl({ id_token_hint: idTokenJwt, post_logout_redirect_uri: `${rpBase}/signed-out`, state: 'bye-1' }), { waitUntil: 'commit' });
+    await page.goto(
+      logoutUrl({ id_token_hint: idTokenJwt, post_logout_redirect_uri: `${rpBase}/signed-out`, state: 'bye-1' }),
+      { waitUntil: 'commit' },
+    );
     await arrived;
     await expect(page.locator('h1').innerText()).resolves.toBe('Signed out of the app');
     const hit = rp.hits[before];
@@ -94,10 +126,15 @@ it('the intermediate page waits for the frames (axe-clean, screenshot) and has a
   const before = rp.hits.length;
   rp.hold(); // the RP answers its front-channel request only when released
   try {
-    await page.goto(logoutUrl({ id_token_hint: idTokenJwt, post_logout_redirect_uri: `${rpBase}/signed-out`, state: 'bye-2' }), { waitUntil: 'domcontentloaded' });
+    await page.goto(
+      logoutUrl({ id_token_hint: idTokenJwt, post_logout_redirect_uri: `${rpBase}/signed-out`, state: 'bye-2' }),
+      { waitUntil: 'domcontentloaded' },
+    );
     await rp.hit(before + 1);
     await expect(page.locator('h1').innerText()).resolves.toBe('Signing you out of 1 app…');
-    await expect(page.getByRole('link', { name: 'Continue' }).getAttribute('href')).resolves.toBe(`${rpBase}/signed-out?state=bye-2`);
+    await expect(page.getByRole('link', { name: 'Continue' }).getAttribute('href')).resolves.toBe(
+      `${rpBase}/signed-out?state=bye-2`,
+    );
     await expect(page.locator('iframe').getAttribute('title')).resolves.toBeTruthy();
     expect(new URL(page.url()).pathname).toBe('/oauth/logout'); // still here: the refresh waits for the frame's load
     await expectAxeClean(page);

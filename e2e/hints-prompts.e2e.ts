@@ -2,8 +2,24 @@
 // and the sign-up pre-fill.
 import type { Page } from 'playwright-core';
 import {
-  allow, authorizeUrl, callbackParams, chooserAccounts, clickAndLoad, createUser, expectPage, finishAtCallback, newEmail,
-  openAuthorize, pickAccount, signIn, signInThrough, signUp, userinfo, TEST_PASSWORD, type Harness, type Tenant,
+  allow,
+  authorizeUrl,
+  callbackParams,
+  chooserAccounts,
+  clickAndLoad,
+  createUser,
+  expectPage,
+  finishAtCallback,
+  newEmail,
+  openAuthorize,
+  pickAccount,
+  signIn,
+  signInThrough,
+  signUp,
+  userinfo,
+  TEST_PASSWORD,
+  type Harness,
+  type Tenant,
 } from './support/harness';
 import { useBrowserSuite } from './support/browser-suite';
 
@@ -17,11 +33,12 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const visitedInteraction = (chain: string[]) => chain.some((u) => new URL(u).pathname.startsWith('/interaction'));
 
 /** Makes a readonly email field editable, as a user with devtools could. */
-const unlockEmail = (p: Page) => p.evaluate(() => {
-  const input = document.querySelector<HTMLInputElement>('input[name=email]')!;
-  input.removeAttribute('readonly');
-  input.removeAttribute('aria-readonly');
-});
+const unlockEmail = (p: Page) =>
+  p.evaluate(() => {
+    const input = document.querySelector<HTMLInputElement>('input[name=email]')!;
+    input.removeAttribute('readonly');
+    input.removeAttribute('aria-readonly');
+  });
 
 describe('login_hint', () => {
   it('an existing account goes to sign-in with the email locked; another email in the POST is refused', async () => {
@@ -145,14 +162,20 @@ describe('prompt', () => {
   it('prompt=select_account forces the chooser even when a login_hint would skip it', async () => {
     const user = await createUser(h, tenant);
     await signInThrough(h, tenant, page, user.email);
-    const { chain } = await openAuthorize(page, authorizeUrl(h, tenant, { prompt: 'select_account', login_hint: user.email }));
+    const { chain } = await openAuthorize(
+      page,
+      authorizeUrl(h, tenant, { prompt: 'select_account', login_hint: user.email }),
+    );
     expect(visitedInteraction(chain)).toBe(true);
     await expectPage(page, 'chooser');
   });
 
   describe('prompt=none never shows a page', () => {
     async function silent(params: Record<string, string>) {
-      const { chain } = await openAuthorize(page, authorizeUrl(h, tenant, { prompt: 'none', state: 'quiet', ...params }));
+      const { chain } = await openAuthorize(
+        page,
+        authorizeUrl(h, tenant, { prompt: 'none', state: 'quiet', ...params }),
+      );
       expect(visitedInteraction(chain)).toBe(false);
       expect(chain.map((u) => new URL(u).pathname)).toEqual(['/oauth/authorize', '/__rp/callback']);
       const params_ = callbackParams(page);
@@ -234,12 +257,22 @@ describe('max_age', () => {
 
 describe('sign-up pre-fill', () => {
   it('first_name, last_name and phone_number pre-fill the sign-up form and stay editable', async () => {
-    await openAuthorize(page, authorizeUrl(h, tenant, { action: 'register', first_name: 'Ada', last_name: 'Byron', phone_number: '+1 415 555 0123', scope: 'openid profile email phone' }));
+    await openAuthorize(
+      page,
+      authorizeUrl(h, tenant, {
+        action: 'register',
+        first_name: 'Ada',
+        last_name: 'Byron',
+        phone_number: '+1 415 555 0123',
+        scope: 'openid profile email phone',
+      }),
+    );
     await expectPage(page, 'signup');
     expect(await page.getByLabel('First name').inputValue()).toBe('Ada');
     expect(await page.getByLabel('Last name').inputValue()).toBe('Byron');
     expect(await page.getByLabel('Phone number (optional)').inputValue()).toBe('+1 415 555 0123');
-    for (const label of ['First name', 'Last name', 'Phone number (optional)', 'Email']) expect(await page.getByLabel(label, { exact: true }).isEditable()).toBe(true);
+    for (const label of ['First name', 'Last name', 'Phone number (optional)', 'Email'])
+      expect(await page.getByLabel(label, { exact: true }).isEditable()).toBe(true);
 
     const email = newEmail('prefill');
     await page.getByLabel('Email').fill(email);
@@ -249,12 +282,26 @@ describe('sign-up pre-fill', () => {
     await clickAndLoad(page, page.getByRole('button', { name: 'Create account' }));
     await allow(page);
     const { tokens } = await finishAtCallback(h, tenant, page);
-    expect(await userinfo(h, tenant, tokens.access_token)).toMatchObject({ given_name: 'Augusta', family_name: 'Byron', phone_number: '+14155550123', email });
+    expect(await userinfo(h, tenant, tokens.access_token)).toMatchObject({
+      given_name: 'Augusta',
+      family_name: 'Byron',
+      phone_number: '+14155550123',
+      email,
+    });
   });
 
   it('is ignored for an existing account', async () => {
     const user = await createUser(h, tenant, { givenName: 'Ada', familyName: 'Lovelace' });
-    await openAuthorize(page, authorizeUrl(h, tenant, { login_hint: user.email, first_name: 'Mallory', last_name: 'Evil', phone_number: '+14155550123', scope: 'openid profile phone' }));
+    await openAuthorize(
+      page,
+      authorizeUrl(h, tenant, {
+        login_hint: user.email,
+        first_name: 'Mallory',
+        last_name: 'Evil',
+        phone_number: '+14155550123',
+        scope: 'openid profile phone',
+      }),
+    );
     await expectPage(page, 'signin');
     expect(await page.locator('main').innerText()).not.toContain('Mallory');
     await expect(page.getByLabel('First name').count()).resolves.toBe(0);
@@ -265,7 +312,11 @@ describe('sign-up pre-fill', () => {
     expect(claims).toMatchObject({ given_name: 'Ada', family_name: 'Lovelace' });
     expect(claims.phone_number).toBeUndefined();
     const row = await h.t.database.db('users').where({ id: user.id }).first();
-    expect({ given: row.given_name, family: row.family_name, phone: row.phone_number }).toEqual({ given: 'Ada', family: 'Lovelace', phone: null });
+    expect({ given: row.given_name, family: row.family_name, phone: row.phone_number }).toEqual({
+      given: 'Ada',
+      family: 'Lovelace',
+      phone: null,
+    });
   });
 });
 

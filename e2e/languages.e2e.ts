@@ -8,8 +8,23 @@
 import type { BrowserContext, Page } from 'playwright-core';
 import * as clients from '../src/repositories/client.repository';
 import { buildClient, buildPlatform } from '../test/factories';
-import { authorizeUrl, clickAndLoad, createUser, startHarness, TEST_PASSWORD, type Harness, type Tenant } from './support/harness';
-import { allowConsent, createTotpUser, expectKind, pageKindAnyLanguage, rawKeysOn, submitSignIn } from './support/any-language';
+import {
+  authorizeUrl,
+  clickAndLoad,
+  createUser,
+  startHarness,
+  TEST_PASSWORD,
+  type Harness,
+  type Tenant,
+} from './support/harness';
+import {
+  allowConsent,
+  createTotpUser,
+  expectKind,
+  pageKindAnyLanguage,
+  rawKeysOn,
+  submitSignIn,
+} from './support/any-language';
 import { expectAxeClean, shoot } from './support/page-checks';
 
 const LANGUAGES = [
@@ -28,7 +43,10 @@ beforeAll(async () => {
   h = await startHarness();
   // Names that read well in the screenshots; the app registered its home page ("Back to Acme Notes").
   const platform = await buildPlatform(h.t.services, 'Acme');
-  const client = await buildClient(h.t.services, platform.id, { redirectUris: [`${h.base}/__rp/callback`], name: 'Acme Notes' });
+  const client = await buildClient(h.t.services, platform.id, {
+    redirectUris: [`${h.base}/__rp/callback`],
+    name: 'Acme Notes',
+  });
   await clients.update(h.t.database.db, platform.id, client.id, { clientUri: 'https://notes.example/' });
   tenant = { platform, client };
 });
@@ -39,13 +57,23 @@ afterAll(async () => {
 
 /** One browser per language (or colour scheme); bypassCSP only so that axe-core can be injected. */
 async function browserFor(locale: string, colorScheme: 'light' | 'dark' = 'light'): Promise<Page> {
-  const context = await h.browser.newContext({ locale, colorScheme, viewport: { width: 1280, height: 800 }, deviceScaleFactor: 1, bypassCSP: true });
+  const context = await h.browser.newContext({
+    locale,
+    colorScheme,
+    viewport: { width: 1280, height: 800 },
+    deviceScaleFactor: 1,
+    bypassCSP: true,
+  });
   contexts.push(context);
   return context.newPage();
 }
 
 /** What went wrong, per language and page: collected so that one run names every untranslated page. */
-interface Finding { lng: Lng; page: string; problem: string }
+interface Finding {
+  lng: Lng;
+  page: string;
+  problem: string;
+}
 const headings = new Map<string, string>(); // `${lng}/${page}` → h1
 const timings: string[] = [];
 
@@ -57,11 +85,27 @@ async function checkPage(page: Page, lng: Lng, name: string, findings: Finding[]
   try {
     await expectAxeClean(page);
   } catch (err) {
-    add(`axe: ${String((err as Error).message).split('\n').filter((l) => /^\s*[+-] /.test(l) || /: /.test(l)).slice(0, 6).join(' ').slice(0, 600)}`);
+    add(
+      `axe: ${String((err as Error).message)
+        .split('\n')
+        .filter((l) => /^\s*[+-] /.test(l) || /: /.test(l))
+        .slice(0, 6)
+        .join(' ')
+        .slice(0, 600)}`,
+    );
   }
   const raw = await rawKeysOn(page);
   if (raw.length) add(`raw catalog keys: ${raw.join(' | ')}`);
-  headings.set(`${lng}/${name}`, (await page.locator('h1').first().innerText().catch(() => '')).trim());
+  headings.set(
+    `${lng}/${name}`,
+    (
+      await page
+        .locator('h1')
+        .first()
+        .innerText()
+        .catch(() => '')
+    ).trim(),
+  );
   await shoot(page, `${shotDir}/${name}`);
 }
 
@@ -80,7 +124,8 @@ async function walk(lng: Lng, locale: string): Promise<Finding[]> {
     }
     timings.push(`${lng}/${name} ${Date.now() - started} ms`);
   };
-  const authorize = (params: Record<string, string> = {}) => page.goto(authorizeUrl(h, tenant, { ui_locales: lng, ...params }));
+  const authorize = (params: Record<string, string> = {}) =>
+    page.goto(authorizeUrl(h, tenant, { ui_locales: lng, ...params }));
   const email = `grace.hopper.${lng}@example.com`; // the platform is this run's own: no other run's users
   const totp = await createTotpUser(h, tenant, `ada.lovelace.${lng}@example.com`);
 
@@ -112,7 +157,9 @@ async function walk(lng: Lng, locale: string): Promise<Finding[]> {
   await step('signup-errors', async () => {
     // The browser's own checks off: the server's field errors are the page under test.
     await page.locator('#email').fill('not-an-email');
-    await page.locator('form:has(#given_name)').evaluate((f: HTMLFormElement) => { f.noValidate = true; });
+    await page.locator('form:has(#given_name)').evaluate((f: HTMLFormElement) => {
+      f.noValidate = true;
+    });
     await clickAndLoad(page, page.locator('form:has(#given_name) button[type=submit]'));
     await expectKind(page, 'signup');
     await page.locator('[aria-invalid=true]').first().waitFor();
@@ -168,7 +215,21 @@ async function walk(lng: Lng, locale: string): Promise<Finding[]> {
   return findings;
 }
 
-const PAGES = ['home', 'signin', 'signin-error', 'forgot-password', 'signup', 'signup-errors', 'consent', 'account', 'chooser', 'second-factor', 'logout-confirm', 'signed-out', 'error'];
+const PAGES = [
+  'home',
+  'signin',
+  'signin-error',
+  'forgot-password',
+  'signup',
+  'signup-errors',
+  'consent',
+  'account',
+  'chooser',
+  'second-factor',
+  'logout-confirm',
+  'signed-out',
+  'error',
+];
 
 it('every hosted page state in English, German, French and Spanish: lang, axe, no raw keys, translated heading', async () => {
   const found = (await Promise.all(LANGUAGES.map(({ lng, locale }) => walk(lng, locale)))).flat();
@@ -176,7 +237,8 @@ it('every hosted page state in English, German, French and Spanish: lang, axe, n
   for (const { lng } of LANGUAGES.filter((l) => l.lng !== 'en')) {
     for (const name of PAGES) {
       const english = headings.get(`en/${name}`);
-      if (english && name !== 'home' && headings.get(`${lng}/${name}`) === english) found.push({ lng, page: name, problem: `heading still English: "${english}"` });
+      if (english && name !== 'home' && headings.get(`${lng}/${name}`) === english)
+        found.push({ lng, page: name, problem: `heading still English: "${english}"` });
     }
   }
   console.log(`language sweep steps:\n${timings.join('\n')}`);

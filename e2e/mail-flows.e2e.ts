@@ -5,8 +5,21 @@ import type { Page } from 'playwright-core';
 import { buildTestApp } from '../test/helpers';
 import { linkIn, waitForMail } from '../test/support/outbox';
 import {
-  allow, authorizeUrl, pickAccount, clickAndLoad, createUser, expectPage, finishAtCallback, newEmail, openAuthorize, signIn,
-  signUpThrough, userinfo, TEST_PASSWORD, type Harness, type Tenant,
+  allow,
+  authorizeUrl,
+  pickAccount,
+  clickAndLoad,
+  createUser,
+  expectPage,
+  finishAtCallback,
+  newEmail,
+  openAuthorize,
+  signIn,
+  signUpThrough,
+  userinfo,
+  TEST_PASSWORD,
+  type Harness,
+  type Tenant,
 } from './support/harness';
 import { useBrowserSuite } from './support/browser-suite';
 

@@ -35,7 +35,11 @@ beforeAll(async () => {
     name: 'Example MCP server',
     scopes: [{ name: 'mcp:tools', description: 'Call the tools of the example server' }],
   });
-  const app = await createMcpApp({ issuer: `${h.base}/platforms/${platformId}`, mcpUrl, requiredScopes: ['mcp:tools'] });
+  const app = await createMcpApp({
+    issuer: `${h.base}/platforms/${platformId}`,
+    mcpUrl,
+    requiredScopes: ['mcp:tools'],
+  });
   mcp.on('request', app);
 });
 afterAll(async () => {
@@ -56,7 +60,9 @@ it('registers itself, signs the person in with consent, and calls a tool with an
 
   // First contact: 401 from the MCP server, discovery, registration, then the SDK hands over the authorization URL.
   const transport = new StreamableHTTPClientTransport(new URL(mcpUrl), { authProvider: provider });
-  await expect(new Client({ name: 'latchkey-e2e-agent', version: '1.0.0' }).connect(transport)).rejects.toThrow(UnauthorizedError);
+  await expect(new Client({ name: 'latchkey-e2e-agent', version: '1.0.0' }).connect(transport)).rejects.toThrow(
+    UnauthorizedError,
+  );
   expect(provider.registered?.client_id).toEqual(expect.any(String));
   const authorizationUrl = provider.authorizationUrl!;
   expect(authorizationUrl.href.startsWith(`${h.base}/platforms/${platformId}/oauth/authorize?`)).toBe(true);
@@ -64,7 +70,11 @@ it('registers itself, signs the person in with consent, and calls a tool with an
   expect(authorizationUrl.searchParams.get('code_challenge_method')).toBe('S256');
 
   // bypassCSP only so that the test can inject axe-core; the page's own CSP is tested elsewhere.
-  const context = await h.browser.newContext({ viewport: { width: 1280, height: 800 }, deviceScaleFactor: 1, bypassCSP: true });
+  const context = await h.browser.newContext({
+    viewport: { width: 1280, height: 800 },
+    deviceScaleFactor: 1,
+    bypassCSP: true,
+  });
   const page = await context.newPage();
   try {
     await page.goto(authorizationUrl.href);
@@ -84,6 +94,10 @@ it('registers itself, signs the person in with consent, and calls a tool with an
   const client = await connect(provider);
   const result = await client.callTool({ name: 'whoami' });
   const who = JSON.parse((result.content as { type: string; text: string }[])[0].text);
-  expect(who).toEqual({ sub: user.id, client_id: provider.registered!.client_id, scopes: expect.arrayContaining(['mcp:tools']) });
+  expect(who).toEqual({
+    sub: user.id,
+    client_id: provider.registered!.client_id,
+    scopes: expect.arrayContaining(['mcp:tools']),
+  });
   await client.close();
 });

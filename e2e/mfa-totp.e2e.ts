@@ -5,7 +5,21 @@
 import { generateSync } from 'otplib';
 import type { Page } from 'playwright-core';
 import { buildClient, buildPlatform } from '../test/factories';
-import { authorizeUrl, callbackParams, clickAndLoad, createUser, exchangeCode, jwtPayload, newEmail, openAuthorize, pageKind, signIn, startHarness, type Harness, type Tenant } from './support/harness';
+import {
+  authorizeUrl,
+  callbackParams,
+  clickAndLoad,
+  createUser,
+  exchangeCode,
+  jwtPayload,
+  newEmail,
+  openAuthorize,
+  pageKind,
+  signIn,
+  startHarness,
+  type Harness,
+  type Tenant,
+} from './support/harness';
 import { browserContexts, expectAxeClean, shoot } from './support/page-checks';
 
 let h: Harness;
@@ -16,7 +30,10 @@ const freshPage = browsers.freshPage;
 beforeAll(async () => {
   h = await startHarness();
   const platform = await buildPlatform(h.t.services, 'Acme');
-  const client = await buildClient(h.t.services, platform.id, { redirectUris: [`${h.base}/__rp/callback`], name: 'Acme Notes' });
+  const client = await buildClient(h.t.services, platform.id, {
+    redirectUris: [`${h.base}/__rp/callback`],
+    name: 'Acme Notes',
+  });
   tenant = { platform, client };
 });
 afterAll(async () => {
@@ -24,7 +41,8 @@ afterAll(async () => {
   await h?.close();
 });
 
-const code = (secret: string, offsetSteps = 0) => generateSync({ secret, epoch: Math.floor(Date.now() / 1000) + offsetSteps * 30 });
+const code = (secret: string, offsetSteps = 0) =>
+  generateSync({ secret, epoch: Math.floor(Date.now() / 1000) + offsetSteps * 30 });
 
 /** Presses Tab until `target` has the focus (at most 40 times): the control is reachable by keyboard. */
 async function tabTo(page: Page, selector: string) {
@@ -90,7 +108,8 @@ it('sets up an authenticator app on the account page and signs in to an app with
   expect(await other.getByLabel('Code').evaluate((el) => el === document.activeElement)).toBe(true);
   await other.keyboard.type(code(secret, 1)); // the setup used this step; the next one is accepted (±1 step)
   await Promise.all([other.waitForNavigation(), other.keyboard.press('Enter')]);
-  if (await other.getByRole('button', { name: 'Allow' }).count()) await clickAndLoad(other, other.getByRole('button', { name: 'Allow' }));
+  if (await other.getByRole('button', { name: 'Allow' }).count())
+    await clickAndLoad(other, other.getByRole('button', { name: 'Allow' }));
   const tokens = await exchangeCode(h, tenant, callbackParams(other).get('code')!);
   const claims = jwtPayload(tokens.id_token!);
   expect(claims.sub).toBe(user.id);
@@ -106,6 +125,7 @@ it('sets up an authenticator app on the account page and signs in to an app with
   await expectAxeClean(third);
   await third.getByLabel('Recovery code').fill(recovery[0]);
   await clickAndLoad(third, third.getByRole('button', { name: 'Verify' }));
-  if (await third.getByRole('button', { name: 'Allow' }).count()) await clickAndLoad(third, third.getByRole('button', { name: 'Allow' }));
+  if (await third.getByRole('button', { name: 'Allow' }).count())
+    await clickAndLoad(third, third.getByRole('button', { name: 'Allow' }));
   expect(callbackParams(third).get('code')).toBeTruthy();
 });

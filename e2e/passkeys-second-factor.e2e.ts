@@ -2,7 +2,16 @@
 import path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import {
-  allow, authorizeUrl, clickAndLoad, finishAtCallback, openAuthorize, pageKind, signIn, TEST_PASSWORD, type Harness, type Tenant,
+  allow,
+  authorizeUrl,
+  clickAndLoad,
+  finishAtCallback,
+  openAuthorize,
+  pageKind,
+  signIn,
+  TEST_PASSWORD,
+  type Harness,
+  type Tenant,
 } from './support/harness';
 import { useBrowserSuite } from './support/browser-suite';
 import { runCommand } from '../src/cli/commands';
@@ -54,4 +63,3 @@ describe('a passkey as the second factor after a password (localhost)', () => {
     expect(await page.locator('.passkey-list .scope-title').allInnerTexts()).toEqual(['Laptop']);
   });
 });
-

@@ -4,10 +4,30 @@
 import path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import {
-  allow, authorizeUrl, buildTenant, clickAndLoad, createUser, expectPage, finishAtCallback, newPage, openAuthorize, pageKind, signIn, startHarness, type Harness, type Tenant,
+  allow,
+  authorizeUrl,
+  buildTenant,
+  clickAndLoad,
+  createUser,
+  expectPage,
+  finishAtCallback,
+  newPage,
+  openAuthorize,
+  pageKind,
+  signIn,
+  startHarness,
+  type Harness,
+  type Tenant,
 } from './support/harness';
 import { useBrowserSuite } from './support/browser-suite';
-import { acmeTenant, addVirtualAuthenticator, axeViolations, SCREENSHOTS, userWithPasskey, withoutAutofill } from './support/passkeys';
+import {
+  acmeTenant,
+  addVirtualAuthenticator,
+  axeViolations,
+  SCREENSHOTS,
+  userWithPasskey,
+  withoutAutofill,
+} from './support/passkeys';
 
 const passkeyButton = (page: Page) => page.getByRole('button', { name: 'Sign in with a passkey' });
 
@@ -39,15 +59,23 @@ describe('sign in with a passkey (localhost)', () => {
     expect(stored.lastUsedAt).toBeInstanceOf(Date);
   });
 
-  it('conditional UI: the passkey offered in the Email field\'s autofill signs in', async () => {
+  it("conditional UI: the passkey offered in the Email field's autofill signs in", async () => {
     const { user } = await userWithPasskey(h, tenant, page, context);
     // No click: the page's autofill request (mediation "conditional") is answered by the authenticator.
-    const nav = page.waitForURL((url) => !url.pathname.startsWith('/interaction/') && !url.pathname.startsWith('/oauth/'), { waitUntil: 'load' }).catch(() => undefined);
+    const nav = page
+      .waitForURL((url) => !url.pathname.startsWith('/interaction/') && !url.pathname.startsWith('/oauth/'), {
+        waitUntil: 'load',
+      })
+      .catch(() => undefined);
     await openAuthorize(page, authorizeUrl(h, tenant));
     await page.waitForLoadState('load');
     await nav;
     if ((await pageKind(page)) !== 'callback') {
-      await page.waitForFunction(() => document.querySelector('h1')?.textContent?.includes('wants to access'), undefined, { timeout: 10_000 });
+      await page.waitForFunction(
+        () => document.querySelector('h1')?.textContent?.includes('wants to access'),
+        undefined,
+        { timeout: 10_000 },
+      );
       await allow(page);
     }
     const { idToken } = await finishAtCallback(h, tenant, page);
@@ -92,10 +120,16 @@ describe('sign in with a passkey (localhost)', () => {
   it('an authenticator that cannot verify the user is refused', async () => {
     const { authenticator } = await userWithPasskey(h, tenant, page, context);
     await withoutAutofill(page);
-    await authenticator.cdp.send('WebAuthn.setUserVerified', { authenticatorId: authenticator.authenticatorId, isUserVerified: false });
+    await authenticator.cdp.send('WebAuthn.setUserVerified', {
+      authenticatorId: authenticator.authenticatorId,
+      isUserVerified: false,
+    });
     await openAuthorize(page, authorizeUrl(h, tenant));
     await passkeyButton(page).click();
-    await page.getByRole('alert').filter({ hasText: /cancelled|verify/ }).waitFor();
+    await page
+      .getByRole('alert')
+      .filter({ hasText: /cancelled|verify/ })
+      .waitFor();
     await expectPage(page, 'signin');
   });
 
@@ -103,7 +137,10 @@ describe('sign in with a passkey (localhost)', () => {
     await addVirtualAuthenticator(page); // holds no passkey of this platform
     await openAuthorize(page, authorizeUrl(h, tenant));
     await passkeyButton(page).click();
-    await page.getByRole('alert').filter({ hasText: /cancelled|not registered|could not/ }).waitFor();
+    await page
+      .getByRole('alert')
+      .filter({ hasText: /cancelled|not registered|could not/ })
+      .waitFor();
     await expectPage(page, 'signin');
     const user = await createUser(h, tenant);
     await signIn(page, user.email);
@@ -128,7 +165,9 @@ describe('sign-in page with an IP BASE_URL', () => {
       await page.getByText('Passkeys are not available here').waitFor();
       expect(await passkeyButton(page).count()).toBe(0);
       // No passkey script: the page's only script is the show-password toggle.
-      expect(await page.locator('script').evaluateAll((els) => els.map((e) => e.getAttribute('src')))).toEqual(['/static/password-toggle.js']);
+      expect(await page.locator('script').evaluateAll((els) => els.map((e) => e.getAttribute('src')))).toEqual([
+        '/static/password-toggle.js',
+      ]);
       expect(res!.headers()['content-security-policy']).toContain("script-src 'self'");
       expect(await page.getByLabel('Email').getAttribute('autocomplete')).toBe('username');
     } finally {

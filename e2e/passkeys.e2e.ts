@@ -5,11 +5,23 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
-import { buildTenant, clickAndLoad, createUser, newPage, startHarness, TEST_PASSWORD, type Harness, type Tenant } from './support/harness';
+import {
+  buildTenant,
+  clickAndLoad,
+  createUser,
+  newPage,
+  startHarness,
+  TEST_PASSWORD,
+  type Harness,
+  type Tenant,
+} from './support/harness';
 import { useBrowserSuite } from './support/browser-suite';
 import { addPasskey, addVirtualAuthenticator, axeViolations, credentialsOf, openAccountPage } from './support/passkeys';
 
-const OUT = process.env.UPDATE_SCREENSHOTS === '1' ? path.resolve(__dirname, '..', 'docs', 'screenshots') : fs.mkdtempSync(path.join(os.tmpdir(), 'latchkey-screenshots-'));
+const OUT =
+  process.env.UPDATE_SCREENSHOTS === '1'
+    ? path.resolve(__dirname, '..', 'docs', 'screenshots')
+    : fs.mkdtempSync(path.join(os.tmpdir(), 'latchkey-screenshots-'));
 
 const passkeyNames = (page: Page) => page.locator('.passkey-list .scope-title').allInnerTexts();
 
@@ -73,7 +85,10 @@ describe('passkeys on the account page (localhost)', () => {
     // excludeCredentials: the authenticator refuses; the page says so and stays usable.
     await page.getByLabel('Passkey name').fill('Second');
     await page.getByRole('button', { name: 'Add a passkey' }).click();
-    await page.getByRole('alert').filter({ hasText: /already registered|cancelled/ }).waitFor();
+    await page
+      .getByRole('alert')
+      .filter({ hasText: /already registered|cancelled/ })
+      .waitFor();
     expect(await passkeyNames(page)).toEqual(['First']);
   });
 
@@ -91,7 +106,9 @@ describe('passkeys on the account page (localhost)', () => {
     const csp = account!.headers()['content-security-policy'];
     expect(csp).toContain("script-src 'self'");
     expect(csp).toContain("script-src-attr 'none'");
-    const scripts = await page.locator('script').evaluateAll((els) => els.map((e) => (e as HTMLScriptElement).getAttribute('src')));
+    const scripts = await page
+      .locator('script')
+      .evaluateAll((els) => els.map((e) => (e as HTMLScriptElement).getAttribute('src')));
     expect(scripts).toEqual(['/static/vendor/simplewebauthn-browser.js', '/static/passkeys.js']);
     const bundle = await fetch(`${h.base}/static/vendor/simplewebauthn-browser.js`);
     expect(bundle.status).toBe(200);

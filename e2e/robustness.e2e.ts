@@ -3,8 +3,23 @@
 // can carry on from (sign-in, chooser, consent, or back at the app), never a 5xx or a stack.
 import type { BrowserContext, Page, Response } from 'playwright-core';
 import {
-  authorizeUrl, callbackParams, clickAndLoad, createUser, expectPage, finishAtCallback, isCallback, openAuthorize,
-  pageKind, pickAccount, signIn, signInThrough, signUp, TEST_PASSWORD, newEmail, type Harness, type Tenant,
+  authorizeUrl,
+  callbackParams,
+  clickAndLoad,
+  createUser,
+  expectPage,
+  finishAtCallback,
+  isCallback,
+  openAuthorize,
+  pageKind,
+  pickAccount,
+  signIn,
+  signInThrough,
+  signUp,
+  TEST_PASSWORD,
+  newEmail,
+  type Harness,
+  type Tenant,
 } from './support/harness';
 import { useBrowserSuite } from './support/browser-suite';
 
@@ -23,7 +38,9 @@ async function expectSensible(p: Page, res: Response | null | undefined, allowed
   const kind = await pageKind(p);
   if (process.env.E2E_DEBUG) console.log('landed on', kind, p.url(), res?.status());
   if (!allowed.includes(kind)) {
-    throw new Error(`expected one of ${allowed.join(', ')}, got ${kind} at ${p.url()}:\n${(await p.locator('body').innerText()).slice(0, 800)}`);
+    throw new Error(
+      `expected one of ${allowed.join(', ')}, got ${kind} at ${p.url()}:\n${(await p.locator('body').innerText()).slice(0, 800)}`,
+    );
   }
   if (!isCallback(p)) expect(await p.content()).not.toMatch(/\bat [\w.<>]+ \(|node_modules|Error:/);
   return kind;
@@ -116,7 +133,13 @@ describe('a double submit', () => {
     // Keep a copy of the form as the browser would post it, then submit it for real.
     const replay = await page.evaluate(() => {
       const form = document.querySelector('form')!;
-      return { action: form.action, fields: Array.from(form.querySelectorAll('input[name]'), (i) => [(i as HTMLInputElement).name, (i as HTMLInputElement).value]) };
+      return {
+        action: form.action,
+        fields: Array.from(form.querySelectorAll('input[name]'), (i) => [
+          (i as HTMLInputElement).name,
+          (i as HTMLInputElement).value,
+        ]),
+      };
     });
     await clickAndLoad(page, page.getByRole('button', { name: 'Sign in' }));
     await expectPage(page, 'consent');
@@ -132,7 +155,10 @@ describe('a double submit', () => {
     await expectPage(page, 'consent');
     const replay = await page.evaluate(() => {
       const form = document.querySelector('form')!;
-      const fields = Array.from(form.querySelectorAll('input[name]'), (i) => [(i as HTMLInputElement).name, (i as HTMLInputElement).value]);
+      const fields = Array.from(form.querySelectorAll('input[name]'), (i) => [
+        (i as HTMLInputElement).name,
+        (i as HTMLInputElement).value,
+      ]);
       return { action: form.action, fields: [...fields, ['decision', 'allow']] };
     });
     // The second click may abort the first navigation (net::ERR_ABORTED): then only where it ends counts.
@@ -178,7 +204,9 @@ describe('a bad session cookie', () => {
     const cookie = await sessionCookie(context);
     expect(cookie.httpOnly).toBe(true);
     expect(cookie.sameSite).toBe('Lax');
-    await context.addCookies([{ ...cookie, value: cookie.value.slice(0, -4) + (cookie.value.endsWith('AAAA') ? 'BBBB' : 'AAAA') }]);
+    await context.addCookies([
+      { ...cookie, value: cookie.value.slice(0, -4) + (cookie.value.endsWith('AAAA') ? 'BBBB' : 'AAAA') },
+    ]);
 
     const res = await signIn(page, user.email);
     await expectSensible(page, res, ['signin']);

@@ -8,12 +8,25 @@ import os from 'node:os';
 import path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import {
-  allow, authorizeUrl, clickAndLoad, createUser, expectPage, openAuthorize, signInThrough, signOutButton, signUp, startHarness,
-  type Harness, type Tenant,
+  allow,
+  authorizeUrl,
+  clickAndLoad,
+  createUser,
+  expectPage,
+  openAuthorize,
+  signInThrough,
+  signOutButton,
+  signUp,
+  startHarness,
+  type Harness,
+  type Tenant,
 } from './support/harness';
 import { buildClient, buildPlatform } from '../test/factories';
 
-const OUT = process.env.UPDATE_SCREENSHOTS === '1' ? path.resolve(__dirname, '..', 'docs', 'screenshots') : fs.mkdtempSync(path.join(os.tmpdir(), 'latchkey-screenshots-'));
+const OUT =
+  process.env.UPDATE_SCREENSHOTS === '1'
+    ? path.resolve(__dirname, '..', 'docs', 'screenshots')
+    : fs.mkdtempSync(path.join(os.tmpdir(), 'latchkey-screenshots-'));
 
 let h: Harness;
 let tenant: Tenant;
@@ -25,7 +38,13 @@ beforeAll(async () => {
   h = await startHarness({ hostName: 'localhost' }); // a host name, as in production: the sign-in page offers passkeys
   // Named "Acme" from the start: platforms are cached, so renaming the row afterwards would not show.
   const platform = await buildPlatform(h.t.services, 'Acme');
-  tenant = { platform, client: await buildClient(h.t.services, platform.id, { redirectUris: [`${h.base.replace('://localhost:', '://127.0.0.1:')}/__rp/callback`], name: 'Acme Notes' }) };
+  tenant = {
+    platform,
+    client: await buildClient(h.t.services, platform.id, {
+      redirectUris: [`${h.base.replace('://localhost:', '://127.0.0.1:')}/__rp/callback`],
+      name: 'Acme Notes',
+    }),
+  };
 });
 afterAll(() => h?.close());
 beforeEach(async () => ({ context, page } = await newPage1280()));
@@ -54,15 +73,29 @@ it('sign-in, sign-up and consent pages', async () => {
   await expectPage(page, 'signup');
   await shoot('signup');
 
-  await signUp(page, { email: 'grace.hopper@example.com', givenName: 'Grace', familyName: 'Hopper', birthdate: '1990-05-17', phone: '+1 415 555 0123' });
+  await signUp(page, {
+    email: 'grace.hopper@example.com',
+    givenName: 'Grace',
+    familyName: 'Hopper',
+    birthdate: '1990-05-17',
+    phone: '+1 415 555 0123',
+  });
   await expectPage(page, 'consent');
   await shoot('consent');
   await allow(page);
 });
 
 it('account chooser', async () => {
-  const ada = await createUser(h, tenant, { email: 'ada.lovelace@example.com', givenName: 'Ada', familyName: 'Lovelace' });
-  const alan = await createUser(h, tenant, { email: 'alan.turing@example.com', givenName: 'Alan', familyName: 'Turing' });
+  const ada = await createUser(h, tenant, {
+    email: 'ada.lovelace@example.com',
+    givenName: 'Ada',
+    familyName: 'Lovelace',
+  });
+  const alan = await createUser(h, tenant, {
+    email: 'alan.turing@example.com',
+    givenName: 'Alan',
+    familyName: 'Turing',
+  });
   await signInThrough(h, tenant, page, alan.email);
   await signInThrough(h, tenant, page, ada.email);
   await openAuthorize(page, authorizeUrl(h, tenant));

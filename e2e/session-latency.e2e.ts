@@ -5,8 +5,16 @@
 // ordering observable on every run instead of now and then.
 import type { Page } from 'playwright-core';
 import {
-  accountButton, authorizeUrl, clickAndLoad, createUser, expectPage, finishAtCallback, openAuthorize, signIn,
-  type Harness, type Tenant,
+  accountButton,
+  authorizeUrl,
+  clickAndLoad,
+  createUser,
+  expectPage,
+  finishAtCallback,
+  openAuthorize,
+  signIn,
+  type Harness,
+  type Tenant,
 } from './support/harness';
 import { useBrowserSuite } from './support/browser-suite';
 

@@ -5,7 +5,19 @@
 // the sign-in, sign-up, forgot-password and reset-password pages in en, de, fr and es.
 import type { Browser, Page } from 'playwright-core';
 import { linkIn, waitForMail } from '../test/support/outbox';
-import { authorizeUrl, buildTenant, callbackParams, clickAndLoad, createUser, newEmail, openAuthorize, startHarness, TEST_PASSWORD, type Harness, type Tenant } from './support/harness';
+import {
+  authorizeUrl,
+  buildTenant,
+  callbackParams,
+  clickAndLoad,
+  createUser,
+  newEmail,
+  openAuthorize,
+  startHarness,
+  TEST_PASSWORD,
+  type Harness,
+  type Tenant,
+} from './support/harness';
 import { expectKind, signInSubmit } from './support/any-language';
 import { expectAxeClean } from './support/page-checks';
 
@@ -26,20 +38,27 @@ afterAll(async () => {
 
 /** A fresh browser; bypassCSP only so that axe can be injected (the page's own CSP is checked by the supertest tests). */
 async function freshPage(options: { locale?: string; javaScriptEnabled?: boolean } = {}): Promise<Page> {
-  const context = await (h.browser as Browser).newContext({ viewport: { width: 1280, height: 800 }, deviceScaleFactor: 1, bypassCSP: true, locale: options.locale ?? 'en-US', javaScriptEnabled: options.javaScriptEnabled ?? true });
+  const context = await (h.browser as Browser).newContext({
+    viewport: { width: 1280, height: 800 },
+    deviceScaleFactor: 1,
+    bypassCSP: true,
+    locale: options.locale ?? 'en-US',
+    javaScriptEnabled: options.javaScriptEnabled ?? true,
+  });
   const page = await context.newPage();
   pages.push(page);
   return page;
 }
 
 /** What has the keyboard focus: an id, or "password-toggle" / "forgot-link" for those two controls. */
-const activeId = (page: Page) => page.evaluate(() => {
-  const el = document.activeElement as HTMLElement | null;
-  if (!el) return '';
-  if (el.classList.contains('password-toggle')) return 'password-toggle';
-  if (el.hasAttribute('data-forgot-link')) return 'forgot-link';
-  return el.id;
-});
+const activeId = (page: Page) =>
+  page.evaluate(() => {
+    const el = document.activeElement as HTMLElement | null;
+    if (!el) return '';
+    if (el.classList.contains('password-toggle')) return 'password-toggle';
+    if (el.hasAttribute('data-forgot-link')) return 'forgot-link';
+    return el.id;
+  });
 
 async function openSignIn(page: Page, params: Record<string, string> = {}) {
   const { status } = await openAuthorize(page, authorizeUrl(h, tenant, params));
@@ -60,7 +79,10 @@ it('Tab goes from Email to the password field, then the toggle, then "Forgot pas
   await page.keyboard.press('Tab');
   expect(await activeId(page)).toBe('forgot-link');
   // Visually the link still sits beside the label, above the field.
-  const [link, field] = await Promise.all([page.locator('[data-forgot-link]').boundingBox(), page.locator('#password').boundingBox()]);
+  const [link, field] = await Promise.all([
+    page.locator('[data-forgot-link]').boundingBox(),
+    page.locator('#password').boundingBox(),
+  ]);
   expect(link!.y).toBeLessThan(field!.y);
   await page.locator('#password').focus();
   await page.keyboard.type(TEST_PASSWORD);
@@ -91,7 +113,9 @@ it('the forgot-password form shows its error at the field', async () => {
   await clickAndLoad(page, page.locator('form button[type=submit]'));
   const email = page.locator('#email');
   expect(await email.getAttribute('aria-invalid')).toBe('true');
-  await expect(page.locator(`#${await email.getAttribute('aria-describedby')}`).innerText()).resolves.toBe('Enter a valid email address.');
+  await expect(page.locator(`#${await email.getAttribute('aria-describedby')}`).innerText()).resolves.toBe(
+    'Enter a valid email address.',
+  );
   await expectAxeClean(page);
 });
 
@@ -128,7 +152,7 @@ it('a pinned email (login_hint) offers "Use another email": back to the app with
   expect(params.get('code')).toBeNull();
 });
 
-it('the show-password toggle works by keyboard, says its state with aria-pressed, and is named in the page\'s language', async () => {
+it("the show-password toggle works by keyboard, says its state with aria-pressed, and is named in the page's language", async () => {
   const page = await freshPage({ locale: 'de-DE' });
   await openSignIn(page);
   const toggle = page.locator('.password-toggle');
@@ -138,9 +162,15 @@ it('the show-password toggle works by keyboard, says its state with aria-pressed
   await page.keyboard.press('Tab');
   expect(await activeId(page)).toBe('password-toggle');
   await page.keyboard.press('Space');
-  expect([await page.locator('#password').getAttribute('type'), await toggle.getAttribute('aria-pressed')]).toEqual(['text', 'true']);
+  expect([await page.locator('#password').getAttribute('type'), await toggle.getAttribute('aria-pressed')]).toEqual([
+    'text',
+    'true',
+  ]);
   await page.keyboard.press('Enter');
-  expect([await page.locator('#password').getAttribute('type'), await toggle.getAttribute('aria-pressed')]).toEqual(['password', 'false']);
+  expect([await page.locator('#password').getAttribute('type'), await toggle.getAttribute('aria-pressed')]).toEqual([
+    'password',
+    'false',
+  ]);
   await expect(page.locator('#password').inputValue()).resolves.toBe('secret words');
 });
 

@@ -3,8 +3,24 @@
 import type { Page } from 'playwright-core';
 import { buildClient } from '../test/factories';
 import {
-  allow, authorizeUrl, buildTenant, callbackParams, clickAndLoad, createUser, expectPage, fillSignUp, finishAtCallback, newEmail,
-  openAuthorize, pickAccount, signUp, signUpThrough, userinfo, TEST_PASSWORD, type Harness, type Tenant,
+  allow,
+  authorizeUrl,
+  buildTenant,
+  callbackParams,
+  clickAndLoad,
+  createUser,
+  expectPage,
+  fillSignUp,
+  finishAtCallback,
+  newEmail,
+  openAuthorize,
+  pickAccount,
+  signUp,
+  signUpThrough,
+  userinfo,
+  TEST_PASSWORD,
+  type Harness,
+  type Tenant,
 } from './support/harness';
 import { useBrowserSuite } from './support/browser-suite';
 
@@ -14,7 +30,8 @@ let page: Page;
 
 useBrowserSuite((s) => ({ h, tenant, page } = s));
 
-const usersWithEmail = (email: string) => h.t.database.db('users').where({ platform_id: tenant.platform.id, email_normalized: email.toLowerCase() });
+const usersWithEmail = (email: string) =>
+  h.t.database.db('users').where({ platform_id: tenant.platform.id, email_normalized: email.toLowerCase() });
 
 /** Today's UTC date shifted by whole years and days, as YYYY-MM-DD. */
 function utcDate(years: number, days = 0): string {
@@ -33,7 +50,13 @@ it('signs up, consents, and the code gives tokens and userinfo with the register
   const email = newEmail('signup');
   const state = 'state-123';
   await openSignUp({ state, scope: 'openid profile email phone offline_access' });
-  await signUp(page, { email, givenName: 'Grace', familyName: 'Hopper', birthdate: '1990-05-17', phone: '+44 20 7946 0958' });
+  await signUp(page, {
+    email,
+    givenName: 'Grace',
+    familyName: 'Hopper',
+    birthdate: '1990-05-17',
+    phone: '+44 20 7946 0958',
+  });
 
   await expectPage(page, 'consent');
   const consentText = await page.locator('main').innerText();
@@ -45,7 +68,14 @@ it('signs up, consents, and the code gives tokens and userinfo with the register
   expect(tokens.token_type).toBe('Bearer');
   expect(tokens.refresh_token).toMatch(/^rt_/);
   expect(tokens.scope.split(' ').sort()).toEqual(['email', 'offline_access', 'openid', 'phone', 'profile']);
-  expect(idToken).toMatchObject({ iss: h.base, aud: tenant.client.id, email, given_name: 'Grace', family_name: 'Hopper', birthdate: '1990-05-17' });
+  expect(idToken).toMatchObject({
+    iss: h.base,
+    aud: tenant.client.id,
+    email,
+    given_name: 'Grace',
+    family_name: 'Hopper',
+    birthdate: '1990-05-17',
+  });
 
   const claims = await userinfo(h, tenant, tokens.access_token);
   expect(claims).toMatchObject({
@@ -86,7 +116,7 @@ it('accepts a sign-up on the 16th birthday', async () => {
   expect(await usersWithEmail(email)).toHaveLength(1);
 });
 
-it('refuses an email already registered, whatever its case (with another password than the account\'s)', async () => {
+it("refuses an email already registered, whatever its case (with another password than the account's)", async () => {
   const existing = await createUser(h, tenant, { email: newEmail('taken') });
   await openSignUp();
   // The account's own password would sign it in (a double-submitted form: docs/decisions.md).
@@ -94,7 +124,11 @@ it('refuses an email already registered, whatever its case (with another passwor
   expect(res?.status()).toBe(400);
   await expectPage(page, 'signup');
   await expect(page.locator('#email-error').innerText()).resolves.toMatch(/already exists/);
-  expect(await h.t.database.db('users').where({ platform_id: tenant.platform.id, email_normalized: existing.email.toLowerCase() })).toHaveLength(1);
+  expect(
+    await h.t.database
+      .db('users')
+      .where({ platform_id: tenant.platform.id, email_normalized: existing.email.toLowerCase() }),
+  ).toHaveLength(1);
 });
 
 it('refuses an invalid phone number with a message', async () => {
@@ -155,7 +189,13 @@ it('remembers consent for the client and asks again only for a new scope', async
 });
 
 it('remembers consent per client: another client of the platform asks for it', async () => {
-  const second: Tenant = { platform: tenant.platform, client: await buildClient(h.t.services, tenant.platform.id, { name: 'Other App', redirectUris: [`${h.base}/__rp/callback`] }) };
+  const second: Tenant = {
+    platform: tenant.platform,
+    client: await buildClient(h.t.services, tenant.platform.id, {
+      name: 'Other App',
+      redirectUris: [`${h.base}/__rp/callback`],
+    }),
+  };
   const email = newEmail('perclient');
   await signUpThrough(h, tenant, page, { email }, { scope: 'openid profile' });
   await openAuthorize(page, authorizeUrl(h, second, { scope: 'openid profile' }));
@@ -177,7 +217,10 @@ describe('requests that must not redirect', () => {
   }
 
   it('unknown client_id → 400 HTML error page', async () => {
-    await expectErrorPage(authorizeUrl(h, tenant, { client_id: '00000000-0000-4000-8000-000000000000' }), /not registered/);
+    await expectErrorPage(
+      authorizeUrl(h, tenant, { client_id: '00000000-0000-4000-8000-000000000000' }),
+      /not registered/,
+    );
   });
 
   it('malformed client_id → 400 HTML error page', async () => {
@@ -185,11 +228,17 @@ describe('requests that must not redirect', () => {
   });
 
   it('unregistered redirect_uri → 400 HTML error page', async () => {
-    await expectErrorPage(authorizeUrl(h, tenant, { redirect_uri: `${h.base}/__rp/elsewhere` }), /redirect_uri is not registered/);
+    await expectErrorPage(
+      authorizeUrl(h, tenant, { redirect_uri: `${h.base}/__rp/elsewhere` }),
+      /redirect_uri is not registered/,
+    );
   });
 
   it('a redirect_uri differing only by a trailing slash → 400 HTML error page', async () => {
-    await expectErrorPage(authorizeUrl(h, tenant, { redirect_uri: `${h.base}/__rp/callback/` }), /redirect_uri is not registered/);
+    await expectErrorPage(
+      authorizeUrl(h, tenant, { redirect_uri: `${h.base}/__rp/callback/` }),
+      /redirect_uri is not registered/,
+    );
   });
 
   it('a client of another platform → 400 HTML error page', async () => {

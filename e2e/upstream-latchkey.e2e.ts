@@ -5,10 +5,26 @@
 // upstream, its linked accounts, unlinking and the last way in.
 import type { BrowserContext, Page } from 'playwright-core';
 import type { UpstreamProvider } from '../src/domain/upstream';
-import { startLatchkeyUpstream, UPSTREAM_PASSWORD, type LatchkeyUpstream } from '../test/support/upstreams/latchkey-process';
 import {
-  allow, authorizeUrl, clickAndLoad, createUser, expectPage, finishAtCallback, isCallback, newEmail, openAuthorize, pageKind, signIn,
-  TEST_PASSWORD, type Harness, type Tenant,
+  startLatchkeyUpstream,
+  UPSTREAM_PASSWORD,
+  type LatchkeyUpstream,
+} from '../test/support/upstreams/latchkey-process';
+import {
+  allow,
+  authorizeUrl,
+  clickAndLoad,
+  createUser,
+  expectPage,
+  finishAtCallback,
+  isCallback,
+  newEmail,
+  openAuthorize,
+  pageKind,
+  signIn,
+  TEST_PASSWORD,
+  type Harness,
+  type Tenant,
 } from './support/harness';
 import { useBrowserSuite } from './support/browser-suite';
 import { waitForMail } from '../test/support/outbox';
@@ -16,7 +32,17 @@ import { buildClient } from '../test/factories';
 import { recordingServer } from './support/recording-server';
 import { acmeTenant } from './support/passkeys';
 import {
-  continueButton, continueWith, expectAxeClean, freshPage, identitiesOf, linkedAccounts, onDownstream, openAccount, shoot, upstreamCallbackUrl, userByEmail,
+  continueButton,
+  continueWith,
+  expectAxeClean,
+  freshPage,
+  identitiesOf,
+  linkedAccounts,
+  onDownstream,
+  openAccount,
+  shoot,
+  upstreamCallbackUrl,
+  userByEmail,
 } from './support/upstreams';
 
 // Each flow goes through two providers (and argon2 on both sides): more than the default 30 s on a busy machine.
@@ -34,9 +60,19 @@ let page: Page;
 // Platform "Acme" (the screenshots), app "Acme Notes".
 useBrowserSuite((s) => ({ h, tenant, context, page } = s), { tenant: acmeTenant, openPage: freshPage });
 beforeAll(async () => {
-  upstream = await startLatchkeyUpstream({ redirectUri: upstreamCallbackUrl(h, tenant), platformName: PROVIDER, clientName: 'Acme' });
+  upstream = await startLatchkeyUpstream({
+    redirectUri: upstreamCallbackUrl(h, tenant),
+    platformName: PROVIDER,
+    clientName: 'Acme',
+  });
   provider = await h.t.services.federation.providers.create(tenant.platform.id, {
-    kind: 'oidc', slug: 'corp', displayName: PROVIDER, issuer: upstream.issuer, clientId: upstream.client.id, clientSecret: upstream.client.secret, trustEmail: true,
+    kind: 'oidc',
+    slug: 'corp',
+    displayName: PROVIDER,
+    issuer: upstream.issuer,
+    clientId: upstream.client.id,
+    clientSecret: upstream.client.secret,
+    trustEmail: true,
   });
 }, 120_000);
 afterAll(async () => {
@@ -104,14 +140,26 @@ it('signs up a new person: the sign-up page is pre-filled from the upstream and 
   await clickAndLoad(page, page.getByRole('button', { name: 'Create account' }));
   await allow(page);
   const { idToken } = await finishAtCallback(h, tenant, page, state);
-  expect(idToken).toMatchObject({ email, email_verified: true, given_name: 'Grace', family_name: 'Hopper', birthdate: '1990-05-17', amr: ['fed'] });
+  expect(idToken).toMatchObject({
+    email,
+    email_verified: true,
+    given_name: 'Grace',
+    family_name: 'Hopper',
+    birthdate: '1990-05-17',
+    amr: ['fed'],
+  });
 
   const user = await userByEmail(h, tenant, email);
   expect(user.id).toBe(idToken!.sub);
   expect(user.password_hash).toBeNull(); // signs in through its upstream identity
   const identities = await identitiesOf(h, user.id);
   expect(identities).toHaveLength(1);
-  expect(identities[0]).toMatchObject({ provider_id: provider.id, subject: upstreamUser.sub, email, sealed_tokens: null });
+  expect(identities[0]).toMatchObject({
+    provider_id: provider.id,
+    subject: upstreamUser.sub,
+    email,
+    sealed_tokens: null,
+  });
 });
 
 it('signs a returning person straight through: no sign-up, no second account', async () => {
@@ -123,21 +171,28 @@ it('signs a returning person straight through: no sign-up, no second account', a
   // Consent for Acme Notes was given at the sign-up: the code comes at once.
   const { idToken } = await finishAtCallback(h, tenant, page);
   expect(idToken).toMatchObject({ sub, email, amr: ['fed'] });
-  expect((await h.t.database.db('users').where({ platform_id: tenant.platform.id, email_normalized: email })).length).toBe(1);
+  expect(
+    (await h.t.database.db('users').where({ platform_id: tenant.platform.id, email_normalized: email })).length,
+  ).toBe(1);
 });
 
-it('signs a returning person through to an app on a third origin: the upstream form\'s CSP form-action does not stop the way back', async () => {
+it("signs a returning person through to an app on a third origin: the upstream form's CSP form-action does not stop the way back", async () => {
   // Chromium applies the CSP form-action of the upstream's sign-in page to every redirect after its
   // POST: to the downstream's callback (allowed there), then on to the app (not allowed there).
   const elsewhere = await recordingServer();
   try {
-    const client = await buildClient(h.t.services, tenant.platform.id, { redirectUris: [`${elsewhere.base}/__rp/callback`], name: 'Acme Notes' });
+    const client = await buildClient(h.t.services, tenant.platform.id, {
+      redirectUris: [`${elsewhere.base}/__rp/callback`],
+      name: 'Acme Notes',
+    });
     const app: Tenant = { platform: tenant.platform, client };
     const { email, sub } = await upstreamSignUp('up-third', app); // account, link and consent at both providers
     await context.close();
     ({ context, page } = await freshPage(h)); // a new browser: signed in nowhere
     const refused: string[] = [];
-    page.on('console', (m) => { if (/Content Security Policy/.test(m.text())) refused.push(m.text()); });
+    page.on('console', (m) => {
+      if (/Content Security Policy/.test(m.text())) refused.push(m.text());
+    });
 
     const state = 'state-third-origin';
     await openAuthorize(page, authorizeUrl(h, app, { state }));
@@ -147,10 +202,16 @@ it('signs a returning person through to an app on a third origin: the upstream f
     await expectPage(page, 'signin');
     await page.getByLabel('Email').fill(email);
     await page.getByLabel('Password').fill(UPSTREAM_PASSWORD);
-    const atApp = page.waitForURL(`${elsewhere.base}/__rp/callback?**`).then(() => undefined, (err: Error) => err);
+    const atApp = page.waitForURL(`${elsewhere.base}/__rp/callback?**`).then(
+      () => undefined,
+      (err: Error) => err,
+    );
     await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     const missed = await atApp;
-    if (missed) throw new Error(`never reached the app (at ${page.url()}; ${refused.join(' | ') || 'no CSP message seen'}): ${missed.message}`);
+    if (missed)
+      throw new Error(
+        `never reached the app (at ${page.url()}; ${refused.join(' | ') || 'no CSP message seen'}): ${missed.message}`,
+      );
     expect(refused).toEqual([]);
     const { idToken } = await finishAtCallback(h, app, page, state);
     expect(idToken).toMatchObject({ sub, email, amr: ['fed'] });
@@ -199,7 +260,10 @@ it('links an existing account with the same email only after its password proves
   await shoot(page, 'upstream-account', 'h2:text-is("Sign-in methods")');
 
   // It has a password too: the identity may go.
-  await clickAndLoad(page, page.getByRole('list', { name: 'Linked accounts' }).getByRole('button', { name: /^Unlink/ }));
+  await clickAndLoad(
+    page,
+    page.getByRole('list', { name: 'Linked accounts' }).getByRole('button', { name: /^Unlink/ }),
+  );
   await page.getByRole('heading', { name: 'Your account' }).waitFor();
   await expect(page.getByRole('status').first().innerText()).resolves.toContain(PROVIDER);
   expect(await linkedAccounts(page)).toEqual([]);
@@ -262,8 +326,16 @@ it('never links silently: without the proof nothing is linked and the browser is
   await expect(page.getByLabel('Password').count()).resolves.toBe(1);
 
   expect(await identitiesOf(h, local.id)).toHaveLength(0);
-  expect(await h.t.database.db('user_identities').where({ platform_id: tenant.platform.id, provider_id: provider.id }).whereIn('email', [email])).toHaveLength(0);
-  const audit = await h.t.database.db('audit_events').where({ platform_id: tenant.platform.id, subject: local.id }).select('kind');
+  expect(
+    await h.t.database
+      .db('user_identities')
+      .where({ platform_id: tenant.platform.id, provider_id: provider.id })
+      .whereIn('email', [email]),
+  ).toHaveLength(0);
+  const audit = await h.t.database
+    .db('audit_events')
+    .where({ platform_id: tenant.platform.id, subject: local.id })
+    .select('kind');
   expect(audit.map((a) => a.kind)).not.toContain('identity.linked');
 });
 
@@ -281,7 +353,10 @@ it('signs in on the account page through the upstream, and refuses to unlink the
 
   await clickAndLoad(page, page.getByRole('link', { name: 'Security', exact: true })); // where the linked accounts are
   expect(await linkedAccounts(page)).toEqual([expect.stringContaining(PROVIDER)]);
-  const res = await clickAndLoad(page, page.getByRole('list', { name: 'Linked accounts' }).getByRole('button', { name: /^Unlink/ }));
+  const res = await clickAndLoad(
+    page,
+    page.getByRole('list', { name: 'Linked accounts' }).getByRole('button', { name: /^Unlink/ }),
+  );
   expect(res?.status()).toBeLessThan(500);
   await expect(page.getByRole('alert').first().innerText()).resolves.toMatch(/only way|last way|sign in/i);
   expect(await identitiesOf(h, sub)).toHaveLength(1);

@@ -7,10 +7,39 @@ import type { BrowserContext, Page } from 'playwright-core';
 import type { UpstreamProvider } from '../src/domain/upstream';
 import { startOidcProvider, type OidcProviderProcess } from '../test/support/upstreams/oidc-provider-process';
 import {
-  allow, authorizeUrl, clickAndLoad, createUser, expectPage, finishAtCallback, isCallback, newEmail, openAuthorize, pageKind, startHarness, unique, type Harness, type Tenant,
+  allow,
+  authorizeUrl,
+  clickAndLoad,
+  createUser,
+  expectPage,
+  finishAtCallback,
+  isCallback,
+  newEmail,
+  openAuthorize,
+  pageKind,
+  startHarness,
+  unique,
+  type Harness,
+  type Tenant,
 } from './support/harness';
-import { acmeTenant, addPasskey, addVirtualAuthenticator, credentialsOf, openAccountPage, withoutAutofill, type VirtualAuthenticator } from './support/passkeys';
-import { continueWith, freshPage, identitiesOf, identitiesOfProvider, onDownstream, upstreamAudit, upstreamCallbackUrl } from './support/upstreams';
+import {
+  acmeTenant,
+  addPasskey,
+  addVirtualAuthenticator,
+  credentialsOf,
+  openAccountPage,
+  withoutAutofill,
+  type VirtualAuthenticator,
+} from './support/passkeys';
+import {
+  continueWith,
+  freshPage,
+  identitiesOf,
+  identitiesOfProvider,
+  onDownstream,
+  upstreamAudit,
+  upstreamCallbackUrl,
+} from './support/upstreams';
 
 // Two providers, argon2 and WebAuthn ceremonies in one flow: more than the default 30 s on a busy machine.
 jest.setTimeout(90_000);
@@ -33,7 +62,13 @@ beforeAll(async () => {
   tenant = await acmeTenant(h);
   op = await startOidcProvider({ clients: [{ ...CLIENT, redirect_uris: [upstreamCallbackUrl(h, tenant)] }] });
   provider = await h.t.services.federation.providers.create(tenant.platform.id, {
-    kind: 'oidc', slug: 'example', displayName: PROVIDER, issuer: op.issuer, clientId: CLIENT.client_id, clientSecret: CLIENT.client_secret, trustEmail: true,
+    kind: 'oidc',
+    slug: 'example',
+    displayName: PROVIDER,
+    issuer: op.issuer,
+    clientId: CLIENT.client_id,
+    clientSecret: CLIENT.client_secret,
+    trustEmail: true,
   });
 }, 60_000);
 afterAll(async () => {
@@ -74,7 +109,8 @@ async function toLinkPage(email: string) {
   await op.addAccount(id, { email, email_verified: true, given_name: 'Grace', family_name: 'Hopper' });
   await openAuthorize(page, authorizeUrl(h, tenant));
   // The accounts signed out in this browser are still listed (signed out): another account, then.
-  if ((await pageKind(page)) === 'chooser') await clickAndLoad(page, page.getByRole('button', { name: 'Use another account' }));
+  if ((await pageKind(page)) === 'chooser')
+    await clickAndLoad(page, page.getByRole('button', { name: 'Use another account' }));
   await expectPage(page, 'signin');
   await continueWith(page, PROVIDER);
   expect(new URL(page.url()).origin).toBe(op.issuer);
@@ -100,7 +136,10 @@ async function offerOnly(credentialId: string) {
       if (!String(input).endsWith('/link-account/passkey-options')) return res;
       const json = await res.json();
       json.options.allowCredentials = [{ id, type: 'public-key' }];
-      return new Response(JSON.stringify(json), { status: res.status, headers: { 'content-type': 'application/json' } });
+      return new Response(JSON.stringify(json), {
+        status: res.status,
+        headers: { 'content-type': 'application/json' },
+      });
     };
   }, credentialId);
 }
@@ -109,18 +148,30 @@ async function offerOnly(credentialId: string) {
 async function consentToCallback() {
   // The passkey's form is posted by the page's script after the ceremony: wait for where it ends
   // (a deadline, not a sleep) rather than trusting the first navigation seen, which a busy machine can race.
-  await page.waitForFunction(() => location.pathname === '/__rp/callback' || /wants to access your account/.test(document.querySelector('h1')?.textContent ?? ''), undefined, { timeout: 30_000 }).catch(() => undefined);
+  await page
+    .waitForFunction(
+      () =>
+        location.pathname === '/__rp/callback' ||
+        /wants to access your account/.test(document.querySelector('h1')?.textContent ?? ''),
+      undefined,
+      { timeout: 30_000 },
+    )
+    .catch(() => undefined);
   if ((await pageKind(page)) === 'consent') await allow(page);
   if (!isCallback(page)) {
-    const said = await page.locator('h1, [role=alert], [data-passkey-error]').allInnerTexts().catch(() => []);
+    const said = await page
+      .locator('h1, [role=alert], [data-passkey-error]')
+      .allInnerTexts()
+      .catch(() => []);
     throw new Error(`expected the app's callback, got ${page.url()}: ${said.join(' | ')}`);
   }
   return finishAtCallback(h, tenant, page);
 }
 
-const linkedAudit = async (userId: string) => (await upstreamAudit(h, tenant, 'identity.linked', 'example')).filter((a) => a.subject === userId);
+const linkedAudit = async (userId: string) =>
+  (await upstreamAudit(h, tenant, 'identity.linked', 'example')).filter((a) => a.subject === userId);
 
-it('links with the account\'s own passkey: signed in, consent, a code at the app; the identity stored and audited', async () => {
+it("links with the account's own passkey: signed in, consent, a code at the app; the identity stored and audited", async () => {
   const { user } = await localUserWithPasskey('pk-link');
   const subject = await toLinkPage(user.email);
   await expect(page.locator('main').innerText()).resolves.toContain(user.email);
@@ -132,12 +183,17 @@ it('links with the account\'s own passkey: signed in, consent, a code at the app
 
   const identities = await identitiesOf(h, user.id);
   expect(identities).toEqual([expect.objectContaining({ provider_id: provider.id, subject, email: user.email })]);
-  expect(await linkedAudit(user.id)).toEqual([expect.objectContaining({ kind: 'identity.linked', details: expect.objectContaining({ provider: 'example', email: user.email }) })]);
+  expect(await linkedAudit(user.id)).toEqual([
+    expect.objectContaining({
+      kind: 'identity.linked',
+      details: expect.objectContaining({ provider: 'example', email: user.email }),
+    }),
+  ]);
   const [stored] = await h.t.services.passkeys.list(tenant.platform.id, user.id);
   expect(stored.lastUsedAt).toBeInstanceOf(Date);
 });
 
-it('refuses a passkey of another local account on the link page: nothing linked, nobody signed in; the account\'s own then links', async () => {
+it("refuses a passkey of another local account on the link page: nothing linked, nobody signed in; the account's own then links", async () => {
   const owner = await localUserWithPasskey('pk-owner');
   const other = await localUserWithPasskey('pk-other');
   expect(await credentialsOf(authenticator)).toHaveLength(2);
@@ -148,21 +204,30 @@ it('refuses a passkey of another local account on the link page: nothing linked,
   const refused = await clickAndLoad(page, usePasskey(page));
   expect(refused?.status()).toBe(400);
   await linkHeading(page).waitFor();
-  await expect(page.getByRole('alert').first().innerText()).resolves.toContain('This passkey is not registered for this account.');
+  await expect(page.getByRole('alert').first().innerText()).resolves.toContain(
+    'This passkey is not registered for this account.',
+  );
   expect(await identitiesOf(h, owner.user.id)).toEqual([]);
   expect(await identitiesOf(h, other.user.id)).toEqual([]);
   expect((await identitiesOfProvider(h, provider.id)).filter((i) => i.subject === subject)).toEqual([]);
   expect(await linkedAudit(owner.user.id)).toEqual([]);
   expect(await linkedAudit(other.user.id)).toEqual([]);
-  const failed = await h.t.database.db('audit_events').where({ platform_id: tenant.platform.id, kind: 'sign_in.failed', subject: owner.user.id }).select('details');
-  expect(failed.map((f) => f.details)).toContainEqual(expect.objectContaining({ method: 'passkey', reason: 'unknown_passkey', purpose: 'confirm' }));
+  const failed = await h.t.database
+    .db('audit_events')
+    .where({ platform_id: tenant.platform.id, kind: 'sign_in.failed', subject: owner.user.id })
+    .select('details');
+  expect(failed.map((f) => f.details)).toContainEqual(
+    expect.objectContaining({ method: 'passkey', reason: 'unknown_passkey', purpose: 'confirm' }),
+  );
   await expectSignedOut();
 
   // The same page (reloaded, its fetch its own again), the account's own passkey: linked to the owner, not to the other account.
   await clickAndLoad(page, usePasskey(page));
   const { idToken } = await consentToCallback();
   expect(idToken!.sub).toBe(owner.user.id);
-  expect(await identitiesOf(h, owner.user.id)).toEqual([expect.objectContaining({ provider_id: provider.id, subject })]);
+  expect(await identitiesOf(h, owner.user.id)).toEqual([
+    expect.objectContaining({ provider_id: provider.id, subject }),
+  ]);
   expect(await identitiesOf(h, other.user.id)).toEqual([]);
 });
 
@@ -172,7 +237,9 @@ it('links nothing when the passkey is gone from the authenticator (the ceremony 
   await authenticator.cdp.send('WebAuthn.clearCredentials', { authenticatorId: authenticator.authenticatorId });
 
   await usePasskey(page).click();
-  await expect(page.locator('[data-passkey-error]').filter({ hasText: /\S/ }).first().innerText({ timeout: 75_000 })).resolves.toMatch(/cancelled|timed out/);
+  await expect(
+    page.locator('[data-passkey-error]').filter({ hasText: /\S/ }).first().innerText({ timeout: 75_000 }),
+  ).resolves.toMatch(/cancelled|timed out/);
   await linkHeading(page).waitFor();
   expect(await identitiesOf(h, user.id)).toEqual([]);
   expect((await identitiesOfProvider(h, provider.id)).filter((i) => i.subject === subject)).toEqual([]);

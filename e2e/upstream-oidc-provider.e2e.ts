@@ -5,12 +5,38 @@
 import type { Page } from 'playwright-core';
 import type { UpstreamProvider } from '../src/domain/upstream';
 import { startOidcProvider, type OidcProviderProcess } from '../test/support/upstreams/oidc-provider-process';
-import { allow, authorizeUrl, clickAndLoad, createUser, expectPage, finishAtCallback, newEmail, openAuthorize, pickAccount, unique, type Harness, type Tenant } from './support/harness';
+import {
+  allow,
+  authorizeUrl,
+  clickAndLoad,
+  createUser,
+  expectPage,
+  finishAtCallback,
+  newEmail,
+  openAuthorize,
+  pickAccount,
+  unique,
+  type Harness,
+  type Tenant,
+} from './support/harness';
 import { useBrowserSuite } from './support/browser-suite';
 import { acmeTenant } from './support/passkeys';
 import {
-  continueButton, continueWith, expectAxeClean, expectFailurePage, freshPage, identitiesOf, identitiesOfProvider, interceptRedirectTo, onDownstream, shoot,
-  lastUpstreamFailure, upstreamAudit, upstreamCallbackUrl, userByEmail, withParam,
+  continueButton,
+  continueWith,
+  expectAxeClean,
+  expectFailurePage,
+  freshPage,
+  identitiesOf,
+  identitiesOfProvider,
+  interceptRedirectTo,
+  onDownstream,
+  shoot,
+  lastUpstreamFailure,
+  upstreamAudit,
+  upstreamCallbackUrl,
+  userByEmail,
+  withParam,
 } from './support/upstreams';
 
 // Each flow goes through two providers (and argon2 on both sides): more than the default 30 s on a busy machine.
@@ -30,7 +56,13 @@ useBrowserSuite((s) => ({ h, tenant, page } = s), { tenant: acmeTenant, openPage
 beforeAll(async () => {
   op = await startOidcProvider({ clients: [{ ...CLIENT, redirect_uris: [upstreamCallbackUrl(h, tenant)] }] });
   provider = await h.t.services.federation.providers.create(tenant.platform.id, {
-    kind: 'oidc', slug: 'example', displayName: PROVIDER, issuer: op.issuer, clientId: CLIENT.client_id, clientSecret: CLIENT.client_secret, trustEmail: true,
+    kind: 'oidc',
+    slug: 'example',
+    displayName: PROVIDER,
+    issuer: op.issuer,
+    clientId: CLIENT.client_id,
+    clientSecret: CLIENT.client_secret,
+    trustEmail: true,
   });
 }, 60_000);
 afterAll(async () => {
@@ -78,9 +110,17 @@ it('signs up a new person through it from the sign-up page: pre-filled, date of 
   await clickAndLoad(page, page.getByRole('button', { name: 'Create account' }));
   await allow(page);
   const { idToken } = await finishAtCallback(h, tenant, page);
-  expect(idToken).toMatchObject({ email: person.email, email_verified: true, given_name: 'Katherine', family_name: 'Johnson', amr: ['fed'] });
+  expect(idToken).toMatchObject({
+    email: person.email,
+    email_verified: true,
+    given_name: 'Katherine',
+    family_name: 'Johnson',
+    amr: ['fed'],
+  });
   const identities = await identitiesOf(h, idToken!.sub as string);
-  expect(identities).toEqual([expect.objectContaining({ provider_id: provider.id, subject: person.id, email: person.email })]);
+  expect(identities).toEqual([
+    expect.objectContaining({ provider_id: provider.id, subject: person.id, email: person.email }),
+  ]);
 });
 
 it('sends a re-authentication (prompt=login, max_age) on to the upstream, and signs the same person in again', async () => {
@@ -96,7 +136,12 @@ it('sends a re-authentication (prompt=login, max_age) on to the upstream, and si
   await openAuthorize(page, authorizeUrl(h, tenant, { prompt: 'login', max_age: '0' }));
   await pickAccount(page, person.email); // the chooser, then its sign-in page again for this account
   await expectPage(page, 'signin');
-  const out = await interceptRedirectTo(page, (url) => url.origin === h.base && url.pathname.endsWith('/upstream/example'), (url) => url.origin === op.issuer && url.pathname === '/auth', () => undefined);
+  const out = await interceptRedirectTo(
+    page,
+    (url) => url.origin === h.base && url.pathname.endsWith('/upstream/example'),
+    (url) => url.origin === op.issuer && url.pathname === '/auth',
+    () => undefined,
+  );
   await continueWith(page, PROVIDER);
   expect(out.reached()?.searchParams.get('prompt')).toBe('login');
   expect(out.reached()?.searchParams.get('max_age')).toBe('0');
@@ -133,7 +178,11 @@ it('ends on the failure page when the upstream answers access_denied (consent re
   await expectAxeClean(page);
   await shoot(page, 'upstream-failure');
   expect(await userByEmail(h, tenant, person.email)).toBeUndefined();
-  expect((await upstreamAudit(h, tenant, 'sign_in.failed', 'example'))[0]?.details).toMatchObject({ method: 'upstream', provider: 'example', reason: 'upstream_error' });
+  expect((await upstreamAudit(h, tenant, 'sign_in.failed', 'example'))[0]?.details).toMatchObject({
+    method: 'upstream',
+    provider: 'example',
+    reason: 'upstream_error',
+  });
 
   // Other ways in: back to the sign-in page of the same authorization, its password form and buttons.
   await clickAndLoad(page, page.getByRole('link', { name: /sign.in/i }).first());
@@ -147,25 +196,42 @@ it('ends on the failure page, not a server error, when the upstream goes down in
   const flaky = await startOidcProvider({ clients: [{ ...CLIENT, redirect_uris: [upstreamCallbackUrl(h, tenant)] }] });
   try {
     await h.t.services.federation.providers.create(tenant.platform.id, {
-      kind: 'oidc', slug: 'flaky', displayName: 'Flaky ID', issuer: flaky.issuer, clientId: CLIENT.client_id, clientSecret: CLIENT.client_secret,
+      kind: 'oidc',
+      slug: 'flaky',
+      displayName: 'Flaky ID',
+      issuer: flaky.issuer,
+      clientId: CLIENT.client_id,
+      clientSecret: CLIENT.client_secret,
     });
     const person = await upstreamPerson('op-down', flaky);
     await startAtSignIn('Flaky ID');
     await upstreamLogin(person.id, flaky);
     // The upstream redirects back with its code; before the browser gets there, it stops: the
     // downstream's code exchange finds nobody at the token endpoint.
-    const back = await interceptRedirectTo(page, (url) => url.origin === flaky.issuer && url.pathname.startsWith('/interaction/'), isCallback, () => flaky.stop());
+    const back = await interceptRedirectTo(
+      page,
+      (url) => url.origin === flaky.issuer && url.pathname.startsWith('/interaction/'),
+      isCallback,
+      () => flaky.stop(),
+    );
     const res = await upstreamConsent();
     expect(back.reached()).toBeDefined();
     await expectFailurePage(h, page, 'Flaky ID');
     expect([400, 502]).toContain(res?.status());
     expect(await userByEmail(h, tenant, person.email)).toBeUndefined();
-    expect((await upstreamAudit(h, tenant, 'sign_in.failed', 'flaky'))[0]?.details).toMatchObject({ reason: 'unreachable' });
+    expect((await upstreamAudit(h, tenant, 'sign_in.failed', 'flaky'))[0]?.details).toMatchObject({
+      reason: 'unreachable',
+    });
     await page.unrouteAll();
 
     // Down from the start (a provider whose discovery was never read): the button itself ends there.
     await h.t.services.federation.providers.create(tenant.platform.id, {
-      kind: 'oidc', slug: 'gone', displayName: 'Gone ID', issuer: flaky.issuer, clientId: CLIENT.client_id, clientSecret: CLIENT.client_secret,
+      kind: 'oidc',
+      slug: 'gone',
+      displayName: 'Gone ID',
+      issuer: flaky.issuer,
+      clientId: CLIENT.client_id,
+      clientSecret: CLIENT.client_secret,
     });
     await openAuthorize(page, authorizeUrl(h, tenant));
     const again = await continueWith(page, 'Gone ID');
@@ -173,7 +239,8 @@ it('ends on the failure page, not a server error, when the upstream goes down in
     expect([400, 502]).toContain(again?.status());
   } finally {
     await flaky.stop();
-    for (const slug of ['flaky', 'gone']) await h.t.services.federation.providers.remove(tenant.platform.id, slug).catch(() => undefined);
+    for (const slug of ['flaky', 'gone'])
+      await h.t.services.federation.providers.remove(tenant.platform.id, slug).catch(() => undefined);
   }
 });
 
@@ -181,7 +248,12 @@ it('refuses an answer whose state was altered on the way back: failure page, not
   const person = await upstreamPerson('op-state');
   await startAtSignIn();
   await upstreamLogin(person.id);
-  const back = await interceptRedirectTo(page, (url) => url.origin === op.issuer && url.pathname.startsWith('/interaction/'), isCallback, (url) => withParam(url, 'state', `${url.searchParams.get('state')}x`));
+  const back = await interceptRedirectTo(
+    page,
+    (url) => url.origin === op.issuer && url.pathname.startsWith('/interaction/'),
+    isCallback,
+    (url) => withParam(url, 'state', `${url.searchParams.get('state')}x`),
+  );
   await upstreamConsent();
   expect(back.reached()?.searchParams.get('code')).toBeTruthy();
 
@@ -197,8 +269,12 @@ it('refuses an ID token whose nonce is not the one sent (the request altered on 
   const person = await upstreamPerson('op-nonce');
   await openAuthorize(page, authorizeUrl(h, tenant));
   await expectPage(page, 'signin');
-  const out = await interceptRedirectTo(page, (url) => url.origin === h.base && url.pathname.endsWith('/upstream/example'), (url) => url.origin === op.issuer && url.pathname === '/auth',
-    (url) => withParam(url, 'nonce', `tampered-${unique()}`));
+  const out = await interceptRedirectTo(
+    page,
+    (url) => url.origin === h.base && url.pathname.endsWith('/upstream/example'),
+    (url) => url.origin === op.issuer && url.pathname === '/auth',
+    (url) => withParam(url, 'nonce', `tampered-${unique()}`),
+  );
   await continueWith(page, PROVIDER);
   expect(out.reached()?.searchParams.get('nonce')).toBeTruthy();
   await upstreamLogin(person.id);
@@ -207,5 +283,7 @@ it('refuses an ID token whose nonce is not the one sent (the request altered on 
   await expectFailurePage(h, page, PROVIDER);
   expect(await userByEmail(h, tenant, person.email)).toBeUndefined();
   expect((await identitiesOfProvider(h, provider.id)).filter((i) => i.subject === person.id)).toEqual([]);
-  expect((await upstreamAudit(h, tenant, 'sign_in.failed', 'example'))[0]?.details).toMatchObject({ reason: 'invalid_response' });
+  expect((await upstreamAudit(h, tenant, 'sign_in.failed', 'example'))[0]?.details).toMatchObject({
+    reason: 'invalid_response',
+  });
 });

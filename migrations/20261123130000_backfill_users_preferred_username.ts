@@ -8,9 +8,18 @@ import type { Knex } from 'knex';
  * (a database in the C locale treats only ASCII as letters).
  */
 function derive(givenName: string, familyName: string): string {
-  const part = (s: string) => s.normalize('NFKC').toLowerCase().replace(/[^\p{L}\p{M}\p{N}]+/gu, '-').replace(/^-+|-+$/g, '');
+  const part = (s: string) =>
+    s
+      .normalize('NFKC')
+      .toLowerCase()
+      .replace(/[^\p{L}\p{M}\p{N}]+/gu, '-')
+      .replace(/^-+|-+$/g, '');
   const joined = [part(givenName), part(familyName)].filter(Boolean).join('.');
-  const cut = [...joined].slice(0, 64).join('').replace(/[.-]+$/, '').normalize('NFC');
+  const cut = [...joined]
+    .slice(0, 64)
+    .join('')
+    .replace(/[.-]+$/, '')
+    .normalize('NFC');
   return /[\p{L}\p{N}]/u.test(cut) ? cut : 'user';
 }
 

@@ -22,7 +22,9 @@ export async function up(knex: Knex): Promise<void> {
     t.timestamp('sent_at', { useTz: true });
   });
   // The workers' claim reads only this small partial index.
-  await knex.raw(`CREATE INDEX mail_outbox_due_idx ON mail_outbox (next_attempt_at) WHERE status IN ('queued', 'sending')`);
+  await knex.raw(
+    `CREATE INDEX mail_outbox_due_idx ON mail_outbox (next_attempt_at) WHERE status IN ('queued', 'sending')`,
+  );
   await knex.raw('CREATE INDEX mail_outbox_status_created_idx ON mail_outbox (status, created_at)');
   await knex.raw('CREATE INDEX mail_outbox_platform_created_idx ON mail_outbox (platform_id, created_at)');
 }

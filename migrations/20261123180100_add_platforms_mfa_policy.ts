@@ -5,7 +5,9 @@ export async function up(knex: Knex): Promise<void> {
   await knex.schema.alterTable('platforms', (t) => {
     t.text('mfa_policy').notNullable().defaultTo('optional');
   });
-  await knex.raw("ALTER TABLE platforms ADD CONSTRAINT platforms_mfa_policy_check CHECK (mfa_policy IN ('off', 'optional', 'required'))");
+  await knex.raw(
+    "ALTER TABLE platforms ADD CONSTRAINT platforms_mfa_policy_check CHECK (mfa_policy IN ('off', 'optional', 'required'))",
+  );
 }
 
 export async function down(knex: Knex): Promise<void> {

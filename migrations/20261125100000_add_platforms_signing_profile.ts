@@ -6,7 +6,9 @@ export async function up(knex: Knex): Promise<void> {
   await knex.schema.alterTable('platforms', (t) => {
     t.text('signing_profile').notNullable().defaultTo('seed');
   });
-  await knex.raw("ALTER TABLE platforms ADD CONSTRAINT platforms_signing_profile_check CHECK (signing_profile IN ('seed', 'standard'))");
+  await knex.raw(
+    "ALTER TABLE platforms ADD CONSTRAINT platforms_signing_profile_check CHECK (signing_profile IN ('seed', 'standard'))",
+  );
 }
 
 export async function down(knex: Knex): Promise<void> {

@@ -15,7 +15,9 @@ export async function up(knex: Knex): Promise<void> {
     (alg = 'HS512' AND sealed_secret IS NOT NULL AND sealed_private_jwk IS NULL AND public_jwk IS NULL)
     OR (alg IN ('RS256', 'ES256', 'EdDSA') AND sealed_secret IS NULL AND sealed_private_jwk IS NOT NULL AND public_jwk IS NOT NULL))`);
   await knex.raw('DROP INDEX signing_keys_one_active');
-  await knex.raw(`CREATE UNIQUE INDEX signing_keys_one_active ON signing_keys (platform_id, alg) WHERE status = 'active'`);
+  await knex.raw(
+    `CREATE UNIQUE INDEX signing_keys_one_active ON signing_keys (platform_id, alg) WHERE status = 'active'`,
+  );
 }
 
 export async function down(knex: Knex): Promise<void> {

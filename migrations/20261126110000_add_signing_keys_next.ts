@@ -10,8 +10,12 @@ export async function up(knex: Knex): Promise<void> {
     t.timestamp('activates_at', { useTz: true });
   });
   await knex.raw('ALTER TABLE signing_keys DROP CONSTRAINT signing_keys_status_check');
-  await knex.raw(`ALTER TABLE signing_keys ADD CONSTRAINT signing_keys_status_check CHECK (status IN ('active', 'next', 'retired'))`);
-  await knex.raw(`ALTER TABLE signing_keys ADD CONSTRAINT signing_keys_next_check CHECK (status <> 'next' OR (alg <> 'HS512' AND activates_at IS NOT NULL))`);
+  await knex.raw(
+    `ALTER TABLE signing_keys ADD CONSTRAINT signing_keys_status_check CHECK (status IN ('active', 'next', 'retired'))`,
+  );
+  await knex.raw(
+    `ALTER TABLE signing_keys ADD CONSTRAINT signing_keys_next_check CHECK (status <> 'next' OR (alg <> 'HS512' AND activates_at IS NOT NULL))`,
+  );
   await knex.raw(`CREATE UNIQUE INDEX signing_keys_one_next ON signing_keys (platform_id, alg) WHERE status = 'next'`);
 }
 
@@ -21,7 +25,9 @@ export async function down(knex: Knex): Promise<void> {
   // A pending key never signed anything: it goes; the active key stays active.
   await knex('signing_keys').where({ status: 'next' }).delete();
   await knex.raw('ALTER TABLE signing_keys DROP CONSTRAINT signing_keys_status_check');
-  await knex.raw(`ALTER TABLE signing_keys ADD CONSTRAINT signing_keys_status_check CHECK (status IN ('active', 'retired'))`);
+  await knex.raw(
+    `ALTER TABLE signing_keys ADD CONSTRAINT signing_keys_status_check CHECK (status IN ('active', 'retired'))`,
+  );
   await knex.schema.alterTable('signing_keys', (t) => {
     t.dropColumn('activates_at');
   });

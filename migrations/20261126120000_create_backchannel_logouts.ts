@@ -22,7 +22,9 @@ export async function up(knex: Knex): Promise<void> {
     t.timestamp('delivered_at', { useTz: true });
   });
   // The workers' claim reads only this small partial index.
-  await knex.raw(`CREATE INDEX backchannel_logouts_due_idx ON backchannel_logouts (next_attempt_at) WHERE status IN ('pending', 'sending')`);
+  await knex.raw(
+    `CREATE INDEX backchannel_logouts_due_idx ON backchannel_logouts (next_attempt_at) WHERE status IN ('pending', 'sending')`,
+  );
   await knex.raw('CREATE INDEX backchannel_logouts_status_created_idx ON backchannel_logouts (status, created_at)');
 }
 

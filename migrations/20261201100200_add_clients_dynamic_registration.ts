@@ -16,7 +16,9 @@ export async function up(knex: Knex): Promise<void> {
     t.timestamp('last_used_at', { useTz: true });
   });
   // The purge's search: never-used self-registered clients, oldest first.
-  await knex.raw("CREATE INDEX clients_unused_dynamic ON clients (created_at) WHERE registration_source = 'dynamic' AND last_used_at IS NULL");
+  await knex.raw(
+    "CREATE INDEX clients_unused_dynamic ON clients (created_at) WHERE registration_source = 'dynamic' AND last_used_at IS NULL",
+  );
 }
 
 export async function down(knex: Knex): Promise<void> {

@@ -42,10 +42,20 @@
       headers: { Accept: 'application/json' },
       body: body,
     }).then(function (res) {
-      return res.json().catch(function () { return {}; }).then(function (json) {
-        if (!res.ok || !json.options) throw new Error(json.error_description || json.error || text(form, 'unavailable', 'Passkeys are not available right now.'));
-        return json.options;
-      });
+      return res
+        .json()
+        .catch(function () {
+          return {};
+        })
+        .then(function (json) {
+          if (!res.ok || !json.options)
+            throw new Error(
+              json.error_description ||
+                json.error ||
+                text(form, 'unavailable', 'Passkeys are not available right now.'),
+            );
+          return json.options;
+        });
     });
   }
 
@@ -56,11 +66,15 @@
 
   function ceremony(form, autofill) {
     var create = form.getAttribute('data-passkey') === 'create';
-    return fetchOptions(form).then(function (options) {
-      return create ? lib.startRegistration({ optionsJSON: options }) : lib.startAuthentication({ optionsJSON: options, useBrowserAutofill: autofill });
-    }).then(function (credential) {
-      finish(form, credential);
-    });
+    return fetchOptions(form)
+      .then(function (options) {
+        return create
+          ? lib.startRegistration({ optionsJSON: options })
+          : lib.startAuthentication({ optionsJSON: options, useBrowserAutofill: autofill });
+      })
+      .then(function (credential) {
+        finish(form, credential);
+      });
   }
 
   var busy = false;
@@ -75,11 +89,16 @@
         busy = false;
         // AbortError: another ceremony (e.g. autofill) replaced this one; nothing to say.
         if (err && err.name === 'AbortError') return;
-        showError(form, messageFor(form, err) || (err && err.message) || text(form, 'generic', 'Something went wrong. Try again.'));
+        showError(
+          form,
+          messageFor(form, err) || (err && err.message) || text(form, 'generic', 'Something went wrong. Try again.'),
+        );
       });
     });
   });
-  document.querySelectorAll('[data-passkey-fallback]').forEach(function (el) { el.hidden = true; });
+  document.querySelectorAll('[data-passkey-fallback]').forEach(function (el) {
+    el.hidden = true;
+  });
 
   // Conditional UI: the browser offers its passkeys in the email field's autofill
   // (autocomplete="username webauthn"); picking one signs in as the button does.
@@ -87,7 +106,9 @@
   if (conditional && lib.browserSupportsWebAuthnAutofill) {
     lib.browserSupportsWebAuthnAutofill().then(function (supported) {
       if (!supported) return;
-      ceremony(conditional, true).catch(function () { /* cancelled, replaced by the button, or expired: the page still works */ });
+      ceremony(conditional, true).catch(function () {
+        /* cancelled, replaced by the button, or expired: the page still works */
+      });
     });
   }
 })();

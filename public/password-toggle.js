@@ -25,10 +25,11 @@
       button.setAttribute('aria-pressed', show ? 'true' : 'false');
     });
     // A password shown on screen is never submitted as a text field's autofill entry: hidden again before sending.
-    if (input.form) input.form.addEventListener('submit', function () {
-      input.type = 'password';
-      button.setAttribute('aria-pressed', 'false');
-    });
+    if (input.form)
+      input.form.addEventListener('submit', function () {
+        input.type = 'password';
+        button.setAttribute('aria-pressed', 'false');
+      });
     wrap.classList.add('has-toggle');
     input.insertAdjacentElement('afterend', button);
   });

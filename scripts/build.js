@@ -32,7 +32,11 @@ function build() {
     // A migrated, empty embedded database: a first `npm start` opens it instead of running initdb
     // and every migration (src/db/embedded-template.ts).
     const template = path.join(next, 'cli', 'build-embedded-template.js');
-    if (fs.existsSync(template)) execFileSync(process.execPath, [template, path.join(next, 'pglite-template.tgz')], { cwd: root, stdio: ['ignore', 2, 2] });
+    if (fs.existsSync(template))
+      execFileSync(process.execPath, [template, path.join(next, 'pglite-template.tgz')], {
+        cwd: root,
+        stdio: ['ignore', 2, 2],
+      });
     fs.rmSync(dist, { recursive: true, force: true });
     fs.renameSync(next, dist);
   } finally {

@@ -27,10 +27,14 @@ if (builtAt < sourceAt) {
   if (!hasTypeScript()) {
     if (asPrepare) {
       // `npm ci --omit=dev` on a machine that runs a dist/ built elsewhere: nothing to do here.
-      process.stderr.write('prepare: TypeScript is not installed (production dependencies only); dist/ was not built\n');
+      process.stderr.write(
+        'prepare: TypeScript is not installed (production dependencies only); dist/ was not built\n',
+      );
       process.exit(0);
     }
-    process.stderr.write('error: dist/ is missing or older than src/ and TypeScript is not installed: run `npm ci` (with dev dependencies) to build it\n');
+    process.stderr.write(
+      'error: dist/ is missing or older than src/ and TypeScript is not installed: run `npm ci` (with dev dependencies) to build it\n',
+    );
     process.exit(1);
   }
   process.stderr.write('Compiling TypeScript to dist/ …\n');

@@ -81,11 +81,19 @@ export interface App {
 /** Builds the Express app and its services; never listens. */
 export function createApp(deps: AppDeps): App {
   const { config, db, logger } = deps;
-  if (!config.masterKey || !config.sessionSecret) throw new Error('createApp needs MASTER_KEY and SESSION_SECRET (see dev-secrets)');
+  if (!config.masterKey || !config.sessionSecret)
+    throw new Error('createApp needs MASTER_KEY and SESSION_SECRET (see dev-secrets)');
   // Process metrics only where someone can scrape them.
-  const metrics = createMetrics({ db, sessionPool: deps.sessionPool, processMetrics: Boolean(config.metricsToken || config.metricsPort) });
+  const metrics = createMetrics({
+    db,
+    sessionPool: deps.sessionPool,
+    processMetrics: Boolean(config.metricsToken || config.metricsPort),
+  });
   const now = deps.now ?? (() => new Date());
-  const services = createServices({ config, db, logger, sealer: createSealer(config.masterKey, config.masterKeyPrevious), now, metrics }, deps.notifications);
+  const services = createServices(
+    { config, db, logger, sealer: createSealer(config.masterKey, config.masterKeyPrevious), now, metrics },
+    deps.notifications,
+  );
   const http: HttpDeps = { config, now, logger, metrics };
   const rateLimit = createRateLimits(services, http);
 
@@ -130,11 +138,26 @@ export function createApp(deps: AppDeps): App {
   app.use(adminConsole(services, http, deps.sessionPool, rateLimit)); // /admin: its own session cookie, operators only
   // Browser routes only: API endpoints never touch the session store. Every browser route also
   // drops accounts signed out elsewhere (password reset, sign out everywhere).
-  app.use(['/interaction', '/account', '/password', '/oauth/logout', '/verify-email', UPSTREAM_CALLBACK_PATH], rateLimit.hostedPages); // per source, before any session work
+  app.use(
+    ['/interaction', '/account', '/password', '/oauth/logout', '/verify-email', UPSTREAM_CALLBACK_PATH],
+    rateLimit.hostedPages,
+  ); // per source, before any session work
   app.post('/oauth/authorize', redirectAuthorizePost); // to the GET before any session work
   app.post('/oauth/logout', redirectLogoutPost); // likewise: a cross-site POST carries no session cookie
-  const browserPaths = ['/oauth/authorize', '/interaction', '/account', '/password', '/oauth/logout', UPSTREAM_CALLBACK_PATH];
-  app.use(browserPaths, sessionMiddleware(config, deps.sessionPool), saveSessionBeforeRedirect, revalidateAccounts(services));
+  const browserPaths = [
+    '/oauth/authorize',
+    '/interaction',
+    '/account',
+    '/password',
+    '/oauth/logout',
+    UPSTREAM_CALLBACK_PATH,
+  ];
+  app.use(
+    browserPaths,
+    sessionMiddleware(config, deps.sessionPool),
+    saveSessionBeforeRedirect,
+    revalidateAccounts(services),
+  );
   app.use(localeFromRequest); // the pages' language
   app.use(authorizeRouter(services, http, rateLimit));
   app.use(interactionRouter(services, http));

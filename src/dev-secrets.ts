@@ -28,7 +28,11 @@ export function withDevSecrets(config: Config, carried: DevSecrets = {}): Config
     fs.mkdirSync(path.dirname(file), { recursive: true });
     fs.writeFileSync(file, JSON.stringify(next, null, 2), { mode: 0o600 });
   }
-  return { ...config, masterKey: config.masterKey ?? next.masterKey, sessionSecret: config.sessionSecret ?? next.sessionSecret };
+  return {
+    ...config,
+    masterKey: config.masterKey ?? next.masterKey,
+    sessionSecret: config.sessionSecret ?? next.sessionSecret,
+  };
 }
 
 /**

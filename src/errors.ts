@@ -84,7 +84,9 @@ export const invalidToken = (d: string) =>
 /** RFC 6750 §3.1: the token is good but was not granted `scope`; the header names the scope needed. */
 export const insufficientScope = (d: string, scope: string) =>
   new OAuthError('insufficient_scope', d, {
-    headers: { 'WWW-Authenticate': `Bearer error="insufficient_scope", error_description="${d.replace(/"/g, "'")}", scope="${scope}"` },
+    headers: {
+      'WWW-Authenticate': `Bearer error="insufficient_scope", error_description="${d.replace(/"/g, "'")}", scope="${scope}"`,
+    },
   });
 
 /** RFC 7591 §3.2.2: a registration's metadata refused; the description names the field. */

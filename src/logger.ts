@@ -12,8 +12,14 @@ export function createLogger(level: string, options: LoggerOptions = {}): Logger
     redact: {
       // Top level and one level down (pino's wildcard covers one level only).
       paths: [
-        'req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]', '*.code',
-        ...['password', 'client_secret', 'refresh_token', 'access_token', 'id_token'].flatMap((key) => [key, `*.${key}`]),
+        'req.headers.authorization',
+        'req.headers.cookie',
+        'res.headers["set-cookie"]',
+        '*.code',
+        ...['password', 'client_secret', 'refresh_token', 'access_token', 'id_token'].flatMap((key) => [
+          key,
+          `*.${key}`,
+        ]),
       ],
       censor: '[redacted]',
     },
@@ -21,7 +27,10 @@ export function createLogger(level: string, options: LoggerOptions = {}): Logger
   if (!options.pretty) return pino(settings);
   // Loaded only when asked for: production never needs it. Synchronous, so nothing is lost at exit.
   const pretty = require('pino-pretty') as typeof import('pino-pretty');
-  return pino(settings, pretty({ colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', sync: true }));
+  return pino(
+    settings,
+    pretty({ colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', sync: true }),
+  );
 }
 
 /** `LOG_FORMAT=auto`: pretty outside production when the output is a terminal, JSON otherwise. */

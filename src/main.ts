@@ -26,16 +26,37 @@ async function main() {
     }
     throw err;
   }
-  const logger = createLogger(config.logLevel, { pretty: wantsPrettyLogs(config.logFormat, config.isProduction, Boolean(process.stdout.isTTY)) });
+  const logger = createLogger(config.logLevel, {
+    pretty: wantsPrettyLogs(config.logFormat, config.isProduction, Boolean(process.stdout.isTTY)),
+  });
   for (const warning of riskySettings(config)) logger.warn(warning);
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, listenUrl: config.databaseListenUrl, dataDir: config.dataDir, poolMax: config.dbPoolMax, statementTimeoutMs: config.dbStatementTimeoutMs, connectTimeoutMs: config.dbConnectTimeoutMs, acquireTimeoutMs: config.dbAcquireTimeoutMs });
+  const database = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    listenUrl: config.databaseListenUrl,
+    dataDir: config.dataDir,
+    poolMax: config.dbPoolMax,
+    statementTimeoutMs: config.dbStatementTimeoutMs,
+    connectTimeoutMs: config.dbConnectTimeoutMs,
+    acquireTimeoutMs: config.dbAcquireTimeoutMs,
+  });
   const applied = await migrateLatest(database.db);
   if (applied.length) logger.info({ migrations: applied }, 'database migrated');
 
   let tracked: TrackedServer | undefined;
-  const { app, services, metrics } = createApp({ config, db: database.db, sessionPool: database.sessionPool, notifications: database.notifications, logger, isDraining: () => tracked?.isDraining() ?? false });
+  const { app, services, metrics } = createApp({
+    config,
+    db: database.db,
+    sessionPool: database.sessionPool,
+    notifications: database.notifications,
+    logger,
+    isDraining: () => tracked?.isDraining() ?? false,
+  });
   const { resealed } = await services.masterKey.verifyAtStart();
-  if (resealed) logger.info({ resealed }, 'every sealed secret was resealed under the new MASTER_KEY; MASTER_KEY_PREVIOUS may now be removed');
+  if (resealed)
+    logger.info(
+      { resealed },
+      'every sealed secret was resealed under the new MASTER_KEY; MASTER_KEY_PREVIOUS may now be removed',
+    );
   if (config.demoSeed) await seedDemo(services, config, logger);
 
   const server: Server = createAppServer(app);
@@ -47,7 +68,16 @@ async function main() {
   const purge = startPurgeJob(services, logger, config.purgeIntervalSeconds);
   const mailOutbox = startMailOutboxJob(services, logger); // durable mail: sends what the outbox holds, on every instance
   const backchannelLogout = startBackchannelLogoutJob(services, logger); // logout tokens to the apps of ended sign-ins, the same way
-  logger.info({ version: VERSION, port: config.port, metricsPort: config.metricsPort, issuer: config.baseUrl, database: database.isEmbedded ? 'embedded' : 'postgres' }, 'Latchkey is ready');
+  logger.info(
+    {
+      version: VERSION,
+      port: config.port,
+      metricsPort: config.metricsPort,
+      issuer: config.baseUrl,
+      database: database.isEmbedded ? 'embedded' : 'postgres',
+    },
+    'Latchkey is ready',
+  );
 
   // Graceful shutdown (docs/decisions.md, "Graceful shutdown"): /readyz turns 503 and the jobs
   // stop taking work at once; in-flight requests finish within SHUTDOWN_GRACE_SECONDS; then the
@@ -64,7 +94,11 @@ async function main() {
     metricsServer?.closeAllConnections();
     const result = await draining;
     if (result.drained) logger.info({ waitedFor: result.waitedFor, ms: result.ms }, 'every in-flight request answered');
-    else logger.warn({ waitedFor: result.waitedFor, cut: result.cut, ms: result.ms }, 'grace ran out: closed the connections still open');
+    else
+      logger.warn(
+        { waitedFor: result.waitedFor, cut: result.cut, ms: result.ms },
+        'grace ran out: closed the connections still open',
+      );
     try {
       await jobs;
       await database.close();
@@ -82,7 +116,13 @@ async function main() {
 function listen(server: Server, port: number): Promise<void> {
   return new Promise((resolve, reject) => {
     server.once('error', (err: NodeJS.ErrnoException) => {
-      reject(new Error(err.code === 'EADDRINUSE' ? `port ${port} is already in use (EADDRINUSE)` : `cannot listen on port ${port}: ${err.message}`));
+      reject(
+        new Error(
+          err.code === 'EADDRINUSE'
+            ? `port ${port} is already in use (EADDRINUSE)`
+            : `cannot listen on port ${port}: ${err.message}`,
+        ),
+      );
     });
     server.listen(port, () => resolve());
   });

@@ -26,7 +26,11 @@ export async function buildClient(s: Services, platformId: string, input: Partia
 
 export const TEST_PASSWORD = 'correct horse battery staple';
 
-export async function buildUser(s: Services, platformId: string, input: Partial<Parameters<Services['users']['createUser']>[1]> = {}) {
+export async function buildUser(
+  s: Services,
+  platformId: string,
+  input: Partial<Parameters<Services['users']['createUser']>[1]> = {},
+) {
   const result = await s.users.createUser(platformId, {
     email: `user-${unique()}@example.com`,
     password: TEST_PASSWORD,
@@ -42,7 +46,15 @@ export async function buildUser(s: Services, platformId: string, input: Partial<
 /** A code issued as a completed authorization would issue it (through the real service). */
 export async function buildCode(
   s: Services,
-  input: { platformId: string; client: { id: string; name: string; redirectUris: string[] }; user: { id: string }; scopes?: string[]; nonce?: string; codeChallenge?: string; authTime?: number },
+  input: {
+    platformId: string;
+    client: { id: string; name: string; redirectUris: string[] };
+    user: { id: string };
+    scopes?: string[];
+    nonce?: string;
+    codeChallenge?: string;
+    authTime?: number;
+  },
 ) {
   const user = (await s.users.findById(input.platformId, input.user.id))!;
   const ar = {

@@ -31,16 +31,46 @@ export function testConfig(overrides: Record<string, string> = {}): Config {
  * `options.mailWorker` says otherwise. `options.backchannelWorker` runs the back-channel logout
  * worker too (off by default: tests of it drive deliveries themselves, on a database of their own).
  */
-export async function buildTestApp(overrides: Record<string, string> = {}, now?: () => Date, options: { mailWorker?: boolean; backchannelWorker?: boolean } = {}) {
+export async function buildTestApp(
+  overrides: Record<string, string> = {},
+  now?: () => Date,
+  options: { mailWorker?: boolean; backchannelWorker?: boolean } = {},
+) {
   const config = testConfig(overrides);
-  const database: Database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: 5, statementTimeoutMs: config.dbStatementTimeoutMs, connectTimeoutMs: config.dbConnectTimeoutMs, acquireTimeoutMs: config.dbAcquireTimeoutMs });
+  const database: Database = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    poolMax: 5,
+    statementTimeoutMs: config.dbStatementTimeoutMs,
+    connectTimeoutMs: config.dbConnectTimeoutMs,
+    acquireTimeoutMs: config.dbAcquireTimeoutMs,
+  });
   const logger = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
-  const { app, services } = createApp({ config, db: database.db, sessionPool: database.sessionPool, // the embedded database is reached by URL in tests, but cannot forward NOTIFY either
+  const { app, services } = createApp({
+    config,
+    db: database.db,
+    sessionPool: database.sessionPool, // the embedded database is reached by URL in tests, but cannot forward NOTIFY either
     notifications: process.env.TEST_DATABASE_KIND === 'embedded' ? undefined : database.notifications,
-    logger, now });
-  const mailWorker = (options.mailWorker ?? !(overrides.SMTP_URL || overrides.DATABASE_URL)) ? startMailOutboxJob(services, logger) : undefined;
+    logger,
+    now,
+  });
+  const mailWorker =
+    (options.mailWorker ?? !(overrides.SMTP_URL || overrides.DATABASE_URL))
+      ? startMailOutboxJob(services, logger)
+      : undefined;
   const backchannelWorker = options.backchannelWorker ? startBackchannelLogoutJob(services, logger) : undefined;
-  return { app, services, config, database, mailWorker, close: async () => { await mailWorker?.stop(); await backchannelWorker?.stop(); await database.close(); } };
+  return {
+    app,
+    services,
+    config,
+    database,
+    mailWorker,
+    close: async () => {
+      await mailWorker?.stop();
+      await backchannelWorker?.stop();
+      await database.close();
+    },
+  };
 }
 
 /** The spec's error body, no caching, and the WWW-Authenticate a status calls for. */

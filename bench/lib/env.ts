@@ -15,7 +15,11 @@ export function environmentLine(root: string): string {
   const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
   let commit = 'no commit';
   try {
-    commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
-  } catch { /* no commits yet */ }
+    commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, stdio: ['ignore', 'pipe', 'ignore'] })
+      .toString()
+      .trim();
+  } catch {
+    /* no commits yet */
+  }
   return `Node ${process.version}, ${os.cpus().length} × ${cpu}, ${Math.round(os.totalmem() / 2 ** 30)} GiB RAM, ${os.platform()} ${os.release()}, commit ${commit}`;
 }

@@ -32,7 +32,14 @@ export function request(url: string, opts: ReqOpts = {}): Promise<Resp> {
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8'), url }));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            body: Buffer.concat(chunks).toString('utf8'),
+            url,
+          }),
+        );
         res.on('error', reject);
       },
     );
@@ -105,7 +112,11 @@ function attrs(tag: string): Record<string, string> {
   return out;
 }
 
-export interface Submit { name?: string; value: string; text: string }
+export interface Submit {
+  name?: string;
+  value: string;
+  text: string;
+}
 export interface HtmlForm {
   action: string;
   method: string;
@@ -142,7 +153,10 @@ export function parseForms(html: string, pageUrl: string): HtmlForm[] {
     const taRe = /<textarea\b([^>]*)>([\s\S]*?)<\/textarea>/gi;
     while ((i = taRe.exec(inner))) {
       const ta = attrs(i[1]);
-      if (ta.name) { fields.push([ta.name, decodeEntities(i[2])]); fieldTypes.set(ta.name, 'textarea'); }
+      if (ta.name) {
+        fields.push([ta.name, decodeEntities(i[2])]);
+        fieldTypes.set(ta.name, 'textarea');
+      }
     }
     const btnRe = /<button\b([^>]*)>([\s\S]*?)<\/button>/gi;
     while ((i = btnRe.exec(inner))) {
@@ -164,21 +178,40 @@ export function parseForms(html: string, pageUrl: string): HtmlForm[] {
 }
 
 function pageSummary(html: string): string {
-  const text = (s?: string) => s?.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim();
+  const text = (s?: string) =>
+    s
+      ?.replace(/<[^>]*>/g, ' ')
+      .replace(/\s+/g, ' ')
+      .trim();
   const title = text(/<title[^>]*>([\s\S]*?)<\/title>/i.exec(html)?.[1]);
   const h1 = text(/<h1[^>]*>([\s\S]*?)<\/h1>/i.exec(html)?.[1]);
   const p = text(/<p\b[^>]*>([\s\S]*?)<\/p>/i.exec(html)?.[1]);
-  const out = [title && `title="${title}"`, h1 && `h1="${h1}"`, p && `p="${p.slice(0, 160)}"`].filter(Boolean).join(' ');
+  const out = [title && `title="${title}"`, h1 && `h1="${h1}"`, p && `p="${p.slice(0, 160)}"`]
+    .filter(Boolean)
+    .join(' ');
   return out || html.slice(0, 160).replace(/\s+/g, ' ');
 }
 
 // ---------------------------------------------------------------- flow driver
 
-export interface Credentials { email: string; password: string }
-export interface FlowResult { code: string; state: string | null; iss: string | null; steps: string[] }
+export interface Credentials {
+  email: string;
+  password: string;
+}
+export interface FlowResult {
+  code: string;
+  state: string | null;
+  iss: string | null;
+  steps: string[];
+}
 
 export class FlowError extends Error {
-  constructor(message: string, readonly steps: string[]) { super(`${message} [${steps.join(' → ')}]`); }
+  constructor(
+    message: string,
+    readonly steps: string[],
+  ) {
+    super(`${message} [${steps.join(' → ')}]`);
+  }
 }
 
 /**
@@ -213,7 +246,8 @@ export async function authorizeFlow(
       const next = new URL(loc, url);
       if (next.toString().startsWith(redirectUri)) {
         const err = next.searchParams.get('error');
-        if (err) throw new FlowError(`authorization error ${err}: ${next.searchParams.get('error_description') ?? ''}`, steps);
+        if (err)
+          throw new FlowError(`authorization error ${err}: ${next.searchParams.get('error_description') ?? ''}`, steps);
         const code = next.searchParams.get('code');
         if (!code) throw new FlowError('redirect to client without code', steps);
         return { code, state: next.searchParams.get('state'), iss: next.searchParams.get('iss'), steps };
@@ -277,22 +311,25 @@ function chooseForm(forms: HtmlForm[], creds: Credentials, html: string, pageUrl
   }
   // 2. Consent: a submit named "decision" (or a button labelled Allow).
   for (const f of forms) {
-    const allow = f.submits.find((s) => s.name === 'decision' && /allow/i.test(s.value))
-      ?? f.submits.find((s) => /^\s*allow\s*$/i.test(s.text));
+    const allow =
+      f.submits.find((s) => s.name === 'decision' && /allow/i.test(s.value)) ??
+      f.submits.find((s) => /^\s*allow\s*$/i.test(s.text));
     if (allow) {
       const fields = f.fields.filter(([k]) => k !== 'decision');
       if (!allow.name && !f.fields.some(([k]) => k === 'decision')) fields.push(['decision', 'allow']);
       return { kind: 'form', form: f, fields: withSubmit(f, fields, allow) };
     }
-    if (f.fields.some(([k, v]) => k === 'decision' && v === 'allow')) return { kind: 'form', form: f, fields: [...f.fields] };
+    if (f.fields.some(([k, v]) => k === 'decision' && v === 'allow'))
+      return { kind: 'form', form: f, fields: [...f.fields] };
   }
   // 3. Account chooser: a form (or link) that names the account's email and is not a sign-out.
   const email = creds.email.toLowerCase();
   for (const f of forms) {
     if (!f.html.toLowerCase().includes(email)) continue;
     if (/sign[\s-]*out|logout/i.test(f.action)) continue;
-    const s = f.submits.find((x) => x.text.toLowerCase().includes(email) || x.value.toLowerCase().includes(email))
-      ?? f.submits.find((x) => !/sign\s*out|remove|forget/i.test(x.text));
+    const s =
+      f.submits.find((x) => x.text.toLowerCase().includes(email) || x.value.toLowerCase().includes(email)) ??
+      f.submits.find((x) => !/sign\s*out|remove|forget/i.test(x.text));
     return { kind: 'form', form: f, fields: withSubmit(f, [...f.fields], s) };
   }
   const linkRe = /<a\b([^>]*)>([\s\S]*?)<\/a>/gi;
@@ -307,7 +344,11 @@ function chooseForm(forms: HtmlForm[], creds: Credentials, html: string, pageUrl
 }
 
 /** Bounded pool of `concurrency` async workers running `task` until `count` tasks have completed. */
-export async function mapPool<T>(count: number, concurrency: number, task: (i: number, worker: number) => Promise<T>): Promise<T[]> {
+export async function mapPool<T>(
+  count: number,
+  concurrency: number,
+  task: (i: number, worker: number) => Promise<T>,
+): Promise<T[]> {
   const out: T[] = new Array(count);
   let next = 0;
   const workers = Array.from({ length: Math.min(concurrency, count) }, async (_, w) => {

@@ -9,7 +9,13 @@ import autocannon from 'autocannon';
 
 export const CONNECTIONS = 32;
 
-export interface StaticRow { kind: 'static'; method: 'GET' | 'POST'; path: string; headers?: Record<string, string>; body?: string }
+export interface StaticRow {
+  kind: 'static';
+  method: 'GET' | 'POST';
+  path: string;
+  headers?: Record<string, string>;
+  body?: string;
+}
 export interface PoolRow {
   kind: 'pool';
   method: 'POST';
@@ -19,8 +25,14 @@ export interface PoolRow {
   /** Pre-issues `n` single-use tokens (codes or refresh tokens). */
   mint: (n: number) => Promise<string[]>;
 }
-export interface FlowRow { kind: 'flow'; run: () => Promise<void> }
-export interface NaRow { kind: 'na'; reason: string }
+export interface FlowRow {
+  kind: 'flow';
+  run: () => Promise<void>;
+}
+export interface NaRow {
+  kind: 'na';
+  reason: string;
+}
 export type RowSpec = StaticRow | PoolRow | FlowRow | NaRow;
 
 export interface RunResult {
@@ -77,7 +89,12 @@ interface AcRequest {
   onResponse?: (status: number, body: string, ctx: { reused?: boolean }) => void;
 }
 
-function autocannonRun(base: string, req: AcRequest, seconds: number, pool?: { tokens: string[]; body: (t: string) => string }): Promise<RunResult> {
+function autocannonRun(
+  base: string,
+  req: AcRequest,
+  seconds: number,
+  pool?: { tokens: string[]; body: (t: string) => string },
+): Promise<RunResult> {
   return new Promise((resolve, reject) => {
     let sample: string | undefined;
     let next = 0;
@@ -151,32 +168,56 @@ async function flowRun(flow: () => Promise<void>, seconds: number): Promise<RunR
   let sample: string | undefined;
   const t0 = performance.now();
   const deadline = t0 + seconds * 1000;
-  await Promise.all(Array.from({ length: CONNECTIONS }, async () => {
-    while (performance.now() < deadline) {
-      const s = performance.now();
-      try {
-        await flow();
-        lat.push(performance.now() - s);
-      } catch (err) {
-        errors++;
-        if (!sample) sample = (err as Error).message.slice(0, 400);
-        if (errors > 1000) break; // bounded: a broken flow must not spin
+  await Promise.all(
+    Array.from({ length: CONNECTIONS }, async () => {
+      while (performance.now() < deadline) {
+        const s = performance.now();
+        try {
+          await flow();
+          lat.push(performance.now() - s);
+        } catch (err) {
+          errors++;
+          if (!sample) sample = (err as Error).message.slice(0, 400);
+          if (errors > 1000) break; // bounded: a broken flow must not spin
+        }
       }
-    }
-  }));
+    }),
+  );
   const secs = (performance.now() - t0) / 1000;
   lat.sort((a, b) => a - b);
   const pct = (p: number) => (lat.length ? lat[Math.min(lat.length - 1, Math.ceil((p / 100) * lat.length) - 1)] : NaN);
-  return { rps: lat.length / secs, p50: pct(50), p99: pct(99), non2xx: errors, errors: 0, total: lat.length + errors, seconds: secs, sample };
+  return {
+    rps: lat.length / secs,
+    p50: pct(50),
+    p99: pct(99),
+    non2xx: errors,
+    errors: 0,
+    total: lat.length + errors,
+    seconds: secs,
+    sample,
+  };
 }
 
 /**
  * One measured run of `seconds` without warm-up: a static row, or a pool row fed from `tokens`
  * (each used once; the run stops early if they run out). For windows of load next to other work.
  */
-export function runFor(base: string, spec: StaticRow | PoolRow, seconds: number, tokens?: string[]): Promise<RunResult> {
-  if (spec.kind === 'static') return autocannonRun(base, { method: spec.method, path: spec.path, headers: spec.headers, body: spec.body }, seconds);
-  return autocannonRun(base, { method: spec.method, path: spec.path, headers: spec.headers }, seconds, { tokens: tokens ?? [], body: spec.body });
+export function runFor(
+  base: string,
+  spec: StaticRow | PoolRow,
+  seconds: number,
+  tokens?: string[],
+): Promise<RunResult> {
+  if (spec.kind === 'static')
+    return autocannonRun(
+      base,
+      { method: spec.method, path: spec.path, headers: spec.headers, body: spec.body },
+      seconds,
+    );
+  return autocannonRun(base, { method: spec.method, path: spec.path, headers: spec.headers }, seconds, {
+    tokens: tokens ?? [],
+    body: spec.body,
+  });
 }
 
 export interface RowOptions {
@@ -261,13 +302,19 @@ export async function measureRow(base: string, spec: Exclude<RowSpec, NaRow>, o:
 export type Cell = RowResult | { na: string };
 
 /** The cell of a row that failed: its error's first line. */
-export const failedCell = (err: unknown): Cell => ({ na: `failed: ${(err as Error).message.split('\n')[0].slice(0, 120)}` });
+export const failedCell = (err: unknown): Cell => ({
+  na: `failed: ${(err as Error).message.split('\n')[0].slice(0, 120)}`,
+});
 
 /** One line for a run's figures, as the harness logs it. */
 export const describeRun = (r: Pick<RunResult, 'rps' | 'p50' | 'p99' | 'non2xx' | 'errors' | 'sample'>) =>
   `${r.rps.toFixed(0)} req/s, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms, non-2xx ${r.non2xx}${r.errors ? `, errors ${r.errors}` : ''}${r.sample ? ` (${r.sample.slice(0, 160)})` : ''}`;
 
-export interface AlternatingSide { label: string; base: string; spec: RowSpec | undefined }
+export interface AlternatingSide {
+  label: string;
+  base: string;
+  spec: RowSpec | undefined;
+}
 
 /**
  * One row against several targets: every target warms up, then their measured runs alternate,
@@ -275,9 +322,19 @@ export interface AlternatingSide { label: string; base: string; spec: RowSpec | 
  * whatever going first is worth, weigh on every side of a ratio alike. A side that fails is
  * reported through `failed` (its cell) and skipped from then on.
  */
-export async function measureAlternating<S extends AlternatingSide>(title: string, targets: S[], o: RowOptions, failed: (side: S, err: unknown) => Cell): Promise<Cell[]> {
+export async function measureAlternating<S extends AlternatingSide>(
+  title: string,
+  targets: S[],
+  o: RowOptions,
+  failed: (side: S, err: unknown) => Cell,
+): Promise<Cell[]> {
   const sides = targets.map((t): { t: S; m?: RowMeasurer; cell?: Cell } =>
-    !t.spec ? { t, cell: { na: 'not available' } } : t.spec.kind === 'na' ? { t, cell: { na: t.spec.reason } } : { t, m: rowMeasurer(t.base, t.spec, o) });
+    !t.spec
+      ? { t, cell: { na: 'not available' } }
+      : t.spec.kind === 'na'
+        ? { t, cell: { na: t.spec.reason } }
+        : { t, m: rowMeasurer(t.base, t.spec, o) },
+  );
   const attempt = async (side: (typeof sides)[number], what: string, step: (m: RowMeasurer) => Promise<unknown>) => {
     if (!side.m) return;
     o.log(`  ${side.t.label}: ${title}, ${what}…`);
@@ -293,7 +350,8 @@ export async function measureAlternating<S extends AlternatingSide>(title: strin
   // runs right after its own warm-up or right after the other's load.
   for (let i = 0; i < o.runs; i++) {
     const order = i % 2 === 0 ? [...sides].reverse() : sides;
-    for (const side of order) await attempt(side, `run ${i + 1}/${o.runs}`, async (m) => o.log(`    ${describeRun(await m.run())}`));
+    for (const side of order)
+      await attempt(side, `run ${i + 1}/${o.runs}`, async (m) => o.log(`    ${describeRun(await m.run())}`));
   }
   return sides.map((side) => side.cell ?? side.m!.result());
 }

@@ -42,7 +42,12 @@ export interface OidcConfig {
   sessionAuthorizeParams?: Record<string, string>;
 }
 
-export interface TokenResponse { access_token: string; refresh_token?: string; id_token?: string; scope?: string }
+export interface TokenResponse {
+  access_token: string;
+  refresh_token?: string;
+  id_token?: string;
+  scope?: string;
+}
 
 export class OidcDriver {
   private sessions = new Map<number, Promise<CookieJar>>();
@@ -59,20 +64,27 @@ export class OidcDriver {
   }
 
   authorizeUrl(extra: Record<string, string> = {}): string {
-    return this.c.base + this.withQuery(this.c.paths.authorize, {
-      response_type: 'code',
-      client_id: this.c.clientId,
-      redirect_uri: this.c.redirectUri,
-      scope: this.c.scope,
-      state: 'bench-state',
-      ...extra,
-    });
+    return (
+      this.c.base +
+      this.withQuery(this.c.paths.authorize, {
+        response_type: 'code',
+        client_id: this.c.clientId,
+        redirect_uri: this.c.redirectUri,
+        scope: this.c.scope,
+        state: 'bench-state',
+        ...extra,
+      })
+    );
   }
 
   async exchange(code: string): Promise<TokenResponse> {
     const r = await request(this.c.base + this.c.paths.token, {
       method: 'POST',
-      headers: { authorization: this.basic, 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+      headers: {
+        authorization: this.basic,
+        'content-type': 'application/x-www-form-urlencoded',
+        accept: 'application/json',
+      },
       body: form({ grant_type: 'authorization_code', code, redirect_uri: this.c.redirectUri, ...this.c.tenant }),
     });
     if (r.status !== 200) throw new Error(`code exchange: HTTP ${r.status} ${r.body.slice(0, 300)}`);
@@ -84,7 +96,12 @@ export class OidcDriver {
   /** One complete fresh-browser sign-in: authorize → sign-in form → (consent) → code → token. */
   async fullSignIn(onSteps?: (steps: string[]) => void): Promise<TokenResponse> {
     const jar = new CookieJar();
-    const { code, steps } = await authorizeFlow(jar, this.authorizeUrl(this.c.freshAuthorizeParams), this.c.redirectUri, this.c.creds);
+    const { code, steps } = await authorizeFlow(
+      jar,
+      this.authorizeUrl(this.c.freshAuthorizeParams),
+      this.c.redirectUri,
+      this.c.creds,
+    );
     onSteps?.(steps);
     return this.exchange(code);
   }
@@ -106,7 +123,12 @@ export class OidcDriver {
   async mintCodes(n: number): Promise<string[]> {
     return mapPool(n, CONNECTIONS, async (_i, w) => {
       const jar = await this.session(w);
-      const { code } = await authorizeFlow(jar, this.authorizeUrl(this.c.sessionAuthorizeParams), this.c.redirectUri, this.c.creds);
+      const { code } = await authorizeFlow(
+        jar,
+        this.authorizeUrl(this.c.sessionAuthorizeParams),
+        this.c.redirectUri,
+        this.c.creds,
+      );
       return code;
     });
   }
@@ -114,7 +136,12 @@ export class OidcDriver {
   async mintRefreshTokens(n: number): Promise<string[]> {
     return mapPool(n, CONNECTIONS, async (_i, w) => {
       const jar = await this.session(w);
-      const { code } = await authorizeFlow(jar, this.authorizeUrl(this.c.sessionAuthorizeParams), this.c.redirectUri, this.c.creds);
+      const { code } = await authorizeFlow(
+        jar,
+        this.authorizeUrl(this.c.sessionAuthorizeParams),
+        this.c.redirectUri,
+        this.c.creds,
+      );
       const t = await this.exchange(code);
       if (!t.refresh_token) throw new Error('token response without refresh_token (offline_access not granted?)');
       return t.refresh_token;
@@ -135,17 +162,24 @@ export class OidcDriver {
     for (const r of ['discovery', 'jwks'] as const) {
       const spec = rows[r] as { path: string };
       const resp = await request(this.c.base + spec.path).catch((e: Error) => ({ status: 0, body: e.message }));
-      if (resp.status !== 200) rows[r] = { kind: 'na', reason: `sanity check failed: HTTP ${resp.status} ${resp.body.slice(0, 160)}` };
+      if (resp.status !== 200)
+        rows[r] = { kind: 'na', reason: `sanity check failed: HTTP ${resp.status} ${resp.body.slice(0, 160)}` };
     }
     let tokens: TokenResponse;
     try {
       tokens = await this.fullSignIn();
     } catch (err) {
       const reason = `could not sign in and obtain tokens: ${(err as Error).message.slice(0, 400)}`;
-      for (const r of ['userinfo', 'introspection', 'refresh', 'code', 'signin'] as const) rows[r] = { kind: 'na', reason };
+      for (const r of ['userinfo', 'introspection', 'refresh', 'code', 'signin'] as const)
+        rows[r] = { kind: 'na', reason };
       return rows;
     }
-    rows.signin = { kind: 'flow', run: async () => { await this.fullSignIn(); } };
+    rows.signin = {
+      kind: 'flow',
+      run: async () => {
+        await this.fullSignIn();
+      },
+    };
 
     // userinfo: the spec gives only the Bearer header; the discovery document may carry
     // the tenant in the endpoint URL. Use the bare path when it works, else the
@@ -156,25 +190,47 @@ export class OidcDriver {
     if (ui.status !== 200) {
       const bare = `HTTP ${ui.status} ${ui.body.slice(0, 160)}`;
       try {
-        const disco = JSON.parse((await request(this.c.base + this.withQuery(this.c.paths.discovery))).body) as { userinfo_endpoint?: string };
+        const disco = JSON.parse((await request(this.c.base + this.withQuery(this.c.paths.discovery))).body) as {
+          userinfo_endpoint?: string;
+        };
         const u = new URL(disco.userinfo_endpoint ?? '');
         if (u.origin === new URL(this.c.base).origin && u.pathname + u.search !== uiPath) {
           uiPath = u.pathname + u.search;
           ui = await request(this.c.base + uiPath, { headers: bearer });
-          if (ui.status === 200) this.notes.push(`userinfo: \`GET ${this.c.paths.userinfo}\` with only the Bearer header answered ${bare}; measured the discovery-advertised \`${uiPath}\` instead`);
+          if (ui.status === 200)
+            this.notes.push(
+              `userinfo: \`GET ${this.c.paths.userinfo}\` with only the Bearer header answered ${bare}; measured the discovery-advertised \`${uiPath}\` instead`,
+            );
         }
-      } catch { /* keep the first failure */ }
+      } catch {
+        /* keep the first failure */
+      }
     }
-    rows.userinfo = ui.status === 200
-      ? { kind: 'static', method: 'GET', path: uiPath, headers: bearer }
-      : { kind: 'na', reason: `sanity check failed: HTTP ${ui.status} ${ui.body.slice(0, 160)}` };
+    rows.userinfo =
+      ui.status === 200
+        ? { kind: 'static', method: 'GET', path: uiPath, headers: bearer }
+        : { kind: 'na', reason: `sanity check failed: HTTP ${ui.status} ${ui.body.slice(0, 160)}` };
 
     const introBody = form({ token: tokens.access_token, ...this.c.tenant });
-    const intro = await request(this.c.base + this.c.paths.introspect, { method: 'POST', headers: { ...form_, authorization: this.basic }, body: introBody });
+    const intro = await request(this.c.base + this.c.paths.introspect, {
+      method: 'POST',
+      headers: { ...form_, authorization: this.basic },
+      body: introBody,
+    });
     let active = false;
-    try { active = intro.status === 200 && JSON.parse(intro.body).active === true; } catch { /* not JSON */ }
+    try {
+      active = intro.status === 200 && JSON.parse(intro.body).active === true;
+    } catch {
+      /* not JSON */
+    }
     rows.introspection = active
-      ? { kind: 'static', method: 'POST', path: this.c.paths.introspect, headers: { ...form_, authorization: this.basic }, body: introBody }
+      ? {
+          kind: 'static',
+          method: 'POST',
+          path: this.c.paths.introspect,
+          headers: { ...form_, authorization: this.basic },
+          body: introBody,
+        }
       : { kind: 'na', reason: `sanity check failed: HTTP ${intro.status} ${intro.body.slice(0, 160)}` };
 
     rows.code = {
@@ -182,13 +238,17 @@ export class OidcDriver {
       method: 'POST',
       path: this.c.paths.token,
       headers: { ...form_, authorization: this.basic },
-      body: (c) => form({ grant_type: 'authorization_code', code: c, redirect_uri: this.c.redirectUri, ...this.c.tenant }),
+      body: (c) =>
+        form({ grant_type: 'authorization_code', code: c, redirect_uri: this.c.redirectUri, ...this.c.tenant }),
       mint: (n) => this.mintCodes(n),
     };
     try {
       await this.mintCodes(1); // also opens the minting sessions' first browser
     } catch (err) {
-      rows.code = { kind: 'na', reason: `could not mint codes with a signed-in session: ${(err as Error).message.slice(0, 300)}` };
+      rows.code = {
+        kind: 'na',
+        reason: `could not mint codes with a signed-in session: ${(err as Error).message.slice(0, 300)}`,
+      };
     }
 
     if (!tokens.refresh_token) {
@@ -199,16 +259,23 @@ export class OidcDriver {
         headers: { ...form_, authorization: this.basic },
         body: form({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token, ...this.c.tenant }),
       });
-      rows.refresh = rt.status === 200 && rows.code.kind === 'pool'
-        ? {
-          kind: 'pool',
-          method: 'POST',
-          path: this.c.paths.token,
-          headers: { ...form_, authorization: this.basic },
-          body: (t) => form({ grant_type: 'refresh_token', refresh_token: t, ...this.c.tenant }),
-          mint: (n) => this.mintRefreshTokens(n),
-        }
-        : { kind: 'na', reason: rt.status !== 200 ? `sanity check failed: HTTP ${rt.status} ${rt.body.slice(0, 160)}` : 'cannot mint codes' };
+      rows.refresh =
+        rt.status === 200 && rows.code.kind === 'pool'
+          ? {
+              kind: 'pool',
+              method: 'POST',
+              path: this.c.paths.token,
+              headers: { ...form_, authorization: this.basic },
+              body: (t) => form({ grant_type: 'refresh_token', refresh_token: t, ...this.c.tenant }),
+              mint: (n) => this.mintRefreshTokens(n),
+            }
+          : {
+              kind: 'na',
+              reason:
+                rt.status !== 200
+                  ? `sanity check failed: HTTP ${rt.status} ${rt.body.slice(0, 160)}`
+                  : 'cannot mint codes',
+            };
     }
     return rows;
   }

@@ -101,21 +101,39 @@ export function waitForLine(child: Child, prefix: string, timeoutMs = 30_000): P
         }
       }
     };
-    const onExit = () => { done(); reject(new Error(`${child.name} exited before "${prefix}":\n${child.output.slice(-20).join('\n')}`)); };
-    const timer = setTimeout(() => { done(); reject(new Error(`${child.name}: no "${prefix}" within ${timeoutMs} ms:\n${child.output.slice(-20).join('\n')}`)); }, timeoutMs);
-    const done = () => { clearTimeout(timer); child.proc.stdout!.off('data', onData); child.proc.off('exit', onExit); };
+    const onExit = () => {
+      done();
+      reject(new Error(`${child.name} exited before "${prefix}":\n${child.output.slice(-20).join('\n')}`));
+    };
+    const timer = setTimeout(() => {
+      done();
+      reject(new Error(`${child.name}: no "${prefix}" within ${timeoutMs} ms:\n${child.output.slice(-20).join('\n')}`));
+    }, timeoutMs);
+    const done = () => {
+      clearTimeout(timer);
+      child.proc.stdout!.off('data', onData);
+      child.proc.off('exit', onExit);
+    };
     child.proc.stdout!.on('data', onData);
     child.proc.on('exit', onExit);
   });
 }
 
 /** Polls `url` every `intervalMs` until it answers 200; returns ms since `t0` (performance.now()). */
-export async function waitForHttp200(child: Child, url: string, t0: number, timeoutMs = 30_000, intervalMs = 10): Promise<number> {
+export async function waitForHttp200(
+  child: Child,
+  url: string,
+  t0: number,
+  timeoutMs = 30_000,
+  intervalMs = 10,
+): Promise<number> {
   const deadline = t0 + timeoutMs;
   let last = '';
   while (performance.now() < deadline) {
     if (child.proc.exitCode !== null || child.proc.signalCode !== null) {
-      throw new Error(`${child.name} exited (code ${child.proc.exitCode}, signal ${child.proc.signalCode}) before ${url} was ready:\n${child.output.slice(-30).join('\n')}`);
+      throw new Error(
+        `${child.name} exited (code ${child.proc.exitCode}, signal ${child.proc.signalCode}) before ${url} was ready:\n${child.output.slice(-30).join('\n')}`,
+      );
     }
     try {
       const r = await request(url, { timeoutMs: 2000 });
@@ -126,7 +144,9 @@ export async function waitForHttp200(child: Child, url: string, t0: number, time
     }
     await new Promise((r) => setTimeout(r, intervalMs));
   }
-  throw new Error(`${child.name}: ${url} not 200 within ${timeoutMs} ms (last: ${last}):\n${child.output.slice(-30).join('\n')}`);
+  throw new Error(
+    `${child.name}: ${url} not 200 within ${timeoutMs} ms (last: ${last}):\n${child.output.slice(-30).join('\n')}`,
+  );
 }
 
 export function freePort(): Promise<number> {

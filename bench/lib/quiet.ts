@@ -31,7 +31,10 @@ function dirtyMiB(): number {
  * `minIdle` of the time, no autovacuum worker runs on the database's cluster and the kernel holds
  * under 64 MiB of dirty pages; gives up after `maxSeconds` and says so.
  */
-export async function waitForQuiet(databaseUrl: string, o: { maxSeconds: number; minIdle?: number; sampleSeconds?: number; log: (m: string) => void }): Promise<QuietReport> {
+export async function waitForQuiet(
+  databaseUrl: string,
+  o: { maxSeconds: number; minIdle?: number; sampleSeconds?: number; log: (m: string) => void },
+): Promise<QuietReport> {
   const minIdle = o.minIdle ?? 0.8;
   const sample = o.sampleSeconds ?? 5;
   const started = performance.now();
@@ -44,13 +47,18 @@ export async function waitForQuiet(databaseUrl: string, o: { maxSeconds: number;
       await new Promise((r) => setTimeout(r, sample * 1000));
       const b = cpuTimes();
       const idle = (b.idle - a.idle) / Math.max(1, b.total - a.total);
-      const workers = Number((await c.query(`SELECT count(*) AS n FROM pg_stat_activity WHERE backend_type = 'autovacuum worker'`)).rows[0].n);
+      const workers = Number(
+        (await c.query(`SELECT count(*) AS n FROM pg_stat_activity WHERE backend_type = 'autovacuum worker'`)).rows[0]
+          .n,
+      );
       const dirty = dirtyMiB();
       const seconds = (performance.now() - started) / 1000;
       const quiet = idle >= minIdle && workers === 0 && dirty < 64;
       last = { seconds, quiet, idle, autovacuumWorkers: workers, dirtyMiB: dirty };
       if (quiet || seconds >= o.maxSeconds) break;
-      o.log(`    waiting for a quiet machine: CPU idle ${(idle * 100).toFixed(0)} %, autovacuum workers ${workers}, dirty ${dirty.toFixed(0)} MiB (${seconds.toFixed(0)} s)`);
+      o.log(
+        `    waiting for a quiet machine: CPU idle ${(idle * 100).toFixed(0)} %, autovacuum workers ${workers}, dirty ${dirty.toFixed(0)} MiB (${seconds.toFixed(0)} s)`,
+      );
     }
     return last;
   } finally {

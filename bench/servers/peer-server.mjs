@@ -34,7 +34,10 @@ const REDIRECT_URI = 'http://127.0.0.1:9/cb';
 const SCOPE = 'openid profile email offline_access';
 
 const passwordHash = await argon2.hash(ACCOUNT.password, {
-  type: argon2.argon2id, memoryCost: 19456, timeCost: 2, parallelism: 1,
+  type: argon2.argon2id,
+  memoryCost: 19456,
+  timeCost: 2,
+  parallelism: 1,
 });
 
 const claims = {
@@ -53,7 +56,10 @@ const claims = {
 const { privateKey } = crypto.generateKeyPairSync('ec', { namedCurve: 'P-256' });
 const signingJwk = { ...privateKey.export({ format: 'jwk' }), alg: 'ES256', use: 'sig', kid: 'bench-es256' };
 
-let handler = (_req, res) => { res.statusCode = 503; res.end(); };
+let handler = (_req, res) => {
+  res.statusCode = 503;
+  res.end();
+};
 const server = http.createServer((req, res) => handler(req, res));
 server.keepAliveTimeout = 65_000;
 await new Promise((resolve) => server.listen(Number(process.env.PORT || 0), '127.0.0.1', resolve));
@@ -62,15 +68,17 @@ const issuer = `http://127.0.0.1:${port}`;
 
 const provider = new Provider(issuer, {
   adapter,
-  clients: [{
-    client_id: CLIENT_ID,
-    client_secret: CLIENT_SECRET,
-    redirect_uris: [REDIRECT_URI],
-    response_types: ['code'],
-    grant_types: ['authorization_code', 'refresh_token'],
-    token_endpoint_auth_method: 'client_secret_basic',
-    id_token_signed_response_alg: 'HS512',
-  }],
+  clients: [
+    {
+      client_id: CLIENT_ID,
+      client_secret: CLIENT_SECRET,
+      redirect_uris: [REDIRECT_URI],
+      response_types: ['code'],
+      grant_types: ['authorization_code', 'refresh_token'],
+      token_endpoint_auth_method: 'client_secret_basic',
+      id_token_signed_response_alg: 'HS512',
+    },
+  ],
   jwks: { keys: [signingJwk] },
   cookies: { keys: [crypto.randomBytes(32).toString('base64url')] },
   scopes: ['openid', 'profile', 'email', 'offline_access'],
@@ -89,7 +97,12 @@ const provider = new Provider(issuer, {
   interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
   async findAccount(_ctx, sub) {
     if (sub !== ACCOUNT.sub) return undefined;
-    return { accountId: sub, async claims() { return claims; } };
+    return {
+      accountId: sub,
+      async claims() {
+        return claims;
+      },
+    };
   },
   async loadExistingGrant(ctx) {
     const grantId = ctx.oidc.result?.consent?.grantId;
@@ -102,9 +115,13 @@ const provider = new Provider(issuer, {
     await grant.save();
     return grant;
   },
-  async issueRefreshToken(_ctx, client) { return client.grantTypeAllowed('refresh_token'); },
+  async issueRefreshToken(_ctx, client) {
+    return client.grantTypeAllowed('refresh_token');
+  },
   rotateRefreshToken: true,
-  async expiresWithSession() { return false; },
+  async expiresWithSession() {
+    return false;
+  },
   ttl: {
     AuthorizationCode: 600, // long enough for the benchmark's pre-issued pools
     AccessToken: 3600,
@@ -115,15 +132,21 @@ const provider = new Provider(issuer, {
     Interaction: 600,
   },
 });
-provider.on('server_error', (_ctx, err) => { console.error('peer server_error', err); });
+provider.on('server_error', (_ctx, err) => {
+  console.error('peer server_error', err);
+});
 
-const page = (title, inner) => `<!doctype html><html><head><meta charset="utf-8"><title>${title}</title></head><body><main><h1>${title}</h1>${inner}</main></body></html>`;
+const page = (title, inner) =>
+  `<!doctype html><html><head><meta charset="utf-8"><title>${title}</title></head><body><main><h1>${title}</h1>${inner}</main></body></html>`;
 
 function readBody(req) {
   return new Promise((resolve, reject) => {
     let data = '';
     req.setEncoding('utf8');
-    req.on('data', (c) => { data += c; if (data.length > 65536) reject(new Error('body too large')); });
+    req.on('data', (c) => {
+      data += c;
+      if (data.length > 65536) reject(new Error('body too large'));
+    });
     req.on('end', () => resolve(new URLSearchParams(data)));
     req.on('error', reject);
   });
@@ -132,36 +155,60 @@ function readBody(req) {
 async function interaction(req, res) {
   const url = new URL(req.url, issuer);
   const m = /^\/interaction\/([\w-]+)(?:\/(login|confirm))?$/.exec(url.pathname);
-  if (!m) { res.statusCode = 404; res.end(); return; }
+  if (!m) {
+    res.statusCode = 404;
+    res.end();
+    return;
+  }
   const [, uid, action] = m;
   const details = await provider.interactionDetails(req, res);
-  if (details.uid !== uid) { res.statusCode = 400; res.end('uid mismatch'); return; }
+  if (details.uid !== uid) {
+    res.statusCode = 400;
+    res.end('uid mismatch');
+    return;
+  }
   if (req.method === 'GET' && !action) {
     res.setHeader('content-type', 'text/html; charset=utf-8');
     res.setHeader('cache-control', 'no-store');
     if (details.prompt.name === 'login') {
-      res.end(page('Sign in', `<form method="post" action="/interaction/${uid}/login">
+      res.end(
+        page(
+          'Sign in',
+          `<form method="post" action="/interaction/${uid}/login">
 <label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username">
 <label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password">
-<button type="submit">Sign in</button></form>`));
+<button type="submit">Sign in</button></form>`,
+        ),
+      );
     } else {
-      res.end(page('Consent', `<form method="post" action="/interaction/${uid}/confirm">
+      res.end(
+        page(
+          'Consent',
+          `<form method="post" action="/interaction/${uid}/confirm">
 <button type="submit" name="decision" value="allow">Allow</button>
-<button type="submit" name="decision" value="deny">Deny</button></form>`));
+<button type="submit" name="decision" value="deny">Deny</button></form>`,
+        ),
+      );
     }
     return;
   }
   if (req.method === 'POST' && action === 'login') {
     const body = await readBody(req);
-    const ok = (body.get('email') || '').toLowerCase() === ACCOUNT.email
-      && await argon2.verify(passwordHash, body.get('password') || '');
+    const ok =
+      (body.get('email') || '').toLowerCase() === ACCOUNT.email &&
+      (await argon2.verify(passwordHash, body.get('password') || ''));
     if (!ok) {
       res.statusCode = 401;
       res.setHeader('content-type', 'text/html; charset=utf-8');
       res.end(page('Sign in', '<p>Invalid email or password</p>'));
       return;
     }
-    await provider.interactionFinished(req, res, { login: { accountId: ACCOUNT.sub } }, { mergeWithLastSubmission: false });
+    await provider.interactionFinished(
+      req,
+      res,
+      { login: { accountId: ACCOUNT.sub } },
+      { mergeWithLastSubmission: false },
+    );
     return;
   }
   if (req.method === 'POST' && action === 'confirm') {
@@ -172,7 +219,12 @@ async function interaction(req, res) {
     }
     const grant = new provider.Grant({ accountId: details.session.accountId, clientId: details.params.client_id });
     grant.addOIDCScope(SCOPE);
-    await provider.interactionFinished(req, res, { consent: { grantId: await grant.save() } }, { mergeWithLastSubmission: true });
+    await provider.interactionFinished(
+      req,
+      res,
+      { consent: { grantId: await grant.save() } },
+      { mergeWithLastSubmission: true },
+    );
     return;
   }
   res.statusCode = 405;
@@ -184,17 +236,29 @@ handler = (req, res) => {
   if (req.url.startsWith('/interaction/')) {
     interaction(req, res).catch((err) => {
       console.error('peer interaction error', err);
-      if (!res.headersSent) { res.statusCode = 500; res.end(); }
+      if (!res.headersSent) {
+        res.statusCode = 500;
+        res.end();
+      }
     });
     return;
   }
   callback(req, res);
 };
 
-console.log(`READY ${JSON.stringify({
-  port, issuer, client_id: CLIENT_ID, client_secret: CLIENT_SECRET, redirect_uri: REDIRECT_URI,
-  scope: SCOPE, email: ACCOUNT.email, password: ACCOUNT.password, sub: ACCOUNT.sub,
-})}`);
+console.log(
+  `READY ${JSON.stringify({
+    port,
+    issuer,
+    client_id: CLIENT_ID,
+    client_secret: CLIENT_SECRET,
+    redirect_uri: REDIRECT_URI,
+    scope: SCOPE,
+    email: ACCOUNT.email,
+    password: ACCOUNT.password,
+    sub: ACCOUNT.sub,
+  })}`,
+);
 
 const stop = () => server.close(() => process.exit(0));
 process.on('SIGTERM', stop);

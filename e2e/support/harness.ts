@@ -13,7 +13,16 @@ export { TEST_PASSWORD };
 export function launchBrowser(): Promise<Browser> {
   return chromium.launch({
     executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 }
 
@@ -46,8 +55,13 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const base = `http://${options.hostName ?? '127.0.0.1'}:${port}`;
   // ownDatabase: screens that list everything (the admin console) must not see other suites' rows,
   // which the run's shared database gains while files run in parallel. Postgres runs only.
-  const own: FreshDatabase | undefined = options.ownDatabase && process.env.TEST_DATABASE_KIND === 'postgres' ? await freshDatabase() : undefined;
-  const t = await buildTestApp({ ...options.env, ...(own ? { DATABASE_URL: own.env.DATABASE_URL } : {}), BASE_URL: base }, undefined, { mailWorker: options.mailWorker, backchannelWorker: options.backchannelWorker });
+  const own: FreshDatabase | undefined =
+    options.ownDatabase && process.env.TEST_DATABASE_KIND === 'postgres' ? await freshDatabase() : undefined;
+  const t = await buildTestApp(
+    { ...options.env, ...(own ? { DATABASE_URL: own.env.DATABASE_URL } : {}), BASE_URL: base },
+    undefined,
+    { mailWorker: options.mailWorker, backchannelWorker: options.backchannelWorker },
+  );
   if (own) await migrateLatest(t.database.db);
   server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
     if (req.url?.startsWith('/__rp/')) {
@@ -78,12 +92,17 @@ export async function buildTenant(h: Harness, clientInput: Parameters<typeof bui
   const platform = await buildPlatform(h.t.services);
   // A localhost provider (passkeys) keeps its stand-in RP on the loopback IP: localhost redirect URIs are refused (RFC 8252 §8.3).
   const rpBase = h.base.replace('://localhost:', '://127.0.0.1:');
-  const client = await buildClient(h.t.services, platform.id, { redirectUris: [`${rpBase}/__rp/callback`], name: 'Acme Notes', ...clientInput });
+  const client = await buildClient(h.t.services, platform.id, {
+    redirectUris: [`${rpBase}/__rp/callback`],
+    name: 'Acme Notes',
+    ...clientInput,
+  });
   return { platform, client };
 }
 export type Tenant = Awaited<ReturnType<typeof buildTenant>>;
 
-export const createUser = (h: Harness, tenant: Tenant, input: Parameters<typeof buildUser>[2] = {}) => buildUser(h.t.services, tenant.platform.id, input);
+export const createUser = (h: Harness, tenant: Tenant, input: Parameters<typeof buildUser>[2] = {}) =>
+  buildUser(h.t.services, tenant.platform.id, input);
 
 /** A fresh context (fresh cookies) at 1280x800 and its page. */
 export async function newPage(h: Harness): Promise<{ context: BrowserContext; page: Page }> {
@@ -143,9 +162,18 @@ export function callbackParams(page: Page): URLSearchParams {
 export const heading = (page: Page) => page.locator('h1').first().innerText();
 
 /** Which hosted page the browser shows, by its h1. */
-export async function pageKind(page: Page): Promise<'signin' | 'signup' | 'consent' | 'chooser' | 'error' | 'callback' | 'other'> {
+export async function pageKind(
+  page: Page,
+): Promise<'signin' | 'signup' | 'consent' | 'chooser' | 'error' | 'callback' | 'other'> {
   if (isCallback(page)) return 'callback';
-  const h1 = (await page.locator('h1').first().textContent({ timeout: 2000 }).catch(() => ''))?.trim() ?? '';
+  const h1 =
+    (
+      await page
+        .locator('h1')
+        .first()
+        .textContent({ timeout: 2000 })
+        .catch(() => '')
+    )?.trim() ?? '';
   if (h1 === 'Sign in') return 'signin';
   if (h1 === 'Create your account') return 'signup';
   if (h1 === 'Choose an account') return 'chooser';
@@ -158,7 +186,14 @@ export async function pageKind(page: Page): Promise<'signin' | 'signup' | 'conse
 export async function expectPage(page: Page, kind: Awaited<ReturnType<typeof pageKind>>) {
   const actual = await pageKind(page);
   if (actual !== kind) {
-    const body = isCallback(page) ? page.url() : (await page.locator('body').innerText().catch(() => '')).slice(0, 1500);
+    const body = isCallback(page)
+      ? page.url()
+      : (
+          await page
+            .locator('body')
+            .innerText()
+            .catch(() => '')
+        ).slice(0, 1500);
     throw new Error(`expected the ${kind} page, got ${actual} at ${page.url()}\n${body}`);
   }
 }
@@ -185,7 +220,13 @@ export async function fillSignUp(page: Page, input: Partial<SignUpInput>) {
 
 export async function signUp(page: Page, input: SignUpInput) {
   await expectPage(page, 'signup');
-  await fillSignUp(page, { givenName: 'Grace', familyName: 'Hopper', birthdate: '1990-05-17', password: TEST_PASSWORD, ...input });
+  await fillSignUp(page, {
+    givenName: 'Grace',
+    familyName: 'Hopper',
+    birthdate: '1990-05-17',
+    password: TEST_PASSWORD,
+    ...input,
+  });
   return clickAndLoad(page, page.getByRole('button', { name: 'Create account' }));
 }
 
@@ -202,7 +243,8 @@ export async function allow(page: Page) {
 }
 
 export const accountButton = (page: Page, email: string) => page.locator('button[name=account]', { hasText: email });
-export const signOutButton = (page: Page, email: string) => page.getByRole('button', { name: `Sign out ${email}`, exact: true });
+export const signOutButton = (page: Page, email: string) =>
+  page.getByRole('button', { name: `Sign out ${email}`, exact: true });
 
 /** The emails the chooser lists, each with whether it shows the "Signed out" badge. */
 export async function chooserAccounts(page: Page): Promise<{ email: string; signedOut: boolean }[]> {
@@ -211,7 +253,10 @@ export async function chooserAccounts(page: Page): Promise<{ email: string; sign
   const out: { email: string; signedOut: boolean }[] = [];
   for (let i = 0; i < (await rows.count()); i++) {
     const row = rows.nth(i);
-    out.push({ email: (await row.locator('.account-email').innerText()).replace(/\s+/g, ''), signedOut: (await row.getByText('Signed out', { exact: true }).count()) > 0 });
+    out.push({
+      email: (await row.locator('.account-email').innerText()).replace(/\s+/g, ''),
+      signedOut: (await row.getByText('Signed out', { exact: true }).count()) > 0,
+    });
   }
   return out;
 }
@@ -238,7 +283,12 @@ export async function exchangeCode(h: Harness, tenant: Tenant, code: string): Pr
   const res = await fetch(`${h.base}/oauth/token`, {
     method: 'POST',
     headers: { authorization: basicAuth(tenant), 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: tenant.client.redirectUris[0], platform_guid: tenant.platform.id }),
+    body: new URLSearchParams({
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: tenant.client.redirectUris[0],
+      platform_guid: tenant.platform.id,
+    }),
   });
   const body = await res.json();
   if (res.status !== 200) throw new Error(`token exchange failed: ${res.status} ${JSON.stringify(body)}`);
@@ -246,7 +296,9 @@ export async function exchangeCode(h: Harness, tenant: Tenant, code: string): Pr
 }
 
 export async function userinfo(h: Harness, tenant: Tenant, accessToken: string): Promise<Record<string, unknown>> {
-  const res = await fetch(`${h.base}/oauth/userinfo?platform_guid=${tenant.platform.id}`, { headers: { authorization: `Bearer ${accessToken}` } });
+  const res = await fetch(`${h.base}/oauth/userinfo?platform_guid=${tenant.platform.id}`, {
+    headers: { authorization: `Bearer ${accessToken}` },
+  });
   const body = await res.json();
   if (res.status !== 200) throw new Error(`userinfo failed: ${res.status} ${JSON.stringify(body)}`);
   return body as Record<string, unknown>;
@@ -280,9 +332,16 @@ export async function finishAtCallback(h: Harness, tenant: Tenant, page: Page, s
 }
 
 /** A whole sign-up flow in this page: authorize, sign up, allow; returns the tokens. */
-export async function signUpThrough(h: Harness, tenant: Tenant, page: Page, input: SignUpInput, params: Record<string, string> = {}) {
+export async function signUpThrough(
+  h: Harness,
+  tenant: Tenant,
+  page: Page,
+  input: SignUpInput,
+  params: Record<string, string> = {},
+) {
   await openAuthorize(page, authorizeUrl(h, tenant, { action: 'register', ...params }));
-  if ((await pageKind(page)) === 'chooser') await clickAndLoad(page, page.getByRole('button', { name: 'Use another account' }));
+  if ((await pageKind(page)) === 'chooser')
+    await clickAndLoad(page, page.getByRole('button', { name: 'Use another account' }));
   if ((await pageKind(page)) === 'signin') await clickAndLoad(page, page.getByRole('link', { name: 'Create account' }));
   await signUp(page, input);
   await allow(page);
@@ -290,9 +349,16 @@ export async function signUpThrough(h: Harness, tenant: Tenant, page: Page, inpu
 }
 
 /** A whole sign-in flow in this page for an existing user (through the chooser if shown). */
-export async function signInThrough(h: Harness, tenant: Tenant, page: Page, email: string, params: Record<string, string> = {}) {
+export async function signInThrough(
+  h: Harness,
+  tenant: Tenant,
+  page: Page,
+  email: string,
+  params: Record<string, string> = {},
+) {
   await openAuthorize(page, authorizeUrl(h, tenant, params));
-  if ((await pageKind(page)) === 'chooser') await clickAndLoad(page, page.getByRole('button', { name: 'Use another account' }));
+  if ((await pageKind(page)) === 'chooser')
+    await clickAndLoad(page, page.getByRole('button', { name: 'Use another account' }));
   await signIn(page, email);
   if ((await pageKind(page)) === 'consent') await allow(page);
   return finishAtCallback(h, tenant, page);

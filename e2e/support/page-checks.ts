@@ -5,7 +5,10 @@ import type { BrowserContext, Page } from 'playwright-core';
 import type { Harness } from './harness';
 
 /** Where screenshots go: docs/screenshots with UPDATE_SCREENSHOTS=1, else a temporary directory. */
-export const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS === '1' ? path.resolve(__dirname, '..', '..', 'docs', 'screenshots') : fs.mkdtempSync(path.join(os.tmpdir(), 'latchkey-screenshots-'));
+export const SCREENSHOTS =
+  process.env.UPDATE_SCREENSHOTS === '1'
+    ? path.resolve(__dirname, '..', '..', 'docs', 'screenshots')
+    : fs.mkdtempSync(path.join(os.tmpdir(), 'latchkey-screenshots-'));
 
 const AXE = require.resolve('axe-core/axe.min.js');
 
@@ -13,8 +16,18 @@ const AXE = require.resolve('axe-core/axe.min.js');
 export async function expectAxeClean(page: Page) {
   await page.addScriptTag({ path: AXE });
   const violations = await page.evaluate(async () => {
-    const result = await (window as unknown as { axe: { run: (ctx: Document, opts: object) => Promise<{ violations: Array<{ id: string; nodes: Array<{ html: string }> }> }> } })
-      .axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] } });
+    const result = await (
+      window as unknown as {
+        axe: {
+          run: (
+            ctx: Document,
+            opts: object,
+          ) => Promise<{ violations: Array<{ id: string; nodes: Array<{ html: string }> }> }>;
+        };
+      }
+    ).axe.run(document, {
+      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] },
+    });
     return result.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.html).join(' | ')}`);
   });
   expect(violations).toEqual([]);
@@ -42,7 +55,11 @@ export function browserContexts(h: () => Harness) {
   const contexts: BrowserContext[] = [];
   return {
     async freshPage(): Promise<Page> {
-      const context = await h().browser.newContext({ viewport: { width: 1280, height: 800 }, deviceScaleFactor: 1, bypassCSP: true });
+      const context = await h().browser.newContext({
+        viewport: { width: 1280, height: 800 },
+        deviceScaleFactor: 1,
+        bypassCSP: true,
+      });
       contexts.push(context);
       return context.newPage();
     },

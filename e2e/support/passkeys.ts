@@ -11,11 +11,21 @@ export interface VirtualAuthenticator {
 }
 
 /** A platform authenticator (resident keys, user verification) attached to this page. */
-export async function addVirtualAuthenticator(page: Page, options: { isUserVerified?: boolean } = {}): Promise<VirtualAuthenticator> {
+export async function addVirtualAuthenticator(
+  page: Page,
+  options: { isUserVerified?: boolean } = {},
+): Promise<VirtualAuthenticator> {
   const cdp = await page.context().newCDPSession(page);
   await cdp.send('WebAuthn.enable');
   const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
-    options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: options.isUserVerified ?? true, automaticPresenceSimulation: true },
+    options: {
+      protocol: 'ctap2',
+      transport: 'internal',
+      hasResidentKey: true,
+      hasUserVerification: true,
+      isUserVerified: options.isUserVerified ?? true,
+      automaticPresenceSimulation: true,
+    },
   });
   return { cdp, authenticatorId };
 }
@@ -45,7 +55,6 @@ export async function addPasskey(page: Page, name: string, how: 'click' | 'keybo
   await nav;
 }
 
-
 /** axe-core's WCAG 2 A/AA violations on this page, as "rule (count)". */
 export async function axeViolations(page: Page) {
   await page.evaluate(AXE);
@@ -70,10 +79,14 @@ export async function userWithPasskey(h: Harness, tenant: Tenant, page: Page, co
 export async function acmeTenant(h: Harness): Promise<Tenant> {
   const platform = await buildPlatform(h.t.services, 'Acme');
   const rp = h.base.replace('://localhost:', '://127.0.0.1:');
-  return { platform, client: await buildClient(h.t.services, platform.id, { redirectUris: [`${rp}/__rp/callback`], name: 'Acme Notes' }) };
+  return {
+    platform,
+    client: await buildClient(h.t.services, platform.id, { redirectUris: [`${rp}/__rp/callback`], name: 'Acme Notes' }),
+  };
 }
 
 /** Chromium's virtual authenticator answers a conditional (autofill) request at once: off for the button's tests. */
-export const withoutAutofill = (page: Page) => page.addInitScript(() => {
-  (window as any).PublicKeyCredential.isConditionalMediationAvailable = async () => false;
-});
+export const withoutAutofill = (page: Page) =>
+  page.addInitScript(() => {
+    (window as any).PublicKeyCredential.isConditionalMediationAvailable = async () => false;
+  });

@@ -7,36 +7,54 @@ import { clickAndLoad, expectPage, type Harness, type Tenant } from './harness';
 import { SCREENSHOTS } from './page-checks';
 
 /** The redirect_uri registered at the upstream: one fixed callback per platform. */
-export const upstreamCallbackUrl = (h: Harness, tenant: Tenant) => `${h.base}/platforms/${tenant.platform.id}/upstream/callback`;
+export const upstreamCallbackUrl = (h: Harness, tenant: Tenant) =>
+  `${h.base}/platforms/${tenant.platform.id}/upstream/callback`;
 
-export const continueButton = (page: Page, providerName: string) => page.getByRole('button', { name: `Continue with ${providerName}`, exact: true });
+export const continueButton = (page: Page, providerName: string) =>
+  page.getByRole('button', { name: `Continue with ${providerName}`, exact: true });
 
 /** Clicks "Continue with {name}" and waits for the page it ends on (the upstream's, usually). */
-export const continueWith = (page: Page, providerName: string) => clickAndLoad(page, continueButton(page, providerName));
+export const continueWith = (page: Page, providerName: string) =>
+  clickAndLoad(page, continueButton(page, providerName));
 
 /** The page the browser shows is the downstream's (not the upstream's). */
 export const onDownstream = (h: Harness, page: Page) => new URL(page.url()).origin === h.base;
 
 export const failureHeading = (providerName: string | null) =>
-  new RegExp(`^Couldn[’']t sign in${providerName === null ? '' : ` with ${providerName.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`}$`);
+  new RegExp(
+    `^Couldn[’']t sign in${providerName === null ? '' : ` with ${providerName.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`}$`,
+  );
 
 /**
  * The failure page of an upstream sign-in: names the provider, and offers the other ways in.
  * null: an answer that matches no sign-in of this browser (unknown state) cannot name one.
  */
 export async function expectFailurePage(h: Harness, page: Page, providerName: string | null) {
-  const h1 = (await page.locator('h1').first().innerText().catch(() => '')).trim();
+  const h1 = (
+    await page
+      .locator('h1')
+      .first()
+      .innerText()
+      .catch(() => '')
+  ).trim();
   if (!onDownstream(h, page) || !failureHeading(providerName).test(h1)) {
-    const body = (await page.locator('body').innerText().catch(() => '')).slice(0, 1500);
+    const body = (
+      await page
+        .locator('body')
+        .innerText()
+        .catch(() => '')
+    ).slice(0, 1500);
     throw new Error(`expected the failure page of ${providerName}, got "${h1}" at ${page.url()}\n${body}`);
   }
 }
 
 /** The identities linked to this user (user_identities rows). */
-export const identitiesOf = (h: Harness, userId: string) => h.t.database.db('user_identities').where({ user_id: userId }).select('*');
+export const identitiesOf = (h: Harness, userId: string) =>
+  h.t.database.db('user_identities').where({ user_id: userId }).select('*');
 
 /** The identities of this upstream provider on the platform. */
-export const identitiesOfProvider = (h: Harness, providerId: string) => h.t.database.db('user_identities').where({ provider_id: providerId }).select('*');
+export const identitiesOfProvider = (h: Harness, providerId: string) =>
+  h.t.database.db('user_identities').where({ provider_id: providerId }).select('*');
 
 export const userByEmail = (h: Harness, tenant: Tenant, email: string) =>
   h.t.database.db('users').where({ platform_id: tenant.platform.id, email_normalized: email.toLowerCase() }).first();
@@ -50,7 +68,12 @@ export const userByEmail = (h: Harness, tenant: Tenant, email: string) =>
  * redirects, and the interesting URLs here (the upstream's authorization endpoint, the callback)
  * are always reached by a redirect.
  */
-export async function interceptRedirectTo(page: Page, from: (url: URL) => boolean, to: (url: URL) => boolean, onTarget: (target: URL) => Promise<URL | void> | URL | void) {
+export async function interceptRedirectTo(
+  page: Page,
+  from: (url: URL) => boolean,
+  to: (url: URL) => boolean,
+  onTarget: (target: URL) => Promise<URL | void> | URL | void,
+) {
   let reached: URL | undefined;
   let done = false;
   const handler = async (route: Route) => {
@@ -68,7 +91,9 @@ export async function interceptRedirectTo(page: Page, from: (url: URL) => boolea
       }
       res = await page.context().request.get(next.toString(), { maxRedirects: 0 });
     }
-    throw new Error(`no redirect to the expected URL from ${route.request().url()} (ended at ${res.status()} ${res.url()})`);
+    throw new Error(
+      `no redirect to the expected URL from ${route.request().url()} (ended at ${res.status()} ${res.url()})`,
+    );
   };
   await page.route(from, handler);
   return { reached: () => reached };
@@ -83,11 +108,23 @@ export function withParam(url: URL, name: string, value: string): URL {
 
 /** The newest failed upstream sign-in audited on this platform (its details: method, provider, reason). */
 export const lastUpstreamFailure = async (h: Harness, tenant: Tenant): Promise<Record<string, unknown> | undefined> =>
-  (await h.t.database.db('audit_events').where({ platform_id: tenant.platform.id, kind: 'sign_in.failed' }).whereRaw("details->>'method' = 'upstream'").orderBy('id', 'desc').first())?.details;
+  (
+    await h.t.database
+      .db('audit_events')
+      .where({ platform_id: tenant.platform.id, kind: 'sign_in.failed' })
+      .whereRaw("details->>'method' = 'upstream'")
+      .orderBy('id', 'desc')
+      .first()
+  )?.details;
 
 /** The audit events of one kind on this platform whose details name this provider, newest first. */
 export const upstreamAudit = (h: Harness, tenant: Tenant, kind: string, slug: string) =>
-  h.t.database.db('audit_events').where({ platform_id: tenant.platform.id, kind }).whereRaw("details->>'provider' = ?", [slug]).orderBy('id', 'desc').select('*');
+  h.t.database
+    .db('audit_events')
+    .where({ platform_id: tenant.platform.id, kind })
+    .whereRaw("details->>'provider' = ?", [slug])
+    .orderBy('id', 'desc')
+    .select('*');
 
 /** Opens the account page of this platform in this browser, signing in with a password if asked. */
 export async function openAccount(h: Harness, tenant: Tenant, page: Page) {
@@ -112,8 +149,18 @@ const AXE = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 export async function expectAxeClean(page: Page) {
   await page.evaluate(AXE);
   const violations = await page.evaluate(async () => {
-    const result = await (window as unknown as { axe: { run: (ctx: Document, opts: object) => Promise<{ violations: Array<{ id: string; nodes: Array<{ html: string }> }> }> } })
-      .axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] } });
+    const result = await (
+      window as unknown as {
+        axe: {
+          run: (
+            ctx: Document,
+            opts: object,
+          ) => Promise<{ violations: Array<{ id: string; nodes: Array<{ html: string }> }> }>;
+        };
+      }
+    ).axe.run(document, {
+      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] },
+    });
     return result.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.html).join(' | ')}`);
   });
   expect(violations).toEqual([]);
@@ -122,7 +169,11 @@ export async function expectAxeClean(page: Page) {
 /** A 1280×800 screenshot into docs/screenshots (UPDATE_SCREENSHOTS=1) or a temporary directory; `at` scrolls to an element first. */
 export async function shoot(page: Page, name: string, at?: string) {
   await page.evaluate(() => document.fonts.ready);
-  if (at) await page.locator(at).first().evaluate((el) => window.scrollTo(0, Math.max(0, el.getBoundingClientRect().top + window.scrollY - 32)));
+  if (at)
+    await page
+      .locator(at)
+      .first()
+      .evaluate((el) => window.scrollTo(0, Math.max(0, el.getBoundingClientRect().top + window.scrollY - 32)));
   else await page.evaluate(() => window.scrollTo(0, 0));
   fs.mkdirSync(SCREENSHOTS, { recursive: true });
   const file = path.join(SCREENSHOTS, `${name}.png`);

@@ -13,7 +13,10 @@ import { createRemoteJWKSet, customFetch, jwtVerify, type JWTPayload } from 'jos
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { requireBearerAuth } from '@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js';
-import { getOAuthProtectedResourceMetadataUrl, mcpAuthMetadataRouter } from '@modelcontextprotocol/sdk/server/auth/router.js';
+import {
+  getOAuthProtectedResourceMetadataUrl,
+  mcpAuthMetadataRouter,
+} from '@modelcontextprotocol/sdk/server/auth/router.js';
 import { InvalidTokenError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { OAuthMetadata } from '@modelcontextprotocol/sdk/shared/auth.js';
@@ -51,7 +54,11 @@ export async function createMcpApp(options: McpServerOptions): Promise<express.E
     async verifyAccessToken(token: string): Promise<AuthInfo> {
       let claims: JWTPayload;
       try {
-        ({ payload: claims } = await jwtVerify(token, jwks, { issuer: options.issuer, audience: options.mcpUrl, typ: 'at+jwt' }));
+        ({ payload: claims } = await jwtVerify(token, jwks, {
+          issuer: options.issuer,
+          audience: options.mcpUrl,
+          typ: 'at+jwt',
+        }));
       } catch (err) {
         throw new InvalidTokenError(`the access token was refused: ${(err as Error).message}`);
       }
@@ -68,7 +75,14 @@ export async function createMcpApp(options: McpServerOptions): Promise<express.E
 
   const app = express();
   app.use(express.json());
-  app.use(mcpAuthMetadataRouter({ oauthMetadata, resourceServerUrl: mcpUrl, scopesSupported: options.requiredScopes, resourceName: 'Example MCP server' }));
+  app.use(
+    mcpAuthMetadataRouter({
+      oauthMetadata,
+      resourceServerUrl: mcpUrl,
+      scopesSupported: options.requiredScopes,
+      resourceName: 'Example MCP server',
+    }),
+  );
   const bearer = requireBearerAuth({
     verifier,
     requiredScopes: options.requiredScopes,
@@ -80,7 +94,12 @@ export async function createMcpApp(options: McpServerOptions): Promise<express.E
   app.post(mcpUrl.pathname, bearer, async (req, res) => {
     const server = new McpServer({ name: 'latchkey-example', version: '1.0.0' });
     server.registerTool('whoami', { description: 'Who the access token speaks for' }, async () => ({
-      content: [{ type: 'text', text: JSON.stringify({ sub: req.auth?.extra?.sub, client_id: req.auth?.clientId, scopes: req.auth?.scopes }) }],
+      content: [
+        {
+          type: 'text',
+          text: JSON.stringify({ sub: req.auth?.extra?.sub, client_id: req.auth?.clientId, scopes: req.auth?.scopes }),
+        },
+      ],
     }));
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     res.on('close', () => {
@@ -100,8 +119,10 @@ if (require.main === module) {
     console.error('Set ISSUER to the platform issuer, e.g. http://localhost:3000/platforms/<platform_guid>');
     process.exit(1);
   }
-  void createMcpApp({ issuer, mcpUrl, requiredScopes: process.env.MCP_SCOPES?.split(' ').filter(Boolean) }).then((app) => {
-    const port = Number(new URL(mcpUrl).port || 80);
-    app.listen(port, () => console.log(`MCP server on ${mcpUrl}, trusting ${issuer}`));
-  });
+  void createMcpApp({ issuer, mcpUrl, requiredScopes: process.env.MCP_SCOPES?.split(' ').filter(Boolean) }).then(
+    (app) => {
+      const port = Number(new URL(mcpUrl).port || 80);
+      app.listen(port, () => console.log(`MCP server on ${mcpUrl}, trusting ${issuer}`));
+    },
+  );
 }

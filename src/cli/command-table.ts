@@ -26,10 +26,10 @@ export interface CliCommand {
  */
 const GROUPS: Record<string, string> = {
   platform: 'platforms, their rate limits and second-factor policy',
-  client: 'a platform\'s clients',
-  user: 'a platform\'s users',
-  upstream: 'a platform\'s upstream identity providers and a user\'s linked identities',
-  resource: 'a standard platform\'s resources (RFC 8707: APIs, MCP servers) and their scopes',
+  client: "a platform's clients",
+  user: "a platform's users",
+  upstream: "a platform's upstream identity providers and a user's linked identities",
+  resource: "a standard platform's resources (RFC 8707: APIs, MCP servers) and their scopes",
   key: 'signing keys',
   throttle: 'sign-in and sign-up throttles',
   mail: 'the mail outbox',
@@ -71,12 +71,21 @@ export function helpFor(commands: readonly CliCommand[], words: string[]): strin
   if (inGroup.length === 0) return undefined;
   if (!verb || (inGroup.length === 1 && inGroup[0].verb === '')) {
     if (inGroup.length === 1 && inGroup[0].verb === '') return describe(inGroup[0]);
-    return [`admin ${group}: ${groupSummary(commands, group)}`, '', ...inGroup.map((c) => `  ${commandLine(c)}\n      ${c.summary}`)].join('\n');
+    return [
+      `admin ${group}: ${groupSummary(commands, group)}`,
+      '',
+      ...inGroup.map((c) => `  ${commandLine(c)}\n      ${c.summary}`),
+    ].join('\n');
   }
   const command = inGroup.find((c) => c.verb === verb);
   return command && describe(command);
 }
 
 function describe(c: CliCommand): string {
-  return [`Usage: ${commandLine(c)}`, '', c.summary, ...(c.details?.length ? ['', ...c.details.map((d) => `  ${d}`)] : [])].join('\n');
+  return [
+    `Usage: ${commandLine(c)}`,
+    '',
+    c.summary,
+    ...(c.details?.length ? ['', ...c.details.map((d) => `  ${d}`)] : []),
+  ].join('\n');
 }

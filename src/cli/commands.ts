@@ -26,12 +26,18 @@ export function helpText(words: string[]): string {
 }
 
 /** Runs one admin command over the service layer; returns the JSON object to print. */
-export async function runCommand(s: Services, argv: string[], actor: AdminActor = cliActor(osUser())): Promise<Record<string, unknown>> {
+export async function runCommand(
+  s: Services,
+  argv: string[],
+  actor: AdminActor = cliActor(osUser()),
+): Promise<Record<string, unknown>> {
   const { positionals, flags } = parseFlags(argv);
   const [group, verb = ''] = positionals;
   const command = COMMANDS.find((c) => c.group === group && c.verb === verb);
   if (!command || positionals.length > 2) {
-    throw invalidRequest(positionals.length ? `unknown command "${positionals.join(' ')}"; admin --help lists them\n${USAGE}` : USAGE);
+    throw invalidRequest(
+      positionals.length ? `unknown command "${positionals.join(' ')}"; admin --help lists them\n${USAGE}` : USAGE,
+    );
   }
   checkKnown(flags, command.flags);
   return command.run(s, flags, actor);

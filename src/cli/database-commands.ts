@@ -26,16 +26,25 @@ function fileFlag(argv: string[], name: string): string {
  * the provider runs: on the embedded database through its socket, on Postgres alongside it.
  * `developmentSecrets`: the generated secrets of a development deployment, which the file carries.
  */
-export async function backupCommand(db: Db, argv: string[], developmentSecrets: DevSecrets): Promise<Record<string, unknown>> {
+export async function backupCommand(
+  db: Db,
+  argv: string[],
+  developmentSecrets: DevSecrets,
+): Promise<Record<string, unknown>> {
   const out = path.resolve(fileFlag(argv, 'out'));
   if (fs.existsSync(out)) throw invalidRequest(`${out} exists: name a new file`);
   const partial = `${out}.partial`;
   const fd = fs.openSync(partial, 'w', 0o600);
   try {
     const summary = await withoutStatementTimeout(db, (unlimited) =>
-      writeBackup(unlimited, async (chunk) => {
-        fs.writeSync(fd, chunk);
-      }, new Date(), developmentSecrets),
+      writeBackup(
+        unlimited,
+        async (chunk) => {
+          fs.writeSync(fd, chunk);
+        },
+        new Date(),
+        developmentSecrets,
+      ),
     );
     fs.fsyncSync(fd);
     fs.closeSync(fd);
@@ -53,7 +62,11 @@ export async function backupCommand(db: Db, argv: string[], developmentSecrets: 
  * stopped, or an empty Postgres database), migrated to this version. Refused before anything is
  * written when `config`'s MASTER_KEY cannot open what the backup holds sealed.
  */
-export async function restoreCommand(db: Db, argv: string[], config: Pick<Config, 'masterKey' | 'masterKeyPrevious'>): Promise<Record<string, unknown>> {
+export async function restoreCommand(
+  db: Db,
+  argv: string[],
+  config: Pick<Config, 'masterKey' | 'masterKeyPrevious'>,
+): Promise<Record<string, unknown>> {
   const file = path.resolve(fileFlag(argv, 'in'));
   if (!fs.existsSync(file)) throw invalidRequest(`${file} does not exist`);
   const read = () => readline.createInterface({ input: fs.createReadStream(file), crlfDelay: Infinity });
@@ -62,7 +75,9 @@ export async function restoreCommand(db: Db, argv: string[], config: Pick<Config
     const why = backup.developmentSecrets.masterKey
       ? 'it was taken in development and carries the key generated for it, which a restore takes only outside production, without MASTER_KEY set, into a DATA_DIR without a secrets.json of its own'
       : 'set the MASTER_KEY of the deployment it was taken from, or MASTER_KEY_PREVIOUS while rotating';
-    throw new Error(`MASTER_KEY does not match this backup: it cannot open the values sealed in it (${why}); nothing was restored`);
+    throw new Error(
+      `MASTER_KEY does not match this backup: it cannot open the values sealed in it (${why}); nothing was restored`,
+    );
   };
   const summary = await withoutStatementTimeout(db, (unlimited) => restoreBackup(unlimited, read, checkKey));
   return { restored: file, migrations: summary.migrations, rows: summary.rows, migrated: summary.migrated };

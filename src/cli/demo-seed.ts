@@ -40,7 +40,14 @@ export async function createDemo(s: Services, config: Config, logger: Logger): P
   };
   fs.writeFileSync(file, JSON.stringify(demo, null, 2), { mode: 0o600 });
   logger.info(
-    { platform_guid: platform.id, client_id: client.id, discovery: demo.discovery, account_page: demo.account_page, outbox: demo.outbox, credentials_file: file },
+    {
+      platform_guid: platform.id,
+      client_id: client.id,
+      discovery: demo.discovery,
+      account_page: demo.account_page,
+      outbox: demo.outbox,
+      credentials_file: file,
+    },
     'created a demo platform and client (development only); its secret is in credentials_file',
   );
 }

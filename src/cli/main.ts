@@ -24,10 +24,19 @@ async function main() {
     const fromEnvironment = loadConfig(process.env);
     // Development: a backup carries the generated secrets, and a new DATA_DIR takes them rather than new ones (docs/decisions.md).
     const config = withDevSecrets(fromEnvironment, argv[0] === 'restore' ? carriedSecrets(argv) : {});
-    database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: 2, statementTimeoutMs: config.dbStatementTimeoutMs, connectTimeoutMs: config.dbConnectTimeoutMs, fromTemplate: argv[0] !== 'restore' });
+    database = await openDatabase({
+      databaseUrl: config.databaseUrl,
+      dataDir: config.dataDir,
+      poolMax: 2,
+      statementTimeoutMs: config.dbStatementTimeoutMs,
+      connectTimeoutMs: config.dbConnectTimeoutMs,
+      fromTemplate: argv[0] !== 'restore',
+    });
     if (argv[0] === 'backup') {
       // The database as it is, not migrated first: a backup taken before an upgrade is of the old version.
-      process.stdout.write(`${JSON.stringify(await backupCommand(database.db, argv, generatedSecrets(fromEnvironment, config)))}\n`);
+      process.stdout.write(
+        `${JSON.stringify(await backupCommand(database.db, argv, generatedSecrets(fromEnvironment, config)))}\n`,
+      );
       return;
     }
     // restore migrates to this version itself, in its one transaction.

@@ -4,7 +4,14 @@ import { openDatabase, migrateLatest } from '../db';
 /** `npm run migrate`: applies pending migrations and prints them as JSON. */
 async function main() {
   const config = loadConfig(process.env);
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, listenUrl: config.databaseListenUrl, dataDir: config.dataDir, poolMax: 2, statementTimeoutMs: config.dbStatementTimeoutMs, connectTimeoutMs: config.dbConnectTimeoutMs });
+  const database = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    listenUrl: config.databaseListenUrl,
+    dataDir: config.dataDir,
+    poolMax: 2,
+    statementTimeoutMs: config.dbStatementTimeoutMs,
+    connectTimeoutMs: config.dbConnectTimeoutMs,
+  });
   try {
     const applied = await migrateLatest(database.db);
     process.stdout.write(`${JSON.stringify({ applied })}\n`);

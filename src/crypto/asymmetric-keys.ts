@@ -9,8 +9,15 @@ function publicMembers(jwk: JWK): Record<string, string> {
 }
 
 /** A fresh key pair for a standard platform (RS256 2048-bit, ES256 P-256, EdDSA Ed25519), as JWKs. */
-export async function newAsymmetricKeyPair(alg: AsymmetricAlg): Promise<{ privateJwk: JWK; publicJwk: Record<string, string> }> {
-  const options = alg === 'RS256' ? { modulusLength: 2048, extractable: true } : alg === 'EdDSA' ? { crv: 'Ed25519', extractable: true } : { extractable: true };
+export async function newAsymmetricKeyPair(
+  alg: AsymmetricAlg,
+): Promise<{ privateJwk: JWK; publicJwk: Record<string, string> }> {
+  const options =
+    alg === 'RS256'
+      ? { modulusLength: 2048, extractable: true }
+      : alg === 'EdDSA'
+        ? { crv: 'Ed25519', extractable: true }
+        : { extractable: true };
   const { privateKey, publicKey } = await generateKeyPair(alg, options);
   return { privateJwk: await exportJWK(privateKey), publicJwk: publicMembers(await exportJWK(publicKey)) };
 }

@@ -6,7 +6,10 @@ export type HmacKey = CryptoKey | Uint8Array;
 
 /** Imports HS512 key bytes once; jose signs with a CryptoKey without re-importing it per call. */
 export function importHs512Key(bytes: Uint8Array): Promise<CryptoKey> {
-  return crypto.subtle.importKey('raw', new Uint8Array(bytes), { name: 'HMAC', hash: 'SHA-512' }, false, ['sign', 'verify']);
+  return crypto.subtle.importKey('raw', new Uint8Array(bytes), { name: 'HMAC', hash: 'SHA-512' }, false, [
+    'sign',
+    'verify',
+  ]);
 }
 
 const keyObjects = new WeakMap<CryptoKey, KeyObject>();
@@ -40,7 +43,12 @@ export interface VerifyOptions {
 }
 
 /** Verifies signature, alg and exp; returns undefined for anything invalid. */
-export function verifyHs512(token: string, key: HmacKey, issuer: string, options: VerifyOptions = {}): Promise<Claims | undefined> {
+export function verifyHs512(
+  token: string,
+  key: HmacKey,
+  issuer: string,
+  options: VerifyOptions = {},
+): Promise<Claims | undefined> {
   return verifyJwt(token, key, 'HS512', issuer, options);
 }
 
@@ -49,10 +57,21 @@ export function verifyHs512(token: string, key: HmacKey, issuer: string, options
  * so `none` and an HS512 header over a public key are refused (RFC 8725 §2.1, §3.1) — plus `iss`
  * and `exp` (and `typ` when asked); returns undefined for anything invalid.
  */
-export async function verifyJwt(token: string, key: HmacKey, alg: string, issuer: string, options: VerifyOptions = {}): Promise<Claims | undefined> {
+export async function verifyJwt(
+  token: string,
+  key: HmacKey,
+  alg: string,
+  issuer: string,
+  options: VerifyOptions = {},
+): Promise<Claims | undefined> {
   try {
     // allowExpired: id_token_hint may be expired (OIDC Core 3.1.2.1); a century of tolerance ignores exp
-    const { payload } = await jwtVerify(token, key, { algorithms: [alg], issuer, typ: options.typ, clockTolerance: options.allowExpired ? 3_153_600_000 : 0 });
+    const { payload } = await jwtVerify(token, key, {
+      algorithms: [alg],
+      issuer,
+      typ: options.typ,
+      clockTolerance: options.allowExpired ? 3_153_600_000 : 0,
+    });
     return payload as Claims;
   } catch (err) {
     if (err instanceof errors.JOSEError || err instanceof TypeError) return undefined;
@@ -96,5 +115,10 @@ export function isAccessTokenJwt(token: string, claims: Claims): boolean {
   } catch {
     return false;
   }
-  return (typeof typ === 'string' && typ.toLowerCase().replace(/^application\//, '') === JWT_ACCESS_TOKEN_TYP) || 'client_id' in claims || 'scope' in claims || 'token_type' in claims;
+  return (
+    (typeof typ === 'string' && typ.toLowerCase().replace(/^application\//, '') === JWT_ACCESS_TOKEN_TYP) ||
+    'client_id' in claims ||
+    'scope' in claims ||
+    'token_type' in claims
+  );
 }

@@ -27,7 +27,14 @@ async function bounded<T>(work: () => Promise<T>): Promise<T> {
 
 /** argon2id with at least OWASP's m=19 MiB, t=2, p=1. */
 export function hashPassword(password: string, params: Argon2Params): Promise<string> {
-  return bounded(() => argon2.hash(password, { type: argon2.argon2id, memoryCost: params.memoryCost, timeCost: params.timeCost, parallelism: 1 }));
+  return bounded(() =>
+    argon2.hash(password, {
+      type: argon2.argon2id,
+      memoryCost: params.memoryCost,
+      timeCost: params.timeCost,
+      parallelism: 1,
+    }),
+  );
 }
 
 export async function verifyPassword(hash: string, password: string): Promise<boolean> {

@@ -35,15 +35,24 @@ export const bare = (name: string) => name.replace(/\.(ts|js)$/, '');
  * Writes the backup of `db` through `write` (called with whole lines, newline included).
  * `developmentSecrets`: only secrets generated outside production (dev-secrets.ts), never the environment's.
  */
-export async function writeBackup(db: Db, write: (chunk: string) => Promise<void>, now: Date, developmentSecrets: DevSecrets = {}): Promise<BackupSummary> {
+export async function writeBackup(
+  db: Db,
+  write: (chunk: string) => Promise<void>,
+  now: Date,
+  developmentSecrets: DevSecrets = {},
+): Promise<BackupSummary> {
   return db.transaction(async (trx) => {
     // One snapshot for every table; on PGlite the transaction also keeps the one session.
     await trx.raw('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
     await trx.raw("SET LOCAL bytea_output = 'hex'");
-    const migrations = (await trx('knex_migrations').orderBy('id').select('name')).map((r: { name: string }) => bare(r.name));
+    const migrations = (await trx('knex_migrations').orderBy('id').select('name')).map((r: { name: string }) =>
+      bare(r.name),
+    );
     const server = (await trx.raw('select version() as v')).rows[0].v as string;
     const carried = Object.keys(developmentSecrets).length ? { developmentSecrets } : {};
-    await write(`${JSON.stringify([FORMAT, { version: VERSION, createdAt: now.toISOString(), server, migrations, ...carried }])}\n`);
+    await write(
+      `${JSON.stringify([FORMAT, { version: VERSION, createdAt: now.toISOString(), server, migrations, ...carried }])}\n`,
+    );
     const rows: Record<string, number> = {};
     for (const table of await tablesInLoadOrder(trx)) {
       await write(`${JSON.stringify(['table', table])}\n`);
@@ -58,7 +67,8 @@ export async function writeBackup(db: Db, write: (chunk: string) => Promise<void
       await trx.raw('CLOSE backup_rows');
     }
     for (const sequence of await sequencesOf(trx)) {
-      const { last_value, is_called } = (await trx.raw(`SELECT last_value::text, is_called FROM ${ident(sequence)}`)).rows[0];
+      const { last_value, is_called } = (await trx.raw(`SELECT last_value::text, is_called FROM ${ident(sequence)}`))
+        .rows[0];
       await write(`${JSON.stringify(['sequence', sequence, last_value, is_called])}\n`);
     }
     await write(`${JSON.stringify(['end', { rows }])}\n`);
@@ -69,7 +79,8 @@ export async function writeBackup(db: Db, write: (chunk: string) => Promise<void
 /** The header of a backup (its first line), or undefined when the line is not one. */
 export function parseBackupHeader(line: string): { migrations: string[]; developmentSecrets: DevSecrets } | undefined {
   const header = parseControl(line);
-  if (header?.[0] !== FORMAT || header[1]?.version !== VERSION || !Array.isArray(header[1].migrations)) return undefined;
+  if (header?.[0] !== FORMAT || header[1]?.version !== VERSION || !Array.isArray(header[1].migrations))
+    return undefined;
   const carried = header[1].developmentSecrets ?? {};
   const developmentSecrets: DevSecrets = {
     ...(typeof carried.masterKey === 'string' ? { masterKey: carried.masterKey } : {}),
@@ -90,19 +101,26 @@ export function parseControl(line: string): any[] | undefined {
 
 /** The app's tables (current schema), parents before the tables whose foreign keys point at them. */
 async function tablesInLoadOrder(trx: Knex.Transaction): Promise<string[]> {
-  const tables: string[] = (await trx.raw(
-    `SELECT relname FROM pg_class WHERE relnamespace = current_schema()::regnamespace AND relkind IN ('r', 'p') AND NOT relispartition ORDER BY relname`,
-  )).rows.map((r: { relname: string }) => r.relname).filter((t: string) => !MIGRATION_TABLES.includes(t));
-  const edges: Array<{ child: string; parent: string }> = (await trx.raw(
-    `SELECT DISTINCT c.relname AS child, p.relname AS parent FROM pg_constraint k
+  const tables: string[] = (
+    await trx.raw(
+      `SELECT relname FROM pg_class WHERE relnamespace = current_schema()::regnamespace AND relkind IN ('r', 'p') AND NOT relispartition ORDER BY relname`,
+    )
+  ).rows
+    .map((r: { relname: string }) => r.relname)
+    .filter((t: string) => !MIGRATION_TABLES.includes(t));
+  const edges: Array<{ child: string; parent: string }> = (
+    await trx.raw(
+      `SELECT DISTINCT c.relname AS child, p.relname AS parent FROM pg_constraint k
        JOIN pg_class c ON c.oid = k.conrelid JOIN pg_class p ON p.oid = k.confrelid
       WHERE k.contype = 'f' AND c.relnamespace = current_schema()::regnamespace AND c.oid <> p.oid`,
-  )).rows;
+    )
+  ).rows;
   const ordered: string[] = [];
   const remaining = new Set(tables);
   while (remaining.size) {
     const ready = [...remaining].filter((t) => !edges.some((e) => e.child === t && remaining.has(e.parent)));
-    for (const t of ready.length ? ready : [...remaining]) { // a cycle: load the rest as they come
+    for (const t of ready.length ? ready : [...remaining]) {
+      // a cycle: load the rest as they come
       ordered.push(t);
       remaining.delete(t);
     }
@@ -111,7 +129,9 @@ async function tablesInLoadOrder(trx: Knex.Transaction): Promise<string[]> {
 }
 
 async function sequencesOf(trx: Knex.Transaction): Promise<string[]> {
-  return (await trx.raw(`SELECT relname FROM pg_class WHERE relnamespace = current_schema()::regnamespace AND relkind = 'S' ORDER BY relname`)).rows.map(
-    (r: { relname: string }) => r.relname,
-  );
+  return (
+    await trx.raw(
+      `SELECT relname FROM pg_class WHERE relnamespace = current_schema()::regnamespace AND relkind = 'S' ORDER BY relname`,
+    )
+  ).rows.map((r: { relname: string }) => r.relname);
 }

@@ -41,7 +41,11 @@ export interface EmbeddedSocketOptions {
  * - An outside client idle while holding the session is disconnected after `holdIdleMs`, so a
  *   forgotten `BEGIN` in psql cannot stall the provider.
  */
-export async function serveEmbedded(db: PGlite, socketPath: string, options: EmbeddedSocketOptions): Promise<EmbeddedSocketServer> {
+export async function serveEmbedded(
+  db: PGlite,
+  socketPath: string,
+  options: EmbeddedSocketOptions,
+): Promise<EmbeddedSocketServer> {
   const holdIdleMs = options.holdIdleMs ?? 5_000;
   const appGroup: SessionGroup = { name: APP_NAME, isBaseline: true };
   const sessions = await createSessionSwitcher(db, appGroup);
@@ -70,16 +74,25 @@ export async function serveEmbedded(db: PGlite, socketPath: string, options: Emb
 
   function receive(conn: Connection, data: Buffer) {
     conn.buffer = conn.buffer.length ? Buffer.concat([conn.buffer, data]) : data;
-    for (let next = nextFrontendMessage(conn.buffer, conn.started); next; next = nextFrontendMessage(conn.buffer, conn.started)) {
+    for (
+      let next = nextFrontendMessage(conn.buffer, conn.started);
+      next;
+      next = nextFrontendMessage(conn.buffer, conn.started)
+    ) {
       conn.buffer = next.rest;
       const m = next.message;
       if (m.kind === 'encryption-request') conn.socket.write('N');
-      else if (m.kind === 'cancel' || m.kind === 'unsupported-startup') return close(conn); // PGlite cannot cancel
+      else if (m.kind === 'cancel' || m.kind === 'unsupported-startup')
+        return close(conn); // PGlite cannot cancel
       else if (m.kind === 'startup') {
         conn.started = true;
-        conn.group = m.params.get('application_name') === APP_NAME ? appGroup : { name: `client ${++clientCount}`, isBaseline: false };
+        conn.group =
+          m.params.get('application_name') === APP_NAME
+            ? appGroup
+            : { name: `client ${++clientCount}`, isBaseline: false };
         enqueue(conn, m.bytes);
-      } else if (m.type === 'X') return close(conn); // Terminate
+      } else if (m.type === 'X')
+        return close(conn); // Terminate
       else enqueue(conn, m.bytes);
     }
     void pump();
@@ -110,7 +123,8 @@ export async function serveEmbedded(db: PGlite, socketPath: string, options: Emb
     holder = undefined;
     try {
       await db.runExclusive(() => db.execProtocolRawStream(SYNC, { onRawData: () => {} }));
-      if (db.isInTransaction()) await db.runExclusive(() => db.execProtocolRawStream(queryMessage('ROLLBACK'), { onRawData: () => {} }));
+      if (db.isInTransaction())
+        await db.runExclusive(() => db.execProtocolRawStream(queryMessage('ROLLBACK'), { onRawData: () => {} }));
     } catch {
       // nothing more to do for it
     }
@@ -159,7 +173,14 @@ export async function serveEmbedded(db: PGlite, socketPath: string, options: Emb
       socket.end(errorResponse('FATAL', '53300', 'too many connections to the embedded database'));
       return;
     }
-    const conn: Connection = { socket, buffer: Buffer.alloc(0), started: false, inbox: [], scanner: new ReadyForQueryScanner(), isClosed: false };
+    const conn: Connection = {
+      socket,
+      buffer: Buffer.alloc(0),
+      started: false,
+      inbox: [],
+      scanner: new ReadyForQueryScanner(),
+      isClosed: false,
+    };
     connections.add(conn);
     socket.on('data', (data) => receive(conn, data));
     socket.on('close', () => close(conn));

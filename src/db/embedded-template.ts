@@ -46,7 +46,8 @@ function unpackTemplate(file: string, dir: string): void {
       if (entry.data) fs.writeFileSync(target, entry.data, { mode: 0o600 });
       else fs.mkdirSync(target, { recursive: true, mode: 0o700 });
     }
-    if (fs.existsSync(dir) && fs.readdirSync(dir).length > 0) fs.cpSync(staging, dir, { recursive: true }); // stray files without a database: written over, as loadDataDir did
+    if (fs.existsSync(dir) && fs.readdirSync(dir).length > 0)
+      fs.cpSync(staging, dir, { recursive: true }); // stray files without a database: written over, as loadDataDir did
     else {
       fs.rmSync(dir, { recursive: true, force: true });
       fs.renameSync(staging, dir);
@@ -56,7 +57,10 @@ function unpackTemplate(file: string, dir: string): void {
   }
 }
 
-interface TarEntry { name: string; data?: Buffer }
+interface TarEntry {
+  name: string;
+  data?: Buffer;
+}
 const BLOCK = 512;
 
 /** The ustar subset the build writes: directories and regular files, names under 100 bytes. */
@@ -68,7 +72,8 @@ function* readTar(tar: Buffer): Generator<TarEntry> {
     const size = parseInt(header.toString('ascii', 124, 136).replace(/\0.*$/s, '').trim() || '0', 8);
     const type = String.fromCharCode(header[156]);
     const clean = path.posix.normalize(name.replace(/^\/+/, ''));
-    if (!clean || clean === '.' || clean.startsWith('..') || path.isAbsolute(clean)) throw new Error(`embedded template: bad entry name ${JSON.stringify(name)}`);
+    if (!clean || clean === '.' || clean.startsWith('..') || path.isAbsolute(clean))
+      throw new Error(`embedded template: bad entry name ${JSON.stringify(name)}`);
     at += BLOCK;
     if (type === '5') yield { name: clean };
     else if (type === '0' || type === '\0') yield { name: clean, data: tar.subarray(at, at + size) };
@@ -80,7 +85,9 @@ function* readTar(tar: Buffer): Generator<TarEntry> {
 /** Directories before their files, in a stable order. */
 function listTree(root: string, dir = ''): { name: string; isDir: boolean }[] {
   const out: { name: string; isDir: boolean }[] = [];
-  for (const entry of fs.readdirSync(path.join(root, dir), { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+  for (const entry of fs
+    .readdirSync(path.join(root, dir), { withFileTypes: true })
+    .sort((a, b) => a.name.localeCompare(b.name))) {
     const name = dir ? `${dir}/${entry.name}` : entry.name;
     if (entry.isDirectory()) out.push({ name, isDir: true }, ...listTree(root, name));
     else if (entry.isFile()) out.push({ name, isDir: false });
@@ -89,7 +96,8 @@ function listTree(root: string, dir = ''): { name: string; isDir: boolean }[] {
 }
 
 function tarHeader(name: string, size: number, isDir: boolean): Buffer {
-  if (Buffer.byteLength(name) >= 100) throw new Error(`embedded template: name too long for the template's tar: ${name}`);
+  if (Buffer.byteLength(name) >= 100)
+    throw new Error(`embedded template: name too long for the template's tar: ${name}`);
   const h = Buffer.alloc(BLOCK);
   h.write(name, 0, 'utf8');
   h.write(isDir ? '0000700\0' : '0000600\0', 100, 'ascii');
@@ -122,7 +130,10 @@ function packDirectory(dir: string): Buffer {
  * Packs a freshly migrated embedded database into `outFile` (run by the build). `migrate` leaves the
  * database closed, so the template is a clean shutdown: a start from it has nothing to recover.
  */
-export async function writeEmbeddedTemplate(outFile: string, migrate: (dataDir: string) => Promise<void>): Promise<void> {
+export async function writeEmbeddedTemplate(
+  outFile: string,
+  migrate: (dataDir: string) => Promise<void>,
+): Promise<void> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'latchkey-template-'));
   try {
     await migrate(dataDir);

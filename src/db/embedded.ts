@@ -23,7 +23,10 @@ export function isEmbeddedServerRunning(dataDir: string): Promise<boolean> {
   if (!fs.existsSync(file)) return Promise.resolve(false);
   return new Promise((resolve) => {
     const socket = net.connect(file);
-    socket.once('connect', () => { socket.destroy(); resolve(true); });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
     socket.once('error', () => resolve(false));
   });
 }
@@ -34,7 +37,11 @@ export function isEmbeddedServerRunning(dataDir: string): Promise<boolean> {
  * PGlite is single-process: a lock file keeps two processes from opening it at once. The
  * socket server keeps the clients' session state apart (see embedded-socket-server.ts).
  */
-export async function startEmbeddedServer(dataDir: string, maxConnections: number, options: { fromTemplate?: boolean } = {}): Promise<EmbeddedServer> {
+export async function startEmbeddedServer(
+  dataDir: string,
+  maxConnections: number,
+  options: { fromTemplate?: boolean } = {},
+): Promise<EmbeddedServer> {
   const dir = path.resolve(dataDir);
   fs.mkdirSync(path.join(dir, 'pglite'), { recursive: true });
   takeLock(dataDir);

@@ -60,12 +60,17 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     const { isEmbeddedServerRunning, startEmbeddedServer } = await import('./embedded');
     const socketDir = path.resolve(options.dataDir);
     if (!(await isEmbeddedServerRunning(options.dataDir))) {
-      embedded = await startEmbeddedServer(options.dataDir, options.poolMax * 2 + 8, { fromTemplate: options.fromTemplate });
+      embedded = await startEmbeddedServer(options.dataDir, options.poolMax * 2 + 8, {
+        fromTemplate: options.fromTemplate,
+      });
     }
     server = { host: socketDir, port: 5432, user: 'postgres', database: 'postgres' };
   }
   const pooled = Boolean(options.databaseUrl && options.listenUrl);
-  const bounds = { statementTimeoutMs: options.statementTimeoutMs ?? 15_000, connectTimeoutMs: options.connectTimeoutMs ?? 5_000 };
+  const bounds = {
+    statementTimeoutMs: options.statementTimeoutMs ?? 15_000,
+    connectTimeoutMs: options.connectTimeoutMs ?? 5_000,
+  };
   const connection = connectionSettings(server, { ...bounds, serverSide: Boolean(options.databaseUrl) && !pooled });
   const db = knex({
     client: 'pg',
@@ -117,7 +122,10 @@ const HUNG_SERVER_MARGIN_MS = 1_000;
  * - application_name 'latchkey': it shows in pg_stat_activity, and the embedded socket server
  *   knows Latchkey's own connections by it (they share the baseline session settings).
  */
-function connectionSettings(server: pg.ClientConfig, o: { statementTimeoutMs: number; connectTimeoutMs: number; serverSide: boolean }): pg.ClientConfig {
+function connectionSettings(
+  server: pg.ClientConfig,
+  o: { statementTimeoutMs: number; connectTimeoutMs: number; serverSide: boolean },
+): pg.ClientConfig {
   const timeout = o.statementTimeoutMs > 0 ? o.statementTimeoutMs : undefined;
   return {
     ...server,
@@ -137,7 +145,10 @@ function migrationsDirectory(): string {
 }
 
 /** Where knex finds the migrations of this build (compiled .js, or the .ts sources under ts-node/jest). */
-export const migrationSource = () => ({ directory: migrationsDirectory(), loadExtensions: __filename.endsWith('.ts') ? ['.ts'] : ['.js'] });
+export const migrationSource = () => ({
+  directory: migrationsDirectory(),
+  loadExtensions: __filename.endsWith('.ts') ? ['.ts'] : ['.js'],
+});
 
 /** Applies pending migrations, without the statement timeout: an index build may take longer. */
 export async function migrateLatest(db: Db): Promise<string[]> {
@@ -155,7 +166,11 @@ export async function withoutStatementTimeout<T>(db: Db, work: (unlimited: Db) =
   const config = db.client.config as Knex.Config;
   const given = config.connection as string | pg.ClientConfig;
   const connection = typeof given === 'string' ? { connectionString: given } : given;
-  const unlimited = knex({ ...config, connection: { ...connection, statement_timeout: 0, query_timeout: 0 } as Knex.PgConnectionConfig, pool: { min: 0, max: 1 } });
+  const unlimited = knex({
+    ...config,
+    connection: { ...connection, statement_timeout: 0, query_timeout: 0 } as Knex.PgConnectionConfig,
+    pool: { min: 0, max: 1 },
+  });
   try {
     return await work(unlimited);
   } finally {
@@ -188,4 +203,3 @@ export async function preparedQuery<T = any>(db: Db, name: string, text: string,
     await db.client.releaseConnection(connection);
   }
 }
-

@@ -50,7 +50,11 @@ export function createNotifications(connection: pg.ClientConfig, heartbeat = HEA
       c.end().catch(() => {});
       // A hung server never answers end's goodbye: close the socket rather than keep it.
       (c as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
-      if (!closed) retryTimer = setTimeout(() => void connect(Math.min(Math.max(delayMs * 2, 500), 10_000)), Math.max(delayMs, 500)).unref();
+      if (!closed)
+        retryTimer = setTimeout(
+          () => void connect(Math.min(Math.max(delayMs * 2, 500), 10_000)),
+          Math.max(delayMs, 500),
+        ).unref();
     };
     c.on('error', lost);
     c.on('end', lost);
@@ -60,7 +64,9 @@ export function createNotifications(connection: pg.ClientConfig, heartbeat = HEA
       if (client !== c) return;
       setListening(true);
       beat = setInterval(() => {
-        lastListen = lastListen.then(() => c.query({ text: 'SELECT 1', query_timeout: heartbeat.timeoutMs } as pg.QueryConfig)).then(() => {}, lost);
+        lastListen = lastListen
+          .then(() => c.query({ text: 'SELECT 1', query_timeout: heartbeat.timeoutMs } as pg.QueryConfig))
+          .then(() => {}, lost);
       }, heartbeat.everyMs);
       beat.unref();
     } catch {
@@ -81,7 +87,12 @@ export function createNotifications(connection: pg.ClientConfig, heartbeat = HEA
         if (listening) handlers.onListening(true);
       } else if (client && listening) {
         const c = client;
-        lastListen = lastListen.then(() => c.query(`LISTEN ${channel}`)).then(() => handlers.onListening(true), () => {});
+        lastListen = lastListen
+          .then(() => c.query(`LISTEN ${channel}`))
+          .then(
+            () => handlers.onListening(true),
+            () => {},
+          );
       }
     },
     async close() {

@@ -20,7 +20,10 @@ export type FrontendMessage =
  * Splits the next complete frontend message off `buffer`; undefined while incomplete. Before
  * the startup packet, messages carry no type byte (protocol §55.2.1).
  */
-export function nextFrontendMessage(buffer: Buffer, started: boolean): { message: FrontendMessage; rest: Buffer } | undefined {
+export function nextFrontendMessage(
+  buffer: Buffer,
+  started: boolean,
+): { message: FrontendMessage; rest: Buffer } | undefined {
   if (!started) {
     if (buffer.length < 8) return undefined;
     const length = buffer.readInt32BE(0);
@@ -29,7 +32,8 @@ export function nextFrontendMessage(buffer: Buffer, started: boolean): { message
     const bytes = buffer.subarray(0, length);
     const rest = buffer.subarray(length);
     const code = buffer.readInt32BE(4);
-    if (code === SSL_REQUEST || code === GSSENC_REQUEST) return { message: { kind: 'encryption-request', bytes }, rest };
+    if (code === SSL_REQUEST || code === GSSENC_REQUEST)
+      return { message: { kind: 'encryption-request', bytes }, rest };
     if (code === CANCEL_REQUEST) return { message: { kind: 'cancel' }, rest };
     if (code !== PROTOCOL_3) return { message: { kind: 'unsupported-startup' }, rest };
     return { message: { kind: 'startup', bytes: Buffer.from(bytes), params: startupParams(bytes) }, rest };
@@ -37,7 +41,10 @@ export function nextFrontendMessage(buffer: Buffer, started: boolean): { message
   if (buffer.length < 5) return undefined;
   const length = 1 + buffer.readInt32BE(1);
   if (buffer.length < length) return undefined;
-  return { message: { kind: 'message', type: String.fromCharCode(buffer[0]), bytes: Buffer.from(buffer.subarray(0, length)) }, rest: buffer.subarray(length) };
+  return {
+    message: { kind: 'message', type: String.fromCharCode(buffer[0]), bytes: Buffer.from(buffer.subarray(0, length)) },
+    rest: buffer.subarray(length),
+  };
 }
 
 function startupParams(bytes: Buffer): Map<string, string> {

@@ -26,7 +26,11 @@ export interface BackupContents {
  * sets the sequences and migrates to this version, so a backup of an older Latchkey restores into
  * a newer one; a failure anywhere rolls all of it back, and the database stays empty for a retry.
  */
-export async function restoreBackup(db: Db, read: () => AsyncIterable<string>, beforeWriting: (contents: BackupContents) => void = () => {}): Promise<BackupSummary & { migrated: string[] }> {
+export async function restoreBackup(
+  db: Db,
+  read: () => AsyncIterable<string>,
+  beforeWriting: (contents: BackupContents) => void = () => {},
+): Promise<BackupSummary & { migrated: string[] }> {
   const summary = await checkBackup(read());
   await assertEmpty(db);
   beforeWriting({ sealed: summary.sealed, developmentSecrets: summary.developmentSecrets });
@@ -51,7 +55,10 @@ async function loadRows(trx: Knex.Transaction, lines: AsyncIterable<string>): Pr
   let batchBytes = 0;
   const flush = async () => {
     if (!batch.length) return;
-    await trx.raw(`INSERT INTO ${ident(table)} (${columns}) OVERRIDING SYSTEM VALUE SELECT ${columns} FROM json_populate_recordset(NULL::${ident(table)}, ?::json)`, [`[${batch.join(',')}]`]);
+    await trx.raw(
+      `INSERT INTO ${ident(table)} (${columns}) OVERRIDING SYSTEM VALUE SELECT ${columns} FROM json_populate_recordset(NULL::${ident(table)}, ?::json)`,
+      [`[${batch.join(',')}]`],
+    );
     batch = [];
     batchBytes = 0;
   };
@@ -89,7 +96,9 @@ function databaseReason(err: unknown): string {
  * The header's migrations and carried secrets, the row counts and a sample of what is sealed,
  * once the whole file is known to be a complete backup.
  */
-async function checkBackup(lines: AsyncIterable<string>): Promise<{ migrationNames: string[]; rows: Record<string, number> } & BackupContents> {
+async function checkBackup(
+  lines: AsyncIterable<string>,
+): Promise<{ migrationNames: string[]; rows: Record<string, number> } & BackupContents> {
   let header: ReturnType<typeof parseBackupHeader>;
   let table: string | undefined;
   let ended: Record<string, number> | undefined;
@@ -105,7 +114,8 @@ async function checkBackup(lines: AsyncIterable<string>): Promise<{ migrationNam
     if (line.startsWith('{')) {
       if (!table) throw new Error('the backup is damaged: a row before any table');
       rows[table]++;
-      if (table === 'master_key_sentinel' || (sealed.anySealed === undefined && SEALED_TABLES.has(table))) sampleSealed(sealed, table, line);
+      if (table === 'master_key_sentinel' || (sealed.anySealed === undefined && SEALED_TABLES.has(table)))
+        sampleSealed(sealed, table, line);
       continue;
     }
     const control = parseControl(line);
@@ -118,7 +128,8 @@ async function checkBackup(lines: AsyncIterable<string>): Promise<{ migrationNam
   if (!ended) throw new Error('the backup is truncated (no end marker): nothing was restored');
   const counted = ended;
   const tables = new Set([...Object.keys(counted), ...Object.keys(rows)]);
-  if ([...tables].some((t) => counted[t] !== rows[t])) throw new Error('the backup is damaged: its row counts do not match its rows');
+  if ([...tables].some((t) => counted[t] !== rows[t]))
+    throw new Error('the backup is damaged: its row counts do not match its rows');
   return { migrationNames: header.migrations, rows, sealed, developmentSecrets: header.developmentSecrets };
 }
 
@@ -136,14 +147,18 @@ function sampleSealed(sample: SealedSample, table: string, line: string): void {
     if (typeof row.sealed === 'string') sample.sentinel = row.sealed;
     return;
   }
-  const value = SEALED_COLUMNS.filter((c) => c.table === table).map((c) => row[c.column]).find((v) => typeof v === 'string');
+  const value = SEALED_COLUMNS.filter((c) => c.table === table)
+    .map((c) => row[c.column])
+    .find((v) => typeof v === 'string');
   if (typeof value === 'string') sample.anySealed = value;
 }
 
 async function assertEmpty(db: Db | Knex.Transaction): Promise<void> {
   const exists = (await db.raw("SELECT to_regclass('knex_migrations') IS NOT NULL AS e")).rows[0].e;
   if (exists && Number((await db.raw('SELECT count(*) AS n FROM knex_migrations')).rows[0].n) > 0) {
-    throw new Error('restore needs an empty database: a fresh DATA_DIR (with the provider stopped) or an empty Postgres database');
+    throw new Error(
+      'restore needs an empty database: a fresh DATA_DIR (with the provider stopped) or an empty Postgres database',
+    );
   }
 }
 
@@ -153,7 +168,10 @@ async function applyMigrations(db: Knex.Transaction, wanted: string[]): Promise<
   const [, pending] = (await db.migrate.list(source)) as [unknown, Array<{ file: string }>];
   const known = new Map(pending.map((m) => [bare(m.file), m.file]));
   const unknown = wanted.filter((name) => !known.has(name));
-  if (unknown.length) throw new Error(`the backup comes from a newer Latchkey (unknown migrations: ${unknown.join(', ')}): restore it with that version`);
+  if (unknown.length)
+    throw new Error(
+      `the backup comes from a newer Latchkey (unknown migrations: ${unknown.join(', ')}): restore it with that version`,
+    );
   for (const name of wanted) await db.migrate.up({ ...source, name: known.get(name) });
 }
 

@@ -12,7 +12,12 @@ export interface AdminActor extends AuditContext {
 
 /** The CLI runs with the database's own authority: global. */
 export function cliActor(osUser?: string): AdminActor {
-  return { actorType: 'cli', actorId: osUser ?? null, actorName: osUser ? `admin CLI (${osUser})` : 'admin CLI', platformId: null };
+  return {
+    actorType: 'cli',
+    actorId: osUser ?? null,
+    actorName: osUser ? `admin CLI (${osUser})` : 'admin CLI',
+    platformId: null,
+  };
 }
 
 /** Cursor-paged lists (admin API, CLI, console): at most this many per page. */

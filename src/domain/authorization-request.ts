@@ -61,7 +61,10 @@ export const resourceConsentEntry = (uri: string, scope: string) => `${uri}#${sc
  * resourceConsentEntry (the same scope name of two resources is two grants).
  */
 export function consentEntriesOf(ar: Pick<AuthorizationRequest, 'scopes' | 'resources'>): string[] {
-  const ofResources = (ar.resources ?? []).flatMap((r) => [r.uri, ...r.scopes.map((s) => resourceConsentEntry(r.uri, s))]);
+  const ofResources = (ar.resources ?? []).flatMap((r) => [
+    r.uri,
+    ...r.scopes.map((s) => resourceConsentEntry(r.uri, s)),
+  ]);
   const resourceScopes = new Set((ar.resources ?? []).flatMap((r) => r.scopes));
   return [...ar.scopes.filter((s) => !resourceScopes.has(s)), ...ofResources];
 }

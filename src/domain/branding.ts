@@ -22,7 +22,8 @@ export interface ClientBranding {
 export const NO_CLIENT_BRANDING: ClientBranding = { logoUri: null, clientUri: null, policyUri: null, tosUri: null };
 
 /** The path an uploaded logo is served from; the version makes every new upload a new URL. */
-export const uploadedLogoPath = (platformId: string, version: string): string => `/platforms/${platformId}/logo?v=${version}`;
+export const uploadedLogoPath = (platformId: string, version: string): string =>
+  `/platforms/${platformId}/logo?v=${version}`;
 
 /** The logo the pages show: the uploaded one, else the https URL, else none (the initial). */
 export const platformLogoSrc = (platformId: string, b: PlatformBranding): string | null =>
@@ -62,7 +63,8 @@ const mix = (a: Rgb, b: Rgb, weight: number): Rgb => a.map((c, i) => c + (b[i] -
 export function accentColorProblem(value: string): string | null {
   if (!HEX_COLOR.test(value)) return 'must be a colour as #rrggbb';
   const ratio = contrastRatio(value, '#ffffff');
-  if (ratio < MIN_ACCENT_CONTRAST) return `has a contrast of ${ratio.toFixed(2)}:1 against white; white text on it and links in it need at least ${MIN_ACCENT_CONTRAST}:1 (pick a darker shade)`;
+  if (ratio < MIN_ACCENT_CONTRAST)
+    return `has a contrast of ${ratio.toFixed(2)}:1 against white; white text on it and links in it need at least ${MIN_ACCENT_CONTRAST}:1 (pick a darker shade)`;
   return null;
 }
 
@@ -79,10 +81,17 @@ export function accentPalette(accent: string): { light: Record<string, string>; 
   const white: Rgb = [255, 255, 255];
   const black: Rgb = [0, 0, 0];
   let dark = base;
-  for (let w = 0; w <= 1 && contrastRatio(hexOf(dark), DARK_SURFACE) < MIN_ACCENT_CONTRAST; w += 0.05) dark = mix(base, white, w);
+  for (let w = 0; w <= 1 && contrastRatio(hexOf(dark), DARK_SURFACE) < MIN_ACCENT_CONTRAST; w += 0.05)
+    dark = mix(base, white, w);
   const darkHex = hexOf(dark);
   return {
-    light: { '--brand': accent, '--brand-hover': hexOf(mix(base, black, 0.15)), '--brand-soft': hexOf(mix(base, white, 0.92)), '--brand-strong': hexOf(mix(base, black, 0.35)), '--on-brand': '#ffffff' },
+    light: {
+      '--brand': accent,
+      '--brand-hover': hexOf(mix(base, black, 0.15)),
+      '--brand-soft': hexOf(mix(base, white, 0.92)),
+      '--brand-strong': hexOf(mix(base, black, 0.35)),
+      '--on-brand': '#ffffff',
+    },
     dark: {
       '--brand': darkHex,
       '--brand-hover': hexOf(mix(dark, white, 0.15)),

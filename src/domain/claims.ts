@@ -34,7 +34,8 @@ export function scopeClaims(user: User, scopes: readonly string[], baseUrl: stri
   }
   if (scopes.includes('email')) Object.assign(claims, { email: user.email, email_verified: user.emailVerified });
   // The service does not verify phones; the spec has phone_number_verified always true.
-  if (scopes.includes('phone') && user.phoneNumber) Object.assign(claims, { phone_number: user.phoneNumber, phone_number_verified: true });
+  if (scopes.includes('phone') && user.phoneNumber)
+    Object.assign(claims, { phone_number: user.phoneNumber, phone_number_verified: true });
   if (scopes.includes('address') && user.address && Object.keys(user.address).length) claims.address = user.address;
   return omitUnset(claims);
 }

@@ -14,7 +14,19 @@ import { SUPPORTED_SCOPES } from './scopes';
 export type ClientMetadataDocumentPolicy = string;
 
 /** What a document yields: the client's identity, redirects, scopes and display fields, never a secret. */
-export type MetadataDocumentClient = Pick<Client, 'id' | 'name' | 'type' | 'redirectUris' | 'postLogoutRedirectUris' | 'allowedScopes' | 'logoUri' | 'clientUri' | 'policyUri' | 'tosUri'>;
+export type MetadataDocumentClient = Pick<
+  Client,
+  | 'id'
+  | 'name'
+  | 'type'
+  | 'redirectUris'
+  | 'postLogoutRedirectUris'
+  | 'allowedScopes'
+  | 'logoUri'
+  | 'clientUri'
+  | 'policyUri'
+  | 'tosUri'
+>;
 
 export const CLIENT_ID_URL_MAX_LENGTH = 2000;
 export const CLIENT_NAME_MAX_LENGTH = 100;
@@ -45,10 +57,12 @@ export function clientIdUrlProblem(id: string): string | undefined {
   } catch {
     return 'is not a URL';
   }
-  if (url.username || url.password || url.host === '' || id.slice(8).split(/[/?#]/)[0].includes('@')) return 'must not carry a user name or password';
+  if (url.username || url.password || url.host === '' || id.slice(8).split(/[/?#]/)[0].includes('@'))
+    return 'must not carry a user name or password';
   if (id.includes('#')) return 'must not have a fragment';
   const rawPath = id.slice(8 + url.host.length).split('?')[0];
-  if (rawPath.split('/').some((segment) => /^(\.|%2e){1,2}$/i.test(segment))) return 'must not have "." or ".." path segments';
+  if (rawPath.split('/').some((segment) => /^(\.|%2e){1,2}$/i.test(segment)))
+    return 'must not have "." or ".." path segments';
   if (url.pathname === '/' || url.pathname === '') return 'must have a path (not just "/")';
   if (url.href !== id) return `must be written in its normal form (${url.href})`;
   return undefined;
@@ -84,7 +98,8 @@ export function clientMetadataDocumentPolicyProblem(policy: string): string | un
   if (value === 'on' || value === 'off') return undefined;
   const patterns = value.split(/\s+/).filter(Boolean);
   if (patterns.length === 0) return 'must be "off", "on" or a list of host patterns';
-  if (patterns.includes('on') || patterns.includes('off')) return '"on" and "off" stand alone, never among host patterns';
+  if (patterns.includes('on') || patterns.includes('off'))
+    return '"on" and "off" stand alone, never among host patterns';
   if (patterns.length > HOST_PATTERNS_MAX) return `lists more than ${HOST_PATTERNS_MAX} host patterns`;
   for (const pattern of patterns) {
     const wildcard = pattern.startsWith('*.');
@@ -112,7 +127,8 @@ const refuse = (reason: string): never => {
 function stringList(doc: Record<string, unknown>, field: string, max: number): string[] | undefined {
   const value = doc[field];
   if (value === undefined) return undefined;
-  if (!Array.isArray(value) || !value.every((v) => typeof v === 'string')) return refuse(`${field} must be an array of strings`);
+  if (!Array.isArray(value) || !value.every((v) => typeof v === 'string'))
+    return refuse(`${field} must be an array of strings`);
   if (value.length > max) return refuse(`${field} lists more than ${max} entries`);
   return [...new Set(value as string[])];
 }
@@ -145,14 +161,23 @@ function httpsUri(doc: Record<string, unknown>, field: string): string | null {
     url = undefined;
   }
   if (!url || url.protocol !== 'https:' || url.username || url.password || value.length > URI_MAX_LENGTH) {
-    refuse(`${field} must be an https URL without credentials, at most ${URI_MAX_LENGTH} characters (got ${quote(value)})`);
+    refuse(
+      `${field} must be an https URL without credentials, at most ${URI_MAX_LENGTH} characters (got ${quote(value)})`,
+    );
   }
   return value;
 }
 
 const isHiddenCharacter = (ch: string): boolean => {
   const c = ch.codePointAt(0)!;
-  return c < 0x20 || (c >= 0x7f && c <= 0x9f) || c === 0x200e || c === 0x200f || (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069);
+  return (
+    c < 0x20 ||
+    (c >= 0x7f && c <= 0x9f) ||
+    c === 0x200e ||
+    c === 0x200f ||
+    (c >= 0x202a && c <= 0x202e) ||
+    (c >= 0x2066 && c <= 0x2069)
+  );
 };
 
 function clientName(doc: Record<string, unknown>, url: URL): string {
@@ -169,7 +194,10 @@ function clientName(doc: Record<string, unknown>, url: URL): string {
 /** RFC 6749 §3.3 scope tokens; without `scope`, the OpenID Connect scopes. offline_access only with the refresh_token grant. */
 function allowedScopes(doc: Record<string, unknown>, grantTypes: string[]): string[] {
   const value = optionalString(doc, 'scope');
-  const tokens = value === undefined ? SUPPORTED_SCOPES.filter((s) => s !== 'offline_access' || grantTypes.includes('refresh_token')) : [...new Set(value.split(' ').filter(Boolean))];
+  const tokens =
+    value === undefined
+      ? SUPPORTED_SCOPES.filter((s) => s !== 'offline_access' || grantTypes.includes('refresh_token'))
+      : [...new Set(value.split(' ').filter(Boolean))];
   if (tokens.length > SCOPES_MAX) refuse(`scope lists more than ${SCOPES_MAX} scopes`);
   const bad = tokens.find((t) => t.length > SCOPE_TOKEN_MAX_LENGTH || !/^[\x21\x23-\x5b\x5d-\x7e]+$/.test(t));
   if (bad !== undefined) refuse(`scope holds an invalid scope token ${quote(bad)}`);
@@ -182,8 +210,10 @@ const PRIVATE_JWK_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
 function checkJwks(doc: Record<string, unknown>): void {
   if (doc.jwks === undefined) return;
   const keys = (doc.jwks as { keys?: unknown } | null)?.keys;
-  if (typeof doc.jwks !== 'object' || doc.jwks === null || !Array.isArray(keys)) refuse('jwks must be an object with a keys array');
-  if ((keys as unknown[]).some((k) => typeof k === 'object' && k !== null && PRIVATE_JWK_MEMBERS.some((m) => m in k))) refuse('jwks holds private key material');
+  if (typeof doc.jwks !== 'object' || doc.jwks === null || !Array.isArray(keys))
+    refuse('jwks must be an object with a keys array');
+  if ((keys as unknown[]).some((k) => typeof k === 'object' && k !== null && PRIVATE_JWK_MEMBERS.some((m) => m in k)))
+    refuse('jwks holds private key material');
 }
 
 /**
@@ -205,11 +235,13 @@ export function parseClientMetadataDocument(url: string, body: unknown): ParsedM
       if (field in doc) refuse(`${field} must not appear: a client metadata document has no shared secret`);
     }
     const method = optionalString(doc, 'token_endpoint_auth_method') ?? 'none';
-    if (method !== 'none') refuse(`token_endpoint_auth_method ${quote(method)} is not supported: only "none" (a public client using PKCE)`);
+    if (method !== 'none')
+      refuse(`token_endpoint_auth_method ${quote(method)} is not supported: only "none" (a public client using PKCE)`);
     checkJwks(doc);
     const grantTypes = stringList(doc, 'grant_types', LIST_MAX) ?? ['authorization_code'];
     const badGrant = grantTypes.find((g) => g !== 'authorization_code' && g !== 'refresh_token');
-    if (badGrant !== undefined) refuse(`grant_types: ${quote(badGrant)} is not supported (only authorization_code and refresh_token)`);
+    if (badGrant !== undefined)
+      refuse(`grant_types: ${quote(badGrant)} is not supported (only authorization_code and refresh_token)`);
     if (!grantTypes.includes('authorization_code')) refuse('grant_types must include authorization_code');
     const badResponse = (stringList(doc, 'response_types', LIST_MAX) ?? ['code']).find((r) => r !== 'code');
     if (badResponse !== undefined) refuse(`response_types: ${quote(badResponse)} is not supported (only code)`);

@@ -41,7 +41,8 @@ export type RegistrationSource = 'admin' | 'dynamic' | 'metadata_document';
  * (`dynamic`); clients named by a Client ID Metadata Document join by their own source. Consent for
  * such a client is never skipped by policy and says so (docs/decisions.md, "Agent-ready authorization").
  */
-export const isSelfRegistered = (client: Pick<Client, 'registrationSource'>): boolean => client.registrationSource !== 'admin';
+export const isSelfRegistered = (client: Pick<Client, 'registrationSource'>): boolean =>
+  client.registrationSource !== 'admin';
 
 /** What the consent page tells of a self-registered client besides its branding. */
 export interface SelfRegisteredClient {
@@ -78,7 +79,13 @@ export const ID_TOKEN_ALGS = ['RS256', 'ES256', 'EdDSA', 'HS512'] as const;
 export type IdTokenAlg = (typeof ID_TOKEN_ALGS)[number];
 
 /** The client's registration fields that have a default, optional when a client is created. */
-export type ClientLogoutAndAlgFields = 'idTokenSignedResponseAlg' | 'backchannelLogoutUri' | 'backchannelLogoutSessionRequired' | 'frontchannelLogoutUri' | 'frontchannelLogoutSessionRequired' | keyof ClientBranding;
+export type ClientLogoutAndAlgFields =
+  | 'idTokenSignedResponseAlg'
+  | 'backchannelLogoutUri'
+  | 'backchannelLogoutSessionRequired'
+  | 'frontchannelLogoutUri'
+  | 'frontchannelLogoutSessionRequired'
+  | keyof ClientBranding;
 
 /** The longest a rotated-out client secret may keep working: 30 days. */
 export const CLIENT_SECRET_OVERLAP_MAX_SECONDS = 2_592_000;

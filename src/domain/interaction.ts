@@ -56,7 +56,12 @@ export interface UpstreamInProgress {
 /** The answers to the client: a code (complete) or an error (RFC 6749 §4.1.2.1, OIDC Core 3.1.2.6). */
 export type FinalStep =
   | { kind: 'complete'; user: User; authTime: number; amr?: string[] }
-  | { kind: 'error'; code: 'login_required' | 'consent_required' | 'account_selection_required' | 'access_denied' | 'interaction_required'; description: string };
+  | {
+      kind: 'error';
+      code:
+        'login_required' | 'consent_required' | 'account_selection_required' | 'access_denied' | 'interaction_required';
+      description: string;
+    };
 
 /** What an authorization needs next, decided once per transition: a page to show, or the answer. */
 export type Step = PageStep | FinalStep;

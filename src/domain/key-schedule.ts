@@ -34,10 +34,17 @@ export interface KeyLife {
  * `supersededAt`: for a stored-active key, the activation time of its algorithm's next key when
  * that time has come (see dueActivation); the key then counts as rotated out from that moment.
  */
-export function keyLifeAt(key: StoredKeyLife, supersededAt: Date | undefined, now: Date, accessTokenTtlSeconds: number): KeyLife {
+export function keyLifeAt(
+  key: StoredKeyLife,
+  supersededAt: Date | undefined,
+  now: Date,
+  accessTokenTtlSeconds: number,
+): KeyLife {
   const activatesAt = key.activatesAt;
-  if (key.status === 'next' && activatesAt && activatesAt > now) return { state: 'next', activatesAt, rotatedAt: null, retiredAt: null };
-  if (key.status === 'next' || (key.status === 'active' && !supersededAt)) return { state: 'active', activatesAt, rotatedAt: null, retiredAt: null };
+  if (key.status === 'next' && activatesAt && activatesAt > now)
+    return { state: 'next', activatesAt, rotatedAt: null, retiredAt: null };
+  if (key.status === 'next' || (key.status === 'active' && !supersededAt))
+    return { state: 'active', activatesAt, rotatedAt: null, retiredAt: null };
   const rotatedAt = key.status === 'active' ? supersededAt! : (key.retiredAt ?? key.createdAt);
   const graceEnds = new Date(rotatedAt.getTime() + accessTokenTtlSeconds * 1000);
   const state = !key.withdrawnAt && graceEnds > now ? 'retiring' : 'retired';
@@ -45,7 +52,11 @@ export function keyLifeAt(key: StoredKeyLife, supersededAt: Date | undefined, no
 }
 
 /** The activation time of a stored-next key of `alg` that has come (at most one per alg), which supersedes the stored-active one. */
-export function dueActivation<K extends { alg: string; status: StoredKeyLife['status']; activatesAt: Date | null }>(keys: readonly K[], alg: string, now: Date): Date | undefined {
+export function dueActivation<K extends { alg: string; status: StoredKeyLife['status']; activatesAt: Date | null }>(
+  keys: readonly K[],
+  alg: string,
+  now: Date,
+): Date | undefined {
   const next = keys.find((k) => k.alg === alg && k.status === 'next');
   return next?.activatesAt && next.activatesAt <= now ? next.activatesAt : undefined;
 }

@@ -3,7 +3,8 @@ export const SUPPORTED_LOCALES = ['en', 'de', 'fr', 'es'] as const;
 export type Locale = (typeof SUPPORTED_LOCALES)[number];
 export const DEFAULT_LOCALE: Locale = 'en';
 
-export const isLocale = (v: unknown): v is Locale => typeof v === 'string' && (SUPPORTED_LOCALES as readonly string[]).includes(v);
+export const isLocale = (v: unknown): v is Locale =>
+  typeof v === 'string' && (SUPPORTED_LOCALES as readonly string[]).includes(v);
 
 /** A BCP 47 tag's language ("de-CH" → "de") when we speak it. */
 function supported(tag: string): Locale | undefined {

@@ -6,7 +6,8 @@
 export const MFA_POLICIES = ['off', 'optional', 'required'] as const;
 /** off: never asked, no enrolment; optional: asked of users who enrolled; required: every user enrols. */
 export type MfaPolicy = (typeof MFA_POLICIES)[number];
-export const isMfaPolicy = (v: unknown): v is MfaPolicy => typeof v === 'string' && (MFA_POLICIES as readonly string[]).includes(v);
+export const isMfaPolicy = (v: unknown): v is MfaPolicy =>
+  typeof v === 'string' && (MFA_POLICIES as readonly string[]).includes(v);
 
 /** RFC 8176 values this provider emits, and `fed`: a sign-in through an upstream identity provider (not an RFC 8176 value). */
 export type AuthMethod = 'pwd' | 'otp' | 'hwk' | 'swk' | 'user' | 'mfa' | 'fed';
@@ -28,7 +29,10 @@ export function amrOf(methods: readonly AuthMethod[]): AuthMethod[] {
   const upstreamMfa = methods.includes('fed') && methods.includes('mfa');
   const out: AuthMethod[] = [...new Set(methods.filter((m) => m !== 'mfa'))];
   // An upstream sign-in is one factor, like a password: a local otp/passkey after it makes two.
-  const factors = (out.includes('pwd') || out.includes('fed') ? 1 : 0) + (out.some((m) => SECOND_FACTORS.includes(m)) ? 1 : 0) + (out.includes('user') ? 1 : 0);
+  const factors =
+    (out.includes('pwd') || out.includes('fed') ? 1 : 0) +
+    (out.some((m) => SECOND_FACTORS.includes(m)) ? 1 : 0) +
+    (out.includes('user') ? 1 : 0);
   if (factors >= 2 || upstreamMfa) out.push('mfa');
   return out;
 }

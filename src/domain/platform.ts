@@ -24,7 +24,8 @@ export const REGISTRATION_POLICIES = ['off', 'token', 'open'] as const;
 export type RegistrationPolicy = (typeof REGISTRATION_POLICIES)[number];
 
 /** One host name (`app.example.org`) or every subdomain of one (`*.example.com`), in lower case. */
-const HOST_PATTERN = /^(\*\.)?(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)+$/;
+const HOST_PATTERN =
+  /^(\*\.)?(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)+$/;
 const MAX_HOST_PATTERNS = 50;
 
 /**
@@ -32,14 +33,21 @@ const MAX_HOST_PATTERNS = 50;
  * URL) or host patterns separated by spaces. Returns the stored form (lower case, one space,
  * no repeats) or why the value is refused.
  */
-export function parseClientMetadataDocuments(value: string): { ok: true; value: string } | { ok: false; reason: string } {
+export function parseClientMetadataDocuments(
+  value: string,
+): { ok: true; value: string } | { ok: false; reason: string } {
   const trimmed = value.trim().toLowerCase();
   if (trimmed === 'off' || trimmed === 'on') return { ok: true, value: trimmed };
   const patterns = [...new Set(trimmed.split(/\s+/).filter(Boolean))];
-  if (patterns.length === 0) return { ok: false, reason: 'must be off, on, or host patterns such as "*.example.com app.example.org"' };
+  if (patterns.length === 0)
+    return { ok: false, reason: 'must be off, on, or host patterns such as "*.example.com app.example.org"' };
   if (patterns.length > MAX_HOST_PATTERNS) return { ok: false, reason: `at most ${MAX_HOST_PATTERNS} host patterns` };
   const bad = patterns.find((p) => !HOST_PATTERN.test(p));
-  if (bad) return { ok: false, reason: `"${bad.slice(0, 100)}" is not a host name or *.host pattern (off, on, or names such as "*.example.com app.example.org")` };
+  if (bad)
+    return {
+      ok: false,
+      reason: `"${bad.slice(0, 100)}" is not a host name or *.host pattern (off, on, or names such as "*.example.com app.example.org")`,
+    };
   return { ok: true, value: patterns.join(' ') };
 }
 
@@ -47,7 +55,15 @@ export const SIGNING_PROFILES = ['seed', 'standard'] as const;
 export type SigningProfile = (typeof SIGNING_PROFILES)[number];
 
 /** The spec's rate-limited endpoints (spec Limits), whose per-minute limit a platform may override. */
-export const RATE_LIMITED_ENDPOINTS = ['discovery', 'authorize', 'token', 'userinfo', 'jwks', 'introspect', 'revoke'] as const;
+export const RATE_LIMITED_ENDPOINTS = [
+  'discovery',
+  'authorize',
+  'token',
+  'userinfo',
+  'jwks',
+  'introspect',
+  'revoke',
+] as const;
 export type RateLimitedEndpoint = (typeof RATE_LIMITED_ENDPOINTS)[number];
 
 /** Requests per minute, exactly the spec's table (spec Limits). */

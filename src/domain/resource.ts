@@ -54,13 +54,15 @@ export function resourceUriProblem(uri: string): string | null {
     return 'must be an absolute URI';
   }
   if (uri.includes('#')) return 'must not contain a fragment';
-  if (!/^[a-z][a-z0-9+.-]*:/i.test(uri) || parsed.protocol === 'javascript:' || parsed.protocol === 'data:') return 'must be an absolute URI';
+  if (!/^[a-z][a-z0-9+.-]*:/i.test(uri) || parsed.protocol === 'javascript:' || parsed.protocol === 'data:')
+    return 'must be an absolute URI';
   return null;
 }
 
 /** The scopes a request naming these resources and no `scope` asks for: each resource's defaults. */
 export function defaultScopesOf(resources: readonly Resource[]): string[] {
   const out = new Set<string>();
-  for (const r of resources) for (const s of r.defaultScopes.length ? r.defaultScopes : r.scopes.map((x) => x.name)) out.add(s);
+  for (const r of resources)
+    for (const s of r.defaultScopes.length ? r.defaultScopes : r.scopes.map((x) => x.name)) out.add(s);
   return [...out];
 }

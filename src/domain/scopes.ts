@@ -5,8 +5,9 @@ export type Scope = (typeof SUPPORTED_SCOPES)[number];
 
 export const isSupportedScope = (s: string): s is Scope => (SUPPORTED_SCOPES as readonly string[]).includes(s);
 
-export const parseScope = (scope: string | undefined): string[] =>
-  [...new Set((scope ?? '').split(/[ +]+/).filter(Boolean))];
+export const parseScope = (scope: string | undefined): string[] => [
+  ...new Set((scope ?? '').split(/[ +]+/).filter(Boolean)),
+];
 
 /** Spec scope rule 1: requested ∩ allowed ∩ supported, in canonical order; the rest is dropped silently. */
 export function narrowScopes(requested: string[], allowed: string[]): Scope[] {

@@ -6,7 +6,8 @@ export type SigningAlg = (typeof SIGNING_ALGS)[number];
 export const ASYMMETRIC_ALGS = ['RS256', 'ES256', 'EdDSA'] as const;
 export type AsymmetricAlg = (typeof ASYMMETRIC_ALGS)[number];
 
-export const isAsymmetricAlg = (alg: string): alg is AsymmetricAlg => (ASYMMETRIC_ALGS as readonly string[]).includes(alg);
+export const isAsymmetricAlg = (alg: string): alg is AsymmetricAlg =>
+  (ASYMMETRIC_ALGS as readonly string[]).includes(alg);
 
 /** The members a published public JWK may carry, per key type (RFC 7517/7518/8037): never d, p, q, dp, dq, qi, k. */
 export const PUBLIC_JWK_MEMBERS: Readonly<Record<string, readonly string[]>> = {

@@ -53,14 +53,33 @@ export interface UpstreamPreset {
  * `apiBaseUrl`) may be overridden: Microsoft's tenant, GitHub Enterprise Server, or a local stand-in.
  */
 export const UPSTREAM_PRESETS: Record<Exclude<UpstreamKind, 'oidc'>, UpstreamPreset> = {
-  google: { displayName: 'Google', issuer: 'https://accounts.google.com', apiBaseUrl: null, scopes: ['openid', 'email', 'profile'], trustEmail: true },
+  google: {
+    displayName: 'Google',
+    issuer: 'https://accounts.google.com',
+    apiBaseUrl: null,
+    scopes: ['openid', 'email', 'profile'],
+    trustEmail: true,
+  },
   // The "common" tenant's issuer is a template ({tenantid}): pick a tenant for a verifiable issuer.
-  microsoft: { displayName: 'Microsoft', issuer: 'https://login.microsoftonline.com/common/v2.0', apiBaseUrl: null, scopes: ['openid', 'email', 'profile'], trustEmail: false },
-  github: { displayName: 'GitHub', issuer: 'https://github.com', apiBaseUrl: 'https://api.github.com', scopes: ['read:user', 'user:email'], trustEmail: true },
+  microsoft: {
+    displayName: 'Microsoft',
+    issuer: 'https://login.microsoftonline.com/common/v2.0',
+    apiBaseUrl: null,
+    scopes: ['openid', 'email', 'profile'],
+    trustEmail: false,
+  },
+  github: {
+    displayName: 'GitHub',
+    issuer: 'https://github.com',
+    apiBaseUrl: 'https://api.github.com',
+    scopes: ['read:user', 'user:email'],
+    trustEmail: true,
+  },
 };
 
 /** The issuer of a Microsoft Entra tenant (a tenant id or domain, or common/organizations/consumers). */
-export const microsoftIssuer = (tenant: string): string => `https://login.microsoftonline.com/${encodeURIComponent(tenant)}/v2.0`;
+export const microsoftIssuer = (tenant: string): string =>
+  `https://login.microsoftonline.com/${encodeURIComponent(tenant)}/v2.0`;
 
 /** What an upstream sign-in proved, after its ID token (or GitHub's API answer) was verified. */
 export interface UpstreamProfile {
@@ -108,4 +127,5 @@ export const UPSTREAM_SLUG = /^[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?$/;
  * The redirect URI to register at every upstream of a platform (one callback per platform, a fixed
  * path): what the admin surfaces show; the HTTP layer's helper builds the same.
  */
-export const upstreamCallbackUrl = (baseUrl: string, platformId: string): string => `${baseUrl}/platforms/${platformId}/upstream/callback`;
+export const upstreamCallbackUrl = (baseUrl: string, platformId: string): string =>
+  `${baseUrl}/platforms/${platformId}/upstream/callback`;

@@ -50,7 +50,9 @@ export function trackServer(server: Server) {
           finished = true;
           clearInterval(sweep);
           clearTimeout(grace);
-          const cut = drained ? { requests: 0, connections: 0 } : { requests: inFlight.size, connections: sockets.size };
+          const cut = drained
+            ? { requests: 0, connections: 0 }
+            : { requests: inFlight.size, connections: sockets.size };
           if (!drained) server.closeAllConnections();
           resolve({ drained, waitedFor, cut, ms: Date.now() - started });
         };

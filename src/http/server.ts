@@ -16,7 +16,10 @@ import { renderRequestlessErrorPage } from './errors/error-page';
 export function createAppServer(app: Express): Server {
   const server = createPrototypedServer(app);
   // Node's own refusals (431, 400) in the app's error shapes, not bare statuses (http/errors/client-error.ts).
-  server.on('clientError', clientErrorHandler((status, description, done) => renderRequestlessErrorPage(app, status, description, done)));
+  server.on(
+    'clientError',
+    clientErrorHandler((status, description, done) => renderRequestlessErrorPage(app, status, description, done)),
+  );
   return server;
 }
 
@@ -34,7 +37,10 @@ function createPrototypedServer(app: Express): Server {
   }
   AppResponse.prototype = app.response;
   return new Server(
-    { IncomingMessage: AppRequest as unknown as typeof IncomingMessage, ServerResponse: AppResponse as unknown as typeof ServerResponse },
+    {
+      IncomingMessage: AppRequest as unknown as typeof IncomingMessage,
+      ServerResponse: AppResponse as unknown as typeof ServerResponse,
+    },
     app,
   );
 }

@@ -7,7 +7,17 @@
  */
 
 /** Path prefixes of the hosted pages (each with everything below it). */
-const HOSTED_PAGES = ['/interaction', '/account', '/password', '/verify-email', '/oauth/authorize', '/oauth/logout', '/admin', '/dev', '/static'];
+const HOSTED_PAGES = [
+  '/interaction',
+  '/account',
+  '/password',
+  '/verify-email',
+  '/oauth/authorize',
+  '/oauth/logout',
+  '/admin',
+  '/dev',
+  '/static',
+];
 /** The upstream sign-in's callback: a browser route below a platform (its other paths are API). */
 const UPSTREAM_CALLBACK = /^\/platforms\/[^/]+\/upstream(\/|$)/;
 

@@ -8,7 +8,8 @@ export const accountUrl = (platformId: string, suffix = '') => `/account${suffix
 /** The account page's tabs (docs/decisions.md, "Page usability findings"): server-rendered links, so they work without JavaScript. */
 export const ACCOUNT_SECTIONS = ['profile', 'security', 'apps'] as const;
 export type AccountSection = (typeof ACCOUNT_SECTIONS)[number];
-export const isAccountSection = (v: unknown): v is AccountSection => typeof v === 'string' && (ACCOUNT_SECTIONS as readonly string[]).includes(v);
+export const isAccountSection = (v: unknown): v is AccountSection =>
+  typeof v === 'string' && (ACCOUNT_SECTIONS as readonly string[]).includes(v);
 
 /** The account page at one tab (`/account?platform_guid=G&section=security`); the profile tab has no `section`. */
 export const accountSectionUrl = (platformId: string, section: AccountSection = 'profile') =>
@@ -24,7 +25,8 @@ export const requestedSection = (query: unknown): Exclude<AccountSection, 'profi
 };
 
 /** `url` (which has a query) with the tab asked for, if any. */
-export const withSection = (url: string, section: AccountSection | undefined) => (section && section !== 'profile' ? `${url}&section=${section}` : url);
+export const withSection = (url: string, section: AccountSection | undefined) =>
+  section && section !== 'profile' ? `${url}&section=${section}` : url;
 
 /** An interaction's page, or one of its forms and links (`/signin`, `/signup`, `/chooser`, `/consent`, `/forgot`). */
 export const interactionUrl = (iid: string, suffix = '') => `/interaction/${iid}${suffix}`;
@@ -35,7 +37,9 @@ export const forgotPasswordUrl = (platformId: string) => `/password/forgot?${pla
 export { upstreamCallbackUrl } from '../domain/upstream'; // the one definition: presenters and the console show the same URL
 
 /** The account page's sign-in through an upstream provider. */
-export const accountUpstreamUrl = (platformId: string, slug: string) => `/account/upstream/${encodeURIComponent(slug)}?${platformQuery(platformId)}`;
+export const accountUpstreamUrl = (platformId: string, slug: string) =>
+  `/account/upstream/${encodeURIComponent(slug)}?${platformQuery(platformId)}`;
 
 /** "Email me a link" of the link page: the mailed link back to this browser's interaction. */
-export const linkAccountMailUrl = (iid: string, token: string) => `/interaction/${iid}/link-account/email?token=${encodeURIComponent(token)}`;
+export const linkAccountMailUrl = (iid: string, token: string) =>
+  `/interaction/${iid}/link-account/email?token=${encodeURIComponent(token)}`;

@@ -13,8 +13,13 @@ export function readCatalogs(dir = LOCALES_DIR): Record<string, Record<string, C
   const out: Record<string, Record<string, Catalog>> = {};
   for (const lng of SUPPORTED_LOCALES) {
     out[lng] = {};
-    for (const file of fs.readdirSync(path.join(dir, lng)).filter((f) => f.endsWith('.json')).sort()) {
-      out[lng][file.slice(0, -'.json'.length)] = JSON.parse(fs.readFileSync(path.join(dir, lng, file), 'utf8')) as Catalog;
+    for (const file of fs
+      .readdirSync(path.join(dir, lng))
+      .filter((f) => f.endsWith('.json'))
+      .sort()) {
+      out[lng][file.slice(0, -'.json'.length)] = JSON.parse(
+        fs.readFileSync(path.join(dir, lng, file), 'utf8'),
+      ) as Catalog;
     }
   }
   return out;

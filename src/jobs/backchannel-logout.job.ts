@@ -11,7 +11,11 @@ export interface BackchannelLogoutJobOptions extends Partial<BackchannelDelivery
 export type BackchannelLogoutJob = OutboxWorker;
 
 /** The back-channel logout worker of one instance, run as the mail outbox's is. */
-export function startBackchannelLogoutJob(s: Services, logger: Logger, options: BackchannelLogoutJobOptions = {}): BackchannelLogoutJob {
+export function startBackchannelLogoutJob(
+  s: Services,
+  logger: Logger,
+  options: BackchannelLogoutJobOptions = {},
+): BackchannelLogoutJob {
   const { pollIntervalMs = 5000, ...delivery } = options;
   const batchSize = delivery.batchSize ?? 10;
   return startOutboxWorker({

@@ -57,7 +57,8 @@ export function startOutboxWorker(o: OutboxWorkerOptions): OutboxWorker {
     }
     running = rounds().finally(() => {
       running = undefined;
-      if (again && !stopped) wake(); // woken after the last round looked
+      if (again && !stopped)
+        wake(); // woken after the last round looked
       else schedule();
     });
   }

@@ -52,7 +52,12 @@ export function createMailTransport(options: { smtpUrl?: string; dataDir: string
     return {
       kind: 'smtp',
       send: async (m) => {
-        smtp ??= mailer().createTransport({ url: options.smtpUrl, connectionTimeout: 15_000, greetingTimeout: 15_000, socketTimeout: 60_000 });
+        smtp ??= mailer().createTransport({
+          url: options.smtpUrl,
+          connectionTimeout: 15_000,
+          greetingTimeout: 15_000,
+          socketTimeout: 60_000,
+        });
         await smtp.sendMail(envelope(m));
       },
     };
@@ -86,14 +91,22 @@ export function createMailTransport(options: { smtpUrl?: string; dataDir: string
 }
 
 /** The outbox, newest first; `to` keeps only mail to that address. */
-export async function listOutbox(outboxDir: string, options: { limit?: number; to?: string } = {}): Promise<OutboxEntry[]> {
+export async function listOutbox(
+  outboxDir: string,
+  options: { limit?: number; to?: string } = {},
+): Promise<OutboxEntry[]> {
   let files: string[];
   try {
     files = await fs.readdir(outboxDir);
   } catch {
     return [];
   }
-  const ids = files.filter((f) => f.endsWith('.json')).map((f) => f.slice(0, -5)).filter((id) => OUTBOX_ID.test(id)).sort().reverse();
+  const ids = files
+    .filter((f) => f.endsWith('.json'))
+    .map((f) => f.slice(0, -5))
+    .filter((id) => OUTBOX_ID.test(id))
+    .sort()
+    .reverse();
   const limit = options.limit ?? 200;
   const to = options.to?.toLowerCase();
   const out: OutboxEntry[] = [];

@@ -62,11 +62,17 @@ export function createOutboundFetch(options: OutboundFetchOptions): OutboundFetc
     // One deadline over DNS, connect and the whole body; a slow DNS answer must not start a late request.
     const deadline = new AbortController();
     const timer = setTimeout(
-      () => deadline.abort(new OutboundRequestError('timeout', `${target.host}: no complete answer within ${timeoutMs} ms`)),
+      () =>
+        deadline.abort(
+          new OutboundRequestError('timeout', `${target.host}: no complete answer within ${timeoutMs} ms`),
+        ),
       timeoutMs,
     );
     try {
-      const addresses = await untilAborted(resolveTarget(target.hostname, options.allowPrivateTargets), deadline.signal);
+      const addresses = await untilAborted(
+        resolveTarget(target.hostname, options.allowPrivateTargets),
+        deadline.signal,
+      );
       return await send(target.url, addresses, init, maxBytes, deadline.signal, options.ca);
     } finally {
       clearTimeout(timer);
@@ -75,8 +81,14 @@ export function createOutboundFetch(options: OutboundFetchOptions): OutboundFetc
 }
 
 /** From config: private targets allowed unless production, or when ALLOW_PRIVATE_NETWORK_TARGETS=true; a caller may set tighter limits. */
-export function outboundFetchFromConfig(config: Config, limits: { timeoutMs?: number; maxResponseBytes?: number } = {}): OutboundFetch {
-  return createOutboundFetch({ ...limits, allowPrivateTargets: !config.isProduction || config.allowPrivateNetworkTargets });
+export function outboundFetchFromConfig(
+  config: Config,
+  limits: { timeoutMs?: number; maxResponseBytes?: number } = {},
+): OutboundFetch {
+  return createOutboundFetch({
+    ...limits,
+    allowPrivateTargets: !config.isProduction || config.allowPrivateNetworkTargets,
+  });
 }
 
 interface Target {
@@ -93,7 +105,8 @@ function parseTarget(raw: string): Target {
   } catch {
     throw new OutboundRequestError('bad_url', 'not a URL');
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new OutboundRequestError('bad_url', `scheme ${url.protocol} is not http or https`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new OutboundRequestError('bad_url', `scheme ${url.protocol} is not http or https`);
   // Credentials in a URL end up in logs and proxies; callers send them in headers instead.
   if (url.username || url.password) throw new OutboundRequestError('bad_url', 'URL carries credentials');
   const hostname = url.hostname.replace(/^\[|\]$/g, '');
@@ -117,7 +130,8 @@ async function resolveTarget(hostname: string, allowPrivate: boolean): Promise<L
   if (!allowPrivate) {
     const bad = addresses.find((a) => isPrivateAddress(a.address));
     if (bad) {
-      const what = bad.address === hostname ? 'is not a public address' : `resolves to a non-public address (${bad.address})`;
+      const what =
+        bad.address === hostname ? 'is not a public address' : `resolves to a non-public address (${bad.address})`;
       throw new OutboundRequestError('refused', `${hostname} ${what}`);
     }
   }
@@ -142,21 +156,23 @@ function send(
     let request: http.ClientRequest;
     try {
       request = (url.protocol === 'https:' ? https : http).request(url, {
-      method,
-      headers,
-      // A fresh connection each time: a pooled socket must not carry one caller's vetted address to another.
-      agent: false,
-      ...(ca === undefined ? {} : { ca: [...tls.rootCertificates, ca] }),
-      // Connect to the addresses vetted above, never a second DNS answer (DNS rebinding);
-      // TLS SNI, certificate check and Host stay on the URL's host name.
-      lookup: (_host: string, opts: { all?: boolean }, callback: LookupCallback) => {
-        if (opts.all) callback(null, addresses);
-        else callback(null, addresses[0].address, addresses[0].family);
-      },
-    });
+        method,
+        headers,
+        // A fresh connection each time: a pooled socket must not carry one caller's vetted address to another.
+        agent: false,
+        ...(ca === undefined ? {} : { ca: [...tls.rootCertificates, ca] }),
+        // Connect to the addresses vetted above, never a second DNS answer (DNS rebinding);
+        // TLS SNI, certificate check and Host stay on the URL's host name.
+        lookup: (_host: string, opts: { all?: boolean }, callback: LookupCallback) => {
+          if (opts.all) callback(null, addresses);
+          else callback(null, addresses[0].address, addresses[0].family);
+        },
+      });
     } catch (cause) {
       // node:http validates the method and header values before sending anything
-      return reject(new OutboundRequestError('network', `${url.host}: request not sent (invalid method or header)`, { cause }));
+      return reject(
+        new OutboundRequestError('network', `${url.host}: request not sent (invalid method or header)`, { cause }),
+      );
     }
     const fail = (err: OutboundRequestError) => {
       request.destroy(err);
@@ -164,7 +180,15 @@ function send(
     };
     signal.addEventListener('abort', () => fail(signal.reason), { once: true });
     request.on('error', (cause) => {
-      reject(cause instanceof OutboundRequestError ? cause : new OutboundRequestError('network', `${url.host}: ${(cause as NodeJS.ErrnoException).code ?? 'request failed'}`, { cause }));
+      reject(
+        cause instanceof OutboundRequestError
+          ? cause
+          : new OutboundRequestError(
+              'network',
+              `${url.host}: ${(cause as NodeJS.ErrnoException).code ?? 'request failed'}`,
+              { cause },
+            ),
+      );
     });
     request.on('response', (res) => {
       const declared = Number(res.headers['content-length']);
@@ -176,11 +200,16 @@ function send(
         if (size > maxBytes) return fail(tooLarge(url, maxBytes));
         chunks.push(chunk);
       });
-      const interrupted = (cause?: unknown) => reject(new OutboundRequestError('network', `${url.host}: response interrupted`, { cause }));
+      const interrupted = (cause?: unknown) =>
+        reject(new OutboundRequestError('network', `${url.host}: response interrupted`, { cause }));
       res.on('error', interrupted);
       res.on('close', () => res.complete || interrupted());
       res.on('end', () => {
-        resolve({ status: res.statusCode ?? 0, headers: toHeaders(res.headers), body: Buffer.concat(chunks).toString('utf8') });
+        resolve({
+          status: res.statusCode ?? 0,
+          headers: toHeaders(res.headers),
+          body: Buffer.concat(chunks).toString('utf8'),
+        });
       });
     });
     request.end(init.body);

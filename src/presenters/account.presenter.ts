@@ -36,12 +36,27 @@ export function presentProfileValues(user: User): ProfileInput & { picture_url: 
 }
 
 /** Apps holding consent, with what they may see in plain words (in the page's language with `t`). */
-export const presentApps = (apps: { clientId: string; name: string; scopes: string[] }[], t: Translate = translatorFor(DEFAULT_LOCALE)) =>
+export const presentApps = (
+  apps: { clientId: string; name: string; scopes: string[] }[],
+  t: Translate = translatorFor(DEFAULT_LOCALE),
+) =>
   apps.map((a) => ({
     clientId: a.clientId,
     name: a.name,
-    access: presentConsentScopes(a.scopes.filter((s) => s !== 'openid'), t).map((s) => s.title).filter(Boolean).join(' · ') || t('account:apps.knowsWhoYouAre'),
+    access:
+      presentConsentScopes(
+        a.scopes.filter((s) => s !== 'openid'),
+        t,
+      )
+        .map((s) => s.title)
+        .filter(Boolean)
+        .join(' · ') || t('account:apps.knowsWhoYouAre'),
   }));
 
 export const presentChooserRows = (users: User[], baseUrl: string) =>
-  users.map((u) => ({ id: u.id, email: u.email, name: `${u.givenName} ${u.familyName}`.trim(), picture: u.pictureUrl ?? avatarUrl(baseUrl, u) }));
+  users.map((u) => ({
+    id: u.id,
+    email: u.email,
+    name: `${u.givenName} ${u.familyName}`.trim(),
+    picture: u.pictureUrl ?? avatarUrl(baseUrl, u),
+  }));

@@ -71,11 +71,7 @@ function firstLetter(value: string | null | undefined): string {
  *  - neither → first letter of the email's local part
  *  - nothing usable → "?"
  */
-export function initialsOf(
-  givenName?: string | null,
-  familyName?: string | null,
-  email?: string,
-): string {
+export function initialsOf(givenName?: string | null, familyName?: string | null, email?: string): string {
   const g = firstLetter(givenName);
   const f = firstLetter(familyName);
   let result = g + f;

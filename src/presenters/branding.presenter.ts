@@ -12,7 +12,10 @@ export interface PageBrand {
   accentCss: string | null;
 }
 
-const rules = (vars: Record<string, string>) => Object.entries(vars).map(([k, v]) => `${k}:${v}`).join(';');
+const rules = (vars: Record<string, string>) =>
+  Object.entries(vars)
+    .map(([k, v]) => `${k}:${v}`)
+    .join(';');
 
 export function presentPageBrand(platform: Platform | undefined | null): PageBrand {
   const name = platform?.name?.trim() || 'Latchkey';
@@ -24,6 +27,7 @@ export function presentPageBrand(platform: Platform | undefined | null): PageBra
     initial: name.charAt(0).toUpperCase(),
     logoSrc: platform && b ? platformLogoSrc(platform.id, b) : null,
     supportEmail: b?.supportEmail ?? null,
-    accentCss: accent && `:root{${rules(accent.light)}}@media (prefers-color-scheme: dark){:root{${rules(accent.dark)}}}`,
+    accentCss:
+      accent && `:root{${rules(accent.light)}}@media (prefers-color-scheme: dark){:root{${rules(accent.dark)}}}`,
   };
 }

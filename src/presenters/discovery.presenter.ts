@@ -12,9 +12,10 @@ import { issuerOf, type Platform } from '../domain/platform';
  */
 export function presentDiscovery(baseUrl: string, platform: Pick<Platform, 'id' | 'signingProfile' | 'registration'>) {
   const issuer = issuerOf(baseUrl, platform);
-  const at = platform.signingProfile === 'standard'
-    ? (path: string) => `${issuer}${path}`
-    : (path: string) => `${baseUrl}${path}?platform_guid=${encodeURIComponent(platform.id)}`;
+  const at =
+    platform.signingProfile === 'standard'
+      ? (path: string) => `${issuer}${path}`
+      : (path: string) => `${baseUrl}${path}?platform_guid=${encodeURIComponent(platform.id)}`;
   return {
     issuer,
     authorization_endpoint: at('/oauth/authorize'),
@@ -36,9 +37,33 @@ export function presentDiscovery(baseUrl: string, platform: Pick<Platform, 'id' 
     id_token_signing_alg_values_supported: platform.signingProfile === 'standard' ? [...ID_TOKEN_ALGS] : ['HS512'],
     subject_types_supported: ['public'],
     claims_supported: [
-      'sub', 'human_guid', 'iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'at_hash', 'azp', 'amr', 'acr', 'sid',
-      'name', 'given_name', 'family_name', 'middle_name', 'nickname', 'preferred_username', 'birthdate',
-      'picture', 'updated_at', 'email', 'email_verified', 'phone_number', 'phone_number_verified', 'address',
+      'sub',
+      'human_guid',
+      'iss',
+      'aud',
+      'exp',
+      'iat',
+      'auth_time',
+      'nonce',
+      'at_hash',
+      'azp',
+      'amr',
+      'acr',
+      'sid',
+      'name',
+      'given_name',
+      'family_name',
+      'middle_name',
+      'nickname',
+      'preferred_username',
+      'birthdate',
+      'picture',
+      'updated_at',
+      'email',
+      'email_verified',
+      'phone_number',
+      'phone_number_verified',
+      'address',
     ],
     prompt_values_supported: ['none', 'login', 'consent', 'select_account'],
     // An addition to the spec's document.

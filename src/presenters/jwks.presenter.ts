@@ -14,6 +14,11 @@ export function presentPublicJwks(keys: { kid: string; alg: string; publicJwk: R
   return {
     keys: keys
       .filter((k) => allowed[k.publicJwk.kty])
-      .map((k) => ({ ...Object.fromEntries(allowed[k.publicJwk.kty].map((m) => [m, k.publicJwk[m]])), kid: k.kid, use: 'sig', alg: k.alg })),
+      .map((k) => ({
+        ...Object.fromEntries(allowed[k.publicJwk.kty].map((m) => [m, k.publicJwk[m]])),
+        kid: k.kid,
+        use: 'sig',
+        alg: k.alg,
+      })),
   };
 }

@@ -11,5 +11,9 @@ export interface OperatorPasskeyRow {
 
 /** The console account page's passkeys, oldest first. */
 export function presentOperatorPasskeys(passkeys: OperatorPasskey[]): OperatorPasskeyRow[] {
-  return passkeys.map((p) => ({ id: p.id, name: p.name, detail: `Added ${day.format(p.createdAt)} · ${p.lastUsedAt ? `Last used ${day.format(p.lastUsedAt)}` : 'Never used'}` }));
+  return passkeys.map((p) => ({
+    id: p.id,
+    name: p.name,
+    detail: `Added ${day.format(p.createdAt)} · ${p.lastUsedAt ? `Last used ${day.format(p.lastUsedAt)}` : 'Never used'}`,
+  }));
 }

@@ -10,9 +10,12 @@ import type { ResourceGrant } from '../domain/authorization-request';
 const EXPLAINED_SCOPES = new Set(['openid', 'profile', 'email', 'phone', 'address', 'offline_access']);
 
 /** Consent wording: what each scope releases, in plain words, in the page's language; another scope by its name. */
-export const presentConsentScopes = (scopes: string[], t: Translate = translatorFor(DEFAULT_LOCALE)) => scopes.map((name) => EXPLAINED_SCOPES.has(name)
-  ? { name, title: String(t(`scopes:${name}.title`)), description: String(t(`scopes:${name}.description`)) }
-  : { name });
+export const presentConsentScopes = (scopes: string[], t: Translate = translatorFor(DEFAULT_LOCALE)) =>
+  scopes.map((name) =>
+    EXPLAINED_SCOPES.has(name)
+      ? { name, title: String(t(`scopes:${name}.title`)), description: String(t(`scopes:${name}.description`)) }
+      : { name },
+  );
 
 /** Scopes that release claims about the user (OIDC Core 5.4). */
 const CLAIM_SCOPES = new Set(['openid', 'profile', 'email', 'phone', 'address']);
@@ -22,11 +25,22 @@ const CLAIM_SCOPES = new Set(['openid', 'profile', 'email', 'phone', 'address'])
  * standard platform: no ID token, no UserInfo) nothing about the user is released, so a claim
  * scope is listed by its name only (docs/decisions.md, "Agent-ready authorization").
  */
-export function presentConsentRequest(scopes: string[], t: Translate = translatorFor(DEFAULT_LOCALE), resources: ConsentResource[] = []) {
+export function presentConsentRequest(
+  scopes: string[],
+  t: Translate = translatorFor(DEFAULT_LOCALE),
+  resources: ConsentResource[] = [],
+) {
   const releasesClaims = scopes.includes('openid');
   const ofResources = new Set(resources.flatMap((r) => r.scopes.map((s) => s.name)));
-  const explained = presentConsentScopes(scopes.filter((s) => !ofResources.has(s)), t);
-  return { releasesClaims, scopes: releasesClaims ? explained : explained.map((s) => (CLAIM_SCOPES.has(s.name) ? { name: s.name } : s)), resources };
+  const explained = presentConsentScopes(
+    scopes.filter((s) => !ofResources.has(s)),
+    t,
+  );
+  return {
+    releasesClaims,
+    scopes: releasesClaims ? explained : explained.map((s) => (CLAIM_SCOPES.has(s.name) ? { name: s.name } : s)),
+    resources,
+  };
 }
 
 /** A named RFC 8707 resource on the consent page: its name and the granted scopes with the descriptions it registered. */
@@ -36,10 +50,22 @@ export interface ConsentResource {
 }
 
 /** The request's resources as consent shows them, in the order named; one no longer registered is left out (its code is refused at the token endpoint). */
-export function presentConsentResources(grants: readonly ResourceGrant[], registered: readonly (Resource | undefined)[]): ConsentResource[] {
+export function presentConsentResources(
+  grants: readonly ResourceGrant[],
+  registered: readonly (Resource | undefined)[],
+): ConsentResource[] {
   return grants.flatMap((g, i) => {
     const r = registered[i];
-    return r ? [{ name: r.name, scopes: r.scopes.filter((s) => g.scopes.includes(s.name)).map((s) => ({ name: s.name, description: s.description })) }] : [];
+    return r
+      ? [
+          {
+            name: r.name,
+            scopes: r.scopes
+              .filter((s) => g.scopes.includes(s.name))
+              .map((s) => ({ name: s.name, description: s.description })),
+          },
+        ]
+      : [];
   });
 }
 

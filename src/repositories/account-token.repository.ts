@@ -44,18 +44,36 @@ export async function findByHash(db: Queryable, platformId: string, purpose: Acc
 
 /** Marks the token used unless it already was; undefined when another request consumed it first. */
 export async function markConsumed(db: Queryable, id: string, at: Date): Promise<AccountTokenRow | undefined> {
-  const [row] = await db('account_tokens').where({ id }).whereNull('consumed_at').update({ consumed_at: at }).returning('*');
+  const [row] = await db('account_tokens')
+    .where({ id })
+    .whereNull('consumed_at')
+    .update({ consumed_at: at })
+    .returning('*');
   return row ? toToken(row) : undefined;
 }
 
 /** Ends every outstanding token of a user for one purpose (a newer link, or the password changed). */
-export async function consumeAllForUser(db: Queryable, userId: string, purpose: AccountTokenPurpose, at: Date): Promise<void> {
+export async function consumeAllForUser(
+  db: Queryable,
+  userId: string,
+  purpose: AccountTokenPurpose,
+  at: Date,
+): Promise<void> {
   await db('account_tokens').where({ user_id: userId, purpose }).whereNull('consumed_at').update({ consumed_at: at });
 }
 
 /** Creation times of a user's recent tokens for a purpose, newest first (throttling). */
-export async function recentCreationTimes(db: Queryable, userId: string, purpose: AccountTokenPurpose, since: Date): Promise<Date[]> {
-  const rows = await db('account_tokens').where({ user_id: userId, purpose }).andWhere('created_at', '>=', since).orderBy('created_at', 'desc').select('created_at');
+export async function recentCreationTimes(
+  db: Queryable,
+  userId: string,
+  purpose: AccountTokenPurpose,
+  since: Date,
+): Promise<Date[]> {
+  const rows = await db('account_tokens')
+    .where({ user_id: userId, purpose })
+    .andWhere('created_at', '>=', since)
+    .orderBy('created_at', 'desc')
+    .select('created_at');
   return rows.map((r: { created_at: Date }) => r.created_at);
 }
 

@@ -18,8 +18,13 @@ const toRow = (r: any): AdminTokenRow => ({
   revokedAt: r.revoked_at,
 });
 
-export async function insert(db: Queryable, t: { id: string; name: string; platformId: string | null; tokenDigest: string }): Promise<AdminTokenRow> {
-  const [row] = await db('admin_tokens').insert({ id: t.id, name: t.name, platform_id: t.platformId, token_digest: t.tokenDigest }).returning('*');
+export async function insert(
+  db: Queryable,
+  t: { id: string; name: string; platformId: string | null; tokenDigest: string },
+): Promise<AdminTokenRow> {
+  const [row] = await db('admin_tokens')
+    .insert({ id: t.id, name: t.name, platform_id: t.platformId, token_digest: t.tokenDigest })
+    .returning('*');
   return toRow(row);
 }
 

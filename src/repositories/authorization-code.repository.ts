@@ -24,7 +24,13 @@ export interface AuthorizationCodeRow {
  * Issues a code and records, in the same statement, that this browser sign-in reached the client
  * (session_clients, idempotent): one round trip and one durable commit instead of two.
  */
-export async function insertJoiningSession(db: Db, codeHash: string, c: Omit<AuthorizationCodeRow, 'consumedAt' | 'browserSessionId'> & { browserSessionId: string }, sid: string, at: Date): Promise<void> {
+export async function insertJoiningSession(
+  db: Db,
+  codeHash: string,
+  c: Omit<AuthorizationCodeRow, 'consumedAt' | 'browserSessionId'> & { browserSessionId: string },
+  sid: string,
+  at: Date,
+): Promise<void> {
   await preparedQuery(
     db,
     'latchkey_issue_code',
@@ -34,6 +40,24 @@ export async function insertJoiningSession(db: Db, codeHash: string, c: Omit<Aut
      )
      INSERT INTO authorization_codes (id, code_hash, platform_id, client_id, user_id, redirect_uri, scope, nonce, code_challenge, auth_time, browser_session_id, amr, acr, expires_at, resources)
      VALUES ($1, $14, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $17)`,
-    [c.id, c.platformId, c.clientId, c.userId, c.redirectUri, c.scope, c.nonce, c.codeChallenge, c.authTime, c.browserSessionId, c.amr ?? null, c.acr ?? null, c.expiresAt, codeHash, sid, at, c.resources],
+    [
+      c.id,
+      c.platformId,
+      c.clientId,
+      c.userId,
+      c.redirectUri,
+      c.scope,
+      c.nonce,
+      c.codeChallenge,
+      c.authTime,
+      c.browserSessionId,
+      c.amr ?? null,
+      c.acr ?? null,
+      c.expiresAt,
+      codeHash,
+      sid,
+      at,
+      c.resources,
+    ],
   );
 }

@@ -36,9 +36,14 @@ const toRow = (r: any): BackchannelLogoutRow => ({
 // across instances, and the database is the one clock they all share.
 const secondsFromNow = (db: Queryable, seconds: number) => db.raw(`now() + ? * interval '1 second'`, [seconds]);
 
-export async function insertMany(db: Queryable, rows: Pick<BackchannelLogoutRow, 'id' | 'platformId' | 'clientId' | 'userId' | 'sid'>[]): Promise<void> {
+export async function insertMany(
+  db: Queryable,
+  rows: Pick<BackchannelLogoutRow, 'id' | 'platformId' | 'clientId' | 'userId' | 'sid'>[],
+): Promise<void> {
   if (rows.length === 0) return;
-  await db('backchannel_logouts').insert(rows.map((r) => ({ id: r.id, platform_id: r.platformId, client_id: r.clientId, user_id: r.userId, sid: r.sid })));
+  await db('backchannel_logouts').insert(
+    rows.map((r) => ({ id: r.id, platform_id: r.platformId, client_id: r.clientId, user_id: r.userId, sid: r.sid })),
+  );
 }
 
 /**
@@ -64,15 +69,26 @@ export async function claimDue(db: Queryable, limit: number, leaseSeconds: numbe
 
 /** Only the claim that is still current may record its outcome. */
 export async function markDelivered(db: Queryable, id: string, attempt: number): Promise<boolean> {
-  const n = await db('backchannel_logouts').where({ id, status: 'sending', attempts: attempt }).update({ status: 'delivered', delivered_at: db.fn.now(), last_error: null });
+  const n = await db('backchannel_logouts')
+    .where({ id, status: 'sending', attempts: attempt })
+    .update({ status: 'delivered', delivered_at: db.fn.now(), last_error: null });
   return n > 0;
 }
 
 /** A failed attempt: pending again after `retryInSeconds`, or failed for good. */
-export async function markFailed(db: Queryable, id: string, attempt: number, f: { final: boolean; retryInSeconds: number; error: string }): Promise<boolean> {
+export async function markFailed(
+  db: Queryable,
+  id: string,
+  attempt: number,
+  f: { final: boolean; retryInSeconds: number; error: string },
+): Promise<boolean> {
   const n = await db('backchannel_logouts')
     .where({ id, status: 'sending', attempts: attempt })
-    .update({ status: f.final ? 'failed' : 'pending', next_attempt_at: secondsFromNow(db, f.final ? 0 : f.retryInSeconds), last_error: f.error });
+    .update({
+      status: f.final ? 'failed' : 'pending',
+      next_attempt_at: secondsFromNow(db, f.final ? 0 : f.retryInSeconds),
+      last_error: f.error,
+    });
   return n > 0;
 }
 
@@ -83,11 +99,17 @@ export async function findById(db: Queryable, id: string): Promise<BackchannelLo
 
 /** A client's deliveries, oldest first (operators, tests). */
 export async function listByClient(db: Queryable, clientId: string): Promise<BackchannelLogoutRow[]> {
-  return (await db('backchannel_logouts').where({ client_id: clientId }).orderBy('created_at').orderBy('id')).map(toRow);
+  return (await db('backchannel_logouts').where({ client_id: clientId }).orderBy('created_at').orderBy('id')).map(
+    toRow,
+  );
 }
 
 /** The clients among `clientIds` registered for back-channel logout, with whether they require a sid. */
-export async function receivingClients(db: Queryable, platformId: string, clientIds: string[]): Promise<Map<string, { sessionRequired: boolean }>> {
+export async function receivingClients(
+  db: Queryable,
+  platformId: string,
+  clientIds: string[],
+): Promise<Map<string, { sessionRequired: boolean }>> {
   if (clientIds.length === 0) return new Map();
   const rows: { id: string; backchannel_logout_session_required: boolean }[] = await db('clients')
     .where({ platform_id: platformId })
@@ -102,11 +124,22 @@ export async function receivingClients(db: Queryable, platformId: string, client
  * unexpired token), each with the browser sessions those families came from (null: unknown).
  * Read before the sign-out revokes them; `browserSessionId` narrows to one browser's families.
  */
-export async function liveRefreshClients(db: Queryable, platformId: string, userId: string, now: Date, browserSessionId?: string): Promise<{ clientId: string; browserSessionId: string | null }[]> {
+export async function liveRefreshClients(
+  db: Queryable,
+  platformId: string,
+  userId: string,
+  now: Date,
+  browserSessionId?: string,
+): Promise<{ clientId: string; browserSessionId: string | null }[]> {
   const q = db('refresh_token_families as f')
     .where({ 'f.platform_id': platformId, 'f.user_id': userId })
     .whereNull('f.revoked_at')
-    .whereExists(db('refresh_tokens as t').whereRaw('t.family_id = f.id').whereNull('t.rotated_at').andWhere('t.expires_at', '>', now))
+    .whereExists(
+      db('refresh_tokens as t')
+        .whereRaw('t.family_id = f.id')
+        .whereNull('t.rotated_at')
+        .andWhere('t.expires_at', '>', now),
+    )
     .distinct('f.client_id', 'f.browser_session_id');
   if (browserSessionId !== undefined) q.andWhere('f.browser_session_id', browserSessionId);
   const rows: { client_id: string; browser_session_id: string | null }[] = await q;

@@ -59,7 +59,16 @@ const registrationColumns = (r: DynamicRegistration) => ({
 
 export async function insert(
   db: Queryable,
-  c: Omit<ClientRow, 'createdAt' | 'previousSealedSecret' | 'previousSecretExpiresAt' | 'registrationSource' | 'registration' | 'lastUsedAt' | ClientLogoutAndAlgFields> &
+  c: Omit<
+    ClientRow,
+    | 'createdAt'
+    | 'previousSealedSecret'
+    | 'previousSecretExpiresAt'
+    | 'registrationSource'
+    | 'registration'
+    | 'lastUsedAt'
+    | ClientLogoutAndAlgFields
+  > &
     Partial<Pick<ClientRow, ClientLogoutAndAlgFields>>,
 ): Promise<ClientRow> {
   const [row] = await db('clients')
@@ -93,9 +102,17 @@ export async function findById(db: Queryable, platformId: string, id: string): P
 }
 
 /** A client's page of the admin list, oldest first (keyset on the millisecond creation time, then id). */
-export async function listPage(db: Queryable, platformId: string, page: { after?: { at: string; id: string }; limit: number }): Promise<ClientRow[]> {
-  const q = db('clients').where({ platform_id: platformId }).orderByRaw("date_trunc('milliseconds', created_at), id").limit(page.limit);
-  if (page.after) q.whereRaw("(date_trunc('milliseconds', created_at), id) > (?::timestamptz, ?)", [page.after.at, page.after.id]);
+export async function listPage(
+  db: Queryable,
+  platformId: string,
+  page: { after?: { at: string; id: string }; limit: number },
+): Promise<ClientRow[]> {
+  const q = db('clients')
+    .where({ platform_id: platformId })
+    .orderByRaw("date_trunc('milliseconds', created_at), id")
+    .limit(page.limit);
+  if (page.after)
+    q.whereRaw("(date_trunc('milliseconds', created_at), id) > (?::timestamptz, ?)", [page.after.at, page.after.id]);
   return (await q).map(toClient);
 }
 
@@ -134,9 +151,11 @@ export async function update(db: Queryable, platformId: string, id: string, c: C
   if (c.isResourceServer !== undefined) columns.is_resource_server = c.isResourceServer;
   if (c.idTokenSignedResponseAlg !== undefined) columns.id_token_signed_response_alg = c.idTokenSignedResponseAlg;
   if (c.backchannelLogoutUri !== undefined) columns.backchannel_logout_uri = c.backchannelLogoutUri;
-  if (c.backchannelLogoutSessionRequired !== undefined) columns.backchannel_logout_session_required = c.backchannelLogoutSessionRequired;
+  if (c.backchannelLogoutSessionRequired !== undefined)
+    columns.backchannel_logout_session_required = c.backchannelLogoutSessionRequired;
   if (c.frontchannelLogoutUri !== undefined) columns.frontchannel_logout_uri = c.frontchannelLogoutUri;
-  if (c.frontchannelLogoutSessionRequired !== undefined) columns.frontchannel_logout_session_required = c.frontchannelLogoutSessionRequired;
+  if (c.frontchannelLogoutSessionRequired !== undefined)
+    columns.frontchannel_logout_session_required = c.frontchannelLogoutSessionRequired;
   if (c.logoUri !== undefined) columns.logo_uri = c.logoUri;
   if (c.clientUri !== undefined) columns.client_uri = c.clientUri;
   if (c.policyUri !== undefined) columns.policy_uri = c.policyUri;
@@ -151,7 +170,11 @@ export async function update(db: Queryable, platformId: string, id: string, c: C
  * (their tokens cascade) and consents. Explicit rather than left to ON DELETE CASCADE, so the
  * users whose cached access tokens die are known (this process drops them at once; others by NOTIFY).
  */
-export async function deleteWithGrants(db: Queryable, platformId: string, id: string): Promise<{ accessTokens: number; refreshFamilies: number; consents: number; codes: number }> {
+export async function deleteWithGrants(
+  db: Queryable,
+  platformId: string,
+  id: string,
+): Promise<{ accessTokens: number; refreshFamilies: number; consents: number; codes: number }> {
   const access: { user_id: string }[] = await db('access_tokens').where({ client_id: id }).del().returning('user_id');
   const refreshFamilies = await db('refresh_token_families').where({ client_id: id }).del();
   const consents = await db('consents').where({ client_id: id }).del();
@@ -165,20 +188,38 @@ export async function deleteWithGrants(db: Queryable, platformId: string, id: st
  * A client that registered itself (RFC 7591): the operator's fields as insert() takes them, its
  * registration and the digest of its registration access token (RFC 7592).
  */
-export async function insertDynamic(db: Queryable, c: Parameters<typeof insert>[1] & { registration: DynamicRegistration; registrationAccessTokenHash: string; createdAt: Date }): Promise<ClientRow> {
+export async function insertDynamic(
+  db: Queryable,
+  c: Parameters<typeof insert>[1] & {
+    registration: DynamicRegistration;
+    registrationAccessTokenHash: string;
+    createdAt: Date;
+  },
+): Promise<ClientRow> {
   const { registration, registrationAccessTokenHash, createdAt, ...fields } = c;
   const inserted = await insert(db, fields);
   // created_at by the service's clock: it is client_id_issued_at, and the purge of unused clients counts from it.
   const [row] = await db('clients')
     .where({ id: inserted.id })
-    .update({ registration_source: 'dynamic', registration_access_token_hash: registrationAccessTokenHash, created_at: createdAt, ...registrationColumns(registration) })
+    .update({
+      registration_source: 'dynamic',
+      registration_access_token_hash: registrationAccessTokenHash,
+      created_at: createdAt,
+      ...registrationColumns(registration),
+    })
     .returning('*');
   return toClient(row);
 }
 
 /** The digest of a dynamic client's registration access token; undefined for an operator's client or none. */
-export async function findRegistrationAccessTokenHash(db: Queryable, platformId: string, id: string): Promise<string | undefined> {
-  const row = await db('clients').where({ platform_id: platformId, id, registration_source: 'dynamic' }).first('registration_access_token_hash');
+export async function findRegistrationAccessTokenHash(
+  db: Queryable,
+  platformId: string,
+  id: string,
+): Promise<string | undefined> {
+  const row = await db('clients')
+    .where({ platform_id: platformId, id, registration_source: 'dynamic' })
+    .first('registration_access_token_hash');
   return row?.registration_access_token_hash ?? undefined;
 }
 

@@ -6,7 +6,11 @@ export async function findScopes(db: Queryable, userId: string, clientId: string
 }
 
 /** Adds scopes to the remembered grant (a union: consent only grows until revoked). */
-export async function upsertScopes(db: Queryable, c: { platformId: string; userId: string; clientId: string; scopes: string[] }, at: Date) {
+export async function upsertScopes(
+  db: Queryable,
+  c: { platformId: string; userId: string; clientId: string; scopes: string[] },
+  at: Date,
+) {
   await db('consents')
     .insert({ platform_id: c.platformId, user_id: c.userId, client_id: c.clientId, scopes: c.scopes, updated_at: at })
     .onConflict(['user_id', 'client_id'])
@@ -21,5 +25,8 @@ export async function remove(db: Queryable, userId: string, clientId: string): P
 }
 
 export async function listForUser(db: Queryable, userId: string) {
-  return db('consents as c').join('clients as k', 'k.id', 'c.client_id').where({ 'c.user_id': userId }).select('c.client_id', 'k.name', 'c.scopes', 'c.updated_at');
+  return db('consents as c')
+    .join('clients as k', 'k.id', 'c.client_id')
+    .where({ 'c.user_id': userId })
+    .select('c.client_id', 'k.name', 'c.scopes', 'c.updated_at');
 }

@@ -51,7 +51,15 @@ export interface CodeExchangeRow {
 
 export async function exchangeCode(
   db: Db,
-  p: { platformId: string; codeHash: string; clientId: string; redirectUri: string; challenge: string | null; target: TokenTarget; tokens: PreparedTokens },
+  p: {
+    platformId: string;
+    codeHash: string;
+    clientId: string;
+    redirectUri: string;
+    challenge: string | null;
+    target: TokenTarget;
+    tokens: PreparedTokens;
+  },
 ): Promise<CodeExchangeRow | undefined> {
   const t = p.tokens;
   const g = p.target;
@@ -88,8 +96,21 @@ export async function exchangeCode(
             (SELECT row_to_json(u.*) FROM users u WHERE u.id = target.user_id) AS user_json
      FROM target`,
     [
-      p.platformId, p.codeHash, p.clientId, t.now, p.redirectUri, p.challenge, t.familyId, t.refreshId, t.refreshHash, t.refreshExpiresAt, t.jtiHash, t.accessExpiresAt,
-      g.requested, g.registered.map((r) => r.uri), g.registered.map((r) => r.accessExpiresAt),
+      p.platformId,
+      p.codeHash,
+      p.clientId,
+      t.now,
+      p.redirectUri,
+      p.challenge,
+      t.familyId,
+      t.refreshId,
+      t.refreshHash,
+      t.refreshExpiresAt,
+      t.jtiHash,
+      t.accessExpiresAt,
+      g.requested,
+      g.registered.map((r) => r.uri),
+      g.registered.map((r) => r.accessExpiresAt),
     ],
   );
   const r = rows[0];
@@ -147,7 +168,15 @@ export interface RefreshRotationRow {
  */
 export async function rotateRefreshToken(
   db: Db,
-  p: { platformId: string; tokenHash: string; clientId: string; graceStart: Date; requestedScopes: string[] | null; target: TokenTarget; tokens: PreparedTokens },
+  p: {
+    platformId: string;
+    tokenHash: string;
+    clientId: string;
+    graceStart: Date;
+    requestedScopes: string[] | null;
+    target: TokenTarget;
+    tokens: PreparedTokens;
+  },
 ): Promise<RefreshRotationRow | undefined> {
   const t = p.tokens;
   const g = p.target;
@@ -194,8 +223,20 @@ export async function rotateRefreshToken(
             (SELECT row_to_json(u.*) FROM users u WHERE u.id = cur.user_id) AS user_json
      FROM cur`,
     [
-      p.tokenHash, p.platformId, p.requestedScopes ? p.requestedScopes.join(' ') : null, p.clientId, t.now, p.graceStart, t.refreshId, t.refreshHash, t.refreshExpiresAt, t.jtiHash, t.accessExpiresAt,
-      g.requested, g.registered.map((r) => r.uri), g.registered.map((r) => r.accessExpiresAt),
+      p.tokenHash,
+      p.platformId,
+      p.requestedScopes ? p.requestedScopes.join(' ') : null,
+      p.clientId,
+      t.now,
+      p.graceStart,
+      t.refreshId,
+      t.refreshHash,
+      t.refreshExpiresAt,
+      t.jtiHash,
+      t.accessExpiresAt,
+      g.requested,
+      g.registered.map((r) => r.uri),
+      g.registered.map((r) => r.accessExpiresAt),
     ],
   );
   const r = rows[0];

@@ -42,7 +42,9 @@ const secondsFromNow = (db: Queryable, seconds: number) => db.raw(`now() + ? * i
 
 export async function insert(
   db: Queryable,
-  m: Pick<MailOutboxRow, 'id' | 'platformId' | 'kind' | 'recipient' | 'recipientName' | 'fromName' | 'subject'> & { sealedBody: string },
+  m: Pick<MailOutboxRow, 'id' | 'platformId' | 'kind' | 'recipient' | 'recipientName' | 'fromName' | 'subject'> & {
+    sealedBody: string;
+  },
 ): Promise<void> {
   await db('mail_outbox').insert({
     id: m.id,
@@ -88,10 +90,19 @@ export async function markSent(db: Queryable, id: string, attempt: number): Prom
 }
 
 /** A failed attempt: queued again after `retryInSeconds`, or dead. */
-export async function markFailed(db: Queryable, id: string, attempt: number, f: { dead: boolean; retryInSeconds: number; error: string }): Promise<boolean> {
+export async function markFailed(
+  db: Queryable,
+  id: string,
+  attempt: number,
+  f: { dead: boolean; retryInSeconds: number; error: string },
+): Promise<boolean> {
   const n = await db('mail_outbox')
     .where({ id, status: 'sending', attempts: attempt })
-    .update({ status: f.dead ? 'dead' : 'queued', next_attempt_at: secondsFromNow(db, f.dead ? 0 : f.retryInSeconds), last_error: f.error });
+    .update({
+      status: f.dead ? 'dead' : 'queued',
+      next_attempt_at: secondsFromNow(db, f.dead ? 0 : f.retryInSeconds),
+      last_error: f.error,
+    });
   return n > 0;
 }
 
@@ -114,9 +125,14 @@ export async function list(db: Queryable, f: MailFilter, limit: number): Promise
 }
 
 /** Newest first, keyset-paged on (created_at, id) in milliseconds, as the admin cursor carries them. */
-export async function listPage(db: Queryable, f: MailFilter, opts: { before?: { at: string; id: string }; limit: number }): Promise<MailOutboxRow[]> {
+export async function listPage(
+  db: Queryable,
+  f: MailFilter,
+  opts: { before?: { at: string; id: string }; limit: number },
+): Promise<MailOutboxRow[]> {
   const q = filtered(db, f).orderByRaw("date_trunc('milliseconds', created_at) DESC, id DESC").limit(opts.limit);
-  if (opts.before) q.whereRaw("(date_trunc('milliseconds', created_at), id) < (?::timestamptz, ?)", [opts.before.at, opts.before.id]);
+  if (opts.before)
+    q.whereRaw("(date_trunc('milliseconds', created_at), id) < (?::timestamptz, ?)", [opts.before.at, opts.before.id]);
   return (await q.select('*')).map(toRow);
 }
 
@@ -137,7 +153,10 @@ export async function countByStatus(db: Queryable, platformId?: string): Promise
  * Operator retry: a dead mail is queued again with a fresh count of attempts; a queued one is
  * made due now. Sent mails keep no body and cannot be sent again.
  */
-export async function requeue(db: Queryable, select: { id: string } | { allDead: true; platformId?: string }): Promise<MailOutboxRow[]> {
+export async function requeue(
+  db: Queryable,
+  select: { id: string } | { allDead: true; platformId?: string },
+): Promise<MailOutboxRow[]> {
   const q = db('mail_outbox');
   if ('id' in select) q.where('id', select.id).whereIn('status', ['dead', 'queued']);
   else {
@@ -145,7 +164,11 @@ export async function requeue(db: Queryable, select: { id: string } | { allDead:
     if (select.platformId) q.where('platform_id', select.platformId);
   }
   const rows = await q
-    .update({ status: 'queued', attempts: db.raw(`CASE WHEN status = 'dead' THEN 0 ELSE attempts END`), next_attempt_at: db.fn.now() })
+    .update({
+      status: 'queued',
+      attempts: db.raw(`CASE WHEN status = 'dead' THEN 0 ELSE attempts END`),
+      next_attempt_at: db.fn.now(),
+    })
     .returning('*');
   return rows.map(toRow);
 }

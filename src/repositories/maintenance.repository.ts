@@ -8,11 +8,17 @@ const BATCH = 5000;
  * same time skips the rows another is deleting instead of waiting on them, so purges on every
  * instance at once never block or deadlock each other, and each batch is a short transaction.
  */
-async function deleteInBatches(db: Queryable, table: string, where: (q: Knex.QueryBuilder) => void, options: { quiet?: boolean } = {}): Promise<number> {
+async function deleteInBatches(
+  db: Queryable,
+  table: string,
+  where: (q: Knex.QueryBuilder) => void,
+  options: { quiet?: boolean } = {},
+): Promise<number> {
   let total = 0;
   for (;;) {
     const batch = db(table).select(db.raw('ctid')).where(where).limit(BATCH).forUpdate().skipLocked().toSQL();
-    const remove = (q: Queryable) => q.raw(`DELETE FROM ?? WHERE ctid = ANY(ARRAY(${batch.sql}))`, [table, ...batch.bindings]);
+    const remove = (q: Queryable) =>
+      q.raw(`DELETE FROM ?? WHERE ctid = ANY(ARRAY(${batch.sql}))`, [table, ...batch.bindings]);
     // quiet: the rows are expired, so no cache can still serve them; their deletion needs no
     // invalidation (migration 20261129100000), which by the million would flood every instance.
     const result = options.quiet
@@ -58,28 +64,63 @@ async function deleteTokenlessFamilies(db: Queryable, createdBefore: Date): Prom
 }
 
 /** Deletes rows whose lifetime is over; safe on every instance at once (see deleteInBatches). */
-export async function deleteExpired(db: Queryable, now: Date, keepRevokedFor: Date, mail: { sentBefore: Date; deadBefore: Date }, sessionsBefore: Date, unusedClientsBefore: Date) {
+export async function deleteExpired(
+  db: Queryable,
+  now: Date,
+  keepRevokedFor: Date,
+  mail: { sentBefore: Date; deadBefore: Date },
+  sessionsBefore: Date,
+  unusedClientsBefore: Date,
+) {
   const codes = await deleteInBatches(db, 'authorization_codes', (q) => q.where('expires_at', '<', keepRevokedFor));
-  const accessTokens = await deleteInBatches(db, 'access_tokens', (q) => q.where('expires_at', '<', now), { quiet: true });
+  const accessTokens = await deleteInBatches(db, 'access_tokens', (q) => q.where('expires_at', '<', now), {
+    quiet: true,
+  });
   const refreshTokens = await deleteInBatches(db, 'refresh_tokens', (q) => q.where('expires_at', '<', now));
   // A family with no live token left is over; revoked ones are kept a while for reuse detection.
   const families = await deleteTokenlessFamilies(db, keepRevokedFor);
   // connect-pg-simple writes `expire` (timestamp without time zone) with to_timestamp(); compare alike.
-  const sessions = await deleteInBatches(db, 'session', (q) => q.whereRaw('expire < to_timestamp(?)', [now.getTime() / 1000]));
+  const sessions = await deleteInBatches(db, 'session', (q) =>
+    q.whereRaw('expire < to_timestamp(?)', [now.getTime() / 1000]),
+  );
   const counters = await deleteInBatches(db, 'rate_limit_counters', (q) => q.where('expires_at', '<', now));
   const throttles = await deleteInBatches(db, 'attempt_throttles', (q) => q.where('expires_at', '<', now));
   // Mailed links are kept a day past expiry, so an expired link still says "expired" rather than "unknown".
   const accountTokens = await deleteInBatches(db, 'account_tokens', (q) => q.where('expires_at', '<', keepRevokedFor));
   const mailOutbox = await deleteInBatches(db, 'mail_outbox', (q) =>
-    q.where((w) => w.where('status', 'sent').andWhere('sent_at', '<', mail.sentBefore)).orWhere((w) => w.where('status', 'dead').andWhere('created_at', '<', mail.deadBefore)),
+    q
+      .where((w) => w.where('status', 'sent').andWhere('sent_at', '<', mail.sentBefore))
+      .orWhere((w) => w.where('status', 'dead').andWhere('created_at', '<', mail.deadBefore)),
   );
   // A browser sign-in older than any browser session can be has no one left to sign out;
   // back-channel logouts are kept as long, for support questions ("was it sent?").
-  const sessionClients = await deleteInBatches(db, 'session_clients', (q) => q.where('created_at', '<', sessionsBefore));
-  const backchannelLogouts = await deleteInBatches(db, 'backchannel_logouts', (q) => q.whereIn('status', ['delivered', 'failed']).andWhere('created_at', '<', sessionsBefore));
+  const sessionClients = await deleteInBatches(db, 'session_clients', (q) =>
+    q.where('created_at', '<', sessionsBefore),
+  );
+  const backchannelLogouts = await deleteInBatches(db, 'backchannel_logouts', (q) =>
+    q.whereIn('status', ['delivered', 'failed']).andWhere('created_at', '<', sessionsBefore),
+  );
   // Self-registered clients that never completed a token request (their codes and consents cascade).
-  const unusedRegisteredClients = await deleteInBatches(db, 'clients', (q) => q.where({ registration_source: 'dynamic' }).whereNull('last_used_at').andWhere('created_at', '<', unusedClientsBefore));
-  return { codes, accessTokens, refreshTokens, families, sessions, counters, throttles, accountTokens, mailOutbox, sessionClients, backchannelLogouts, unusedRegisteredClients };
+  const unusedRegisteredClients = await deleteInBatches(db, 'clients', (q) =>
+    q
+      .where({ registration_source: 'dynamic' })
+      .whereNull('last_used_at')
+      .andWhere('created_at', '<', unusedClientsBefore),
+  );
+  return {
+    codes,
+    accessTokens,
+    refreshTokens,
+    families,
+    sessions,
+    counters,
+    throttles,
+    accountTokens,
+    mailOutbox,
+    sessionClients,
+    backchannelLogouts,
+    unusedRegisteredClients,
+  };
 }
 
 /** A real query on a real table: `select 1` alone passed while the app could not see its tables. */

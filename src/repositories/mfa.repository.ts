@@ -24,7 +24,12 @@ export async function findTotp(db: Queryable, userId: string): Promise<TotpRow |
 }
 
 /** A new pending enrolment; replaces a pending one, never a confirmed one. Returns false when one is confirmed. */
-export async function upsertPendingTotp(db: Queryable, userId: string, sealedSecret: string, now: Date): Promise<boolean> {
+export async function upsertPendingTotp(
+  db: Queryable,
+  userId: string,
+  sealedSecret: string,
+  now: Date,
+): Promise<boolean> {
   const rows = await db('user_totp')
     .insert({ user_id: userId, sealed_secret: sealedSecret, created_at: now })
     .onConflict('user_id')
@@ -36,7 +41,9 @@ export async function upsertPendingTotp(db: Queryable, userId: string, sealedSec
 
 /** Confirms a pending enrolment with the step of its first code. */
 export async function confirmTotp(db: Queryable, userId: string, step: number, now: Date): Promise<boolean> {
-  const n = await db('user_totp').where({ user_id: userId, confirmed_at: null }).update({ confirmed_at: now, last_used_step: step });
+  const n = await db('user_totp')
+    .where({ user_id: userId, confirmed_at: null })
+    .update({ confirmed_at: now, last_used_step: step });
   return n === 1;
 }
 
@@ -55,20 +62,36 @@ export async function deleteTotp(db: Queryable, userId: string): Promise<void> {
 }
 
 /** Replaces every code of the user; answers how many of the replaced ones were still unused. */
-export async function replaceRecoveryCodes(db: Queryable, userId: string, rows: Array<{ id: string; codeHash: string }>, now: Date): Promise<number> {
-  const replaced: Array<{ used_at: Date | null }> = await db('user_recovery_codes').where({ user_id: userId }).delete().returning('used_at');
-  if (rows.length) await db('user_recovery_codes').insert(rows.map((r) => ({ id: r.id, user_id: userId, code_hash: r.codeHash, created_at: now })));
+export async function replaceRecoveryCodes(
+  db: Queryable,
+  userId: string,
+  rows: Array<{ id: string; codeHash: string }>,
+  now: Date,
+): Promise<number> {
+  const replaced: Array<{ used_at: Date | null }> = await db('user_recovery_codes')
+    .where({ user_id: userId })
+    .delete()
+    .returning('used_at');
+  if (rows.length)
+    await db('user_recovery_codes').insert(
+      rows.map((r) => ({ id: r.id, user_id: userId, code_hash: r.codeHash, created_at: now })),
+    );
   return replaced.filter((r) => r.used_at === null).length;
 }
 
 /** Marks an unused code used; false when there is no such unused code. */
 export async function useRecoveryCode(db: Queryable, userId: string, codeHash: string, now: Date): Promise<boolean> {
-  const n = await db('user_recovery_codes').where({ user_id: userId, code_hash: codeHash, used_at: null }).update({ used_at: now });
+  const n = await db('user_recovery_codes')
+    .where({ user_id: userId, code_hash: codeHash, used_at: null })
+    .update({ used_at: now });
   return n === 1;
 }
 
 export async function countUnusedRecoveryCodes(db: Queryable, userId: string): Promise<number> {
-  const row = await db('user_recovery_codes').where({ user_id: userId, used_at: null }).count<{ count: number }[]>('* as count').first();
+  const row = await db('user_recovery_codes')
+    .where({ user_id: userId, used_at: null })
+    .count<{ count: number }[]>('* as count')
+    .first();
   return Number(row?.count ?? 0);
 }
 
@@ -81,7 +104,11 @@ export async function findMfaPolicy(db: Queryable, platformId: string): Promise<
 }
 
 /** What decides whether a second factor is due, in one round trip: the platform's policy and the user's factors. */
-export async function findSecondFactorState(db: Queryable, platformId: string, userId: string): Promise<{ policy: string | undefined; totpConfirmed: boolean; passkeys: number }> {
+export async function findSecondFactorState(
+  db: Queryable,
+  platformId: string,
+  userId: string,
+): Promise<{ policy: string | undefined; totpConfirmed: boolean; passkeys: number }> {
   const { rows } = await db.raw(
     `SELECT (SELECT mfa_policy FROM platforms WHERE id = :platformId) AS policy,
             EXISTS (SELECT 1 FROM user_totp WHERE user_id = :userId AND confirmed_at IS NOT NULL) AS totp_confirmed,

@@ -18,7 +18,16 @@ export type NewOperatorPasskey = Omit<OperatorPasskey, 'createdAt' | 'lastUsedAt
 /** Inserts unless the credential id is already registered; false when it is. */
 export async function insert(db: Queryable, p: NewOperatorPasskey, at: Date): Promise<boolean> {
   const rows = await db('operator_webauthn_credentials')
-    .insert({ id: p.id, operator_id: p.operatorId, credential_id: p.credentialId, public_key: p.publicKey, counter: p.counter, transports: p.transports.join(','), name: p.name, created_at: at })
+    .insert({
+      id: p.id,
+      operator_id: p.operatorId,
+      credential_id: p.credentialId,
+      public_key: p.publicKey,
+      counter: p.counter,
+      transports: p.transports.join(','),
+      name: p.name,
+      created_at: at,
+    })
     .onConflict('credential_id')
     .ignore()
     .returning('id');
@@ -26,7 +35,9 @@ export async function insert(db: Queryable, p: NewOperatorPasskey, at: Date): Pr
 }
 
 export async function listByOperator(db: Queryable, operatorId: string): Promise<OperatorPasskey[]> {
-  const rows = await db('operator_webauthn_credentials').where({ operator_id: operatorId }).orderBy([{ column: 'created_at' }, { column: 'id' }]);
+  const rows = await db('operator_webauthn_credentials')
+    .where({ operator_id: operatorId })
+    .orderBy([{ column: 'created_at' }, { column: 'id' }]);
   return rows.map(toPasskey);
 }
 
@@ -36,7 +47,10 @@ export async function countByOperator(db: Queryable, operatorId: string): Promis
 }
 
 /** FOR UPDATE: two sign-ins with one credential update its counter one after the other. */
-export async function findByCredentialIdForUpdate(db: Queryable, credentialId: string): Promise<OperatorPasskey | undefined> {
+export async function findByCredentialIdForUpdate(
+  db: Queryable,
+  credentialId: string,
+): Promise<OperatorPasskey | undefined> {
   const r = await db('operator_webauthn_credentials').where({ credential_id: credentialId }).forUpdate().first();
   return r && toPasskey(r);
 }

@@ -22,7 +22,10 @@ const toRow = (r: any): OperatorRow => ({
 });
 
 /** Inserts an operator; undefined when the email is taken. */
-export async function insert(db: Queryable, o: { id: string; email: string; passwordHash: string; platformId: string | null }): Promise<OperatorRow | undefined> {
+export async function insert(
+  db: Queryable,
+  o: { id: string; email: string; passwordHash: string; platformId: string | null },
+): Promise<OperatorRow | undefined> {
   const [row] = await db('operators')
     .insert({ id: o.id, email: o.email, password_hash: o.passwordHash, platform_id: o.platformId })
     .onConflict('email')
@@ -62,13 +65,26 @@ export async function enable(db: Queryable, id: string): Promise<boolean> {
 }
 
 /** A confirmed app in one step (set up on "Your account" from a secret kept in the session, never pending here). */
-export async function setConfirmedTotp(db: Queryable, id: string, sealedSecret: string, step: number, at: Date): Promise<boolean> {
-  return (await db('operators').where({ id }).whereNull('totp_confirmed_at').update({ sealed_totp_secret: sealedSecret, totp_confirmed_at: at, last_totp_step: step })) > 0;
+export async function setConfirmedTotp(
+  db: Queryable,
+  id: string,
+  sealedSecret: string,
+  step: number,
+  at: Date,
+): Promise<boolean> {
+  return (
+    (await db('operators')
+      .where({ id })
+      .whereNull('totp_confirmed_at')
+      .update({ sealed_totp_secret: sealedSecret, totp_confirmed_at: at, last_totp_step: step })) > 0
+  );
 }
 
 /** Removes the app, confirmed or pending (its secret is gone: a later enrolment starts afresh). */
 export async function clearTotp(db: Queryable, id: string): Promise<void> {
-  await db('operators').where({ id }).update({ sealed_totp_secret: null, totp_confirmed_at: null, last_totp_step: null });
+  await db('operators')
+    .where({ id })
+    .update({ sealed_totp_secret: null, totp_confirmed_at: null, last_totp_step: null });
 }
 
 /** Deletes the operator's console sessions (signed in or between password and code) from the session table. */
@@ -78,12 +94,28 @@ export async function endConsoleSessions(db: Queryable, id: string): Promise<num
 
 /** A new pending secret; refused (false) once one is confirmed, so enrolment cannot replace a working app. */
 export async function setPendingTotp(db: Queryable, id: string, sealedSecret: string): Promise<boolean> {
-  return (await db('operators').where({ id }).whereNull('totp_confirmed_at').update({ sealed_totp_secret: sealedSecret, last_totp_step: null })) > 0;
+  return (
+    (await db('operators')
+      .where({ id })
+      .whereNull('totp_confirmed_at')
+      .update({ sealed_totp_secret: sealedSecret, last_totp_step: null })) > 0
+  );
 }
 
 /** Confirms the pending secret with the step of its first code, if it is still `sealedSecret` (not replaced by a new start meanwhile). */
-export async function confirmTotp(db: Queryable, id: string, sealedSecret: string, step: number, at: Date): Promise<boolean> {
-  return (await db('operators').where({ id, sealed_totp_secret: sealedSecret }).whereNull('totp_confirmed_at').update({ totp_confirmed_at: at, last_totp_step: step })) > 0;
+export async function confirmTotp(
+  db: Queryable,
+  id: string,
+  sealedSecret: string,
+  step: number,
+  at: Date,
+): Promise<boolean> {
+  return (
+    (await db('operators')
+      .where({ id, sealed_totp_secret: sealedSecret })
+      .whereNull('totp_confirmed_at')
+      .update({ totp_confirmed_at: at, last_totp_step: step })) > 0
+  );
 }
 
 /** Records `step` as used unless it (or a later one) already was: no replay, also between instances. */

@@ -8,7 +8,11 @@ export interface PlatformLogo {
   version: string;
 }
 
-export async function upsert(db: Queryable, platformId: string, logo: { contentType: string; bytes: Buffer; at: Date }): Promise<void> {
+export async function upsert(
+  db: Queryable,
+  platformId: string,
+  logo: { contentType: string; bytes: Buffer; at: Date },
+): Promise<void> {
   await db('platform_logos')
     .insert({ platform_id: platformId, content_type: logo.contentType, bytes: logo.bytes, updated_at: logo.at })
     .onConflict('platform_id')

@@ -26,7 +26,10 @@ export async function incrementWindow(
 }
 
 export async function decrementWindow(db: Queryable, key: string, windowStart: number): Promise<void> {
-  await db('rate_limit_counters').where({ key, window_start: windowStart }).andWhere('hits', '>', 0).decrement('hits', 1);
+  await db('rate_limit_counters')
+    .where({ key, window_start: windowStart })
+    .andWhere('hits', '>', 0)
+    .decrement('hits', 1);
 }
 
 export async function deleteByKey(db: Queryable, key: string): Promise<void> {

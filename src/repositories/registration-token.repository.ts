@@ -14,18 +14,42 @@ const toToken = (r: any): RegistrationToken => ({
 
 export async function insert(
   db: Queryable,
-  t: { id: string; platformId: string; tokenHash: string; maxUses: number | null; expiresAt: Date | null; createdAt: Date; createdBy: string | null },
+  t: {
+    id: string;
+    platformId: string;
+    tokenHash: string;
+    maxUses: number | null;
+    expiresAt: Date | null;
+    createdAt: Date;
+    createdBy: string | null;
+  },
 ): Promise<RegistrationToken> {
   const [row] = await db('registration_tokens')
-    .insert({ id: t.id, platform_id: t.platformId, token_hash: t.tokenHash, max_uses: t.maxUses, expires_at: t.expiresAt, created_at: t.createdAt, created_by: t.createdBy })
+    .insert({
+      id: t.id,
+      platform_id: t.platformId,
+      token_hash: t.tokenHash,
+      max_uses: t.maxUses,
+      expires_at: t.expiresAt,
+      created_at: t.createdAt,
+      created_by: t.createdBy,
+    })
     .returning('*');
   return toToken(row);
 }
 
 /** A platform's tokens, newest first (keyset on the millisecond creation time, then id). */
-export async function listPage(db: Queryable, platformId: string, page: { after?: { at: string; id: string }; limit: number }): Promise<RegistrationToken[]> {
-  const q = db('registration_tokens').where({ platform_id: platformId }).orderByRaw("date_trunc('milliseconds', created_at) desc, id desc").limit(page.limit);
-  if (page.after) q.whereRaw("(date_trunc('milliseconds', created_at), id) < (?::timestamptz, ?)", [page.after.at, page.after.id]);
+export async function listPage(
+  db: Queryable,
+  platformId: string,
+  page: { after?: { at: string; id: string }; limit: number },
+): Promise<RegistrationToken[]> {
+  const q = db('registration_tokens')
+    .where({ platform_id: platformId })
+    .orderByRaw("date_trunc('milliseconds', created_at) desc, id desc")
+    .limit(page.limit);
+  if (page.after)
+    q.whereRaw("(date_trunc('milliseconds', created_at), id) < (?::timestamptz, ?)", [page.after.at, page.after.id]);
   return (await q).map(toToken);
 }
 
@@ -56,7 +80,12 @@ export async function spendUse(db: Queryable, platformId: string, id: string, no
 }
 
 /** Revokes it (a second revocation keeps the first time). */
-export async function revoke(db: Queryable, platformId: string, id: string, now: Date): Promise<RegistrationToken | undefined> {
+export async function revoke(
+  db: Queryable,
+  platformId: string,
+  id: string,
+  now: Date,
+): Promise<RegistrationToken | undefined> {
   const [row] = await db('registration_tokens')
     .where({ platform_id: platformId, id })
     .update({ revoked_at: db.raw('coalesce(revoked_at, ?)', [now]) })

@@ -26,7 +26,13 @@ const columnsOf = (f: ResourceFields) => ({
 });
 
 /** Inserts unless the URI is taken on the platform; undefined when it is. */
-export async function insertUnlessUriTaken(db: Queryable, id: string, platformId: string, f: ResourceFields, now: Date): Promise<Resource | undefined> {
+export async function insertUnlessUriTaken(
+  db: Queryable,
+  id: string,
+  platformId: string,
+  f: ResourceFields,
+  now: Date,
+): Promise<Resource | undefined> {
   const [row] = await db('resources')
     .insert({ id, platform_id: platformId, ...columnsOf(f), created_at: now, updated_at: now })
     .onConflict(['platform_id', 'uri'])
@@ -36,8 +42,17 @@ export async function insertUnlessUriTaken(db: Queryable, id: string, platformId
 }
 
 /** Replaces the settable fields; undefined when there is no such resource. Throws on a taken URI (unique index). */
-export async function update(db: Queryable, platformId: string, id: string, f: ResourceFields, now: Date): Promise<Resource | undefined> {
-  const [row] = await db('resources').where({ platform_id: platformId, id }).update({ ...columnsOf(f), updated_at: now }).returning('*');
+export async function update(
+  db: Queryable,
+  platformId: string,
+  id: string,
+  f: ResourceFields,
+  now: Date,
+): Promise<Resource | undefined> {
+  const [row] = await db('resources')
+    .where({ platform_id: platformId, id })
+    .update({ ...columnsOf(f), updated_at: now })
+    .returning('*');
   return row ? toResource(row) : undefined;
 }
 
@@ -62,7 +77,11 @@ export async function countByPlatform(db: Queryable, platformId: string): Promis
 
 /** The platform's resources in the order they were added. */
 export async function listByPlatform(db: Queryable, platformId: string): Promise<Resource[]> {
-  return (await db('resources').where({ platform_id: platformId }).orderBy([{ column: 'created_at' }, { column: 'uri' }])).map(toResource);
+  return (
+    await db('resources')
+      .where({ platform_id: platformId })
+      .orderBy([{ column: 'created_at' }, { column: 'uri' }])
+  ).map(toResource);
 }
 
 /**
@@ -70,7 +89,10 @@ export async function listByPlatform(db: Queryable, platformId: string): Promise
  * platform queue behind each other, so the per-platform limit holds under concurrent creations.
  * undefined when there is no such platform.
  */
-export async function lockPlatform(db: Queryable, platformId: string): Promise<{ signingProfile: SigningProfile } | undefined> {
+export async function lockPlatform(
+  db: Queryable,
+  platformId: string,
+): Promise<{ signingProfile: SigningProfile } | undefined> {
   const row = await db('platforms').where({ id: platformId }).forUpdate().first('signing_profile');
   return row ? { signingProfile: row.signing_profile as SigningProfile } : undefined;
 }

@@ -41,11 +41,21 @@ export async function findAnySealed(db: Queryable): Promise<string | undefined> 
 }
 
 /** The sealed values of one column, locked for resealing. */
-export async function findSealedForUpdate(db: Queryable, c: { table: string; key: string; column: string }): Promise<Array<{ key: string; sealed: string }>> {
+export async function findSealedForUpdate(
+  db: Queryable,
+  c: { table: string; key: string; column: string },
+): Promise<Array<{ key: string; sealed: string }>> {
   const rows = await db(c.table).whereNotNull(c.column).select({ key: c.key, sealed: c.column }).forUpdate();
   return rows.map((r: { key: unknown; sealed: string }) => ({ key: String(r.key), sealed: r.sealed }));
 }
 
-export async function updateSealed(db: Queryable, c: { table: string; key: string; column: string }, key: string, sealed: string): Promise<void> {
-  await db(c.table).where(c.key, key).update({ [c.column]: sealed });
+export async function updateSealed(
+  db: Queryable,
+  c: { table: string; key: string; column: string },
+  key: string,
+  sealed: string,
+): Promise<void> {
+  await db(c.table)
+    .where(c.key, key)
+    .update({ [c.column]: sealed });
 }

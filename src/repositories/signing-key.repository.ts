@@ -40,21 +40,45 @@ const toKey = (r: any): SigningKeyRow => ({
  * retired after `retiredAfter`. Active first. (Whether a next key has taken over is the reader's
  * call, by its activates_at: domain/key-schedule.)
  */
-export async function listUsable(db: Queryable, platformId: string, retiredAfter: Date, algs: readonly SigningAlg[] = ['HS512']): Promise<SigningKeyRow[]> {
+export async function listUsable(
+  db: Queryable,
+  platformId: string,
+  retiredAfter: Date,
+  algs: readonly SigningAlg[] = ['HS512'],
+): Promise<SigningKeyRow[]> {
   const rows = await db('signing_keys')
     .where({ platform_id: platformId })
     .whereIn('alg', algs as SigningAlg[])
-    .andWhere((q) => q.whereIn('status', ['active', 'next']).orWhere((r) => r.where('retired_at', '>', retiredAfter).whereNull('withdrawn_at')))
+    .andWhere((q) =>
+      q
+        .whereIn('status', ['active', 'next'])
+        .orWhere((r) => r.where('retired_at', '>', retiredAfter).whereNull('withdrawn_at')),
+    )
     .orderByRaw(`status = 'active' DESC, created_at DESC`);
   return rows.map(toKey);
 }
 
-export async function retireActive(db: Queryable, platformId: string, at: Date, alg: SigningAlg = 'HS512'): Promise<void> {
-  await db('signing_keys').where({ platform_id: platformId, status: 'active', alg }).update({ status: 'retired', retired_at: at });
+export async function retireActive(
+  db: Queryable,
+  platformId: string,
+  at: Date,
+  alg: SigningAlg = 'HS512',
+): Promise<void> {
+  await db('signing_keys')
+    .where({ platform_id: platformId, status: 'active', alg })
+    .update({ status: 'retired', retired_at: at });
 }
 
-export async function insertActive(db: Queryable, k: { kid: string; platformId: string; sealedSecret: string }): Promise<void> {
-  await db('signing_keys').insert({ kid: k.kid, platform_id: k.platformId, sealed_secret: k.sealedSecret, status: 'active' });
+export async function insertActive(
+  db: Queryable,
+  k: { kid: string; platformId: string; sealedSecret: string },
+): Promise<void> {
+  await db('signing_keys').insert({
+    kid: k.kid,
+    platform_id: k.platformId,
+    sealed_secret: k.sealedSecret,
+    status: 'active',
+  });
 }
 
 /**
@@ -63,7 +87,14 @@ export async function insertActive(db: Queryable, k: { kid: string; platformId: 
  */
 export async function insertAsymmetric(
   db: Queryable,
-  k: { kid: string; platformId: string; alg: AsymmetricAlg; sealedPrivateJwk: string; publicJwk: Record<string, string>; activatesAt?: Date },
+  k: {
+    kid: string;
+    platformId: string;
+    alg: AsymmetricAlg;
+    sealedPrivateJwk: string;
+    publicJwk: Record<string, string>;
+    activatesAt?: Date;
+  },
 ): Promise<void> {
   await db('signing_keys').insert({
     kid: k.kid,
@@ -86,16 +117,26 @@ export async function listNext(db: Queryable, platformId: string): Promise<Signi
  * as of that time, the next one becomes active. Returns whether anything changed.
  */
 export async function activateDueNext(db: Queryable, platformId: string, alg: SigningAlg, now: Date): Promise<boolean> {
-  const next = await db('signing_keys').where({ platform_id: platformId, status: 'next', alg }).where('activates_at', '<=', now).first();
+  const next = await db('signing_keys')
+    .where({ platform_id: platformId, status: 'next', alg })
+    .where('activates_at', '<=', now)
+    .first();
   if (!next) return false;
   // In this order: one active key per platform and alg (signing_keys_one_active).
-  await db('signing_keys').where({ platform_id: platformId, status: 'active', alg }).update({ status: 'retired', retired_at: next.activates_at });
+  await db('signing_keys')
+    .where({ platform_id: platformId, status: 'active', alg })
+    .update({ status: 'retired', retired_at: next.activates_at });
   await db('signing_keys').where({ kid: next.kid, status: 'next' }).update({ status: 'active' });
   return true;
 }
 
 /** Drops a next key that has not started signing (a new rotation replaces it, or an operator cancels it): it verifies nothing. */
-export async function withdrawNext(db: Queryable, platformId: string, alg: SigningAlg, at: Date): Promise<string | undefined> {
+export async function withdrawNext(
+  db: Queryable,
+  platformId: string,
+  alg: SigningAlg,
+  at: Date,
+): Promise<string | undefined> {
   const rows: { kid: string }[] = await db('signing_keys')
     .where({ platform_id: platformId, status: 'next', alg })
     .update({ status: 'retired', retired_at: at, withdrawn_at: at })
@@ -109,9 +150,17 @@ export async function findPlatformIdByKid(db: Queryable, kid: string): Promise<s
 }
 
 /** Every key of a platform, newest first (keyset on created_at, kid; milliseconds as the cursor carries them). */
-export async function listPage(db: Queryable, platformId: string, opts: { before?: { at: string; id: string }; limit: number }): Promise<SigningKeyRow[]> {
-  const q = db('signing_keys').where({ platform_id: platformId }).orderByRaw("date_trunc('milliseconds', created_at) DESC, kid DESC").limit(opts.limit);
-  if (opts.before) q.whereRaw("(date_trunc('milliseconds', created_at), kid) < (?::timestamptz, ?)", [opts.before.at, opts.before.id]);
+export async function listPage(
+  db: Queryable,
+  platformId: string,
+  opts: { before?: { at: string; id: string }; limit: number },
+): Promise<SigningKeyRow[]> {
+  const q = db('signing_keys')
+    .where({ platform_id: platformId })
+    .orderByRaw("date_trunc('milliseconds', created_at) DESC, kid DESC")
+    .limit(opts.limit);
+  if (opts.before)
+    q.whereRaw("(date_trunc('milliseconds', created_at), kid) < (?::timestamptz, ?)", [opts.before.at, opts.before.id]);
   return (await q).map(toKey);
 }
 
@@ -122,11 +171,18 @@ export async function findByKid(db: Queryable, platformId: string, kid: string):
 
 /** Ends a rotated-out key's grace: it verifies nothing from `at`. Only a retired, not yet withdrawn key changes. */
 export async function withdraw(db: Queryable, platformId: string, kid: string, at: Date): Promise<boolean> {
-  const n = await db('signing_keys').where({ platform_id: platformId, kid, status: 'retired' }).whereNull('withdrawn_at').update({ withdrawn_at: at });
+  const n = await db('signing_keys')
+    .where({ platform_id: platformId, kid, status: 'retired' })
+    .whereNull('withdrawn_at')
+    .update({ withdrawn_at: at });
   return n > 0;
 }
 
-export async function findActive(db: Queryable, platformId: string, alg: SigningAlg = 'HS512'): Promise<SigningKeyRow | undefined> {
+export async function findActive(
+  db: Queryable,
+  platformId: string,
+  alg: SigningAlg = 'HS512',
+): Promise<SigningKeyRow | undefined> {
   const row = await db('signing_keys').where({ platform_id: platformId, status: 'active', alg }).first();
   return row ? toKey(row) : undefined;
 }

@@ -30,7 +30,11 @@ const toAccess = (r: any): AccessTokenRecord => ({
 });
 
 export async function revokeAccessToken(db: Queryable, jtiHash: string, at: Date): Promise<void> {
-  const rows = await db('access_tokens').where({ jti_hash: jtiHash }).whereNull('revoked_at').update({ revoked_at: at }).returning('user_id');
+  const rows = await db('access_tokens')
+    .where({ jti_hash: jtiHash })
+    .whereNull('revoked_at')
+    .update({ revoked_at: at })
+    .returning('user_id');
   invalidateUsers(rows.map((r: { user_id: string }) => r.user_id));
 }
 
@@ -71,7 +75,20 @@ const toRefresh = (r: any): RefreshTokenRecord => ({
 function refreshWithFamily(db: Queryable) {
   return db('refresh_tokens as t')
     .join('refresh_token_families as f', 'f.id', 't.family_id')
-    .select('t.id', 't.family_id', 't.rotated_at', 't.expires_at', 't.created_at', 'f.platform_id', 'f.client_id', 'f.user_id', 'f.scope', 'f.auth_time', 'f.browser_session_id', 'f.revoked_at');
+    .select(
+      't.id',
+      't.family_id',
+      't.rotated_at',
+      't.expires_at',
+      't.created_at',
+      'f.platform_id',
+      'f.client_id',
+      'f.user_id',
+      'f.scope',
+      'f.auth_time',
+      'f.browser_session_id',
+      'f.revoked_at',
+    );
 }
 
 export async function findRefreshToken(db: Queryable, platformId: string, tokenHash: string) {
@@ -79,33 +96,51 @@ export async function findRefreshToken(db: Queryable, platformId: string, tokenH
   return row ? toRefresh(row) : undefined;
 }
 
-
 /** Revokes families and every access token issued from them. */
 async function revokeFamiliesWhere(db: Queryable, at: Date, where: (q: any) => void): Promise<number> {
-  const rows: { id: string; user_id: string }[] = await db('refresh_token_families').where(where).whereNull('revoked_at').update({ revoked_at: at }).returning(['id', 'user_id']);
+  const rows: { id: string; user_id: string }[] = await db('refresh_token_families')
+    .where(where)
+    .whereNull('revoked_at')
+    .update({ revoked_at: at })
+    .returning(['id', 'user_id']);
   const ids = rows.map((r) => r.id);
-  if (ids.length) await db('access_tokens').whereIn('family_id', ids).whereNull('revoked_at').update({ revoked_at: at });
+  if (ids.length)
+    await db('access_tokens').whereIn('family_id', ids).whereNull('revoked_at').update({ revoked_at: at });
   invalidateUsers(rows.map((r) => r.user_id));
   return ids.length;
 }
 
-export const revokeFamily = (db: Queryable, familyId: string, at: Date) => revokeFamiliesWhere(db, at, (q) => q.where({ id: familyId }));
+export const revokeFamily = (db: Queryable, familyId: string, at: Date) =>
+  revokeFamiliesWhere(db, at, (q) => q.where({ id: familyId }));
 
 /** RFC 6749 §4.1.2: a replayed code revokes everything its first exchange issued. */
 export async function revokeByCode(db: Queryable, codeId: string, at: Date): Promise<void> {
   await revokeFamiliesWhere(db, at, (q) => q.where({ code_id: codeId }));
-  const rows = await db('access_tokens').where({ code_id: codeId }).whereNull('revoked_at').update({ revoked_at: at }).returning('user_id');
+  const rows = await db('access_tokens')
+    .where({ code_id: codeId })
+    .whereNull('revoked_at')
+    .update({ revoked_at: at })
+    .returning('user_id');
   invalidateUsers(rows.map((r: { user_id: string }) => r.user_id));
 }
 
 /** Sign-out: refresh tokens issued through one browser session to one user. */
-export const revokeByBrowserSession = (db: Queryable, platformId: string, userId: string, browserSessionId: string, at: Date) =>
-  revokeFamiliesWhere(db, at, (q) => q.where({ platform_id: platformId, user_id: userId, browser_session_id: browserSessionId }));
+export const revokeByBrowserSession = (
+  db: Queryable,
+  platformId: string,
+  userId: string,
+  browserSessionId: string,
+  at: Date,
+) =>
+  revokeFamiliesWhere(db, at, (q) =>
+    q.where({ platform_id: platformId, user_id: userId, browser_session_id: browserSessionId }),
+  );
 
 export const revokeByUserAndClient = (db: Queryable, userId: string, clientId: string, at: Date) =>
   revokeFamiliesWhere(db, at, (q) => q.where({ user_id: userId, client_id: clientId }));
 
-export const revokeByUser = (db: Queryable, userId: string, at: Date) => revokeFamiliesWhere(db, at, (q) => q.where({ user_id: userId }));
+export const revokeByUser = (db: Queryable, userId: string, at: Date) =>
+  revokeFamiliesWhere(db, at, (q) => q.where({ user_id: userId }));
 
 /** Userinfo/introspection in one round trip: the token record with its user. */
 export async function findAccessTokenWithUser(db: Queryable, jtiHash: string) {

@@ -28,7 +28,10 @@ const toProvider = (r: any): UpstreamProviderRow => ({
 });
 
 /** The columns of a provider that an operator sets. */
-export type UpstreamProviderFields = Omit<UpstreamProviderRow, 'id' | 'platformId' | 'hasClientSecret' | 'createdAt' | 'updatedAt'>;
+export type UpstreamProviderFields = Omit<
+  UpstreamProviderRow,
+  'id' | 'platformId' | 'hasClientSecret' | 'createdAt' | 'updatedAt'
+>;
 
 const columnsOf = (f: Partial<UpstreamProviderFields>) => {
   const c: Record<string, unknown> = {};
@@ -49,7 +52,13 @@ const columnsOf = (f: Partial<UpstreamProviderFields>) => {
 };
 
 /** Inserts unless the slug is taken on the platform; undefined when it is. */
-export async function insertUnlessSlugTaken(db: Queryable, id: string, platformId: string, f: UpstreamProviderFields, now: Date): Promise<UpstreamProviderRow | undefined> {
+export async function insertUnlessSlugTaken(
+  db: Queryable,
+  id: string,
+  platformId: string,
+  f: UpstreamProviderFields,
+  now: Date,
+): Promise<UpstreamProviderRow | undefined> {
   const [row] = await db('upstream_providers')
     .insert({ id, platform_id: platformId, ...columnsOf(f), created_at: now, updated_at: now })
     .onConflict(['platform_id', 'slug'])
@@ -59,8 +68,17 @@ export async function insertUnlessSlugTaken(db: Queryable, id: string, platformI
 }
 
 /** Updates the given fields; undefined when there is no such provider. Throws on a taken slug (unique index). */
-export async function update(db: Queryable, platformId: string, id: string, f: Partial<UpstreamProviderFields>, now: Date): Promise<UpstreamProviderRow | undefined> {
-  const [row] = await db('upstream_providers').where({ platform_id: platformId, id }).update({ ...columnsOf(f), updated_at: now }).returning('*');
+export async function update(
+  db: Queryable,
+  platformId: string,
+  id: string,
+  f: Partial<UpstreamProviderFields>,
+  now: Date,
+): Promise<UpstreamProviderRow | undefined> {
+  const [row] = await db('upstream_providers')
+    .where({ platform_id: platformId, id })
+    .update({ ...columnsOf(f), updated_at: now })
+    .returning('*');
   return row ? toProvider(row) : undefined;
 }
 
@@ -68,18 +86,30 @@ export async function remove(db: Queryable, platformId: string, id: string): Pro
   return (await db('upstream_providers').where({ platform_id: platformId, id }).del()) > 0;
 }
 
-export async function findById(db: Queryable, platformId: string, id: string): Promise<UpstreamProviderRow | undefined> {
+export async function findById(
+  db: Queryable,
+  platformId: string,
+  id: string,
+): Promise<UpstreamProviderRow | undefined> {
   const row = await db('upstream_providers').where({ platform_id: platformId, id }).first();
   return row ? toProvider(row) : undefined;
 }
 
-export async function findBySlug(db: Queryable, platformId: string, slug: string): Promise<UpstreamProviderRow | undefined> {
+export async function findBySlug(
+  db: Queryable,
+  platformId: string,
+  slug: string,
+): Promise<UpstreamProviderRow | undefined> {
   const row = await db('upstream_providers').where({ platform_id: platformId, slug }).first();
   return row ? toProvider(row) : undefined;
 }
 
 /** The platform's providers in the order they were added (the order of the buttons). */
-export async function listByPlatform(db: Queryable, platformId: string, opts: { enabledOnly?: boolean } = {}): Promise<UpstreamProviderRow[]> {
+export async function listByPlatform(
+  db: Queryable,
+  platformId: string,
+  opts: { enabledOnly?: boolean } = {},
+): Promise<UpstreamProviderRow[]> {
   const q = db('upstream_providers').where({ platform_id: platformId });
   if (opts.enabledOnly) q.andWhere({ enabled: true });
   return (await q.orderBy([{ column: 'created_at' }, { column: 'id' }])).map(toProvider);

@@ -16,7 +16,13 @@ export interface ProfileChanges {
 }
 
 /** Every profile change bumps updated_at (the `updated_at` claim). */
-export async function updateProfile(db: Queryable, platformId: string, userId: string, p: ProfileChanges, at: Date): Promise<UserRow | undefined> {
+export async function updateProfile(
+  db: Queryable,
+  platformId: string,
+  userId: string,
+  p: ProfileChanges,
+  at: Date,
+): Promise<UserRow | undefined> {
   const [row] = await db('users')
     .where({ platform_id: platformId, id: userId })
     .update({
@@ -34,13 +40,25 @@ export async function updateProfile(db: Queryable, platformId: string, userId: s
   return row && toUser(row);
 }
 
-export async function updatePictureUrl(db: Queryable, platformId: string, userId: string, pictureUrl: string | null, at: Date): Promise<void> {
+export async function updatePictureUrl(
+  db: Queryable,
+  platformId: string,
+  userId: string,
+  pictureUrl: string | null,
+  at: Date,
+): Promise<void> {
   await db('users').where({ platform_id: platformId, id: userId }).update({ picture_url: pictureUrl, updated_at: at });
   invalidateUsers([userId]);
 }
 
 /** Sets email_verified only while the address is still the one the link was sent to. */
-export async function markEmailVerified(db: Queryable, platformId: string, userId: string, emailNormalized: string, at: Date): Promise<boolean> {
+export async function markEmailVerified(
+  db: Queryable,
+  platformId: string,
+  userId: string,
+  emailNormalized: string,
+  at: Date,
+): Promise<boolean> {
   const n = await db('users')
     .where({ platform_id: platformId, id: userId, email_normalized: emailNormalized })
     .update({ email_verified: true, updated_at: at });
@@ -48,12 +66,22 @@ export async function markEmailVerified(db: Queryable, platformId: string, userI
   return n > 0;
 }
 
-export async function updatePasswordHash(db: Queryable, platformId: string, userId: string, passwordHash: string): Promise<void> {
+export async function updatePasswordHash(
+  db: Queryable,
+  platformId: string,
+  userId: string,
+  passwordHash: string,
+): Promise<void> {
   await db('users').where({ platform_id: platformId, id: userId }).update({ password_hash: passwordHash });
 }
 
 /** Browser sessions that signed this user in before `at` no longer count as signed in. */
-export async function setSessionsValidAfter(db: Queryable, platformId: string, userId: string, at: Date): Promise<void> {
+export async function setSessionsValidAfter(
+  db: Queryable,
+  platformId: string,
+  userId: string,
+  at: Date,
+): Promise<void> {
   await db('users').where({ platform_id: platformId, id: userId }).update({ sessions_valid_after: at });
 }
 

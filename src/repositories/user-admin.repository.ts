@@ -8,10 +8,15 @@ import { normalizeEmail, toUser, type UserRow } from './user.repository';
 const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 /** Oldest first, keyset-paged; `email` matches anywhere in the normalized address. */
-export async function listPage(db: Queryable, platformId: string, p: { email?: string; after?: { at: string; id: string }; limit: number }): Promise<UserRow[]> {
+export async function listPage(
+  db: Queryable,
+  platformId: string,
+  p: { email?: string; after?: { at: string; id: string }; limit: number },
+): Promise<UserRow[]> {
   const q = db('users').where({ platform_id: platformId });
   if (p.email) q.whereRaw(`email_normalized LIKE ? ESCAPE '\\'`, [`%${escapeLike(normalizeEmail(p.email))}%`]);
-  if (p.after) q.whereRaw(`(date_trunc('milliseconds', created_at), id) > (?::timestamptz, ?)`, [p.after.at, p.after.id]);
+  if (p.after)
+    q.whereRaw(`(date_trunc('milliseconds', created_at), id) > (?::timestamptz, ?)`, [p.after.at, p.after.id]);
   const rows = await q.orderByRaw(`date_trunc('milliseconds', created_at), id`).limit(p.limit);
   return rows.map(toUser);
 }
@@ -31,12 +36,26 @@ export interface UserChanges {
 }
 
 const COLUMNS: Record<keyof UserChanges, string> = {
-  email: 'email', emailVerified: 'email_verified', givenName: 'given_name', familyName: 'family_name', middleName: 'middle_name', nickname: 'nickname',
-  preferredUsername: 'preferred_username', birthdate: 'birthdate', phoneNumber: 'phone_number', address: 'address',
+  email: 'email',
+  emailVerified: 'email_verified',
+  givenName: 'given_name',
+  familyName: 'family_name',
+  middleName: 'middle_name',
+  nickname: 'nickname',
+  preferredUsername: 'preferred_username',
+  birthdate: 'birthdate',
+  phoneNumber: 'phone_number',
+  address: 'address',
 };
 
 /** Updates the given fields and updated_at; undefined when the new email is taken on the platform (unique index). */
-export async function update(db: Queryable, platformId: string, id: string, c: UserChanges, at: Date): Promise<UserRow | 'email_taken' | undefined> {
+export async function update(
+  db: Queryable,
+  platformId: string,
+  id: string,
+  c: UserChanges,
+  at: Date,
+): Promise<UserRow | 'email_taken' | undefined> {
   const set: Record<string, unknown> = { updated_at: at };
   for (const [key, column] of Object.entries(COLUMNS) as [keyof UserChanges, string][]) {
     if (c[key] === undefined) continue;
@@ -44,7 +63,10 @@ export async function update(db: Queryable, platformId: string, id: string, c: U
   }
   if (c.email !== undefined) {
     set.email_normalized = normalizeEmail(c.email);
-    const taken = await db('users').where({ platform_id: platformId, email_normalized: set.email_normalized }).whereNot({ id }).first('id');
+    const taken = await db('users')
+      .where({ platform_id: platformId, email_normalized: set.email_normalized })
+      .whereNot({ id })
+      .first('id');
     if (taken) return 'email_taken';
   }
   let row;
@@ -89,7 +111,10 @@ export async function remove(db: Queryable, platformId: string, id: string): Pro
 
 /** Mails to the address on the platform (queued or sent): they hold the user's name and address. */
 export async function deleteMailTo(db: Queryable, platformId: string, email: string): Promise<number> {
-  return db('mail_outbox').where({ platform_id: platformId }).whereRaw('lower(recipient) = ?', [normalizeEmail(email)]).delete();
+  return db('mail_outbox')
+    .where({ platform_id: platformId })
+    .whereRaw('lower(recipient) = ?', [normalizeEmail(email)])
+    .delete();
 }
 
 /** A live refresh-token family: one app's standing grant, from one sign-in. */
@@ -112,23 +137,56 @@ export async function listSessions(db: Queryable, userId: string, now: Date): Pr
     .whereNull('f.revoked_at')
     .groupBy('f.id', 'c.name')
     .havingRaw('max(t.expires_at) > ?', [now])
-    .select('f.id', 'f.client_id', 'c.name as client_name', 'f.scope', 'f.auth_time', 'f.created_at', db.raw('max(t.created_at) as last_used_at'))
-    .orderBy([{ column: 'f.created_at', order: 'desc' }, { column: 'f.id', order: 'desc' }]);
+    .select(
+      'f.id',
+      'f.client_id',
+      'c.name as client_name',
+      'f.scope',
+      'f.auth_time',
+      'f.created_at',
+      db.raw('max(t.created_at) as last_used_at'),
+    )
+    .orderBy([
+      { column: 'f.created_at', order: 'desc' },
+      { column: 'f.id', order: 'desc' },
+    ]);
   return rows.map((r: any) => ({
-    id: r.id, clientId: r.client_id, clientName: r.client_name, scope: r.scope, authTime: r.auth_time, createdAt: r.created_at, lastUsedAt: new Date(r.last_used_at),
+    id: r.id,
+    clientId: r.client_id,
+    clientName: r.client_name,
+    scope: r.scope,
+    authTime: r.auth_time,
+    createdAt: r.created_at,
+    lastUsedAt: new Date(r.last_used_at),
   }));
 }
 
 /** Whether the family is the user's and still live (not revoked). */
-export async function findLiveFamily(db: Queryable, userId: string, familyId: string): Promise<{ clientId: string } | undefined> {
-  const row = await db('refresh_token_families').where({ id: familyId, user_id: userId }).whereNull('revoked_at').first('client_id');
+export async function findLiveFamily(
+  db: Queryable,
+  userId: string,
+  familyId: string,
+): Promise<{ clientId: string } | undefined> {
+  const row = await db('refresh_token_families')
+    .where({ id: familyId, user_id: userId })
+    .whereNull('revoked_at')
+    .first('client_id');
   return row && { clientId: row.client_id };
 }
 
 /** Whether the user has a confirmed authenticator app, unused recovery codes, passkeys. */
-export async function mfaStatus(db: Queryable, platformId: string, userId: string): Promise<{ totp: boolean; recoveryCodes: number; passkeys: number }> {
+export async function mfaStatus(
+  db: Queryable,
+  platformId: string,
+  userId: string,
+): Promise<{ totp: boolean; recoveryCodes: number; passkeys: number }> {
   const totp = await db('user_totp').where({ user_id: userId }).whereNotNull('confirmed_at').first('user_id');
-  const [{ n: codes }] = await db('user_recovery_codes').where({ user_id: userId }).whereNull('used_at').count({ n: '*' });
-  const [{ n: passkeys }] = await db('webauthn_credentials').where({ platform_id: platformId, user_id: userId }).count({ n: '*' });
+  const [{ n: codes }] = await db('user_recovery_codes')
+    .where({ user_id: userId })
+    .whereNull('used_at')
+    .count({ n: '*' });
+  const [{ n: passkeys }] = await db('webauthn_credentials')
+    .where({ platform_id: platformId, user_id: userId })
+    .count({ n: '*' });
   return { totp: Boolean(totp), recoveryCodes: Number(codes), passkeys: Number(passkeys) };
 }

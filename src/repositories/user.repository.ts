@@ -34,10 +34,13 @@ export const toUser = (r: any): UserRow => ({
 });
 
 /** A user row selected as row_to_json(users.*). */
-export const userFromJson = (json: Record<string, unknown>): UserRow => toUser(reviveTimestamps(json, ['created_at', 'updated_at', 'disabled_at']));
+export const userFromJson = (json: Record<string, unknown>): UserRow =>
+  toUser(reviveTimestamps(json, ['created_at', 'updated_at', 'disabled_at']));
 
-
-export type NewUser = Omit<UserRow, 'createdAt' | 'updatedAt' | 'disabledAt' | 'middleName' | 'nickname' | 'address' | 'pictureUrl'> &
+export type NewUser = Omit<
+  UserRow,
+  'createdAt' | 'updatedAt' | 'disabledAt' | 'middleName' | 'nickname' | 'address' | 'pictureUrl'
+> &
   Partial<Pick<UserRow, 'middleName' | 'nickname' | 'address' | 'pictureUrl'>>;
 
 /** Inserts unless the email is taken on the platform; undefined when it is. */
@@ -72,7 +75,9 @@ export async function findById(db: Queryable, platformId: string, id: string): P
 }
 
 export async function findByEmail(db: Queryable, platformId: string, email: string): Promise<UserRow | undefined> {
-  const row = await db('users').where({ platform_id: platformId, email_normalized: normalizeEmail(email) }).first();
+  const row = await db('users')
+    .where({ platform_id: platformId, email_normalized: normalizeEmail(email) })
+    .first();
   return row && toUser(row);
 }
 

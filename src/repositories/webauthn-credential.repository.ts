@@ -23,8 +23,18 @@ export type NewPasskey = Omit<Passkey, 'createdAt' | 'lastUsedAt'>;
 export async function insert(db: Queryable, p: NewPasskey, at: Date): Promise<boolean> {
   const rows = await db('webauthn_credentials')
     .insert({
-      id: p.id, platform_id: p.platformId, user_id: p.userId, credential_id: p.credentialId, public_key: p.publicKey, counter: p.counter,
-      transports: p.transports.join(','), name: p.name, is_backup_eligible: p.isBackupEligible, is_backed_up: p.isBackedUp, aaguid: p.aaguid, created_at: at,
+      id: p.id,
+      platform_id: p.platformId,
+      user_id: p.userId,
+      credential_id: p.credentialId,
+      public_key: p.publicKey,
+      counter: p.counter,
+      transports: p.transports.join(','),
+      name: p.name,
+      is_backup_eligible: p.isBackupEligible,
+      is_backed_up: p.isBackedUp,
+      aaguid: p.aaguid,
+      created_at: at,
     })
     .onConflict(['platform_id', 'credential_id'])
     .ignore()
@@ -33,23 +43,41 @@ export async function insert(db: Queryable, p: NewPasskey, at: Date): Promise<bo
 }
 
 export async function listByUser(db: Queryable, platformId: string, userId: string): Promise<Passkey[]> {
-  const rows = await db('webauthn_credentials').where({ platform_id: platformId, user_id: userId }).orderBy([{ column: 'created_at' }, { column: 'id' }]);
+  const rows = await db('webauthn_credentials')
+    .where({ platform_id: platformId, user_id: userId })
+    .orderBy([{ column: 'created_at' }, { column: 'id' }]);
   return rows.map(toPasskey);
 }
 
 export async function countByUser(db: Queryable, platformId: string, userId: string): Promise<number> {
-  const [{ n }] = await db('webauthn_credentials').where({ platform_id: platformId, user_id: userId }).count({ n: '*' });
+  const [{ n }] = await db('webauthn_credentials')
+    .where({ platform_id: platformId, user_id: userId })
+    .count({ n: '*' });
   return Number(n);
 }
 
 /** FOR UPDATE: two sign-ins with one credential update its counter one after the other. */
-export async function findByCredentialIdForUpdate(db: Queryable, platformId: string, credentialId: string): Promise<Passkey | undefined> {
-  const r = await db('webauthn_credentials').where({ platform_id: platformId, credential_id: credentialId }).forUpdate().first();
+export async function findByCredentialIdForUpdate(
+  db: Queryable,
+  platformId: string,
+  credentialId: string,
+): Promise<Passkey | undefined> {
+  const r = await db('webauthn_credentials')
+    .where({ platform_id: platformId, credential_id: credentialId })
+    .forUpdate()
+    .first();
   return r && toPasskey(r);
 }
 
-export async function markUsed(db: Queryable, id: string, use: { counter: number; isBackedUp: boolean }, at: Date): Promise<void> {
-  await db('webauthn_credentials').where({ id }).update({ counter: use.counter, is_backed_up: use.isBackedUp, last_used_at: at });
+export async function markUsed(
+  db: Queryable,
+  id: string,
+  use: { counter: number; isBackedUp: boolean },
+  at: Date,
+): Promise<void> {
+  await db('webauthn_credentials')
+    .where({ id })
+    .update({ counter: use.counter, is_backed_up: use.isBackedUp, last_used_at: at });
 }
 
 /** Deletes every passkey of this user; how many there were. */

@@ -22,11 +22,29 @@ export interface ThrottlePolicy {
 
 const MINUTE = 60;
 /** Failed sign-ins for one account from one source: an attacker elsewhere never locks the user out. */
-export const SIGN_IN_ACCOUNT_SOURCE: ThrottlePolicy = { threshold: 5, windowSeconds: 15 * MINUTE, baseLockSeconds: MINUTE, maxLockSeconds: 15 * MINUTE, lockMemorySeconds: 60 * MINUTE };
+export const SIGN_IN_ACCOUNT_SOURCE: ThrottlePolicy = {
+  threshold: 5,
+  windowSeconds: 15 * MINUTE,
+  baseLockSeconds: MINUTE,
+  maxLockSeconds: 15 * MINUTE,
+  lockMemorySeconds: 60 * MINUTE,
+};
 /** Failed sign-ins from one source over every account of the platform (password spraying). */
-export const SIGN_IN_SOURCE: ThrottlePolicy = { threshold: 20, windowSeconds: 15 * MINUTE, baseLockSeconds: MINUTE, maxLockSeconds: 15 * MINUTE, lockMemorySeconds: 60 * MINUTE };
+export const SIGN_IN_SOURCE: ThrottlePolicy = {
+  threshold: 20,
+  windowSeconds: 15 * MINUTE,
+  baseLockSeconds: MINUTE,
+  maxLockSeconds: 15 * MINUTE,
+  lockMemorySeconds: 60 * MINUTE,
+};
 /** Sign-up attempts from one source (account spam, email probing). */
-const SIGN_UP_SOURCE: ThrottlePolicy = { threshold: 10, windowSeconds: 60 * MINUTE, baseLockSeconds: 10 * MINUTE, maxLockSeconds: 60 * MINUTE, lockMemorySeconds: 6 * 60 * MINUTE };
+const SIGN_UP_SOURCE: ThrottlePolicy = {
+  threshold: 10,
+  windowSeconds: 60 * MINUTE,
+  baseLockSeconds: 10 * MINUTE,
+  maxLockSeconds: 60 * MINUTE,
+  lockMemorySeconds: 6 * 60 * MINUTE,
+};
 
 const ms = (seconds: number) => seconds * 1000;
 
@@ -53,7 +71,14 @@ export function afterAttempt(prev: ThrottleRow, now: Date, p: ThrottlePolicy): T
   }
   const windowEnd = windowStartedAt.getTime() + ms(p.windowSeconds);
   const lockEnd = lockedUntil ? lockedUntil.getTime() + ms(p.lockMemorySeconds) : 0;
-  return { key: prev.key, failures, windowStartedAt, locks, lockedUntil, expiresAt: new Date(Math.max(windowEnd, lockEnd)) };
+  return {
+    key: prev.key,
+    failures,
+    windowStartedAt,
+    locks,
+    lockedUntil,
+    expiresAt: new Date(Math.max(windowEnd, lockEnd)),
+  };
 }
 
 export type SignInOutcome = { ok: true; user: User } | { ok: false; lockedSeconds: number };
@@ -100,9 +125,23 @@ function describe(row: ThrottleRow, now: Date): ThrottleEntry | undefined {
   if (!kind) return undefined;
   const parts = row.key.slice(kind.length + 1).split(':');
   const platformId = parts.shift()!;
-  const emailSha256 = kind === 'signin:account' || kind === 'mfa:account' ? parts.shift() ?? null : null;
-  const common = { key: row.key, platformId, emailSha256, source: parts.join(':'), failures: row.failures, locks: row.locks, lockedUntil: row.lockedUntil, lockedSeconds: lockedSeconds(row, now) };
-  const names = { 'signin:account': 'sign_in_account', 'signin:source': 'sign_in_source', 'signup:source': 'sign_up_source', 'mfa:account': 'second_factor_account' } as const;
+  const emailSha256 = kind === 'signin:account' || kind === 'mfa:account' ? (parts.shift() ?? null) : null;
+  const common = {
+    key: row.key,
+    platformId,
+    emailSha256,
+    source: parts.join(':'),
+    failures: row.failures,
+    locks: row.locks,
+    lockedUntil: row.lockedUntil,
+    lockedSeconds: lockedSeconds(row, now),
+  };
+  const names = {
+    'signin:account': 'sign_in_account',
+    'signin:source': 'sign_in_source',
+    'signup:source': 'sign_up_source',
+    'mfa:account': 'second_factor_account',
+  } as const;
   return { ...common, kind: names[kind] };
 }
 
@@ -110,9 +149,13 @@ function describe(row: ThrottleRow, now: Date): ThrottleEntry | undefined {
  * Password-guessing defence: failed sign-ins are counted per account and source and
  * per source; while a key is locked no password is checked. `source` is the caller's address key.
  */
-export function createAttemptThrottle(deps: Deps, checkCredentials: (platformId: string, email: string, password: string) => Promise<CredentialCheck>) {
+export function createAttemptThrottle(
+  deps: Deps,
+  checkCredentials: (platformId: string, email: string, password: string) => Promise<CredentialCheck>,
+) {
   const events = createSecurityEvents(deps);
-  const accountKey = (platformId: string, email: string, source: string) => `signin:account:${platformId}:${hash(normalizeEmail(email))}:${source}`;
+  const accountKey = (platformId: string, email: string, source: string) =>
+    `signin:account:${platformId}:${hash(normalizeEmail(email))}:${source}`;
   const sourceKey = (platformId: string, source: string) => `signin:source:${platformId}:${source}`;
   const signUpKey = (platformId: string, source: string) => `signup:source:${platformId}:${source}`;
 
@@ -132,10 +175,17 @@ export function createAttemptThrottle(deps: Deps, checkCredentials: (platformId:
    * Counts one attempt on each key (one transaction, rows locked) and returns the longest lock now
    * in force. `also` runs in the same transaction with the keys this attempt locked (the audit log).
    */
-  async function count(policies: Array<[string, ThrottlePolicy]>, also?: (trx: Queryable, lockedKeys: string[], seconds: number) => Promise<void>): Promise<number> {
+  async function count(
+    policies: Array<[string, ThrottlePolicy]>,
+    also?: (trx: Queryable, lockedKeys: string[], seconds: number) => Promise<void>,
+  ): Promise<number> {
     return deps.db.transaction(async (trx) => {
       const now = deps.now();
-      const rows = await throttles.findManyForUpdate(trx, policies.map(([key]) => key), now);
+      const rows = await throttles.findManyForUpdate(
+        trx,
+        policies.map(([key]) => key),
+        now,
+      );
       let locked = 0;
       const lockedKeys: string[] = [];
       for (const [key, policy] of policies) {
@@ -156,7 +206,9 @@ export function createAttemptThrottle(deps: Deps, checkCredentials: (platformId:
     const rows = await throttles.findLiveByPrefixes(deps.db, prefixes, now);
     return rows
       .map((row) => describe(row, now))
-      .filter((e): e is ThrottleEntry => e !== undefined && matches(e, filter) && (!filter.lockedOnly || e.lockedSeconds > 0));
+      .filter(
+        (e): e is ThrottleEntry => e !== undefined && matches(e, filter) && (!filter.lockedOnly || e.lockedSeconds > 0),
+      );
   }
 
   return {
@@ -168,7 +220,13 @@ export function createAttemptThrottle(deps: Deps, checkCredentials: (platformId:
      * the outcome is in the audit log: sign_in.succeeded, or sign_in.failed (and sign_in.locked_out
      * when this failure started a lock) in the counting transaction.
      */
-    async attemptSignIn(platformId: string, email: string, password: string, source: string, audit?: SignInAudit): Promise<SignInOutcome> {
+    async attemptSignIn(
+      platformId: string,
+      email: string,
+      password: string,
+      source: string,
+      audit?: SignInAudit,
+    ): Promise<SignInOutcome> {
       const account = accountKey(platformId, email, source);
       const bySource = sourceKey(platformId, source);
       const { signIns, lockouts } = deps.metrics;
@@ -177,24 +235,52 @@ export function createAttemptThrottle(deps: Deps, checkCredentials: (platformId:
       if (locked) {
         signIns.inc({ result: 'locked' });
         // No password checked, no account looked up: the subject stays unknown.
-        if (audit) await events.record(deps.db, audit, 'sign_in.failed', null, { method: 'pwd', reason: 'locked', email, ...purpose });
+        if (audit)
+          await events.record(deps.db, audit, 'sign_in.failed', null, {
+            method: 'pwd',
+            reason: 'locked',
+            email,
+            ...purpose,
+          });
         return { ok: false, lockedSeconds: locked };
       }
       const check = await checkCredentials(platformId, email, password);
       if (check.ok) {
         if (held.has(account)) await throttles.deleteKey(deps.db, account); // no failure counted: nothing to clear
         signIns.inc({ result: 'success' });
-        if (audit) await events.record(deps.db, audit, 'sign_in.succeeded', check.user.id, { method: 'pwd', amr: ['pwd'], ...purpose });
+        if (audit)
+          await events.record(deps.db, audit, 'sign_in.succeeded', check.user.id, {
+            method: 'pwd',
+            amr: ['pwd'],
+            ...purpose,
+          });
         return { ok: true, user: check.user };
       }
       signIns.inc({ result: 'failure' });
-      const lockedNow = await count([[account, SIGN_IN_ACCOUNT_SOURCE], [bySource, SIGN_IN_SOURCE]], audit && (async (trx, lockedKeys, seconds) => {
-        await events.record(trx, audit, 'sign_in.failed', check.userId, { method: 'pwd', reason: check.disabled ? 'disabled' : check.userId ? 'wrong_password' : 'unknown_email', email, ...purpose });
-        if (lockedKeys.length) {
-          const throttle = lockedKeys.includes(account) ? 'account_source' : 'source';
-          await events.record(trx, audit, 'sign_in.locked_out', check.userId, { method: 'pwd', throttle, locked_seconds: seconds, email });
-        }
-      }));
+      const lockedNow = await count(
+        [
+          [account, SIGN_IN_ACCOUNT_SOURCE],
+          [bySource, SIGN_IN_SOURCE],
+        ],
+        audit &&
+          (async (trx, lockedKeys, seconds) => {
+            await events.record(trx, audit, 'sign_in.failed', check.userId, {
+              method: 'pwd',
+              reason: check.disabled ? 'disabled' : check.userId ? 'wrong_password' : 'unknown_email',
+              email,
+              ...purpose,
+            });
+            if (lockedKeys.length) {
+              const throttle = lockedKeys.includes(account) ? 'account_source' : 'source';
+              await events.record(trx, audit, 'sign_in.locked_out', check.userId, {
+                method: 'pwd',
+                throttle,
+                locked_seconds: seconds,
+                email,
+              });
+            }
+          }),
+      );
       if (lockedNow) lockouts.inc({ throttle: 'sign_in' }); // unlocked a moment ago: this failure started the lock
       return { ok: false, lockedSeconds: lockedNow };
     },
@@ -204,13 +290,21 @@ export function createAttemptThrottle(deps: Deps, checkCredentials: (platformId:
      * existing email counts (account spam, email probing); a form with mistakes to correct does
      * not. With `origin`, a new account's `sign_up` event commits with that count.
      */
-    async attemptSignUp(platformId: string, source: string, signUp: () => Promise<CreateUserResult>, origin?: SecurityOrigin): Promise<SignUpOutcome> {
+    async attemptSignUp(
+      platformId: string,
+      source: string,
+      signUp: () => Promise<CreateUserResult>,
+      origin?: SecurityOrigin,
+    ): Promise<SignUpOutcome> {
       const key = signUpKey(platformId, source);
       const locked = await lockedFor([key]);
       if (locked) return { ok: false, errors: [], lockedSeconds: locked };
       const result = await signUp();
       if (result.ok || result.emailTaken) {
-        const audited = origin && result.ok ? (trx: Queryable) => events.record(trx, origin, 'sign_up', result.user.id, { method: 'pwd' }) : undefined;
+        const audited =
+          origin && result.ok
+            ? (trx: Queryable) => events.record(trx, origin, 'sign_up', result.user.id, { method: 'pwd' })
+            : undefined;
         if (await count([[key, SIGN_UP_SOURCE]], audited)) deps.metrics.lockouts.inc({ throttle: 'sign_up' }); // this attempt started the lock
       }
       return result;
@@ -219,7 +313,10 @@ export function createAttemptThrottle(deps: Deps, checkCredentials: (platformId:
     /** Deletes the matching keys (a cleared lock also forgets its failures and lock history). Returns how many. */
     async clearThrottles(filter: ThrottleFilter & { platformId: string }): Promise<number> {
       const entries = await listThrottles(filter);
-      await throttles.deleteKeys(deps.db, entries.map((e) => e.key));
+      await throttles.deleteKeys(
+        deps.db,
+        entries.map((e) => e.key),
+      );
       return entries.length;
     },
   };

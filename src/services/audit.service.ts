@@ -12,7 +12,15 @@ export function createAudit(deps: Deps) {
     async record(q: Queryable, ctx: AuditContext, event: AuditEventInput): Promise<void> {
       await auditEvents.insert(q, ctx, event, deps.now());
       deps.logger.info(
-        { audit: event.kind, actor: ctx.actorType, actorId: ctx.actorId, platformId: event.platformId, sub: event.subject, clientId: event.clientId, reqId: ctx.requestId },
+        {
+          audit: event.kind,
+          actor: ctx.actorType,
+          actorId: ctx.actorId,
+          platformId: event.platformId,
+          sub: event.subject,
+          clientId: event.clientId,
+          reqId: ctx.requestId,
+        },
         `audit ${event.kind}`,
       );
     },

@@ -32,7 +32,13 @@ export interface BackchannelDeliveryOptions {
 }
 
 /** 8 attempts: retries after about 30 s, 1, 2, 4, 8, 16 and 32 min (equal jitter) — about an hour in all. */
-const DEFAULT_BACKCHANNEL_DELIVERY: BackchannelDeliveryOptions = { batchSize: 10, leaseSeconds: 60, retryBaseSeconds: 30, retryMaxSeconds: 3600, maxAttempts: 8 };
+const DEFAULT_BACKCHANNEL_DELIVERY: BackchannelDeliveryOptions = {
+  batchSize: 10,
+  leaseSeconds: 60,
+  retryBaseSeconds: 30,
+  retryMaxSeconds: 3600,
+  maxAttempts: 8,
+};
 
 export interface BackchannelRound {
   claimed: number;
@@ -53,7 +59,12 @@ type Target = { clientId: string; sid: string | null };
  * build the logout token at send time, signed as the client's ID tokens are, and POST it, with
  * retries and backoff like the mail outbox; at least once toward each relying party.
  */
-export function createBackchannelLogout(deps: Deps, platforms: Platforms, signer: TokenSigner, fetch: OutboundFetch = outboundFetchFromConfig(deps.config)) {
+export function createBackchannelLogout(
+  deps: Deps,
+  platforms: Platforms,
+  signer: TokenSigner,
+  fetch: OutboundFetch = outboundFetchFromConfig(deps.config),
+) {
   const sidOf = createSidOf(deps.config.masterKey!); // the app refuses to start without one
   const listeners = new Set<() => void>();
   const notify = () => listeners.forEach((l) => l());
@@ -74,13 +85,22 @@ export function createBackchannelLogout(deps: Deps, platforms: Platforms, signer
     targets.set(`${t.clientId} ${t.sid ?? ''}`, t);
   }
 
-  async function fail(row: BackchannelLogoutRow, options: BackchannelDeliveryOptions, error: string, permanent: boolean): Promise<Outcome> {
+  async function fail(
+    row: BackchannelLogoutRow,
+    options: BackchannelDeliveryOptions,
+    error: string,
+    permanent: boolean,
+  ): Promise<Outcome> {
     const final = permanent || row.attempts >= options.maxAttempts;
     const retryInSeconds = retryDelaySeconds(row.attempts, options);
     await logouts.markFailed(deps.db, row.id, row.attempts, { final, retryInSeconds, error });
     const log = { logoutId: row.id, platformId: row.platformId, clientId: row.clientId, attempts: row.attempts, error };
     if (final) deps.logger.warn(log, 'back-channel logout failed: not delivered after its last attempt');
-    else deps.logger.info({ ...log, retryInSeconds: Math.round(retryInSeconds) }, 'back-channel logout not delivered; will retry');
+    else
+      deps.logger.info(
+        { ...log, retryInSeconds: Math.round(retryInSeconds) },
+        'back-channel logout not delivered; will retry',
+      );
     return final ? 'failed' : 'retrying';
   }
 
@@ -88,7 +108,8 @@ export function createBackchannelLogout(deps: Deps, platforms: Platforms, signer
     const platform = await platforms.findPlatform(row.platformId);
     const client = platform && (await clients.findById(deps.db, row.platformId, row.clientId));
     if (!platform || !client) return fail(row, options, 'the application was deleted', true);
-    if (!client.backchannelLogoutUri) return fail(row, options, 'the application no longer has a backchannel_logout_uri', true);
+    if (!client.backchannelLogoutUri)
+      return fail(row, options, 'the application no longer has a backchannel_logout_uri', true);
     const iat = Math.floor(deps.now().getTime() / 1000);
     // §2.4: iss, aud, iat, exp, jti, events, sub and/or sid; never a nonce.
     const claims = {
@@ -113,14 +134,18 @@ export function createBackchannelLogout(deps: Deps, platforms: Platforms, signer
     } catch (err) {
       // A refused target (SSRF guard) or a malformed URL will not change by retrying.
       const permanent = err instanceof OutboundRequestError && (err.reason === 'refused' || err.reason === 'bad_url');
-      const reason = err instanceof OutboundRequestError ? `${err.reason}: ${err.message}` : `not sent: ${(err as Error).message}`;
+      const reason =
+        err instanceof OutboundRequestError ? `${err.reason}: ${err.message}` : `not sent: ${(err as Error).message}`;
       return fail(row, options, reason.slice(0, 300), permanent);
     }
     // §2.8: 200 OK on success; any other answer (a 400 from a stale key cache, a 5xx) is tried again.
     if (status !== 200 && status !== 204) return fail(row, options, `HTTP ${status}`, false);
     // A failure here leaves the row claimed: it is sent again once the lease ends (at least once).
     await logouts.markDelivered(deps.db, row.id, row.attempts);
-    deps.logger.info({ logoutId: row.id, platformId: row.platformId, clientId: row.clientId, attempts: row.attempts }, 'back-channel logout delivered');
+    deps.logger.info(
+      { logoutId: row.id, platformId: row.platformId, clientId: row.clientId, attempts: row.attempts },
+      'back-channel logout delivered',
+    );
     return 'delivered';
   }
 
@@ -130,11 +155,18 @@ export function createBackchannelLogout(deps: Deps, platforms: Platforms, signer
      * token with its sid for each application it signed in to, in `trx`. Call before the session's
      * refresh tokens are revoked (their clients count too). Returns how many were enqueued.
      */
-    async enqueueForSession(trx: Queryable, platformId: string, userId: string, browserSessionId: string): Promise<number> {
+    async enqueueForSession(
+      trx: Queryable,
+      platformId: string,
+      userId: string,
+      browserSessionId: string,
+    ): Promise<number> {
       const targets = new Map<string, Target>();
-      for (const r of await sessionClients.listBySession(trx, platformId, userId, browserSessionId)) add(targets, { clientId: r.clientId, sid: r.sid });
+      for (const r of await sessionClients.listBySession(trx, platformId, userId, browserSessionId))
+        add(targets, { clientId: r.clientId, sid: r.sid });
       // Refresh tokens of this browser whose sign-in predates session_clients rows (or outlived them).
-      for (const f of await logouts.liveRefreshClients(trx, platformId, userId, deps.now(), browserSessionId)) add(targets, { clientId: f.clientId, sid: sidOf(browserSessionId, userId) });
+      for (const f of await logouts.liveRefreshClients(trx, platformId, userId, deps.now(), browserSessionId))
+        add(targets, { clientId: f.clientId, sid: sidOf(browserSessionId, userId) });
       const n = await enqueue(trx, platformId, userId, [...targets.values()]);
       await sessionClients.removeSession(trx, platformId, userId, browserSessionId);
       return n;
@@ -180,7 +212,11 @@ export function createBackchannelLogout(deps: Deps, platforms: Platforms, signer
       const round: BackchannelRound = { claimed: rows.length, delivered: 0, retrying: 0, failed: 0 };
       for (const r of results) {
         if (r.status === 'fulfilled') round[r.value] += 1;
-        else deps.logger.warn({ err: (r.reason as Error).message }, 'back-channel logout outcome not recorded; it is retried after its lease');
+        else
+          deps.logger.warn(
+            { err: (r.reason as Error).message },
+            'back-channel logout outcome not recorded; it is retried after its lease',
+          );
       }
       return round;
     },

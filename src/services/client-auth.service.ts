@@ -18,7 +18,11 @@ export interface ClientCredentials {
 export type AuthMethod = 'client_secret_basic' | 'client_secret_post' | 'none';
 
 const invalidClient = (basic: boolean, description = 'Client authentication failed') =>
-  new OAuthError('invalid_client', description, basic ? { headers: { 'WWW-Authenticate': 'Basic realm="latchkey"' } } : {});
+  new OAuthError(
+    'invalid_client',
+    description,
+    basic ? { headers: { 'WWW-Authenticate': 'Basic realm="latchkey"' } } : {},
+  );
 
 /** RFC 6749 §2.3.1: Basic credentials are form-urlencoded before base64. */
 function parseBasicAuth(header: string): { id: string; secret: string } | undefined {
@@ -74,8 +78,15 @@ export function createClientAuth(deps: Deps, platforms: Platforms, notifications
     const readAt = epoch;
     const client = await clients.findById(deps.db, platformId, id);
     if (!client) return undefined; // not cached: a client registered a moment later is found at once
-    const previous = client.previousSealedSecret ? deps.sealer.unseal(client.previousSealedSecret).toString('utf8') : null;
-    const entry = { client, secret: platforms.clientSecret(client), previous, previousUntil: client.previousSecretExpiresAt };
+    const previous = client.previousSealedSecret
+      ? deps.sealer.unseal(client.previousSealedSecret).toString('utf8')
+      : null;
+    const entry = {
+      client,
+      secret: platforms.clientSecret(client),
+      previous,
+      previousUntil: client.previousSecretExpiresAt,
+    };
     if (readAt !== epoch) return entry;
     if (byClientId.size >= 10_000) {
       cache = createTtlCache<CachedClient>(deps.now, { ttlMs: CLIENT_CACHE_MS }); // the index and the cache start over together
@@ -92,13 +103,18 @@ export function createClientAuth(deps: Deps, platforms: Platforms, notifications
    */
   function secretMatches(found: CachedClient, presented: string): boolean {
     const current = found.secret !== null && safeEqual(found.secret, presented);
-    const previousLive = found.previous !== null && found.previousUntil !== null && found.previousUntil.getTime() > deps.now().getTime();
+    const previousLive =
+      found.previous !== null && found.previousUntil !== null && found.previousUntil.getTime() > deps.now().getTime();
     const previous = safeEqual(found.previous ?? found.secret ?? '', presented) && previousLive;
     return current || previous;
   }
 
   /** Decides the client and its method from the request. Throws invalid_request / invalid_client. */
-  async function authenticate(platform: Platform, creds: ClientCredentials, options: { allowPublic: boolean }): Promise<{ client: Client; method: AuthMethod }> {
+  async function authenticate(
+    platform: Platform,
+    creds: ClientCredentials,
+    options: { allowPublic: boolean },
+  ): Promise<{ client: Client; method: AuthMethod }> {
     const isBasic = typeof creds.authorization === 'string' && /^Basic /i.test(creds.authorization);
     let id = creds.bodyClientId;
     let secret: string | undefined;
@@ -107,8 +123,10 @@ export function createClientAuth(deps: Deps, platforms: Platforms, notifications
       const basic = parseBasicAuth(creds.authorization!);
       if (!basic) throw invalidClient(true, 'Malformed Basic credentials');
       // RFC 6749 §2.3: a client uses one authentication method per request
-      if (creds.bodyClientSecret !== undefined) throw invalidRequest('Client credentials sent both in the header and the body');
-      if (id !== undefined && id !== basic.id) throw invalidRequest('client_id in the body does not match the Basic credentials');
+      if (creds.bodyClientSecret !== undefined)
+        throw invalidRequest('Client credentials sent both in the header and the body');
+      if (id !== undefined && id !== basic.id)
+        throw invalidRequest('client_id in the body does not match the Basic credentials');
       id = basic.id;
       secret = basic.secret;
       method = 'client_secret_basic';

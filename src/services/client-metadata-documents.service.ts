@@ -57,9 +57,21 @@ function cacheLifetimeMs(headers: Headers, nowMs: number): number | null {
  * HTTP cache headers within bounds; one fetch per URL at a time; failures audited and backed off.
  * `outbound` is for tests (a local https server's certificate); the app uses the config's guard.
  */
-export function createClientMetadataDocuments(deps: Deps, audit: Audit, outbound: OutboundFetch = outboundFetchFromConfig(deps.config, CLIENT_METADATA_FETCH_LIMITS)) {
-  const documents = createTtlCache<{ doc: MetadataDocumentClient; fetchedAt: Date }>(deps.now, { ttlMs: DOCUMENT_CACHE_DEFAULT_MS, max: 10_000, maxBytes: 16 * 1024 * 1024 });
-  const failures = createTtlCache<string>(deps.now, { ttlMs: FAILED_FETCH_BACKOFF_MS, max: 10_000, maxBytes: 4 * 1024 * 1024 });
+export function createClientMetadataDocuments(
+  deps: Deps,
+  audit: Audit,
+  outbound: OutboundFetch = outboundFetchFromConfig(deps.config, CLIENT_METADATA_FETCH_LIMITS),
+) {
+  const documents = createTtlCache<{ doc: MetadataDocumentClient; fetchedAt: Date }>(deps.now, {
+    ttlMs: DOCUMENT_CACHE_DEFAULT_MS,
+    max: 10_000,
+    maxBytes: 16 * 1024 * 1024,
+  });
+  const failures = createTtlCache<string>(deps.now, {
+    ttlMs: FAILED_FETCH_BACKOFF_MS,
+    max: 10_000,
+    maxBytes: 4 * 1024 * 1024,
+  });
   const inFlight = new Map<string, Promise<Fetched>>();
 
   async function fetchDocument(url: string): Promise<Fetched> {
@@ -72,9 +84,11 @@ export function createClientMetadataDocuments(deps: Deps, audit: Audit, outbound
       throw err;
     }
     // The draft's §5: 200 only, and a redirect is not followed (the guard never follows one).
-    if (res.status >= 300 && res.status < 400) return failed(`answered ${res.status}, a redirect, which is not followed`);
+    if (res.status >= 300 && res.status < 400)
+      return failed(`answered ${res.status}, a redirect, which is not followed`);
     if (res.status !== 200) return failed(`answered ${res.status}, not 200`);
-    if (!isJson(res.headers.get('content-type'))) return failed('did not answer with JSON (Content-Type application/json)');
+    if (!isJson(res.headers.get('content-type')))
+      return failed('did not answer with JSON (Content-Type application/json)');
     let body: unknown;
     try {
       body = JSON.parse(res.body);
@@ -97,9 +111,11 @@ export function createClientMetadataDocuments(deps: Deps, audit: Audit, outbound
       .then(async (outcome) => {
         if (!outcome.ok) {
           failures.set(url, outcome.reason);
-          await audit.record(deps.db, ctx, { kind: outcome.kind, platformId, details: { host, reason: outcome.reason } }).catch((err: unknown) => {
-            deps.logger.warn({ err, host }, 'client metadata document: audit event not recorded');
-          });
+          await audit
+            .record(deps.db, ctx, { kind: outcome.kind, platformId, details: { host, reason: outcome.reason } })
+            .catch((err: unknown) => {
+              deps.logger.warn({ err, host }, 'client metadata document: audit event not recorded');
+            });
         }
         return outcome;
       })
@@ -113,19 +129,28 @@ export function createClientMetadataDocuments(deps: Deps, audit: Audit, outbound
    * platform whose policy allows the URL's host. Throws invalid_client with the reason (the
    * authorize endpoint shows it on the error page; the token endpoint answers it).
    */
-  async function resolve(platform: Pick<Platform, 'id' | 'signingProfile'>, clientIdUrl: string, policy: ClientMetadataDocumentPolicy, ctx: AuditContext = SYSTEM): Promise<Client> {
-    if (platform.signingProfile !== 'standard') throw invalidClient('Client ID metadata documents are for standard platforms only');
+  async function resolve(
+    platform: Pick<Platform, 'id' | 'signingProfile'>,
+    clientIdUrl: string,
+    policy: ClientMetadataDocumentPolicy,
+    ctx: AuditContext = SYSTEM,
+  ): Promise<Client> {
+    if (platform.signingProfile !== 'standard')
+      throw invalidClient('Client ID metadata documents are for standard platforms only');
     const problem = clientIdUrlProblem(clientIdUrl);
     if (problem !== undefined) throw invalidClient(`The client_id is not a client identifier URL: it ${problem}`);
     const host = new URL(clientIdUrl).hostname;
     if (!hostAllowed(policy, host)) {
-      throw invalidClient(policy.trim().toLowerCase() === 'off' || !policy.trim()
-        ? 'This sign-in service does not accept client ID metadata documents (a URL as client_id)'
-        : `This sign-in service does not accept client ID metadata documents from ${host}`);
+      throw invalidClient(
+        policy.trim().toLowerCase() === 'off' || !policy.trim()
+          ? 'This sign-in service does not accept client ID metadata documents (a URL as client_id)'
+          : `This sign-in service does not accept client ID metadata documents from ${host}`,
+      );
     }
     const cached = documents.get(clientIdUrl);
     if (cached) return metadataDocumentClientOf(platform.id, cached.value.doc, cached.value.fetchedAt);
-    const cantUse = (reason: string) => invalidClient(`The client metadata document at ${host} cannot be used: ${reason}`);
+    const cantUse = (reason: string) =>
+      invalidClient(`The client metadata document at ${host} cannot be used: ${reason}`);
     const failed = failures.get(clientIdUrl);
     if (failed) throw cantUse(`${failed.value} (on a fetch less than ${FAILED_FETCH_BACKOFF_MS / 1000} s ago)`);
     const outcome = await fetchOnce(platform.id, clientIdUrl, host, ctx);

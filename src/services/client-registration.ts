@@ -28,7 +28,12 @@ export interface ClientSigningAndLogoutContext {
 
 /** localhost, *.localhost, 127.0.0.0/8 and ::1: a relying party on the provider's own host, reached over plain http. */
 function isLoopbackHost(hostname: string): boolean {
-  return hostname === 'localhost' || hostname.endsWith('.localhost') || hostname === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
+  return (
+    hostname === 'localhost' ||
+    hostname.endsWith('.localhost') ||
+    hostname === '[::1]' ||
+    /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname)
+  );
 }
 
 /**
@@ -44,10 +49,13 @@ export function checkLogoutUri(field: string, uri: string | null | undefined, is
   } catch {
     throw invalidRequest(`${field}: "${value}" is not an absolute URL`);
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw invalidRequest(`${field}: "${value}" must be an http or https URL`);
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw invalidRequest(`${field}: "${value}" must be an http or https URL`);
   if (url.hash || value.includes('#')) throw invalidRequest(`${field}: "${value}" must not contain a fragment`);
   if (isProduction && url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
-    throw invalidRequest(`${field}: "${value}" must use https (http only on a loopback host: localhost, 127.0.0.1, [::1])`);
+    throw invalidRequest(
+      `${field}: "${value}" must use https (http only on a loopback host: localhost, 127.0.0.1, [::1])`,
+    );
   }
   return value;
 }
@@ -60,17 +68,27 @@ export function checkLogoutUri(field: string, uri: string | null | undefined, is
 export function checkSigningAndLogout(input: ClientSigningAndLogoutInput, ctx: ClientSigningAndLogoutContext) {
   const alg = input.idTokenSignedResponseAlg;
   if (alg && ctx.signingProfile !== 'standard') {
-    throw invalidRequest(`id_token_signed_response_alg: applies to standard platforms only (this platform uses "${ctx.signingProfile}": its ID tokens are HS512)`);
+    throw invalidRequest(
+      `id_token_signed_response_alg: applies to standard platforms only (this platform uses "${ctx.signingProfile}": its ID tokens are HS512)`,
+    );
   }
   const algAfter = alg === undefined ? ctx.currentAlg : alg;
   if (algAfter === 'HS512' && ctx.type !== 'confidential') {
-    throw invalidRequest('id_token_signed_response_alg: HS512 is keyed with the client secret: confidential clients only');
+    throw invalidRequest(
+      'id_token_signed_response_alg: HS512 is keyed with the client secret: confidential clients only',
+    );
   }
   return {
     idTokenSignedResponseAlg: alg === undefined ? undefined : alg,
-    backchannelLogoutUri: input.backchannelLogoutUri === undefined ? undefined : checkLogoutUri('backchannel_logout_uri', input.backchannelLogoutUri, ctx.isProduction),
+    backchannelLogoutUri:
+      input.backchannelLogoutUri === undefined
+        ? undefined
+        : checkLogoutUri('backchannel_logout_uri', input.backchannelLogoutUri, ctx.isProduction),
     backchannelLogoutSessionRequired: input.backchannelLogoutSessionRequired,
-    frontchannelLogoutUri: input.frontchannelLogoutUri === undefined ? undefined : checkLogoutUri('frontchannel_logout_uri', input.frontchannelLogoutUri, ctx.isProduction),
+    frontchannelLogoutUri:
+      input.frontchannelLogoutUri === undefined
+        ? undefined
+        : checkLogoutUri('frontchannel_logout_uri', input.frontchannelLogoutUri, ctx.isProduction),
     frontchannelLogoutSessionRequired: input.frontchannelLogoutSessionRequired,
   };
 }

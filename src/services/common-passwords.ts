@@ -8,5 +8,7 @@ password123 password12 admin123 welcome1 welcome123 changeme iloveyou1 abcd1234 
 abcdef123 computer internet samsung michelle jordan23 liverpool chelsea arsenal killer pokemon hello123 loveme
 flower hottie ashley nicole daniel jessica 1234qwer asdf1234 zxcvbnm zxcvbnm1 asdfasdf 12341234 11223344 99999999
 55555555 87654321 12344321 qwer1234 passpass testtest test1234 letmein1 football1 baseball1 princess1 sunshine1
-password! p@ssw0rd p@ssword pa55word 1password mypassword secret123 default guest1234 administrator rootroot`.split(/\s+/),
+password! p@ssw0rd p@ssword pa55word 1password mypassword secret123 default guest1234 administrator rootroot`.split(
+    /\s+/,
+  ),
 );

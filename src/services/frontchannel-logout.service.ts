@@ -16,13 +16,21 @@ export function createFrontchannelLogout(deps: Deps) {
      * (§2–3 require them when frontchannel_logout_session_required; harmless otherwise), the
      * registered URI's own query parameters kept. Throws nothing.
      */
-    async urlsFor(platform: Pick<Platform, 'id' | 'signingProfile'>, userIds: string[], browserSessionId: string): Promise<string[]> {
+    async urlsFor(
+      platform: Pick<Platform, 'id' | 'signingProfile'>,
+      userIds: string[],
+      browserSessionId: string,
+    ): Promise<string[]> {
       const iss = issuerOf(deps.config.baseUrl, platform);
       const urls: string[] = [];
       const uriOf = new Map<string, string | null>(); // one lookup per client
       for (const userId of new Set(userIds)) {
         for (const row of await sessionClients.listBySession(deps.db, platform.id, userId, browserSessionId)) {
-          if (!uriOf.has(row.clientId)) uriOf.set(row.clientId, (await clients.findById(deps.db, platform.id, row.clientId))?.frontchannelLogoutUri ?? null);
+          if (!uriOf.has(row.clientId))
+            uriOf.set(
+              row.clientId,
+              (await clients.findById(deps.db, platform.id, row.clientId))?.frontchannelLogoutUri ?? null,
+            );
           const registered = uriOf.get(row.clientId);
           const url = registered ? withSession(registered, iss, row.sid) : undefined;
           if (url && !urls.includes(url)) urls.push(url);

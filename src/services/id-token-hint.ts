@@ -12,7 +12,14 @@ import type { SigningKeys } from './signing-keys.service';
  * client's are keyed with the platform key its kid names; standard: signed by the published key
  * its kid names, verified with that key's alg, never the header's (RFC 8725 §3.1).
  */
-export async function idTokenHintClaims(deps: Deps, keys: SigningKeys, platforms: Platforms, platform: Platform, client: Client, hint: string): Promise<Claims | undefined> {
+export async function idTokenHintClaims(
+  deps: Deps,
+  keys: SigningKeys,
+  platforms: Platforms,
+  platform: Platform,
+  client: Client,
+  hint: string,
+): Promise<Claims | undefined> {
   const header = peekHeader(hint);
   if (!header) return undefined;
   const issuer = issuerOf(deps.config.baseUrl, platform);

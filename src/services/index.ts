@@ -69,20 +69,77 @@ export function createServices(deps: Deps, notifications?: Notifications) {
   const passkeys = createPasskeys(deps);
   const mfa = createMfa(deps);
   const identities = createIdentities(deps, users, throttle, account.emailVerification, account.mail);
-  const interaction = createInteractionFlow(deps, createDecide(deps), authorize, signInWithPassword, signUpWithPassword, passkeys, mfa, identities);
+  const interaction = createInteractionFlow(
+    deps,
+    createDecide(deps),
+    authorize,
+    signInWithPassword,
+    signUpWithPassword,
+    passkeys,
+    mfa,
+    identities,
+  );
   const logout = createLogout(deps, signingKeys, platforms, backchannelLogout);
   const frontchannelLogout = createFrontchannelLogout(deps);
   const masterKey = createMasterKey(deps);
   const operators = createOperators(deps, platforms, audit);
   const upstreamProviders = createUpstreamProviders(deps);
   const clientMetadataDocuments = createClientMetadataDocuments(deps, audit);
-  const admin = createAdminServices(deps, { audit, platforms, clientAuth, users, throttle, passwordReset: account.passwordReset, signingKeys, mailOutbox, backchannelLogout, upstreamProviders, resources });
+  const admin = createAdminServices(deps, {
+    audit,
+    platforms,
+    clientAuth,
+    users,
+    throttle,
+    passwordReset: account.passwordReset,
+    signingKeys,
+    mailOutbox,
+    backchannelLogout,
+    upstreamProviders,
+    resources,
+  });
   const mailAdmin = admin.mail; // the console's name for it
   const rateLimitCounters = createRateLimitCounters(deps);
-  const federation = { providers: upstreamProviders, identities, client: createUpstreamClient(deps, upstreamProviders) };
+  const federation = {
+    providers: upstreamProviders,
+    identities,
+    client: createUpstreamClient(deps, upstreamProviders),
+  };
   // `deps` is for the tests and nothing else: outside src/services/ the guard refuses `.deps`
   // (test/unit/import-guard.test.ts); the app and the CLI pass what they need as arguments.
-  return { deps, tokenSigner, audit, admin, registration, masterKey, signingKeys, platforms, users, maintenance, clientAuth, grants, tokens, authorize, interaction, signInWithPassword, signUpWithPassword, throttle, account, mailOutbox, logout, frontchannelLogout, passkeys, mfa, operators, mailAdmin, backchannelLogout, federation, resources, clientMetadataDocuments, rateLimitCounters };
+  return {
+    deps,
+    tokenSigner,
+    audit,
+    admin,
+    registration,
+    masterKey,
+    signingKeys,
+    platforms,
+    users,
+    maintenance,
+    clientAuth,
+    grants,
+    tokens,
+    authorize,
+    interaction,
+    signInWithPassword,
+    signUpWithPassword,
+    throttle,
+    account,
+    mailOutbox,
+    logout,
+    frontchannelLogout,
+    passkeys,
+    mfa,
+    operators,
+    mailAdmin,
+    backchannelLogout,
+    federation,
+    resources,
+    clientMetadataDocuments,
+    rateLimitCounters,
+  };
 }
 
 export type Services = ReturnType<typeof createServices>;

@@ -32,14 +32,20 @@ export interface LogoutRequest {
 }
 
 /** OpenID Connect RP-Initiated Logout 1.0. */
-export function createLogout(deps: Deps, keys: SigningKeys, platforms: Platforms, backchannel: Pick<BackchannelLogout, 'enqueueForSession'>) {
+export function createLogout(
+  deps: Deps,
+  keys: SigningKeys,
+  platforms: Platforms,
+  backchannel: Pick<BackchannelLogout, 'enqueueForSession'>,
+) {
   const events = createSecurityEvents(deps);
 
   /** Verifies an ID token we issued to the client (expired is fine, §2); else invalid_request. */
   async function subjectOf(platform: Platform, client: Client, hint: string): Promise<string> {
     const claims = await idTokenHintClaims(deps, keys, platforms, platform, client, hint);
     const aud = claims && (Array.isArray(claims.aud) ? claims.aud : [claims.aud]);
-    if (!claims || !isUuid(claims.sub) || !aud?.includes(client.id)) throw invalidRequest('id_token_hint is not a valid ID token of this application');
+    if (!claims || !isUuid(claims.sub) || !aud?.includes(client.id))
+      throw invalidRequest('id_token_hint is not a valid ID token of this application');
     // A public client's access token is signed with the same platform key: refuse it by its kind.
     if (isAccessTokenJwt(hint, claims)) throw invalidRequest('id_token_hint is not an ID token');
     return claims.sub;
@@ -57,12 +63,14 @@ export function createLogout(deps: Deps, keys: SigningKeys, platforms: Platforms
         throw invalidRequest('id_token_hint is not a valid ID token');
       }
       // §2: when both are sent, client_id must be the hint's audience.
-      if (clientId && !hintAud.includes(clientId)) throw invalidRequest('client_id does not match the audience of id_token_hint');
+      if (clientId && !hintAud.includes(clientId))
+        throw invalidRequest('client_id does not match the audience of id_token_hint');
       clientId ??= hintAud[0];
     }
     if (!clientId) return undefined;
     const client = isUuid(clientId) ? await clients.findById(deps.db, platform.id, clientId) : undefined;
-    if (!client) throw invalidRequest('The application that sent you here is not registered with this sign-in service.');
+    if (!client)
+      throw invalidRequest('The application that sent you here is not registered with this sign-in service.');
     return client;
   }
 
@@ -73,7 +81,8 @@ export function createLogout(deps: Deps, keys: SigningKeys, platforms: Platforms
       const hintSub = p.id_token_hint && client ? await subjectOf(platform, client, p.id_token_hint) : undefined;
       let redirectUri: string | undefined;
       if (p.post_logout_redirect_uri !== undefined) {
-        if (!client) throw invalidRequest('post_logout_redirect_uri needs client_id or id_token_hint to name the application');
+        if (!client)
+          throw invalidRequest('post_logout_redirect_uri needs client_id or id_token_hint to name the application');
         // Matched like an authorization's redirect_uri: exact, except any port on a loopback IP
         // literal (RFC 8252 §7.3), since a native app's listener gets whatever port is free.
         redirectUri = matchRedirectUri(client.postLogoutRedirectUris, p.post_logout_redirect_uri);
@@ -88,13 +97,22 @@ export function createLogout(deps: Deps, keys: SigningKeys, platforms: Platforms
      * Back-Channel Logout §2.7 leaves it to the OP). With `origin` (its clientId: the app that
      * asked), one `logout` event per user. One transaction per user.
      */
-    async endBrowserSessions(platformId: string, userIds: string[], browserSessionId: string, origin?: SecurityOrigin): Promise<void> {
+    async endBrowserSessions(
+      platformId: string,
+      userIds: string[],
+      browserSessionId: string,
+      origin?: SecurityOrigin,
+    ): Promise<void> {
       const now = deps.now();
       for (const userId of userIds) {
         await deps.db.transaction(async (trx) => {
           await backchannel.enqueueForSession(trx, platformId, userId, browserSessionId); // before the revocation: it reads the live tokens
           const revoked = await tokens.revokeByBrowserSession(trx, platformId, userId, browserSessionId, now);
-          if (origin) await events.record(trx, origin, 'logout', userId, { via: 'rp_initiated', refresh_tokens_revoked: revoked });
+          if (origin)
+            await events.record(trx, origin, 'logout', userId, {
+              via: 'rp_initiated',
+              refresh_tokens_revoked: revoked,
+            });
         });
       }
     },

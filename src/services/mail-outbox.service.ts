@@ -26,7 +26,12 @@ export interface DeliveryOptions {
   retryMaxSeconds: number;
 }
 
-export const DEFAULT_DELIVERY: DeliveryOptions = { batchSize: 10, leaseSeconds: 300, retryBaseSeconds: 30, retryMaxSeconds: 3600 };
+export const DEFAULT_DELIVERY: DeliveryOptions = {
+  batchSize: 10,
+  leaseSeconds: 300,
+  retryBaseSeconds: 30,
+  retryMaxSeconds: 3600,
+};
 
 export interface DeliveryRound {
   claimed: number;
@@ -39,7 +44,11 @@ export interface DeliveryRound {
  * Exponential backoff with "equal jitter": half of the delay fixed, half random, so that the
  * mails (and instances) that failed together during an outage do not all retry in one burst.
  */
-export function retryDelaySeconds(attempt: number, o: Pick<DeliveryOptions, 'retryBaseSeconds' | 'retryMaxSeconds'>, random = Math.random): number {
+export function retryDelaySeconds(
+  attempt: number,
+  o: Pick<DeliveryOptions, 'retryBaseSeconds' | 'retryMaxSeconds'>,
+  random = Math.random,
+): number {
   const full = Math.min(o.retryMaxSeconds, o.retryBaseSeconds * 2 ** Math.max(0, attempt - 1));
   return full / 2 + (random() * full) / 2;
 }
@@ -64,11 +73,23 @@ export function describeFailure(err: unknown): string {
  * after MAIL_MAX_ATTEMPTS tries. At least once toward SMTP (a worker that dies after the server
  * accepted a mail but before marking it sends it again after its lease); once across instances.
  */
-export function createMailOutbox(deps: Deps, transport: MailTransport = createMailTransport({ smtpUrl: deps.config.smtpUrl, dataDir: deps.config.dataDir, from: deps.config.mailFrom })) {
+export function createMailOutbox(
+  deps: Deps,
+  transport: MailTransport = createMailTransport({
+    smtpUrl: deps.config.smtpUrl,
+    dataDir: deps.config.dataDir,
+    from: deps.config.mailFrom,
+  }),
+) {
   const listeners = new Set<() => void>();
   const notify = () => listeners.forEach((l) => l());
 
-  async function fail(row: MailOutboxRow, options: DeliveryOptions, error: string, permanent: boolean): Promise<'retrying' | 'dead'> {
+  async function fail(
+    row: MailOutboxRow,
+    options: DeliveryOptions,
+    error: string,
+    permanent: boolean,
+  ): Promise<'retrying' | 'dead'> {
     const dead = permanent || row.attempts >= deps.config.mailMaxAttempts;
     const retryInSeconds = retryDelaySeconds(row.attempts, options);
     await outbox.markFailed(deps.db, row.id, row.attempts, { dead, retryInSeconds, error });
@@ -85,7 +106,12 @@ export function createMailOutbox(deps: Deps, transport: MailTransport = createMa
     } catch {
       return fail(row, options, 'the mail body cannot be opened with MASTER_KEY', true);
     }
-    const message: MailMessage = { to: { name: row.recipientName, address: row.recipient }, fromName: row.fromName, subject: row.subject, ...body };
+    const message: MailMessage = {
+      to: { name: row.recipientName, address: row.recipient },
+      fromName: row.fromName,
+      subject: row.subject,
+      ...body,
+    };
     try {
       await transport.send(message);
     } catch (err) {
@@ -93,7 +119,10 @@ export function createMailOutbox(deps: Deps, transport: MailTransport = createMa
     }
     // A failure here leaves the row claimed: it is sent again once the lease ends (at least once).
     await outbox.markSent(deps.db, row.id, row.attempts);
-    deps.logger.info({ mailId: row.id, platformId: row.platformId, kind: row.kind, attempts: row.attempts }, 'mail sent');
+    deps.logger.info(
+      { mailId: row.id, platformId: row.platformId, kind: row.kind, attempts: row.attempts },
+      'mail sent',
+    );
     return 'sent';
   }
 
@@ -130,14 +159,24 @@ export function createMailOutbox(deps: Deps, transport: MailTransport = createMa
       const round: DeliveryRound = { claimed: rows.length, sent: 0, retrying: 0, dead: 0 };
       for (const r of results) {
         if (r.status === 'fulfilled') round[r.value] += 1;
-        else deps.logger.warn({ err: (r.reason as Error).message }, 'mail outcome not recorded; it is retried after its lease');
+        else
+          deps.logger.warn(
+            { err: (r.reason as Error).message },
+            'mail outcome not recorded; it is retried after its lease',
+          );
       }
       return round;
     },
 
     /** Operators: newest first, with the count per status. */
-    async list(filter: MailFilter, limit: number): Promise<{ mails: MailOutboxRow[]; counts: Record<MailStatus, number> }> {
-      const [mails, counts] = await Promise.all([outbox.list(deps.db, filter, limit), outbox.countByStatus(deps.db, filter.platformId)]);
+    async list(
+      filter: MailFilter,
+      limit: number,
+    ): Promise<{ mails: MailOutboxRow[]; counts: Record<MailStatus, number> }> {
+      const [mails, counts] = await Promise.all([
+        outbox.list(deps.db, filter, limit),
+        outbox.countByStatus(deps.db, filter.platformId),
+      ]);
       return { mails, counts };
     },
 
@@ -146,12 +185,19 @@ export function createMailOutbox(deps: Deps, transport: MailTransport = createMa
      * now; returns the mails requeued. Throws invalid_request for an unknown id, or one being sent
      * or already sent. In `db`'s transaction when given (the audit event of an admin retry).
      */
-    async retry(select: { id: string } | { allDead: true; platformId?: string }, db: Queryable = deps.db): Promise<MailOutboxRow[]> {
+    async retry(
+      select: { id: string } | { allDead: true; platformId?: string },
+      db: Queryable = deps.db,
+    ): Promise<MailOutboxRow[]> {
       if ('id' in select && !isUuid(select.id)) throw invalidRequest(`unknown mail "${select.id}"`);
       const rows = await outbox.requeue(db, select);
       if ('id' in select && rows.length === 0) {
         const row = await outbox.findById(db, select.id);
-        throw invalidRequest(row ? `mail ${row.id} is ${row.status}: only a dead or queued mail can be retried` : `unknown mail "${select.id}"`);
+        throw invalidRequest(
+          row
+            ? `mail ${row.id} is ${row.status}: only a dead or queued mail can be retried`
+            : `unknown mail "${select.id}"`,
+        );
       }
       if (rows.length) afterCommit(db, notify);
       return rows;

@@ -21,7 +21,14 @@ export function createMaintenance(deps: Deps) {
       const daysAgo = (days: number) => new Date(now.getTime() - days * 86_400_000);
       const sessionsBefore = new Date(now.getTime() - deps.config.sessionTtlSeconds * 1000);
       const unusedClientsBefore = new Date(now.getTime() - deps.config.unusedRegisteredClientTtlSeconds * 1000);
-      return maintenance.deleteExpired(deps.db, now, daysAgo(1), { sentBefore: daysAgo(7), deadBefore: daysAgo(30) }, sessionsBefore, unusedClientsBefore);
+      return maintenance.deleteExpired(
+        deps.db,
+        now,
+        daysAgo(1),
+        { sentBefore: daysAgo(7), deadBefore: daysAgo(30) },
+        sessionsBefore,
+        unusedClientsBefore,
+      );
     },
   };
 }
@@ -30,8 +37,14 @@ function withTimeout<T>(p: PromiseLike<T>, ms: number): Promise<T> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('timeout')), ms);
     Promise.resolve(p).then(
-      (v) => { clearTimeout(timer); resolve(v); },
-      (e) => { clearTimeout(timer); reject(e); },
+      (v) => {
+        clearTimeout(timer);
+        resolve(v);
+      },
+      (e) => {
+        clearTimeout(timer);
+        reject(e);
+      },
     );
   });
 }

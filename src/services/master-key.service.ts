@@ -7,7 +7,9 @@ const SENTINEL_TEXT = 'latchkey master key check';
 
 export class MasterKeyMismatchError extends Error {
   constructor() {
-    super('MASTER_KEY does not match this database: it cannot open the values sealed under the key this database was set up with (set the original MASTER_KEY, or MASTER_KEY_PREVIOUS while rotating)');
+    super(
+      'MASTER_KEY does not match this database: it cannot open the values sealed under the key this database was set up with (set the original MASTER_KEY, or MASTER_KEY_PREVIOUS while rotating)',
+    );
   }
 }
 
@@ -21,7 +23,8 @@ const opensAny = (key: string | undefined, value: string) => {
     return false;
   }
 };
-const opens = (key: string | undefined, value: string) => opensAny(key, value) && createSealer(key!).unseal(value).toString('utf8') === SENTINEL_TEXT;
+const opens = (key: string | undefined, value: string) =>
+  opensAny(key, value) && createSealer(key!).unseal(value).toString('utf8') === SENTINEL_TEXT;
 
 /** What a backup holds sealed: its sentinel, or for a backup from before the sentinel, any one sealed value. */
 export interface SealedSample {
@@ -33,9 +36,14 @@ export interface SealedSample {
  * Whether MASTER_KEY (or MASTER_KEY_PREVIOUS, resealed from at the next start) opens what a
  * backup holds sealed, checked before a restore writes anything; true for a backup with nothing sealed.
  */
-export function keysOpenBackup(keys: { masterKey?: string; masterKeyPrevious?: string }, sample: SealedSample): boolean {
-  if (sample.sentinel !== undefined) return opens(keys.masterKey, sample.sentinel) || opens(keys.masterKeyPrevious, sample.sentinel);
-  if (sample.anySealed !== undefined) return opensAny(keys.masterKey, sample.anySealed) || opensAny(keys.masterKeyPrevious, sample.anySealed);
+export function keysOpenBackup(
+  keys: { masterKey?: string; masterKeyPrevious?: string },
+  sample: SealedSample,
+): boolean {
+  if (sample.sentinel !== undefined)
+    return opens(keys.masterKey, sample.sentinel) || opens(keys.masterKeyPrevious, sample.sentinel);
+  if (sample.anySealed !== undefined)
+    return opensAny(keys.masterKey, sample.anySealed) || opensAny(keys.masterKeyPrevious, sample.anySealed);
   return true;
 }
 
@@ -52,7 +60,8 @@ export function createMasterKey(deps: Deps) {
       const counts: Record<string, number> = {};
       for (const column of sealed.SEALED_COLUMNS) {
         const rows = await sealed.findSealedForUpdate(trx, column);
-        for (const row of rows) await sealed.updateSealed(trx, column, row.key, deps.sealer.seal(deps.sealer.unseal(row.sealed)));
+        for (const row of rows)
+          await sealed.updateSealed(trx, column, row.key, deps.sealer.seal(deps.sealer.unseal(row.sealed)));
         counts[`${column.table}.${column.column}`] = rows.length;
       }
       await sealed.updateSentinel(trx, deps.sealer.seal(SENTINEL_TEXT), deps.now());

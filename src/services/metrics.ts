@@ -116,9 +116,17 @@ interface PoolState {
 function poolStates(sources: MetricSources): Array<[string, PoolState]> {
   const states: Array<[string, PoolState]> = [];
   const tarn = (sources.db?.client as { pool?: TarnPool } | undefined)?.pool;
-  if (tarn) states.push(['main', { used: tarn.numUsed(), idle: tarn.numFree(), waiting: tarn.numPendingAcquires(), max: tarn.max }]);
+  if (tarn)
+    states.push([
+      'main',
+      { used: tarn.numUsed(), idle: tarn.numFree(), waiting: tarn.numPendingAcquires(), max: tarn.max },
+    ]);
   const pg = sources.sessionPool;
-  if (pg) states.push(['sessions', { used: pg.totalCount - pg.idleCount, idle: pg.idleCount, waiting: pg.waitingCount, max: pg.options.max ?? 10 }]);
+  if (pg)
+    states.push([
+      'sessions',
+      { used: pg.totalCount - pg.idleCount, idle: pg.idleCount, waiting: pg.waitingCount, max: pg.options.max ?? 10 },
+    ]);
   return states;
 }
 
@@ -163,7 +171,7 @@ export function accessTokenCacheGauges(registry: Registry, stats: () => { entrie
   registry.removeSingleMetric('latchkey_access_token_cache_bytes');
   new Gauge({
     name: 'latchkey_access_token_cache_entries',
-    help: 'Access tokens kept in this process\'s cache for userinfo and introspection',
+    help: "Access tokens kept in this process's cache for userinfo and introspection",
     registers: [registry],
     collect() {
       this.set(stats().entries);

@@ -14,7 +14,8 @@ const SVG_NS = 'http://www.w3.org/2000/svg';
  * The tokens of an XML document, each where the last one ended: a comment, CDATA, a processing
  * instruction (the XML declaration), a start/end/empty tag with quoted attributes, or text.
  */
-const TOKEN = /<!--[\s\S]*?-->|<!\[CDATA\[[\s\S]*?\]\]>|<\?[\s\S]*?\?>|<(\/?)([A-Za-z_][\w:.-]*)((?:\s+[^\s=/>"'<]+\s*=\s*(?:"[^"<]*"|'[^'<]*'))*)\s*(\/?)>|[^<]+/g;
+const TOKEN =
+  /<!--[\s\S]*?-->|<!\[CDATA\[[\s\S]*?\]\]>|<\?[\s\S]*?\?>|<(\/?)([A-Za-z_][\w:.-]*)((?:\s+[^\s=/>"'<]+\s*=\s*(?:"[^"<]*"|'[^'<]*'))*)\s*(\/?)>|[^<]+/g;
 
 /**
  * Why the bytes are not an SVG document, or null: UTF-8 text, well-formed tags, one root element
@@ -62,7 +63,8 @@ function svgProblem(bytes: Buffer): string | null {
   if (root === undefined) return 'has no root element';
   if (root !== 'svg') return `has the root element <${root}>, not <svg>`;
   if (!closed || open.length) return 'is not well-formed XML (an element is not closed)';
-  if (!new RegExp(`\\sxmlns\\s*=\\s*["']${SVG_NS.replace(/[./]/g, '\\$&')}["']`).test(rootAttrs)) return `must declare xmlns="${SVG_NS}" on <svg>`;
+  if (!new RegExp(`\\sxmlns\\s*=\\s*["']${SVG_NS.replace(/[./]/g, '\\$&')}["']`).test(rootAttrs))
+    return `must declare xmlns="${SVG_NS}" on <svg>`;
   return null;
 }
 
@@ -78,23 +80,30 @@ const isLogoType = (t: string): t is LogoContentType => (LOGO_CONTENT_TYPES as r
  */
 export function checkLogo(bytes: Buffer, declared?: string): { contentType: LogoContentType; version: string } {
   const named = bareContentType(declared);
-  if (named && !isLogoType(named)) throw invalidRequest(`the logo must be one of ${LOGO_CONTENT_TYPES.join(', ')} (got ${named})`);
+  if (named && !isLogoType(named))
+    throw invalidRequest(`the logo must be one of ${LOGO_CONTENT_TYPES.join(', ')} (got ${named})`);
   if (bytes.length === 0) throw invalidRequest('the logo is empty');
-  if (bytes.length > LOGO_MAX_BYTES) throw invalidRequest(`the logo is ${bytes.length} bytes; at most ${LOGO_MAX_BYTES} (${LOGO_MAX_BYTES / 1024} KiB)`);
+  if (bytes.length > LOGO_MAX_BYTES)
+    throw invalidRequest(`the logo is ${bytes.length} bytes; at most ${LOGO_MAX_BYTES} (${LOGO_MAX_BYTES / 1024} KiB)`);
   const raster = sniffImageType(bytes);
   let contentType: LogoContentType;
   if (raster && isLogoType(raster)) contentType = raster;
   else {
     const problem = svgProblem(bytes);
     if (problem) {
-      const why = named === 'image/svg+xml' ? `the SVG ${problem}` : `the logo is none of ${LOGO_CONTENT_TYPES.join(', ')} by its content`;
+      const why =
+        named === 'image/svg+xml'
+          ? `the SVG ${problem}`
+          : `the logo is none of ${LOGO_CONTENT_TYPES.join(', ')} by its content`;
       throw invalidRequest(why);
     }
     contentType = 'image/svg+xml';
   }
-  if (named && named !== contentType) throw invalidRequest(`the logo is ${contentType} by its content, not the ${named} it was sent as`);
+  if (named && named !== contentType)
+    throw invalidRequest(`the logo is ${contentType} by its content, not the ${named} it was sent as`);
   return { contentType, version: createHash('sha256').update(bytes).digest('base64url').slice(0, 16) };
 }
 
 /** The uploaded logo of a platform (public: the pages load it), or undefined for none or a malformed id. */
-export const findUploadedLogo = (db: Queryable, platformId: string) => (isUuid(platformId) ? logos.find(db, platformId) : Promise.resolve(undefined));
+export const findUploadedLogo = (db: Queryable, platformId: string) =>
+  isUuid(platformId) ? logos.find(db, platformId) : Promise.resolve(undefined);

@@ -40,7 +40,8 @@ export function createPlatforms(deps: Deps, signingKeys: SigningKeys) {
       const create = async (trx: Knex.Transaction) => {
         const platform = await platforms.insert(trx, { id: newId(), name: name.trim(), signingProfile });
         const kid = await signingKeys.rotate(trx, platform.id);
-        const asymmetricKids = signingProfile === 'standard' ? await signingKeys.ensureAsymmetricKeys(trx, platform.id) : {};
+        const asymmetricKids =
+          signingProfile === 'standard' ? await signingKeys.ensureAsymmetricKeys(trx, platform.id) : {};
         return { platform, kid, asymmetricKids };
       };
       return q ? create(q) : deps.db.transaction(create);
@@ -65,7 +66,8 @@ export function createPlatforms(deps: Deps, signingKeys: SigningKeys) {
      * The one way in for a request's platform (resolvePlatform, the rate limiter, an interaction):
      * cached PLATFORM_CACHE_MS, unknown ids too, so one request reads it at most once.
      */
-    findPlatform: (id: string): Promise<Platform | undefined> => (isUuid(id) ? known.getOrLoad(id, () => platforms.findById(deps.db, id)) : Promise.resolve(undefined)),
+    findPlatform: (id: string): Promise<Platform | undefined> =>
+      isUuid(id) ? known.getOrLoad(id, () => platforms.findById(deps.db, id)) : Promise.resolve(undefined),
 
     async requirePlatform(id: string) {
       const platform = await this.findPlatform(id);
@@ -74,11 +76,19 @@ export function createPlatforms(deps: Deps, signingKeys: SigningKeys) {
     },
 
     /** Registers a client; confidential ones get a 64-octet secret, returned once and stored sealed. */
-    async createClient(platformId: string, input: NewClientInput, q: Queryable = deps.db): Promise<{ client: Client; secret: string | null }> {
+    async createClient(
+      platformId: string,
+      input: NewClientInput,
+      q: Queryable = deps.db,
+    ): Promise<{ client: Client; secret: string | null }> {
       const platform = isUuid(platformId) ? await platforms.findById(q, platformId) : undefined;
       if (!platform) throw invalidRequest(`unknown platform "${platformId}"`);
       const checked = checkClientInput(input);
-      const signingAndLogout = checkSigningAndLogout(input, { signingProfile: platform.signingProfile, type: checked.type, isProduction: deps.config.isProduction });
+      const signingAndLogout = checkSigningAndLogout(input, {
+        signingProfile: platform.signingProfile,
+        type: checked.type,
+        isProduction: deps.config.isProduction,
+      });
       const secret = checked.type === 'confidential' ? newClientSecret() : null;
       const client = await clients.insert(q, {
         id: newId(),
@@ -131,7 +141,11 @@ export function createPlatforms(deps: Deps, signingKeys: SigningKeys) {
     idTokenHintKeys(client: Client): Uint8Array[] {
       if (!client.sealedSecret) return [];
       const keys = [new TextEncoder().encode(this.clientSecret(client)!)];
-      if (client.previousSealedSecret && client.previousSecretExpiresAt && client.previousSecretExpiresAt > deps.now()) {
+      if (
+        client.previousSealedSecret &&
+        client.previousSecretExpiresAt &&
+        client.previousSecretExpiresAt > deps.now()
+      ) {
         keys.push(new Uint8Array(deps.sealer.unseal(client.previousSealedSecret)));
       }
       return keys;
@@ -151,7 +165,8 @@ export function createPlatforms(deps: Deps, signingKeys: SigningKeys) {
  */
 export function checkClientInput(input: NewClientInput) {
   if (!input.name.trim()) throw invalidRequest('client name must not be empty');
-  if (input.type !== 'confidential' && input.type !== 'public') throw invalidRequest('client type must be "confidential" or "public"');
+  if (input.type !== 'confidential' && input.type !== 'public')
+    throw invalidRequest('client type must be "confidential" or "public"');
   if (input.redirectUris.length === 0) throw invalidRequest('at least one redirect URI is required');
   input.redirectUris.forEach(checkRedirectUri);
   (input.postLogoutRedirectUris ?? []).forEach(checkRedirectUri);
@@ -159,7 +174,8 @@ export function checkClientInput(input: NewClientInput) {
   const unknown = scopes.filter((s) => !isSupportedScope(s));
   if (unknown.length) throw invalidRequest(`unknown scope "${unknown[0]}" (supported: ${SUPPORTED_SCOPES.join(' ')})`);
   if (!scopes.includes('openid')) throw invalidRequest('scopes must include openid');
-  if (input.isResourceServer && input.type !== 'confidential') throw invalidRequest('a resource server must be a confidential client (introspection needs a secret)');
+  if (input.isResourceServer && input.type !== 'confidential')
+    throw invalidRequest('a resource server must be a confidential client (introspection needs a secret)');
   return {
     name: input.name.trim(),
     type: input.type,

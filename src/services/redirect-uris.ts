@@ -11,7 +11,8 @@ import { LOOPBACK_OR_LOCALHOST, loopbackWithoutPort, redirectUriProblem } from '
 export const isLoopbackIpRedirectUri = (uri: string): boolean => loopbackWithoutPort(uri) !== undefined;
 
 /** `http://localhost[:port]/…`, as MCP clients and other CLIs register it (RFC 8252 §8.3 discourages, does not forbid it). */
-export const isLocalhostRedirectUri = (uri: string): boolean => /^http:\/\/localhost(?=[:/?]|$)/.test(uri) && loopbackWithoutPort(uri, LOOPBACK_OR_LOCALHOST) !== undefined;
+export const isLocalhostRedirectUri = (uri: string): boolean =>
+  /^http:\/\/localhost(?=[:/?]|$)/.test(uri) && loopbackWithoutPort(uri, LOOPBACK_OR_LOCALHOST) !== undefined;
 
 /**
  * The redirect URI to use for `requested`, or undefined when no registered URI allows it.

@@ -5,8 +5,16 @@ import { newId } from '../crypto/random';
 import { isUuid } from '../domain/ids';
 import { isSupportedScope } from '../domain/scopes';
 import {
-  RESOURCE_NAME_MAX, RESOURCE_SCOPE_DESCRIPTION_MAX, RESOURCE_SCOPE_NAME, RESOURCE_SCOPES_MAX, RESOURCE_TOKEN_TTL_MAX, RESOURCE_TOKEN_TTL_MIN,
-  RESOURCES_PER_PLATFORM_MAX, resourceUriProblem, type Resource, type ResourceScope,
+  RESOURCE_NAME_MAX,
+  RESOURCE_SCOPE_DESCRIPTION_MAX,
+  RESOURCE_SCOPE_NAME,
+  RESOURCE_SCOPES_MAX,
+  RESOURCE_TOKEN_TTL_MAX,
+  RESOURCE_TOKEN_TTL_MIN,
+  RESOURCES_PER_PLATFORM_MAX,
+  resourceUriProblem,
+  type Resource,
+  type ResourceScope,
 } from '../domain/resource';
 import { invalidRequest, OAuthError } from '../errors';
 import * as resources from '../repositories/resources.repository';
@@ -36,19 +44,29 @@ const uriTaken = (uri: string) => conflict(`uri: a resource "${uri}" already exi
 const unknownResource = (id: string) => new OAuthError('not_found', `unknown resource "${id}"`);
 const unknownPlatform = (id: string) => new OAuthError('not_found', `unknown platform "${id}"`);
 // Resources change what a platform's access tokens carry (aud, scopes); a seed platform's interface is fixed (docs/decisions.md, "Agent-ready authorization").
-const seedPlatform = () => conflict('resources are for standard platforms only: this platform has the seed signing profile, whose interface is fixed; switch it to the standard profile first');
+const seedPlatform = () =>
+  conflict(
+    'resources are for standard platforms only: this platform has the seed signing profile, whose interface is fixed; switch it to the standard profile first',
+  );
 
 function checkScopes(scopes: ResourceScope[]): ResourceScope[] {
   if (scopes.length > RESOURCE_SCOPES_MAX) throw invalidRequest(`scopes: at most ${RESOURCE_SCOPES_MAX} scopes`);
   const seen = new Set<string>();
   return scopes.map(({ name, description }) => {
-    if (!RESOURCE_SCOPE_NAME.test(name)) throw invalidRequest(`scopes: "${name}" is not a scope name (1–128 characters RFC 6749 §3.3 allows: no spaces, quotes or backslashes)`);
+    if (!RESOURCE_SCOPE_NAME.test(name))
+      throw invalidRequest(
+        `scopes: "${name}" is not a scope name (1–128 characters RFC 6749 §3.3 allows: no spaces, quotes or backslashes)`,
+      );
     // One `scope` parameter carries both kinds: an OpenID Connect scope must keep meaning what it means.
-    if (isSupportedScope(name)) throw invalidRequest(`scopes: "${name}" is an OpenID Connect scope; a resource defines its own`);
+    if (isSupportedScope(name))
+      throw invalidRequest(`scopes: "${name}" is an OpenID Connect scope; a resource defines its own`);
     if (seen.has(name)) throw invalidRequest(`scopes: "${name}" is given twice`);
     seen.add(name);
     const text = description.trim();
-    if (text.length > RESOURCE_SCOPE_DESCRIPTION_MAX) throw invalidRequest(`scopes: the description of "${name}" has more than ${RESOURCE_SCOPE_DESCRIPTION_MAX} characters`);
+    if (text.length > RESOURCE_SCOPE_DESCRIPTION_MAX)
+      throw invalidRequest(
+        `scopes: the description of "${name}" has more than ${RESOURCE_SCOPE_DESCRIPTION_MAX} characters`,
+      );
     return { name, description: text };
   });
 }
@@ -67,7 +85,9 @@ export function checkResource(input: ResourceInput): ResourceFields {
   if (outside !== undefined) throw invalidRequest(`default_scopes: "${outside}" is not one of the resource's scopes`);
   const ttl = input.accessTokenTtlSeconds ?? null;
   if (ttl !== null && (!Number.isInteger(ttl) || ttl < RESOURCE_TOKEN_TTL_MIN || ttl > RESOURCE_TOKEN_TTL_MAX)) {
-    throw invalidRequest(`access_token_ttl_seconds: a whole number of seconds from ${RESOURCE_TOKEN_TTL_MIN} to ${RESOURCE_TOKEN_TTL_MAX}, or null for the platform's default`);
+    throw invalidRequest(
+      `access_token_ttl_seconds: a whole number of seconds from ${RESOURCE_TOKEN_TTL_MIN} to ${RESOURCE_TOKEN_TTL_MAX}, or null for the platform's default`,
+    );
   }
   return { uri, name, scopes, defaultScopes, accessTokenTtlSeconds: ttl };
 }
@@ -98,7 +118,15 @@ export function createResources(deps: Deps, notifications?: Notifications) {
 
   /** Shared by every caller of the cache: frozen, so that none can change another's copy. */
   const frozen = (list: Resource[]): readonly Resource[] =>
-    Object.freeze(list.map((r) => Object.freeze({ ...r, scopes: Object.freeze(r.scopes.map((s) => Object.freeze(s))) as ResourceScope[], defaultScopes: Object.freeze(r.defaultScopes) as string[] })));
+    Object.freeze(
+      list.map((r) =>
+        Object.freeze({
+          ...r,
+          scopes: Object.freeze(r.scopes.map((s) => Object.freeze(s))) as ResourceScope[],
+          defaultScopes: Object.freeze(r.defaultScopes) as string[],
+        }),
+      ),
+    );
 
   async function listForPlatform(platformId: string): Promise<readonly Resource[]> {
     if (!isUuid(platformId)) return [];
@@ -111,7 +139,11 @@ export function createResources(deps: Deps, notifications?: Notifications) {
   }
 
   /** Runs `work` in the caller's transaction, or in one of its own (the platform lock needs one), then drops the cached list. */
-  async function change<T>(platformId: string, trx: Knex.Transaction | undefined, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+  async function change<T>(
+    platformId: string,
+    trx: Knex.Transaction | undefined,
+    work: (trx: Knex.Transaction) => Promise<T>,
+  ): Promise<T> {
     try {
       return trx ? await work(trx) : await deps.db.transaction(work);
     } finally {
@@ -128,7 +160,11 @@ export function createResources(deps: Deps, notifications?: Notifications) {
 
   /** By id, or by URI (a URI has a scheme, so is never a UUID). */
   async function get(platformId: string, idOrUri: string, q: Queryable = deps.db): Promise<Resource> {
-    const found = !isUuid(platformId) ? undefined : isUuid(idOrUri) ? await resources.findById(q, platformId, idOrUri) : await resources.findByUri(q, platformId, idOrUri);
+    const found = !isUuid(platformId)
+      ? undefined
+      : isUuid(idOrUri)
+        ? await resources.findById(q, platformId, idOrUri)
+        : await resources.findByUri(q, platformId, idOrUri);
     if (!found) throw unknownResource(idOrUri);
     return found;
   }
@@ -171,7 +207,8 @@ export function createResources(deps: Deps, notifications?: Notifications) {
         const current = await get(platformId, idOrUri, t);
         const given = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));
         const fields = checkResource({ ...current, ...given });
-        if (fields.uri !== current.uri && (await resources.findByUri(t, platformId, fields.uri))) throw uriTaken(fields.uri);
+        if (fields.uri !== current.uri && (await resources.findByUri(t, platformId, fields.uri)))
+          throw uriTaken(fields.uri);
         const updated = await resources.update(t, platformId, current.id, fields, deps.now()).catch((err: unknown) => {
           throw isUniqueViolation(err) ? uriTaken(fields.uri) : err;
         });

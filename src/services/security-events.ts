@@ -14,11 +14,27 @@ export interface SecurityOrigin {
 }
 
 /** The security half of the audit vocabulary; admin changes are recorded by the admin services. */
-export type SecurityEventKind = Extract<AuditEventKind,
-  | 'sign_in.succeeded' | 'sign_in.failed' | 'sign_in.locked_out' | 'sign_up' | 'email.verified'
-  | 'password.reset_requested' | 'password.reset' | 'password.changed' | 'mfa.enrolled' | 'mfa.removed' | 'mfa.used'
-  | 'consent.granted' | 'consent.revoked' | 'refresh_token.reuse_detected' | 'logout' | 'sign_out_everywhere'
-  | 'identity.linked' | 'identity.unlinked'>;
+export type SecurityEventKind = Extract<
+  AuditEventKind,
+  | 'sign_in.succeeded'
+  | 'sign_in.failed'
+  | 'sign_in.locked_out'
+  | 'sign_up'
+  | 'email.verified'
+  | 'password.reset_requested'
+  | 'password.reset'
+  | 'password.changed'
+  | 'mfa.enrolled'
+  | 'mfa.removed'
+  | 'mfa.used'
+  | 'consent.granted'
+  | 'consent.revoked'
+  | 'refresh_token.reuse_detected'
+  | 'logout'
+  | 'sign_out_everywhere'
+  | 'identity.linked'
+  | 'identity.unlinked'
+>;
 
 /**
  * Records security events: one INSERT each, in the transaction of the change when there is one
@@ -28,9 +44,24 @@ export type SecurityEventKind = Extract<AuditEventKind,
 export function createSecurityEvents(deps: Deps) {
   const audit = createAudit(deps);
   return {
-    record(q: Queryable, origin: SecurityOrigin, kind: SecurityEventKind, subject: string | null, details: Record<string, unknown> = {}): Promise<void> {
-      const ctx = origin.ctx.actorType === 'user' ? { ...origin.ctx, actorId: subject ?? origin.ctx.actorId ?? null } : origin.ctx;
-      return audit.record(q, ctx, { kind, platformId: origin.platformId, subject, clientId: origin.clientId ?? null, details });
+    record(
+      q: Queryable,
+      origin: SecurityOrigin,
+      kind: SecurityEventKind,
+      subject: string | null,
+      details: Record<string, unknown> = {},
+    ): Promise<void> {
+      const ctx =
+        origin.ctx.actorType === 'user'
+          ? { ...origin.ctx, actorId: subject ?? origin.ctx.actorId ?? null }
+          : origin.ctx;
+      return audit.record(q, ctx, {
+        kind,
+        platformId: origin.platformId,
+        subject,
+        clientId: origin.clientId ?? null,
+        details,
+      });
     },
   };
 }

@@ -78,7 +78,8 @@ export function createSigningKeys(deps: Deps, notifications?: Notifications) {
         alg,
         publicJwk: r.publicJwk!,
         stored: r,
-        privateKey: () => (imported ??= importPrivateJwk(JSON.parse(deps.sealer.unseal(r.sealedPrivateJwk!).toString('utf8')), alg)),
+        privateKey: () =>
+          (imported ??= importPrivateJwk(JSON.parse(deps.sealer.unseal(r.sealedPrivateJwk!).toString('utf8')), alg)),
       };
     });
     asymmetric.set(platformId, loaded);
@@ -113,7 +114,12 @@ export function createSigningKeys(deps: Deps, notifications?: Notifications) {
    * SIGNING_KEY_PUBLICATION_SECONDS — or at once with `immediately` (a compromised key). A next key
    * still waiting is replaced (it never signed). Pass a transaction.
    */
-  async function rotateAsymmetric(db: Queryable, platformId: string, alg: AsymmetricAlg, immediately = false): Promise<AsymmetricRotation> {
+  async function rotateAsymmetric(
+    db: Queryable,
+    platformId: string,
+    alg: AsymmetricAlg,
+    immediately = false,
+  ): Promise<AsymmetricRotation> {
     const now = deps.now();
     await keys.activateDueNext(db, platformId, alg, now);
     const previousKid = (await keys.findActive(db, platformId, alg))?.kid ?? null;
@@ -136,7 +142,11 @@ export function createSigningKeys(deps: Deps, notifications?: Notifications) {
     const retiredAfter = new Date(deps.now().getTime() - deps.config.accessTokenTtlSeconds * 1000);
     const rows = await keys.listUsable(deps.db, platformId, retiredAfter);
     const loaded = await Promise.all(
-      rows.map(async (r) => ({ kid: r.kid, secret: await importHs512Key(deps.sealer.unseal(r.sealedSecret!)), isActive: r.status === 'active' })),
+      rows.map(async (r) => ({
+        kid: r.kid,
+        secret: await importHs512Key(deps.sealer.unseal(r.sealedSecret!)),
+        isActive: r.status === 'active',
+      })),
     );
     cache.set(platformId, loaded);
     return loaded;
@@ -164,14 +174,17 @@ export function createSigningKeys(deps: Deps, notifications?: Notifications) {
 
     /** The key new tokens are signed with. */
     async activeKey(platformId: string): Promise<SigningKey> {
-      const active = (await usableKeys(platformId)).find((k) => k.isActive) ?? (await load(platformId)).find((k) => k.isActive);
+      const active =
+        (await usableKeys(platformId)).find((k) => k.isActive) ?? (await load(platformId)).find((k) => k.isActive);
       if (!active) throw new Error(`platform ${platformId} has no active signing key`);
       return active;
     },
 
     /** A key by kid; reloads once on a miss so a rotation on another instance is seen at once. */
     async keyById(platformId: string, kid: string): Promise<SigningKey | undefined> {
-      return (await usableKeys(platformId)).find((k) => k.kid === kid) ?? (await load(platformId)).find((k) => k.kid === kid);
+      return (
+        (await usableKeys(platformId)).find((k) => k.kid === kid) ?? (await load(platformId)).find((k) => k.kid === kid)
+      );
     },
 
     /**
@@ -186,7 +199,13 @@ export function createSigningKeys(deps: Deps, notifications?: Notifications) {
 
     /** A standard platform's published keys (next, active and retiring, of every asymmetric alg): public JWKs only. */
     async publishedKeys(platformId: string): Promise<AsymmetricKey[]> {
-      return withStates(await asymmetricKeys(platformId)).map(({ kid, alg, publicJwk, state }) => ({ kid, alg, publicJwk, isActive: state === 'active', state }));
+      return withStates(await asymmetricKeys(platformId)).map(({ kid, alg, publicJwk, state }) => ({
+        kid,
+        alg,
+        publicJwk,
+        isActive: state === 'active',
+        state,
+      }));
     },
 
     /**
@@ -195,18 +214,30 @@ export function createSigningKeys(deps: Deps, notifications?: Notifications) {
      */
     async publicKeyById(platformId: string, kid: string): Promise<{ alg: AsymmetricAlg; key: CryptoKey } | undefined> {
       // A next key verifies too: another instance's clock may pass its activation a moment sooner.
-      const found = withStates(await asymmetricKeys(platformId)).find((k) => k.kid === kid) ?? withStates(await loadAsymmetric(platformId)).find((k) => k.kid === kid);
+      const found =
+        withStates(await asymmetricKeys(platformId)).find((k) => k.kid === kid) ??
+        withStates(await loadAsymmetric(platformId)).find((k) => k.kid === kid);
       if (!found) return undefined;
       if (!publicKeys.has(kid)) publicKeys.set(kid, importPublicJwk(found.publicJwk, found.alg));
       return { alg: found.alg, key: await publicKeys.get(kid)! };
     },
 
     /** The key of `alg` that signs now on a standard platform (a next key from its activation on), with its private key unsealed. */
-    async activeAsymmetricKey(platformId: string, alg: AsymmetricAlg): Promise<AsymmetricKey & { privateKey: CryptoKey }> {
+    async activeAsymmetricKey(
+      platformId: string,
+      alg: AsymmetricAlg,
+    ): Promise<AsymmetricKey & { privateKey: CryptoKey }> {
       const find = (ks: LoadedAsymmetricKey[]) => withStates(ks).find((k) => k.state === 'active' && k.alg === alg);
       const active = find(await asymmetricKeys(platformId)) ?? find(await loadAsymmetric(platformId));
       if (!active) throw new Error(`platform ${platformId} has no active ${alg} signing key`);
-      return { kid: active.kid, alg, publicJwk: active.publicJwk, isActive: true, state: 'active', privateKey: await active.privateKey() };
+      return {
+        kid: active.kid,
+        alg,
+        publicJwk: active.publicJwk,
+        isActive: true,
+        state: 'active',
+        privateKey: await active.privateKey(),
+      };
     },
 
     /**

@@ -7,7 +7,10 @@ import type { Platforms } from './platforms.service';
 import type { SigningKeys } from './signing-keys.service';
 
 /** The algorithm of a client's ID tokens (and logout tokens): HS512 on seed platforms, or the client's registered one on standard platforms. */
-export function idTokenAlgOf(platform: Pick<Platform, 'signingProfile'>, client: Pick<Client, 'type' | 'idTokenSignedResponseAlg'>): IdTokenAlg {
+export function idTokenAlgOf(
+  platform: Pick<Platform, 'signingProfile'>,
+  client: Pick<Client, 'type' | 'idTokenSignedResponseAlg'>,
+): IdTokenAlg {
   if (platform.signingProfile !== 'standard') return 'HS512';
   const alg = client.idTokenSignedResponseAlg ?? 'RS256';
   // HS512 needs a shared secret: a public client (or a stale registration) falls back to the default.
@@ -32,7 +35,12 @@ export function leftHalfHash(alg: IdTokenAlg, value: string): string {
  * secret (no kid).
  */
 export function createTokenSigner(keys: SigningKeys, platforms: Platforms) {
-  async function signAsymmetric(platformId: string, alg: Exclude<IdTokenAlg, 'HS512'>, claims: Claims, typ: string): Promise<string> {
+  async function signAsymmetric(
+    platformId: string,
+    alg: Exclude<IdTokenAlg, 'HS512'>,
+    claims: Claims,
+    typ: string,
+  ): Promise<string> {
     const key = await keys.activeAsymmetricKey(platformId, alg);
     return new SignJWT(claims).setProtectedHeader({ alg, typ, kid: key.kid }).sign(key.privateKey);
   }
@@ -40,7 +48,8 @@ export function createTokenSigner(keys: SigningKeys, platforms: Platforms) {
   return {
     /** An access token of the platform. */
     async signAccessToken(platform: Platform, claims: Claims): Promise<string> {
-      if (platform.signingProfile === 'standard') return signAsymmetric(platform.id, 'RS256', claims, JWT_ACCESS_TOKEN_TYP);
+      if (platform.signingProfile === 'standard')
+        return signAsymmetric(platform.id, 'RS256', claims, JWT_ACCESS_TOKEN_TYP);
       const key = await keys.activeKey(platform.id);
       return signHs512(claims, key.secret, key.kid);
     },

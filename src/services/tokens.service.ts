@@ -24,7 +24,9 @@ export function createTokens(deps: Deps, keys: SigningKeys, platforms: Platforms
     const issuer = issuerOf(deps.config.baseUrl, platform);
     if (platform.signingProfile === 'standard') {
       const published = await keys.publicKeyById(platform.id, kid);
-      return published?.alg === 'RS256' ? verifyJwt(token, published.key, published.alg, issuer, { typ: JWT_ACCESS_TOKEN_TYP }) : undefined;
+      return published?.alg === 'RS256'
+        ? verifyJwt(token, published.key, published.alg, issuer, { typ: JWT_ACCESS_TOKEN_TYP })
+        : undefined;
     }
     const key = await keys.keyById(platform.id, kid);
     return key ? verifyHs512(token, key.secret, issuer) : undefined;
@@ -76,11 +78,25 @@ export function createTokens(deps: Deps, keys: SigningKeys, platforms: Platforms
     if (token.startsWith('rt_')) {
       const rt = await findLiveRefreshToken(platform.id, token);
       if (!rt) return undefined;
-      return { sub: rt.family.userId, clientId: rt.family.clientId, scope: rt.family.scope, expiresAt: rt.expiresAt, issuedAt: rt.createdAt, ...standardFacts(platform) };
+      return {
+        sub: rt.family.userId,
+        clientId: rt.family.clientId,
+        scope: rt.family.scope,
+        expiresAt: rt.expiresAt,
+        issuedAt: rt.createdAt,
+        ...standardFacts(platform),
+      };
     }
     const at = await findLiveAccessToken(platform.id, token);
     if (!at) return undefined;
-    return { sub: at.token.userId, clientId: at.token.clientId, scope: at.token.scope, expiresAt: at.token.expiresAt, issuedAt: at.token.createdAt, ...standardFacts(platform, token) };
+    return {
+      sub: at.token.userId,
+      clientId: at.token.clientId,
+      scope: at.token.scope,
+      expiresAt: at.token.expiresAt,
+      issuedAt: at.token.createdAt,
+      ...standardFacts(platform, token),
+    };
   }
 
   return {
@@ -103,7 +119,8 @@ export function createTokens(deps: Deps, keys: SigningKeys, platforms: Platforms
     async requireUserinfoScope(live: LiveAccessToken): Promise<void> {
       if (parseScope(live.token.scope).includes('openid')) return;
       const platform = await platforms.findPlatform(live.token.platformId);
-      if (platform?.signingProfile === 'standard') throw insufficientScope('The access token was not granted the openid scope', 'openid');
+      if (platform?.signingProfile === 'standard')
+        throw insufficientScope('The access token was not granted the openid scope', 'openid');
     },
 
     /**

@@ -17,7 +17,10 @@ export interface TtlCache<V> {
   delete(key: string): void;
 }
 
-export function createTtlCache<V>(now: () => Date, options: { ttlMs: number; max?: number; maxBytes?: number }): TtlCache<V> {
+export function createTtlCache<V>(
+  now: () => Date,
+  options: { ttlMs: number; max?: number; maxBytes?: number },
+): TtlCache<V> {
   const { ttlMs, max = 10_000, maxBytes = 16 * 1024 * 1024 } = options;
   const entries = new LRUCache<string, { value: V; until: number }>({
     max,

@@ -4,7 +4,8 @@ import { COMMON_PASSWORDS } from './common-passwords';
 
 /** libphonenumber's full metadata (~0.5 MB) is required at the first phone number, not at start (start time, RSS). */
 let libphonenumber: typeof Libphonenumber | undefined;
-const phoneLib = (): typeof Libphonenumber => (libphonenumber ??= require('libphonenumber-js/max') as typeof Libphonenumber);
+const phoneLib = (): typeof Libphonenumber =>
+  (libphonenumber ??= require('libphonenumber-js/max') as typeof Libphonenumber);
 
 export const MIN_AGE_YEARS = 16;
 
@@ -22,7 +23,13 @@ const PHONE_MAX_LENGTH = 64;
  * The values the rules' messages name ({{min}}, {{max}}, {{minAge}}, {{maxUsername}}, {{maxPhone}}):
  * whoever translates a FieldError passes these, so a message key stays a plain string everywhere.
  */
-export const ruleValues = (passwordMinLength: number) => ({ min: passwordMinLength, max: PASSWORD_MAX_LENGTH, minAge: MIN_AGE_YEARS, maxUsername: PREFERRED_USERNAME_MAX, maxPhone: PHONE_MAX_LENGTH });
+export const ruleValues = (passwordMinLength: number) => ({
+  min: passwordMinLength,
+  max: PASSWORD_MAX_LENGTH,
+  minAge: MIN_AGE_YEARS,
+  maxUsername: PREFERRED_USERNAME_MAX,
+  maxPhone: PHONE_MAX_LENGTH,
+});
 
 /** Age in whole years on `today` (UTC calendar day) for a YYYY-MM-DD birthdate. */
 function ageOn(birthdate: string, today: Date): number {
@@ -72,7 +79,8 @@ export function checkEmail(email: string): string | undefined {
 export function checkName(value: string, field: 'given_name' | 'family_name'): string | undefined {
   const v = value.trim();
   if (!v) return field === 'given_name' ? 'signup:errors.givenNameMissing' : 'signup:errors.familyNameMissing';
-  if (v.length > 100) return field === 'given_name' ? 'signup:errors.givenNameTooLong' : 'signup:errors.familyNameTooLong';
+  if (v.length > 100)
+    return field === 'given_name' ? 'signup:errors.givenNameTooLong' : 'signup:errors.familyNameTooLong';
   return undefined;
 }
 
@@ -105,8 +113,17 @@ export function checkPreferredUsername(value: string): string | undefined {
  * already releases the name, while the address is for apps granted `email` only.
  */
 export function defaultPreferredUsername(givenName: string, familyName: string): string {
-  const part = (s: string) => s.normalize('NFKC').toLowerCase().replace(/[^\p{L}\p{M}\p{N}]+/gu, '-').replace(/^-+|-+$/g, '');
+  const part = (s: string) =>
+    s
+      .normalize('NFKC')
+      .toLowerCase()
+      .replace(/[^\p{L}\p{M}\p{N}]+/gu, '-')
+      .replace(/^-+|-+$/g, '');
   const joined = [part(givenName), part(familyName)].filter(Boolean).join('.');
-  const cut = [...joined].slice(0, PREFERRED_USERNAME_MAX).join('').replace(/[.-]+$/, '').normalize('NFC');
+  const cut = [...joined]
+    .slice(0, PREFERRED_USERNAME_MAX)
+    .join('')
+    .replace(/[.-]+$/, '')
+    .normalize('NFC');
   return HAS_LETTER_OR_DIGIT.test(cut) ? cut : 'user';
 }

@@ -5,7 +5,15 @@ import type { User } from '../domain/user';
 import type { Queryable } from '../db';
 import type { Deps } from './deps';
 import {
-  checkBirthdate, checkEmail, checkName, checkPassword, checkPreferredUsername, defaultPreferredUsername, normalizePhone, normalizePreferredUsername, type FieldError,
+  checkBirthdate,
+  checkEmail,
+  checkName,
+  checkPassword,
+  checkPreferredUsername,
+  defaultPreferredUsername,
+  normalizePhone,
+  normalizePreferredUsername,
+  type FieldError,
 } from './user-rules';
 
 export interface NewUserInput {
@@ -24,7 +32,11 @@ export interface NewUserInput {
 /** `emailTaken`: the address already has an account (sign-up throttling counts it as probing). */
 export type CreateUserResult = { ok: true; user: User } | { ok: false; errors: FieldError[]; emailTaken?: true };
 
-const emailTaken = (): CreateUserResult => ({ ok: false, errors: [{ field: 'email', message: 'signup:errors.emailTaken' }], emailTaken: true });
+const emailTaken = (): CreateUserResult => ({
+  ok: false,
+  errors: [{ field: 'email', message: 'signup:errors.emailTaken' }],
+  emailTaken: true,
+});
 
 /** Validates and stores a new user; expected mistakes come back as field errors, not exceptions. */
 export function createUsers(deps: Deps) {
@@ -35,8 +47,10 @@ export function createUsers(deps: Deps) {
     push('given_name', checkName(input.givenName, 'given_name'));
     push('family_name', checkName(input.familyName, 'family_name'));
     push('birthdate', input.birthdate ? checkBirthdate(input.birthdate, deps.now()) : 'signup:errors.birthdateMissing');
-    if (input.password !== null) push('password', checkPassword(input.password, deps.config.passwordMinLength, input.email));
-    if (input.preferredUsername !== undefined) push('preferred_username', checkPreferredUsername(input.preferredUsername));
+    if (input.password !== null)
+      push('password', checkPassword(input.password, deps.config.passwordMinLength, input.email));
+    if (input.preferredUsername !== undefined)
+      push('preferred_username', checkPreferredUsername(input.preferredUsername));
     let phone: string | null = null;
     if (input.phoneNumber?.trim()) {
       const parsed = normalizePhone(input.phoneNumber);
@@ -48,33 +62,39 @@ export function createUsers(deps: Deps) {
 
   return {
     /** `alsoInTransaction` (the admin API's audit event) commits with the new row, or neither does. */
-    async createUser(platformId: string, input: NewUserInput, alsoInTransaction?: (trx: Queryable, user: User) => Promise<void>): Promise<CreateUserResult> {
+    async createUser(
+      platformId: string,
+      input: NewUserInput,
+      alsoInTransaction?: (trx: Queryable, user: User) => Promise<void>,
+    ): Promise<CreateUserResult> {
       const { errors, phone } = validate(input);
       if (errors.length) return { ok: false, errors };
       if (await users.findByEmail(deps.db, platformId, input.email)) {
         return emailTaken();
       }
       const passwordHash = input.password === null ? null : await hashPassword(input.password, deps.config.argon2);
-      const insert = (q: Queryable) => users.insertUnlessEmailTaken(q, {
-        id: newId(),
-        platformId,
-        email: input.email.trim(),
-        emailVerified: input.emailVerified ?? false,
-        passwordHash,
-        givenName: input.givenName.trim(),
-        familyName: input.familyName.trim(),
-        birthdate: input.birthdate,
-        phoneNumber: phone,
-        preferredUsername: input.preferredUsername === undefined
-          ? defaultPreferredUsername(input.givenName, input.familyName)
-          : normalizePreferredUsername(input.preferredUsername),
-      });
+      const insert = (q: Queryable) =>
+        users.insertUnlessEmailTaken(q, {
+          id: newId(),
+          platformId,
+          email: input.email.trim(),
+          emailVerified: input.emailVerified ?? false,
+          passwordHash,
+          givenName: input.givenName.trim(),
+          familyName: input.familyName.trim(),
+          birthdate: input.birthdate,
+          phoneNumber: phone,
+          preferredUsername:
+            input.preferredUsername === undefined
+              ? defaultPreferredUsername(input.givenName, input.familyName)
+              : normalizePreferredUsername(input.preferredUsername),
+        });
       const user = alsoInTransaction
         ? await deps.db.transaction(async (trx) => {
-          const created = await insert(trx);
-          if (created) await alsoInTransaction(trx, created);
-          return created;
-        })
+            const created = await insert(trx);
+            if (created) await alsoInTransaction(trx, created);
+            return created;
+          })
         : await insert(deps.db);
       // A concurrent sign-up with the same email won the race.
       if (!user) return emailTaken();

@@ -4,7 +4,9 @@ import { buildClient, buildPlatform } from '../factories';
 import { browser } from '../support/browser';
 
 let t: Awaited<ReturnType<typeof buildTestApp>>;
-beforeAll(async () => { t = await buildTestApp(); });
+beforeAll(async () => {
+  t = await buildTestApp();
+});
 afterAll(() => t.close());
 
 async function setup() {
@@ -29,21 +31,44 @@ describe('body size and parameter limits', () => {
 
   it('refuses overlong parameter values with invalid_request', async () => {
     const { p, c } = await setup();
-    const code = await form('/oauth/token').auth(c.id, c.secret!).send({ platform_guid: p.id, grant_type: 'authorization_code', code: 'x'.repeat(600), redirect_uri: c.redirectUris[0] });
+    const code = await form('/oauth/token')
+      .auth(c.id, c.secret!)
+      .send({
+        platform_guid: p.id,
+        grant_type: 'authorization_code',
+        code: 'x'.repeat(600),
+        redirect_uri: c.redirectUris[0],
+      });
     expectOAuthError(code, 400, 'invalid_request');
     expect(code.body.error_description).toBe('invalid parameter "code": must be at most 512 characters');
-    const token = await form('/oauth/introspect').auth(c.id, c.secret!).send({ platform_guid: p.id, token: 'x'.repeat(9000) });
+    const token = await form('/oauth/introspect')
+      .auth(c.id, c.secret!)
+      .send({ platform_guid: p.id, token: 'x'.repeat(9000) });
     expectOAuthError(token, 400, 'invalid_request');
-    const state = await request(t.app).get(`/oauth/authorize?${new URLSearchParams({ platform_guid: p.id, client_id: c.id, redirect_uri: c.redirectUris[0], response_type: 'code', scope: 'openid', state: 's'.repeat(2000) })}`);
+    const state = await request(t.app).get(
+      `/oauth/authorize?${new URLSearchParams({ platform_guid: p.id, client_id: c.id, redirect_uri: c.redirectUris[0], response_type: 'code', scope: 'openid', state: 's'.repeat(2000) })}`,
+    );
     expect(new URL(state.headers.location).searchParams.get('error')).toBe('invalid_request');
   });
 });
 
 describe('repeated parameters are invalid_request', () => {
   it.each([
-    ['token: grant_type', '/oauth/token', (g: string) => `platform_guid=${g}&grant_type=refresh_token&grant_type=refresh_token&refresh_token=x`],
-    ['token: refresh_token', '/oauth/token', (g: string) => `platform_guid=${g}&grant_type=refresh_token&refresh_token=a&refresh_token=b&client_id=c`],
-    ['token: platform_guid', '/oauth/token', (g: string) => `platform_guid=${g}&platform_guid=${g}&grant_type=refresh_token`],
+    [
+      'token: grant_type',
+      '/oauth/token',
+      (g: string) => `platform_guid=${g}&grant_type=refresh_token&grant_type=refresh_token&refresh_token=x`,
+    ],
+    [
+      'token: refresh_token',
+      '/oauth/token',
+      (g: string) => `platform_guid=${g}&grant_type=refresh_token&refresh_token=a&refresh_token=b&client_id=c`,
+    ],
+    [
+      'token: platform_guid',
+      '/oauth/token',
+      (g: string) => `platform_guid=${g}&platform_guid=${g}&grant_type=refresh_token`,
+    ],
     ['introspect: token', '/oauth/introspect', (g: string) => `platform_guid=${g}&token=a&token=b`],
     ['revoke: token', '/oauth/revoke', (g: string) => `platform_guid=${g}&token=a&token=b`],
   ])('%s', async (_label, path, body) => {
@@ -55,11 +80,17 @@ describe('repeated parameters are invalid_request', () => {
 
   it.each(['/.well-known/openid-configuration', '/oauth/jwks'])('%s: platform_guid twice', async (path) => {
     const { p } = await setup();
-    expectOAuthError(await request(t.app).get(`${path}?platform_guid=${p.id}&platform_guid=${p.id}`), 400, 'invalid_request');
+    expectOAuthError(
+      await request(t.app).get(`${path}?platform_guid=${p.id}&platform_guid=${p.id}`),
+      400,
+      'invalid_request',
+    );
   });
 
   it('hosted forms: a field twice is refused before anything else', async () => {
-    const res = await form('/interaction/x/signin').set('Accept', 'text/html').send('email=a%40b.co&email=c%40d.co&password=x');
+    const res = await form('/interaction/x/signin')
+      .set('Accept', 'text/html')
+      .send('email=a%40b.co&email=c%40d.co&password=x');
     expect(res.status).toBe(400);
     expect(res.type).toBe('text/html');
     expect(res.text).toMatch(/must not be repeated/);
@@ -70,7 +101,11 @@ describe('wrong content types are invalid_request', () => {
   it.each([
     ['JSON', 'application/json', '{"grant_type":"refresh_token"}'],
     ['plain text', 'text/plain', 'grant_type=refresh_token'],
-    ['multipart', 'multipart/form-data; boundary=x', '--x\r\nContent-Disposition: form-data; name="grant_type"\r\n\r\nrefresh_token\r\n--x--'],
+    [
+      'multipart',
+      'multipart/form-data; boundary=x',
+      '--x\r\nContent-Disposition: form-data; name="grant_type"\r\n\r\nrefresh_token\r\n--x--',
+    ],
     ['XML', 'application/xml', '<grant_type>refresh_token</grant_type>'],
     ['an unknown charset', 'application/x-www-form-urlencoded; charset=klingon', 'grant_type=refresh_token'],
   ])('%s', async (_label, type, body) => {
@@ -83,7 +118,8 @@ describe('wrong content types are invalid_request', () => {
 
   it('no body at all', async () => {
     const { p } = await setup();
-    for (const path of ENDPOINTS) expectOAuthError(await request(t.app).post(`${path}?platform_guid=${p.id}`), 400, 'invalid_request');
+    for (const path of ENDPOINTS)
+      expectOAuthError(await request(t.app).post(`${path}?platform_guid=${p.id}`), 400, 'invalid_request');
   });
 
   it('an unknown Content-Encoding', async () => {
@@ -93,7 +129,11 @@ describe('wrong content types are invalid_request', () => {
   });
 
   it('hosted forms refuse a non-form body', async () => {
-    const res = await request(t.app).post('/interaction/x/signin').set('Accept', 'text/html').set('Content-Type', 'application/json').send('{"email":"a@b.co"}');
+    const res = await request(t.app)
+      .post('/interaction/x/signin')
+      .set('Accept', 'text/html')
+      .set('Content-Type', 'application/json')
+      .send('{"email":"a@b.co"}');
     expect([res.status, res.type]).toEqual([400, 'text/html']);
   });
 });
@@ -119,8 +159,12 @@ describe('invalid UTF-8 and hostile values', () => {
     const pages = [
       await request(t.app).get(`/oauth/authorize?platform_guid=${encodeURIComponent(hostile)}`),
       await request(t.app).get(`/oauth/authorize?platform_guid=${p.id}&client_id=${encodeURIComponent(hostile)}`),
-      await request(t.app).get(`/oauth/authorize?${new URLSearchParams({ platform_guid: p.id, client_id: c.id, redirect_uri: hostile })}`),
-      await request(t.app).get(`/account/nothing/${encodeURIComponent(hostile)}`).set('Accept', 'text/html'), // the 404 page
+      await request(t.app).get(
+        `/oauth/authorize?${new URLSearchParams({ platform_guid: p.id, client_id: c.id, redirect_uri: hostile })}`,
+      ),
+      await request(t.app)
+        .get(`/account/nothing/${encodeURIComponent(hostile)}`)
+        .set('Accept', 'text/html'), // the 404 page
     ];
     for (const res of pages) {
       expect(res.type).toBe('text/html');
@@ -131,7 +175,9 @@ describe('invalid UTF-8 and hostile values', () => {
   it('a typed email full of markup is escaped when the sign-in page comes back', async () => {
     const { p, c } = await setup();
     const b = browser(t.app);
-    await b.get(`/oauth/authorize?${new URLSearchParams({ platform_guid: p.id, client_id: c.id, redirect_uri: c.redirectUris[0], response_type: 'code', scope: 'openid' })}`);
+    await b.get(
+      `/oauth/authorize?${new URLSearchParams({ platform_guid: p.id, client_id: c.id, redirect_uri: c.redirectUris[0], response_type: 'code', scope: 'openid' })}`,
+    );
     const back = await b.submit('/signin', { email: `"><script>alert(1)</script>' OR 1=1--`, password: 'x' });
     expect(back.res.status).toBe(400);
     expect(back.res.text).not.toContain('<script>alert(1)</script>');
@@ -139,13 +185,22 @@ describe('invalid UTF-8 and hostile values', () => {
     expect(back.res.text).toContain('&#34;&gt;&lt;script&gt;');
   });
 
-  it.each(['constructor', '__proto__', 'toString', 'hasOwnProperty'])('/interaction/%s with a live session is the expired-page, not a 5xx', async (iid) => {
-    const { p, c } = await setup();
-    const start = await request(t.app).get(`/oauth/authorize?${new URLSearchParams({ platform_guid: p.id, client_id: c.id, redirect_uri: c.redirectUris[0], response_type: 'code', scope: 'openid' })}`);
-    const cookie = String(start.headers['set-cookie']?.[0]).split(';')[0];
-    for (const req of [request(t.app).get(`/interaction/${iid}`), request(t.app).head(`/interaction/${iid}`), form(`/interaction/${iid}/signin`).send('email=a%40b.co')]) {
-      const res = await req.set('Cookie', cookie).set('Accept', 'text/html');
-      expect(res.status).toBe(400);
-    }
-  });
+  it.each(['constructor', '__proto__', 'toString', 'hasOwnProperty'])(
+    '/interaction/%s with a live session is the expired-page, not a 5xx',
+    async (iid) => {
+      const { p, c } = await setup();
+      const start = await request(t.app).get(
+        `/oauth/authorize?${new URLSearchParams({ platform_guid: p.id, client_id: c.id, redirect_uri: c.redirectUris[0], response_type: 'code', scope: 'openid' })}`,
+      );
+      const cookie = String(start.headers['set-cookie']?.[0]).split(';')[0];
+      for (const req of [
+        request(t.app).get(`/interaction/${iid}`),
+        request(t.app).head(`/interaction/${iid}`),
+        form(`/interaction/${iid}/signin`).send('email=a%40b.co'),
+      ]) {
+        const res = await req.set('Cookie', cookie).set('Accept', 'text/html');
+        expect(res.status).toBe(400);
+      }
+    },
+  );
 });

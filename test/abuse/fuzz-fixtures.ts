@@ -38,7 +38,9 @@ export const stats = { sent: 0, serverErrors: 0 };
 export async function startFuzzApp() {
   const t = await buildTestApp({ RATE_LIMIT_SCALE: '1000', TRUST_PROXY: 'loopback' });
   // The production server (its clientError answers what Node's parser refuses, as main.ts serves it).
-  const server: Server = await new Promise((resolve) => { const s = createAppServer(t.app).listen(0, '127.0.0.1', () => resolve(s)); });
+  const server: Server = await new Promise((resolve) => {
+    const s = createAppServer(t.app).listen(0, '127.0.0.1', () => resolve(s));
+  });
   const agent = () => request(server);
   const from = <T extends request.Test>(req: T) => req.set('X-Forwarded-For', FUZZ_IP);
 
@@ -47,7 +49,13 @@ export async function startFuzzApp() {
   const pub = await buildClient(t.services, p.id, { type: 'public', name: 'Public app' });
   const u = await buildUser(t.services, p.id);
   const code = await buildCode(t.services, { platformId: p.id, client: c, user: u });
-  const authorize = new URLSearchParams({ platform_guid: p.id, response_type: 'code', client_id: c.id, redirect_uri: c.redirectUris[0], scope: 'openid' });
+  const authorize = new URLSearchParams({
+    platform_guid: p.id,
+    response_type: 'code',
+    client_id: c.id,
+    redirect_uri: c.redirectUris[0],
+    scope: 'openid',
+  });
   const cookieOf = (res: request.Response) => String(res.headers['set-cookie']?.[0] ?? '').split(';')[0];
   const csrfOf = (html: string) => /name="_csrf" value="([^"]+)"/.exec(html)![1];
   const iidOf = (location: string) => /\/interaction\/([^/"?]+)/.exec(location)![1];
@@ -60,26 +68,43 @@ export async function startFuzzApp() {
   // A second browser signs in on the account page, then starts an authorization: the chooser lists the account.
   const signin = await from(agent().get(`/account/signin?platform_guid=${p.id}`));
   let accountCookie = cookieOf(signin);
-  const signedIn = await from(agent().post(`/account/signin?platform_guid=${p.id}`).type('form').set('Cookie', accountCookie))
-    .send({ _csrf: csrfOf(signin.text), email: u.email, password: TEST_PASSWORD });
+  const signedIn = await from(
+    agent().post(`/account/signin?platform_guid=${p.id}`).type('form').set('Cookie', accountCookie),
+  ).send({ _csrf: csrfOf(signin.text), email: u.email, password: TEST_PASSWORD });
   accountCookie = cookieOf(signedIn) || accountCookie;
   const account = await from(agent().get(`/account?platform_guid=${p.id}`).set('Cookie', accountCookie));
   const start2 = await from(agent().get(`/oauth/authorize?${authorize}`).set('Cookie', accountCookie));
   const chooser = await from(agent().get(start2.headers.location).set('Cookie', accountCookie));
-  if (!account.text.includes(u.email) || !chooser.text.includes(u.email)) throw new Error('the signed-in fuzz browser did not reach the account page and the chooser');
+  if (!account.text.includes(u.email) || !chooser.text.includes(u.email))
+    throw new Error('the signed-in fuzz browser did not reach the account page and the chooser');
 
   const live: Live = {
-    platform: p.id, client: c.id, secret: c.secret!, publicClient: pub.id, redirect: c.redirectUris[0], user: u.id, code,
-    cookie, iid: iidOf(start.headers.location), csrf: csrfOf(page.text),
-    accountCookie, accountCsrf: csrfOf(account.text), chooserIid: iidOf(start2.headers.location),
+    platform: p.id,
+    client: c.id,
+    secret: c.secret!,
+    publicClient: pub.id,
+    redirect: c.redirectUris[0],
+    user: u.id,
+    code,
+    cookie,
+    iid: iidOf(start.headers.location),
+    csrf: csrfOf(page.text),
+    accountCookie,
+    accountCsrf: csrfOf(account.text),
+    chooserIid: iidOf(start2.headers.location),
   };
   if (!/^latchkey\.sid=/.test(cookie) || !/^latchkey\.sid=/.test(accountCookie)) throw new Error('no session cookie');
   return {
-    t, live, baseUrl: t.config.baseUrl,
+    t,
+    live,
+    baseUrl: t.config.baseUrl,
     /** A request to the listening app, counted, from this run's address (garbage left of it in X-Forwarded-For). */
     send(method: Method, url: string, forwardedFor?: string) {
       stats.sent++;
-      return agent()[method](url).set('X-Forwarded-For', forwardedFor === undefined ? FUZZ_IP : `${forwardedFor}, ${FUZZ_IP}`).ok(() => true);
+      return agent()
+        [method](url)
+        .set('X-Forwarded-For', forwardedFor === undefined ? FUZZ_IP : `${forwardedFor}, ${FUZZ_IP}`)
+        .ok(() => true);
     },
     close: async () => {
       await new Promise((resolve) => server.close(resolve));
@@ -94,7 +119,8 @@ export type FuzzApp = Awaited<ReturnType<typeof startFuzzApp>>;
 /** Hostile values, written as they travel on the wire; none may come back raw in HTML. */
 export const HOSTILE_HTML = ['<script>alert(1)</script>', '"><img src=x onerror=alert(1)>'];
 export const HOSTILE_SQL = ["' OR 1=1--", "'; DROP TABLE users; --"];
-const LEAKS = /\bat \S+ \(.*:\d+:\d+\)|node_modules|syntax error at or near|invalid input syntax|\bselect\b.+\bfrom\b|ECONNREFUSED|TypeError|ReferenceError/i;
+const LEAKS =
+  /\bat \S+ \(.*:\d+:\d+\)|node_modules|syntax error at or near|invalid input syntax|\bselect\b.+\bfrom\b|ECONNREFUSED|TypeError|ReferenceError/i;
 
 /**
  * The properties every answer keeps: no 5xx (counted), errors in the spec's JSON shape or the HTML
@@ -110,14 +136,18 @@ export function checkAnswer(where: string, method: string, res: request.Response
   const isError = res.status >= 400 && method !== 'head';
   if (isError && !/^(application\/json|text\/html)/.test(type)) wrong.push(`an error as ${type || 'no content type'}`);
   if (isError && type.startsWith('application/json')) {
-    const keys = Object.keys(res.body ?? {}).sort().join(',');
+    const keys = Object.keys(res.body ?? {})
+      .sort()
+      .join(',');
     if (keys !== 'error,error_description') wrong.push(`error keys ${keys}`);
-    else if (typeof res.body.error !== 'string' || typeof res.body.error_description !== 'string') wrong.push('error fields that are not strings');
+    else if (typeof res.body.error !== 'string' || typeof res.body.error_description !== 'string')
+      wrong.push('error fields that are not strings');
     if (res.headers['x-content-type-options'] !== 'nosniff') wrong.push('no X-Content-Type-Options: nosniff');
   }
   const text = res.text ?? '';
   if (type.startsWith('text/html')) {
-    for (const hostile of [...HOSTILE_HTML, ...HOSTILE_SQL]) if (text.includes(hostile)) wrong.push(`echoed ${hostile}`);
+    for (const hostile of [...HOSTILE_HTML, ...HOSTILE_SQL])
+      if (text.includes(hostile)) wrong.push(`echoed ${hostile}`);
   }
   const leak = LEAKS.exec(text)?.[0];
   if (leak) wrong.push(`leaked "${leak}"`);

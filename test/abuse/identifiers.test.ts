@@ -26,7 +26,10 @@ afterAll(() => t.close());
 
 const NEAR: [string, (id: string) => string][] = [
   ['36 dashes', () => '-'.repeat(36)],
-  ['dashes in the wrong places', (id) => `${id.replace(/-/g, '').slice(0, 12)}-${id.replace(/-/g, '').slice(12, 32)}---`],
+  [
+    'dashes in the wrong places',
+    (id) => `${id.replace(/-/g, '').slice(0, 12)}-${id.replace(/-/g, '').slice(12, 32)}---`,
+  ],
   ['a non-hex character', (id) => `g${id.slice(1)}`],
   ['upper case', (id) => id.toUpperCase()],
   ['braces', (id) => `{${id}}`],
@@ -44,23 +47,47 @@ const enc = encodeURIComponent;
 const form = (path: string) => request(t.app).post(path).type('form');
 const html = (res: request.Response, status: number) => expect([res.status, res.type]).toEqual([status, 'text/html']);
 const idToken = (key: Uint8Array, claims: Record<string, unknown>) =>
-  new SignJWT({ iss: TEST_ENV.BASE_URL, iat: Math.floor(Date.now() / 1000), exp: Math.floor(Date.now() / 1000) + 600, ...claims }).setProtectedHeader({ alg: 'HS512' }).sign(key);
+  new SignJWT({
+    iss: TEST_ENV.BASE_URL,
+    iat: Math.floor(Date.now() / 1000),
+    exp: Math.floor(Date.now() / 1000) + 600,
+    ...claims,
+  })
+    .setProtectedHeader({ alg: 'HS512' })
+    .sign(key);
 
 describe.each(NEAR)('platform_guid with %s is an unknown platform, never a 500', (_label, bend) => {
   const g = () => enc(bend(p.id));
 
-  it.each(['/.well-known/openid-configuration', '/oauth/jwks', '/oauth/userinfo'])('GET %s → 400 invalid_request', async (path) => {
-    expectOAuthError(await request(t.app).get(`${path}?platform_guid=${g()}`), 400, 'invalid_request');
-  });
+  it.each(['/.well-known/openid-configuration', '/oauth/jwks', '/oauth/userinfo'])(
+    'GET %s → 400 invalid_request',
+    async (path) => {
+      expectOAuthError(await request(t.app).get(`${path}?platform_guid=${g()}`), 400, 'invalid_request');
+    },
+  );
 
-  it.each(['/oauth/token', '/oauth/introspect', '/oauth/revoke'])('POST %s (body and query) → 400 invalid_request', async (path) => {
-    expectOAuthError(await form(path).send(`platform_guid=${g()}&grant_type=refresh_token&refresh_token=rt_x&token=x`), 400, 'invalid_request');
-    expectOAuthError(await form(`${path}?platform_guid=${g()}`).send('token=x&grant_type=refresh_token'), 400, 'invalid_request');
-  });
+  it.each(['/oauth/token', '/oauth/introspect', '/oauth/revoke'])(
+    'POST %s (body and query) → 400 invalid_request',
+    async (path) => {
+      expectOAuthError(
+        await form(path).send(`platform_guid=${g()}&grant_type=refresh_token&refresh_token=rt_x&token=x`),
+        400,
+        'invalid_request',
+      );
+      expectOAuthError(
+        await form(`${path}?platform_guid=${g()}`).send('token=x&grant_type=refresh_token'),
+        400,
+        'invalid_request',
+      );
+    },
+  );
 
-  it.each(['/oauth/authorize', '/oauth/logout', '/account', '/account/signin', '/password/forgot', '/verify-email'])('GET %s → the 400 error page', async (path) => {
-    html(await request(t.app).get(`${path}?platform_guid=${g()}`).set('Accept', 'text/html'), 400);
-  });
+  it.each(['/oauth/authorize', '/oauth/logout', '/account', '/account/signin', '/password/forgot', '/verify-email'])(
+    'GET %s → the 400 error page',
+    async (path) => {
+      html(await request(t.app).get(`${path}?platform_guid=${g()}`).set('Accept', 'text/html'), 400);
+    },
+  );
 });
 
 describe.each(NEAR)('client_id with %s is an unknown client, never a 500', (_label, bend) => {
@@ -75,8 +102,18 @@ describe.each(NEAR)('client_id with %s is an unknown client, never a 500', (_lab
   it('token, introspect, revoke: 401 invalid_client (Basic, client_secret_post, none)', async () => {
     const params = `platform_guid=${p.id}&grant_type=refresh_token&refresh_token=rt_x&token=x`;
     for (const path of ['/oauth/token', '/oauth/introspect', '/oauth/revoke']) {
-      expectOAuthError(await form(path).set('Authorization', basic({ ...c, id: id() })).send(params), 401, 'invalid_client');
-      expectOAuthError(await form(path).send(`${params}&client_id=${enc(id())}&client_secret=${enc(c.secret!)}`), 401, 'invalid_client');
+      expectOAuthError(
+        await form(path)
+          .set('Authorization', basic({ ...c, id: id() }))
+          .send(params),
+        401,
+        'invalid_client',
+      );
+      expectOAuthError(
+        await form(path).send(`${params}&client_id=${enc(id())}&client_secret=${enc(c.secret!)}`),
+        401,
+        'invalid_client',
+      );
     }
     expectOAuthError(await form('/oauth/token').send(`${params}&client_id=${enc(id())}`), 401, 'invalid_client');
   });
@@ -86,15 +123,25 @@ describe.each(NEAR)('client_id with %s is an unknown client, never a 500', (_lab
   });
 
   it('account page: revoking that app is answered like an unknown app', async () => {
-    const csrf = /name="_csrf" value="([^"]+)"/.exec((await signedIn.get(`/account?platform_guid=${p.id}`)).res.text)![1];
-    const res = await signedIn.agent.post(`/account/apps/revoke?platform_guid=${p.id}`).type('form').send(`_csrf=${enc(csrf)}&account=${u.id}&client_id=${enc(id())}`);
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(
+      (await signedIn.get(`/account?platform_guid=${p.id}`)).res.text,
+    )![1];
+    const res = await signedIn.agent
+      .post(`/account/apps/revoke?platform_guid=${p.id}`)
+      .type('form')
+      .send(`_csrf=${enc(csrf)}&account=${u.id}&client_id=${enc(id())}`);
     expect(res.status).toBe(303);
     expect((await signedIn.get(res.headers.location)).res.text).toContain('That app had no access to your account.');
   });
 
   it('account page: removing that passkey is answered like one already removed', async () => {
-    const csrf = /name="_csrf" value="([^"]+)"/.exec((await signedIn.get(`/account?platform_guid=${p.id}`)).res.text)![1];
-    const res = await signedIn.agent.post(`/account/passkeys/remove?platform_guid=${p.id}`).type('form').send(`_csrf=${enc(csrf)}&account=${u.id}&passkey=${enc(id())}`);
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(
+      (await signedIn.get(`/account?platform_guid=${p.id}`)).res.text,
+    )![1];
+    const res = await signedIn.agent
+      .post(`/account/passkeys/remove?platform_guid=${p.id}`)
+      .type('form')
+      .send(`_csrf=${enc(csrf)}&account=${u.id}&passkey=${enc(id())}`);
     expect(res.status).toBe(303);
     expect((await signedIn.get(res.headers.location)).res.text).toContain('That passkey was already removed.');
   });
@@ -102,7 +149,12 @@ describe.each(NEAR)('client_id with %s is an unknown client, never a 500', (_lab
 
 describe.each(NEAR)('a picture URL with %s in a user or platform id is 404', (_label, bend) => {
   it('avatars and uploaded pictures', async () => {
-    for (const path of [`/avatars/${enc(bend(p.id))}/${u.id}.svg`, `/avatars/${p.id}/${enc(bend(u.id))}.svg`, `/pictures/${enc(bend(p.id))}/${u.id}/1`, `/pictures/${p.id}/${enc(bend(u.id))}/1`]) {
+    for (const path of [
+      `/avatars/${enc(bend(p.id))}/${u.id}.svg`,
+      `/avatars/${p.id}/${enc(bend(u.id))}.svg`,
+      `/pictures/${enc(bend(p.id))}/${u.id}/1`,
+      `/pictures/${p.id}/${enc(bend(u.id))}/1`,
+    ]) {
       expectOAuthError(await request(t.app).get(path), 404, 'not_found');
     }
   });
@@ -126,15 +178,23 @@ describe.each(NEAR)('a signed token whose sub or kid has %s', (_label, bend) => 
 
   it('userinfo: a forged access token with that kid is 401 invalid_token', async () => {
     const kid = bend(u.id);
-    const forged = await new SignJWT({ sub: kid, jti: 'x' }).setProtectedHeader({ alg: 'HS512', kid }).sign(new Uint8Array(64));
-    expectOAuthError(await request(t.app).get('/oauth/userinfo').set('Authorization', `Bearer ${forged}`), 401, 'invalid_token');
+    const forged = await new SignJWT({ sub: kid, jti: 'x' })
+      .setProtectedHeader({ alg: 'HS512', kid })
+      .sign(new Uint8Array(64));
+    expectOAuthError(
+      await request(t.app).get('/oauth/userinfo').set('Authorization', `Bearer ${forged}`),
+      401,
+      'invalid_token',
+    );
   });
 });
 
 describe('the ids themselves, unbent, still work', () => {
   it('platform, client and user ids as issued', async () => {
     expect((await request(t.app).get(`/.well-known/openid-configuration?platform_guid=${p.id}`)).status).toBe(200);
-    expect((await request(t.app).get(`/oauth/authorize?${authorizeQuery(p, c)}`)).headers.location).toMatch(/^\/interaction\//);
+    expect((await request(t.app).get(`/oauth/authorize?${authorizeQuery(p, c)}`)).headers.location).toMatch(
+      /^\/interaction\//,
+    );
     expect((await request(t.app).get(`/avatars/${p.id}/${u.id}.svg`)).status).toBe(200);
   });
 });

@@ -6,7 +6,13 @@ import type { Services } from '../../src/services';
 import { cliActor } from '../../src/domain/admin';
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
-type OpenApiDocument = { paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: object }> }> }>>; components?: object };
+type OpenApiDocument = {
+  paths: Record<
+    string,
+    Record<string, { responses: Record<string, { content?: Record<string, { schema: object }> }> }>
+  >;
+  components?: object;
+};
 
 const documents = new WeakMap<Express, Promise<OpenApiDocument>>();
 const ajv = new Ajv2020({ strict: false, allErrors: true });
@@ -17,10 +23,12 @@ const validators = new Map<string, ReturnType<typeof ajv.compile>>();
 export function adminDocument(app: Express): Promise<OpenApiDocument> {
   let doc = documents.get(app);
   if (!doc) {
-    doc = request(app).get('/admin/api/v1/openapi.json').then((res) => {
-      if (res.status !== 200) throw new Error(`openapi.json answered ${res.status}`);
-      return res.body as OpenApiDocument;
-    });
+    doc = request(app)
+      .get('/admin/api/v1/openapi.json')
+      .then((res) => {
+        if (res.status !== 200) throw new Error(`openapi.json answered ${res.status}`);
+        return res.body as OpenApiDocument;
+      });
     documents.set(app, doc);
   }
   return doc;
@@ -43,15 +51,21 @@ export async function expectDocumented(app: Express, method: Method, fullPath: s
   const doc = await adminDocument(app);
   const path = fullPath.replace(/^\/admin\/api\/v1/, '').split('?')[0];
   const template = findTemplate(doc, method, path);
-  if (!template) throw new Error(`${method.toUpperCase()} ${path} is not in the OpenAPI document (answered ${res.status})`);
+  if (!template)
+    throw new Error(`${method.toUpperCase()} ${path} is not in the OpenAPI document (answered ${res.status})`);
   const responses = doc.paths[template][method].responses;
   const documented = responses[String(res.status)];
   if (!documented) {
-    throw new Error(`${method.toUpperCase()} ${template} answered ${res.status}, which the document does not list (${Object.keys(responses).join(', ')}): ${JSON.stringify(res.body)}`);
+    throw new Error(
+      `${method.toUpperCase()} ${template} answered ${res.status}, which the document does not list (${Object.keys(responses).join(', ')}): ${JSON.stringify(res.body)}`,
+    );
   }
   const schema = documented.content?.['application/json']?.schema;
   if (!schema) {
-    if (res.text) throw new Error(`${method.toUpperCase()} ${template} ${res.status} is documented without a body but sent ${res.text.slice(0, 200)}`);
+    if (res.text)
+      throw new Error(
+        `${method.toUpperCase()} ${template} ${res.status} is documented without a body but sent ${res.text.slice(0, 200)}`,
+      );
     return;
   }
   const key = `${method} ${template} ${res.status}`;
@@ -61,7 +75,9 @@ export async function expectDocumented(app: Express, method: Method, fullPath: s
     validators.set(key, validate);
   }
   if (!validate(res.body)) {
-    throw new Error(`${key}: the body does not match the document: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(res.body, null, 2).slice(0, 2000)}`);
+    throw new Error(
+      `${key}: the body does not match the document: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(res.body, null, 2).slice(0, 2000)}`,
+    );
   }
 }
 

@@ -5,7 +5,15 @@ import { runCommand } from '../../src/cli/commands';
 import type { AuditEventInput } from '../../src/domain/audit';
 import { adminClient, adminToken } from './admin-api-client';
 
-type Event = { id: string; kind: string; platform_guid: string | null; subject: string | null; client_id: string | null; actor_type: string; occurred_at: string };
+type Event = {
+  id: string;
+  kind: string;
+  platform_guid: string | null;
+  subject: string | null;
+  client_id: string | null;
+  actor_type: string;
+  occurred_at: string;
+};
 
 describe('admin API: audit events', () => {
   let t: Awaited<ReturnType<typeof buildTestApp>>;
@@ -17,7 +25,8 @@ describe('admin API: audit events', () => {
   afterAll(() => t.close());
 
   /** An event as the flows record them (the audit service itself, in its own statement). */
-  const record = (e: AuditEventInput, actorType: 'user' | 'system' = 'user') => t.services.audit.record(t.database.db, { actorType, requestId: 'req-test' }, e);
+  const record = (e: AuditEventInput, actorType: 'user' | 'system' = 'user') =>
+    t.services.audit.record(t.database.db, { actorType, requestId: 'req-test' }, e);
 
   /** Every event of a list, following next_cursor. */
   async function all(client: ReturnType<typeof adminClient>, path: string, limit = 2): Promise<Event[]> {
@@ -34,25 +43,48 @@ describe('admin API: audit events', () => {
     return out;
   }
 
-  it('lists a platform\'s events newest first with cursor paging and filters', async () => {
+  it("lists a platform's events newest first with cursor paging and filters", async () => {
     const p = await buildPlatform(t.services);
     const sub = randomUUID();
     const [clientA, clientB] = [randomUUID(), randomUUID()];
-    await record({ kind: 'sign_in.failed', platformId: p.id, subject: sub, clientId: clientA, details: { reason: 'wrong_password' } });
+    await record({
+      kind: 'sign_in.failed',
+      platformId: p.id,
+      subject: sub,
+      clientId: clientA,
+      details: { reason: 'wrong_password' },
+    });
     await record({ kind: 'sign_in.succeeded', platformId: p.id, subject: sub, clientId: clientA });
     await record({ kind: 'consent.granted', platformId: p.id, subject: randomUUID(), clientId: clientB });
     expect((await global.post(`/platforms/${p.id}/keys/rotate`)).status).toBe(201);
 
     const events = await all(global, `/platforms/${p.id}/audit-events`);
-    expect(events.map((e) => e.kind)).toEqual(['key.rotated', 'consent.granted', 'sign_in.succeeded', 'sign_in.failed']);
+    expect(events.map((e) => e.kind)).toEqual([
+      'key.rotated',
+      'consent.granted',
+      'sign_in.succeeded',
+      'sign_in.failed',
+    ]);
     expect(events.map((e) => Number(e.id))).toEqual([...events.map((e) => Number(e.id))].sort((a, b) => b - a));
     expect(events[3]).toEqual({
-      id: expect.any(String), occurred_at: expect.any(String), kind: 'sign_in.failed', actor_type: 'user', actor_id: null, actor_name: null,
-      platform_guid: p.id, subject: sub, client_id: clientA, source: null, user_agent: null, request_id: 'req-test', details: { reason: 'wrong_password' },
+      id: expect.any(String),
+      occurred_at: expect.any(String),
+      kind: 'sign_in.failed',
+      actor_type: 'user',
+      actor_id: null,
+      actor_name: null,
+      platform_guid: p.id,
+      subject: sub,
+      client_id: clientA,
+      source: null,
+      user_agent: null,
+      request_id: 'req-test',
+      details: { reason: 'wrong_password' },
     });
     expect(events[0]).toMatchObject({ kind: 'key.rotated', actor_type: 'admin_token', actor_name: 'test token' });
 
-    const kinds = (query: string) => all(global, `/platforms/${p.id}/audit-events?${query}`).then((list) => list.map((e) => e.kind));
+    const kinds = (query: string) =>
+      all(global, `/platforms/${p.id}/audit-events?${query}`).then((list) => list.map((e) => e.kind));
     expect(await kinds('kind=sign_in.failed')).toEqual(['sign_in.failed']);
     expect(await kinds(`subject=${sub}`)).toEqual(['sign_in.succeeded', 'sign_in.failed']);
     expect(await kinds(`client_id=${clientB}`)).toEqual(['consent.granted']);
@@ -80,11 +112,15 @@ describe('admin API: audit events', () => {
 
     const everywhere = await all(global, `/audit-events?subject=${tag}`);
     expect(everywhere.map((e) => e.platform_guid)).toEqual([null, b.id, a.id]);
-    expect((await all(global, `/audit-events?subject=${tag}&platform_guid=${b.id}`)).map((e) => e.platform_guid)).toEqual([b.id]);
-    expect((await all(global, `/audit-events?subject=${tag}&actor_type=system`)).map((e) => e.kind)).toEqual(['master_key.resealed']);
+    expect(
+      (await all(global, `/audit-events?subject=${tag}&platform_guid=${b.id}`)).map((e) => e.platform_guid),
+    ).toEqual([b.id]);
+    expect((await all(global, `/audit-events?subject=${tag}&actor_type=system`)).map((e) => e.kind)).toEqual([
+      'master_key.resealed',
+    ]);
   });
 
-  it('a platform token sees its platform\'s events only: never another platform\'s, nor those of no platform', async () => {
+  it("a platform token sees its platform's events only: never another platform's, nor those of no platform", async () => {
     const mine = await buildPlatform(t.services);
     const theirs = await buildPlatform(t.services);
     const tag = randomUUID();
@@ -125,7 +161,11 @@ describe('admin API: audit events', () => {
       expect([query, res.body.error_description]).toEqual([query, expect.stringMatching(message)]);
     }
     expectOAuthError(await global.get('/audit-events?platform_guid=nope'), 400, 'invalid_request');
-    expectOAuthError(await global.get('/platforms/00000000-0000-4000-8000-000000000000/audit-events'), 404, 'not_found');
+    expectOAuthError(
+      await global.get('/platforms/00000000-0000-4000-8000-000000000000/audit-events'),
+      404,
+      'not_found',
+    );
   });
 
   it('admin audit list: filters and paging as the API', async () => {
@@ -133,14 +173,50 @@ describe('admin API: audit events', () => {
     const [tag, client] = [randomUUID(), randomUUID()];
     await record({ kind: 'sign_in.failed', platformId: p.id, subject: tag, clientId: client });
     await record({ kind: 'sign_in.succeeded', platformId: p.id, subject: tag, clientId: client });
-    const first = await runCommand(t.services, ['audit', 'list', '--platform', p.id, '--subject', tag, '--limit', '1']) as { items: Event[]; next_cursor: string };
+    const first = (await runCommand(t.services, [
+      'audit',
+      'list',
+      '--platform',
+      p.id,
+      '--subject',
+      tag,
+      '--limit',
+      '1',
+    ])) as { items: Event[]; next_cursor: string };
     expect(first.items.map((e) => e.kind)).toEqual(['sign_in.succeeded']);
-    const rest = await runCommand(t.services, ['audit', 'list', '--platform', p.id, '--subject', tag, '--cursor', first.next_cursor]);
-    expect(rest).toEqual({ items: [expect.objectContaining({ kind: 'sign_in.failed', client_id: client })], next_cursor: null });
-    const filtered = await runCommand(t.services, ['audit', 'list', '--kind', 'sign_in.failed', '--client', client, '--subject', tag, '--since', '2000-01-01T00:00:00Z']) as { items: Event[] };
+    const rest = await runCommand(t.services, [
+      'audit',
+      'list',
+      '--platform',
+      p.id,
+      '--subject',
+      tag,
+      '--cursor',
+      first.next_cursor,
+    ]);
+    expect(rest).toEqual({
+      items: [expect.objectContaining({ kind: 'sign_in.failed', client_id: client })],
+      next_cursor: null,
+    });
+    const filtered = (await runCommand(t.services, [
+      'audit',
+      'list',
+      '--kind',
+      'sign_in.failed',
+      '--client',
+      client,
+      '--subject',
+      tag,
+      '--since',
+      '2000-01-01T00:00:00Z',
+    ])) as { items: Event[] };
     expect(filtered.items.map((e) => [e.kind, e.platform_guid])).toEqual([['sign_in.failed', p.id]]);
-    await expect(runCommand(t.services, ['audit', 'list', '--since', 'yesterday'])).rejects.toThrow(/since: must be an ISO 8601 date-time/);
-    await expect(runCommand(t.services, ['audit', 'list', '--platform', 'nope'])).rejects.toThrow(/platform_guid: must be a UUID/);
+    await expect(runCommand(t.services, ['audit', 'list', '--since', 'yesterday'])).rejects.toThrow(
+      /since: must be an ISO 8601 date-time/,
+    );
+    await expect(runCommand(t.services, ['audit', 'list', '--platform', 'nope'])).rejects.toThrow(
+      /platform_guid: must be a UUID/,
+    );
     await expect(runCommand(t.services, ['audit', 'list', '--kind', 'nope'])).rejects.toThrow(/kind: /);
   });
 });

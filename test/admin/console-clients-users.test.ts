@@ -16,7 +16,8 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const lastEvent = async (platformId: string, kind: Parameters<typeof t.services.audit.list>[0]['kind']) => (await t.services.audit.list({ platformId, kind }, 1)).events[0];
+const lastEvent = async (platformId: string, kind: Parameters<typeof t.services.audit.list>[0]['kind']) =>
+  (await t.services.audit.list({ platformId, kind }, 1)).events[0];
 const secretOn = (html: string) => /id="client-secret">([^<]+)</.exec(html)?.[1];
 const byOperator = () => ({ actorType: 'operator', actorName: email });
 /** A form POST as a browser sends it: a repeated field (checkboxes) as repeated keys. */
@@ -33,12 +34,24 @@ describe('admin console: clients', () => {
     expect((await b.get(`/admin/platforms/${p.id}`)).headers.location).toBe(list); // a platform opens on its first tab
     await b.get(list);
     const created = await postForm(list, {
-      name: 'Billing', type: 'confidential', redirect_uris: 'https://billing.example/cb\r\n\r\n https://billing.example/cb2 ', post_logout_redirect_uris: '', scopes: ['openid', 'email'],
+      name: 'Billing',
+      type: 'confidential',
+      redirect_uris: 'https://billing.example/cb\r\n\r\n https://billing.example/cb2 ',
+      post_logout_redirect_uris: '',
+      scopes: ['openid', 'email'],
     });
     expect(created.status).toBe(303);
     const clientId = created.headers.location.split('/').pop()!;
     const event = await lastEvent(p.id, 'client.created');
-    expect(event).toMatchObject({ ...byOperator(), clientId, details: { name: 'Billing', redirect_uris: ['https://billing.example/cb', 'https://billing.example/cb2'], scopes: 'openid email' } });
+    expect(event).toMatchObject({
+      ...byOperator(),
+      clientId,
+      details: {
+        name: 'Billing',
+        redirect_uris: ['https://billing.example/cb', 'https://billing.example/cb2'],
+        scopes: 'openid email',
+      },
+    });
     const page = await b.follow(created);
     const secret = secretOn(page.text)!;
     expect(secret).toMatch(/^\S{32,}$/);
@@ -51,14 +64,28 @@ describe('admin console: clients', () => {
     expect(reload.text).not.toContain(secret);
     expect((await b.get(list)).text).toContain('https://billing.example/cb2');
 
-    const edited = await postForm(`${list}/${clientId}`, { name: 'Billing v2', redirect_uris: 'https://billing.example/new', post_logout_redirect_uris: 'https://billing.example/bye', scopes: ['openid', 'profile'], is_resource_server: 'yes' });
+    const edited = await postForm(`${list}/${clientId}`, {
+      name: 'Billing v2',
+      redirect_uris: 'https://billing.example/new',
+      post_logout_redirect_uris: 'https://billing.example/bye',
+      scopes: ['openid', 'profile'],
+      is_resource_server: 'yes',
+    });
     expect(edited.status).toBe(303);
-    expect((await lastEvent(p.id, 'client.updated')).details).toMatchObject({ name: { from: 'Billing', to: 'Billing v2' }, redirect_uris: { to: ['https://billing.example/new'] }, scopes: { from: 'openid email', to: 'openid profile' }, is_resource_server: { from: false, to: true } });
+    expect((await lastEvent(p.id, 'client.updated')).details).toMatchObject({
+      name: { from: 'Billing', to: 'Billing v2' },
+      redirect_uris: { to: ['https://billing.example/new'] },
+      scopes: { from: 'openid email', to: 'openid profile' },
+      is_resource_server: { from: false, to: true },
+    });
     expect((await b.follow(edited)).text).toContain('Changes saved.');
 
     const rotated = await b.post(`${list}/${clientId}/rotate-secret`, { overlap_seconds: '3600' });
     expect(rotated.status).toBe(303);
-    expect(await lastEvent(p.id, 'client.secret_rotated')).toMatchObject({ ...byOperator(), details: { overlap_seconds: 3600 } });
+    expect(await lastEvent(p.id, 'client.secret_rotated')).toMatchObject({
+      ...byOperator(),
+      details: { overlap_seconds: 3600 },
+    });
     const newSecret = secretOn((await b.follow(rotated)).text)!;
     expect(newSecret).toBeDefined();
     expect(newSecret).not.toBe(secret);
@@ -78,11 +105,32 @@ describe('admin console: clients', () => {
     const list = `/admin/platforms/${p.id}/clients`;
     await b.get(list);
     const cases: Array<[Record<string, string>, string]> = [
-      [{ name: '', type: 'public', redirect_uris: 'https://a.example/cb', scopes: 'openid' }, 'Name: must not be empty'],
-      [{ name: 'A', type: 'robot', redirect_uris: 'https://a.example/cb', scopes: 'openid' }, 'Type: client type must be'],
-      [{ name: 'A', type: 'public', redirect_uris: '', scopes: 'openid' }, 'Redirect URIs: at least one redirect URI is required'],
-      [{ name: 'A', type: 'public', redirect_uris: 'https://a.example/cb', scopes: 'email' }, 'scopes must include openid'],
-      [{ name: 'A', type: 'public', redirect_uris: 'https://a.example/cb', scopes: 'openid', is_resource_server: 'yes' }, 'a resource server must be a confidential client'],
+      [
+        { name: '', type: 'public', redirect_uris: 'https://a.example/cb', scopes: 'openid' },
+        'Name: must not be empty',
+      ],
+      [
+        { name: 'A', type: 'robot', redirect_uris: 'https://a.example/cb', scopes: 'openid' },
+        'Type: client type must be',
+      ],
+      [
+        { name: 'A', type: 'public', redirect_uris: '', scopes: 'openid' },
+        'Redirect URIs: at least one redirect URI is required',
+      ],
+      [
+        { name: 'A', type: 'public', redirect_uris: 'https://a.example/cb', scopes: 'email' },
+        'scopes must include openid',
+      ],
+      [
+        {
+          name: 'A',
+          type: 'public',
+          redirect_uris: 'https://a.example/cb',
+          scopes: 'openid',
+          is_resource_server: 'yes',
+        },
+        'a resource server must be a confidential client',
+      ],
     ];
     for (const [fields, message] of cases) {
       const res = await b.post(list, fields);
@@ -102,14 +150,20 @@ describe('admin console: clients', () => {
     expect(noScope.text).toContain('scopes must include openid');
     const pub = await buildClient(t.services, p.id, { type: 'public' });
     await b.get(`${list}/${pub.id}`);
-    expect((await b.post(`${list}/${pub.id}/rotate-secret`, {})).text).toContain('a public client has no secret to rotate');
-    expect((await lastEvent(p.id, 'client.updated'))).toBeUndefined();
+    expect((await b.post(`${list}/${pub.id}/rotate-secret`, {})).text).toContain(
+      'a public client has no secret to rotate',
+    );
+    expect(await lastEvent(p.id, 'client.updated')).toBeUndefined();
   });
 
   it('a POST without the CSRF token is refused (403), nothing created', async () => {
     const p = await buildPlatform(t.services);
     await b.get(`/admin/platforms/${p.id}/clients`);
-    const res = await b.post(`/admin/platforms/${p.id}/clients`, { name: 'A', type: 'public', redirect_uris: 'https://a.example/cb', scopes: 'openid' }, false);
+    const res = await b.post(
+      `/admin/platforms/${p.id}/clients`,
+      { name: 'A', type: 'public', redirect_uris: 'https://a.example/cb', scopes: 'openid' },
+      false,
+    );
     expect(res.status).toBe(403);
     expect(await lastEvent(p.id, 'client.created')).toBeUndefined();
   });
@@ -132,7 +186,15 @@ describe('admin console: users', () => {
 
     const page = await b.get(`${users}/${u.id}`);
     expect(page.status).toBe(200);
-    for (const text of ['grace.hopper@navy.example', '+14155550123', 'Shop', 'openid', 'sign_in.succeeded', 'no authenticator app']) expect(page.text).toContain(text);
+    for (const text of [
+      'grace.hopper@navy.example',
+      '+14155550123',
+      'Shop',
+      'openid',
+      'sign_in.succeeded',
+      'no authenticator app',
+    ])
+      expect(page.text).toContain(text);
     expect(page.text).toContain(`/admin/audit?platform=${p.id}&amp;subject=${u.id}`);
   });
 
@@ -157,7 +219,11 @@ describe('admin console: users', () => {
     expect(await lastEvent(p.id, 'user.session_revoked')).toMatchObject({ ...byOperator(), subject: u.id });
 
     await act(`/consents/${c.id}/revoke`);
-    expect(await lastEvent(p.id, 'user.consent_revoked')).toMatchObject({ ...byOperator(), subject: u.id, clientId: c.id });
+    expect(await lastEvent(p.id, 'user.consent_revoked')).toMatchObject({
+      ...byOperator(),
+      subject: u.id,
+      clientId: c.id,
+    });
     expect((await b.get(page)).text).toContain('No app holds this user');
 
     const disabled = await act('/disable');
@@ -174,7 +240,10 @@ describe('admin console: users', () => {
     await act('/sign-out');
     expect(await lastEvent(p.id, 'user.signed_out')).toMatchObject(byOperator());
     expect((await b.follow(await act('/password-reset'))).text).toContain('A password reset mail is queued');
-    expect(await lastEvent(p.id, 'user.password_reset_sent')).toMatchObject({ ...byOperator(), details: { email: u.email } });
+    expect(await lastEvent(p.id, 'user.password_reset_sent')).toMatchObject({
+      ...byOperator(),
+      details: { email: u.email },
+    });
     await act('/mfa-reset');
     expect(await lastEvent(p.id, 'user.mfa_reset')).toMatchObject(byOperator());
 
@@ -192,9 +261,20 @@ describe('admin console: users', () => {
     const p = await buildPlatform(t.services);
     const u = await buildUser(t.services, p.id);
     const users = `/admin/platforms/${p.id}/users`;
-    for (const path of [`${users}/nope`, `${users}/00000000-0000-4000-8000-000000000000`, `/admin/platforms/${p.id}/clients/nope`]) expect({ path, status: (await b.get(path)).status }).toEqual({ path, status: 404 });
+    for (const path of [
+      `${users}/nope`,
+      `${users}/00000000-0000-4000-8000-000000000000`,
+      `/admin/platforms/${p.id}/clients/nope`,
+    ])
+      expect({ path, status: (await b.get(path)).status }).toEqual({ path, status: 404 });
     await b.get(`${users}/${u.id}`);
-    for (const path of [`${users}/nope/disable`, `${users}/${u.id}/sessions/nope/revoke`, `${users}/${u.id}/sessions/00000000-0000-4000-8000-000000000000/revoke`, `${users}/${u.id}/consents/x/revoke`, `${users}/${u.id}/fly`]) {
+    for (const path of [
+      `${users}/nope/disable`,
+      `${users}/${u.id}/sessions/nope/revoke`,
+      `${users}/${u.id}/sessions/00000000-0000-4000-8000-000000000000/revoke`,
+      `${users}/${u.id}/consents/x/revoke`,
+      `${users}/${u.id}/fly`,
+    ]) {
       await b.get(`${users}/${u.id}`);
       expect({ path, status: (await b.post(path, {})).status }).toEqual({ path, status: 404 });
     }
@@ -212,13 +292,22 @@ describe('admin console: users', () => {
     await signInConsole(scoped, (await buildOperator(t.services, { platformId: mine.id })).email, () => new Date());
     expect((await scoped.get(`/admin/platforms/${mine.id}/clients`)).status).toBe(200);
     expect((await scoped.get(`/admin/platforms/${mine.id}/users`)).status).toBe(200);
-    for (const path of [`/admin/platforms/${other.id}/clients`, `/admin/platforms/${other.id}/clients/${theirClient.id}`, `/admin/platforms/${other.id}/users`, `/admin/platforms/${other.id}/users/${theirUser.id}`, `/admin/platforms/${mine.id}/clients/${theirClient.id}`, `/admin/platforms/${mine.id}/users/${theirUser.id}`]) {
+    for (const path of [
+      `/admin/platforms/${other.id}/clients`,
+      `/admin/platforms/${other.id}/clients/${theirClient.id}`,
+      `/admin/platforms/${other.id}/users`,
+      `/admin/platforms/${other.id}/users/${theirUser.id}`,
+      `/admin/platforms/${mine.id}/clients/${theirClient.id}`,
+      `/admin/platforms/${mine.id}/users/${theirUser.id}`,
+    ]) {
       expect({ path, status: (await scoped.get(path)).status }).toEqual({ path, status: 404 });
     }
     await scoped.get(`/admin/platforms/${mine.id}/users`);
     expect((await scoped.post(`/admin/platforms/${other.id}/users/${theirUser.id}/disable`, {})).status).toBe(404);
     expect((await scoped.post(`/admin/platforms/${mine.id}/users/${theirUser.id}/disable`, {})).status).toBe(404);
-    expect((await scoped.post(`/admin/platforms/${other.id}/clients/${theirClient.id}/delete`, { confirm: 'yes' })).status).toBe(404);
+    expect(
+      (await scoped.post(`/admin/platforms/${other.id}/clients/${theirClient.id}/delete`, { confirm: 'yes' })).status,
+    ).toBe(404);
     expect(await lastEvent(other.id, 'user.disabled')).toBeUndefined();
     expect(await lastEvent(other.id, 'client.deleted')).toBeUndefined();
   });

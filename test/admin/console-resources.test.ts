@@ -14,9 +14,16 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const lastEvent = async (platformId: string, kind: 'resource.created' | 'resource.updated' | 'resource.deleted') => (await t.services.audit.list({ platformId, kind }, 1)).events[0];
+const lastEvent = async (platformId: string, kind: 'resource.created' | 'resource.updated' | 'resource.deleted') =>
+  (await t.services.audit.list({ platformId, kind }, 1)).events[0];
 const unescape = (html: string) => html.replace(/&#34;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, '&');
-const FORM = { uri: 'https://api.example.com/', name: 'Example API', scopes: 'api:read Read your data\r\n\r\napi:write   Change your data\r\napi:ping', default_scopes: 'api:read', access_token_ttl_seconds: '600' };
+const FORM = {
+  uri: 'https://api.example.com/',
+  name: 'Example API',
+  scopes: 'api:read Read your data\r\n\r\napi:write   Change your data\r\napi:ping',
+  default_scopes: 'api:read',
+  access_token_ttl_seconds: '600',
+};
 
 describe('admin console: resources', () => {
   it('is a tab of the platform; adds a resource through the form, lists it, edits it and deletes it; all audited as the operator', async () => {
@@ -31,10 +38,21 @@ describe('admin console: resources', () => {
     expect(added.status).toBe(303);
     const id = added.headers.location.split('/').pop()!;
     expect(await t.services.admin.resources.get(cliActor(), p.id, id)).toMatchObject({
-      uri: 'https://api.example.com/', name: 'Example API', defaultScopes: ['api:read'], accessTokenTtlSeconds: 600,
-      scopes: [{ name: 'api:read', description: 'Read your data' }, { name: 'api:write', description: 'Change your data' }, { name: 'api:ping', description: '' }],
+      uri: 'https://api.example.com/',
+      name: 'Example API',
+      defaultScopes: ['api:read'],
+      accessTokenTtlSeconds: 600,
+      scopes: [
+        { name: 'api:read', description: 'Read your data' },
+        { name: 'api:write', description: 'Change your data' },
+        { name: 'api:ping', description: '' },
+      ],
     });
-    expect(await lastEvent(p.id, 'resource.created')).toMatchObject({ actorType: 'operator', actorName: email, details: { resource_id: id } });
+    expect(await lastEvent(p.id, 'resource.created')).toMatchObject({
+      actorType: 'operator',
+      actorName: email,
+      details: { resource_id: id },
+    });
     const page = await b.follow(added);
     expect(unescape(page.text)).toContain('Resource "Example API" added.');
     expect(page.text).toContain('api:read Read your data\napi:write Change your data\napi:ping</textarea>');
@@ -42,11 +60,23 @@ describe('admin console: resources', () => {
     expect(listed.text).toContain(`<a class="link" href="${list}/${id}">Example API</a>`);
     expect(listed.text).toContain('api:read api:write api:ping');
 
-    const edited = await b.post(`${list}/${id}`, { ...FORM, name: 'Renamed API', default_scopes: '', access_token_ttl_seconds: '' });
+    const edited = await b.post(`${list}/${id}`, {
+      ...FORM,
+      name: 'Renamed API',
+      default_scopes: '',
+      access_token_ttl_seconds: '',
+    });
     expect(edited.status).toBe(303);
     expect(unescape((await b.follow(edited)).text)).toContain('Changes saved.');
-    expect(await t.services.resources.findByUri(p.id, FORM.uri)).toMatchObject({ name: 'Renamed API', defaultScopes: [], accessTokenTtlSeconds: null });
-    expect(await lastEvent(p.id, 'resource.updated')).toMatchObject({ actorType: 'operator', details: { name: { from: 'Example API', to: 'Renamed API' } } });
+    expect(await t.services.resources.findByUri(p.id, FORM.uri)).toMatchObject({
+      name: 'Renamed API',
+      defaultScopes: [],
+      accessTokenTtlSeconds: null,
+    });
+    expect(await lastEvent(p.id, 'resource.updated')).toMatchObject({
+      actorType: 'operator',
+      details: { name: { from: 'Example API', to: 'Renamed API' } },
+    });
 
     await b.get(`${list}/${id}`);
     expect((await b.post(`${list}/${id}/delete`, {})).status).toBe(400); // not confirmed

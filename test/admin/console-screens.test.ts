@@ -13,14 +13,18 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const lastEvent = async (platformId: string, kind: Parameters<typeof t.services.audit.list>[0]['kind']) => (await t.services.audit.list({ platformId, kind }, 1)).events[0];
+const lastEvent = async (platformId: string, kind: Parameters<typeof t.services.audit.list>[0]['kind']) =>
+  (await t.services.audit.list({ platformId, kind }, 1)).events[0];
 
 describe('admin console screens', () => {
   it('Keys: rotate and retire, audited with the operator as actor; the active key cannot be retired (409 on the page)', async () => {
     const p = await buildPlatform(t.services);
     await b.get(`/admin/platforms/${p.id}/keys`);
     const res = await b.post(`/admin/platforms/${p.id}/keys/rotate`, {});
-    expect({ status: res.status, location: res.headers.location }).toEqual({ status: 303, location: `/admin/platforms/${p.id}/keys` });
+    expect({ status: res.status, location: res.headers.location }).toEqual({
+      status: 303,
+      location: `/admin/platforms/${p.id}/keys`,
+    });
     const rotated = await lastEvent(p.id, 'key.rotated');
     expect(rotated).toMatchObject({ actorType: 'operator', actorName: email, platformId: p.id });
     const page = await b.get(`/admin/platforms/${p.id}/keys`);
@@ -30,11 +34,16 @@ describe('admin console screens', () => {
     const active = await b.post(`/admin/platforms/${p.id}/keys/retire`, { kid: String(rotated.details.kid) });
     expect(active.status).toBe(409);
     expect(active.text).toContain('rotate first');
-    for (const kid of ['00000000-0000-4000-8000-000000000000', 'nope']) expect((await b.post(`/admin/platforms/${p.id}/keys/retire`, { kid })).status).toBe(404);
+    for (const kid of ['00000000-0000-4000-8000-000000000000', 'nope'])
+      expect((await b.post(`/admin/platforms/${p.id}/keys/retire`, { kid })).status).toBe(404);
 
     const retired = await b.post(`/admin/platforms/${p.id}/keys/retire`, { kid: String(rotated.details.previous_kid) });
     expect(retired.status).toBe(303);
-    expect(await lastEvent(p.id, 'key.retired')).toMatchObject({ actorType: 'operator', actorName: email, details: { kid: rotated.details.previous_kid } });
+    expect(await lastEvent(p.id, 'key.retired')).toMatchObject({
+      actorType: 'operator',
+      actorName: email,
+      details: { kid: rotated.details.previous_kid },
+    });
     expect((await b.follow(retired)).text).toMatch(/>retired</);
   });
 
@@ -52,12 +61,22 @@ describe('admin console screens', () => {
   it('Rate limits: set and reset are audited; a bad value or endpoint is a 400 on the page', async () => {
     const p = await buildPlatform(t.services);
     await b.get(`/admin/platforms/${p.id}/rate-limits`);
-    for (const [endpoint, value] of [['token', '0'], ['token', 'ten'], ['token', ''], ['nothing', '5']]) {
-      const res = await b.post(`/admin/platforms/${p.id}/rate-limits/${endpoint}`, { per_minute: value, action: 'set' });
+    for (const [endpoint, value] of [
+      ['token', '0'],
+      ['token', 'ten'],
+      ['token', ''],
+      ['nothing', '5'],
+    ]) {
+      const res = await b.post(`/admin/platforms/${p.id}/rate-limits/${endpoint}`, {
+        per_minute: value,
+        action: 'set',
+      });
       expect({ endpoint, value, status: res.status }).toEqual({ endpoint, value, status: 400 });
       expect(res.text).toContain('role="alert"');
     }
-    expect((await b.post(`/admin/platforms/${p.id}/rate-limits/token`, { per_minute: '77', action: 'set' })).status).toBe(303);
+    expect(
+      (await b.post(`/admin/platforms/${p.id}/rate-limits/token`, { per_minute: '77', action: 'set' })).status,
+    ).toBe(303);
     expect((await lastEvent(p.id, 'rate_limit.changed')).details).toEqual({ endpoint: 'token', from: null, to: 77 });
     expect((await b.post(`/admin/platforms/${p.id}/rate-limits/token`, { action: 'reset' })).status).toBe(303);
     expect((await lastEvent(p.id, 'rate_limit.changed')).details).toEqual({ endpoint: 'token', from: 77, to: null });
@@ -78,11 +97,21 @@ describe('admin console screens', () => {
   });
 
   it('Audit log: bad filters are a 400 on the page naming the filter by its label, never a 5xx', async () => {
-    const cases: Array<[string, string]> = [['platform=nope', 'Platform: '], ['kind=made.up', 'unknown kind'], ['subject=abc', 'Subject (sub): '], ['since=yesterday', 'Since: '], ['until=2026-13-45', 'Until: '], ["before=1'", 'page link']];
+    const cases: Array<[string, string]> = [
+      ['platform=nope', 'Platform: '],
+      ['kind=made.up', 'unknown kind'],
+      ['subject=abc', 'Subject (sub): '],
+      ['since=yesterday', 'Since: '],
+      ['until=2026-13-45', 'Until: '],
+      ["before=1'", 'page link'],
+    ];
     for (const [q, message] of cases) {
       const res = await b.get(`/admin/audit?${q}`);
       expect({ q, status: res.status }).toEqual({ q, status: 400 });
-      expect({ q, alert: /role="alert"[^>]*><p>([^<]*)</.exec(res.text)?.[1] }).toEqual({ q, alert: expect.stringContaining(message) });
+      expect({ q, alert: /role="alert"[^>]*><p>([^<]*)</.exec(res.text)?.[1] }).toEqual({
+        q,
+        alert: expect.stringContaining(message),
+      });
     }
     const ok = await b.get(`/admin/audit?kind=operator.signed_in&since=2000-01-01&until=2999-12-31`);
     expect(ok.status).toBe(200);

@@ -7,14 +7,20 @@ import { buildOperator, consoleBrowser, h1Of, OPERATOR_PASSWORD, setupKeyOf, sig
 // One clock for the provider and the test's authenticator app: a new TOTP step is 30 s away.
 let clock = Date.now();
 const now = () => new Date(clock);
-const tick = (seconds: number) => { clock += seconds * 1000; };
+const tick = (seconds: number) => {
+  clock += seconds * 1000;
+};
 
 let t: Awaited<ReturnType<typeof buildTestApp>>;
-beforeAll(async () => { t = await buildTestApp({}, now); });
+beforeAll(async () => {
+  t = await buildTestApp({}, now);
+});
 afterAll(() => t.close());
 
 const auditKinds = async (operatorEmail: string) =>
-  (await t.services.audit.list({}, 200)).events.filter((e) => e.actorName === operatorEmail || e.details.email === operatorEmail).map((e) => e.kind);
+  (await t.services.audit.list({}, 200)).events
+    .filter((e) => e.actorName === operatorEmail || e.details.email === operatorEmail)
+    .map((e) => e.kind);
 
 describe('admin console sign-in', () => {
   it('refuses a wrong password or an unknown email with one generic message, and audits the failure', async () => {
@@ -30,7 +36,10 @@ describe('admin console sign-in', () => {
     expect(await auditKinds(op.email)).toContain('operator.sign_in_failed');
     // Still not signed in: the console sends the browser to sign-in.
     const page = await b.get('/admin/platforms');
-    expect({ status: page.status, location: page.headers.location }).toEqual({ status: 303, location: '/admin/sign-in' });
+    expect({ status: page.status, location: page.headers.location }).toEqual({
+      status: 303,
+      location: '/admin/sign-in',
+    });
   });
 
   it('locks an email and source after five wrong passwords: the right one is not even checked then', async () => {
@@ -48,7 +57,9 @@ describe('admin console sign-in', () => {
     const op = await buildOperator(t.services);
     const b = consoleBrowser(t.app);
     await b.get('/admin/sign-in');
-    const afterPassword = await b.follow(await b.post('/admin/sign-in', { email: op.email, password: OPERATOR_PASSWORD }));
+    const afterPassword = await b.follow(
+      await b.post('/admin/sign-in', { email: op.email, password: OPERATOR_PASSWORD }),
+    );
     expect(h1Of(afterPassword.text)).toBe('Set up authenticator app');
     expect(afterPassword.text).toContain('Setup key');
     const secret = setupKeyOf(afterPassword.text)!;
@@ -58,7 +69,9 @@ describe('admin console sign-in', () => {
     expect((await b.get('/admin/platforms')).headers.location).toBe('/admin/sign-in');
     expect((await b.get('/admin/sign-in/code')).headers.location).toBe('/admin/sign-in/authenticator');
 
-    const wrongCode = await b.post('/admin/sign-in/authenticator', { code: '000000' === totpAt(secret, now()) ? '111111' : '000000' });
+    const wrongCode = await b.post('/admin/sign-in/authenticator', {
+      code: '000000' === totpAt(secret, now()) ? '111111' : '000000',
+    });
     expect(wrongCode.status).toBe(400);
     expect(wrongCode.text).toContain('That code is not right');
 
@@ -75,13 +88,17 @@ describe('admin console sign-in', () => {
     const op = await buildOperator(t.services);
     const first = consoleBrowser(t.app);
     await first.get('/admin/sign-in');
-    const firstKey = setupKeyOf((await first.follow(await first.post('/admin/sign-in', { email: op.email, password: OPERATOR_PASSWORD }))).text)!;
+    const firstKey = setupKeyOf(
+      (await first.follow(await first.post('/admin/sign-in', { email: op.email, password: OPERATOR_PASSWORD }))).text,
+    )!;
     // A reload in the same sign-in shows the same secret: the app may already hold it.
     expect(setupKeyOf((await first.get('/admin/sign-in/authenticator')).text)).toBe(firstKey);
 
     const second = consoleBrowser(t.app);
     await second.get('/admin/sign-in');
-    const secondPage = await second.follow(await second.post('/admin/sign-in', { email: op.email, password: OPERATOR_PASSWORD }));
+    const secondPage = await second.follow(
+      await second.post('/admin/sign-in', { email: op.email, password: OPERATOR_PASSWORD }),
+    );
     const secondKey = setupKeyOf(secondPage.text)!;
     expect(secondKey).toMatch(/^[A-Z2-7]{32}$/);
     expect(secondKey).not.toBe(firstKey);
@@ -96,7 +113,10 @@ describe('admin console sign-in', () => {
     // The first sign-in's secret confirms nothing either: refused, and sent to the code of the operator's (other) app.
     tick(30);
     const late = await first.post('/admin/sign-in/authenticator', { code: totpAt(firstKey, now()) });
-    expect({ status: late.status, location: late.headers.location }).toEqual({ status: 303, location: '/admin/sign-in/code' });
+    expect({ status: late.status, location: late.headers.location }).toEqual({
+      status: 303,
+      location: '/admin/sign-in/code',
+    });
     expect((await first.get('/admin/platforms')).headers.location).toBe('/admin/sign-in');
   });
 
@@ -106,7 +126,9 @@ describe('admin console sign-in', () => {
     tick(30);
     const first = consoleBrowser(t.app);
     await first.get('/admin/sign-in');
-    const codePage = await first.follow(await first.post('/admin/sign-in', { email: op.email, password: OPERATOR_PASSWORD }));
+    const codePage = await first.follow(
+      await first.post('/admin/sign-in', { email: op.email, password: OPERATOR_PASSWORD }),
+    );
     expect(h1Of(codePage.text)).toBe('Two-step verification');
     const code = totpAt(secret, now());
     expect((await first.post('/admin/sign-in/code', { code })).headers.location).toBe('/admin');
@@ -129,14 +151,19 @@ describe('admin console sign-in', () => {
     await anonymous.get('/admin/sign-in');
     const noToken = await anonymous.post('/admin/sign-in', { email: op.email, password: OPERATOR_PASSWORD }, false);
     expect(noToken.status).toBe(403);
-    expect(noToken.headers['set-cookie'] ?? []).not.toEqual(expect.arrayContaining([expect.stringMatching(/^latchkey\.admin=/)]));
+    expect(noToken.headers['set-cookie'] ?? []).not.toEqual(
+      expect.arrayContaining([expect.stringMatching(/^latchkey\.admin=/)]),
+    );
 
     const b = consoleBrowser(t.app);
     tick(30);
     await signInConsole(b, op.email, now);
     const forged = await b.post('/admin/platforms', { name: 'Forged' }, false);
     expect(forged.status).toBe(403);
-    const wrong = await b.agent.post('/admin/platforms').type('form').send({ _csrf: 'x'.repeat(32), name: 'Forged' });
+    const wrong = await b.agent
+      .post('/admin/platforms')
+      .type('form')
+      .send({ _csrf: 'x'.repeat(32), name: 'Forged' });
     expect(wrong.status).toBe(403);
     const signOut = await b.agent.post('/admin/sign-out').type('form').send({});
     expect(signOut.status).toBe(403);
@@ -147,9 +174,13 @@ describe('admin console sign-in', () => {
     const b = consoleBrowser(t.app);
     const signInPage = await b.get('/admin/sign-in');
     expect(signInPage.headers['cache-control']).toBe('no-store');
-    expect(signInPage.headers['set-cookie'] ?? []).not.toEqual(expect.arrayContaining([expect.stringMatching(/^latchkey\.admin=/)])); // no row for a page view
+    expect(signInPage.headers['set-cookie'] ?? []).not.toEqual(
+      expect.arrayContaining([expect.stringMatching(/^latchkey\.admin=/)]),
+    ); // no row for a page view
     const afterPassword = await b.post('/admin/sign-in', { email: op.email, password: OPERATOR_PASSWORD });
-    const cookie = (afterPassword.headers['set-cookie'] as unknown as string[]).find((c) => c.startsWith('latchkey.admin='))!;
+    const cookie = (afterPassword.headers['set-cookie'] as unknown as string[]).find((c) =>
+      c.startsWith('latchkey.admin='),
+    )!;
     expect(cookie).toMatch(/; Path=\/admin(;|$)/);
     expect(cookie).toMatch(/; HttpOnly/);
     expect(cookie).toMatch(/; SameSite=Strict/);
@@ -210,14 +241,21 @@ describe('admin console sign-in', () => {
     expect(list.text).not.toContain(other.id);
     expect(list.text).not.toContain('Create platform');
     expect((await b.get(`/admin/platforms/${mine.id}/rate-limits`)).status).toBe(200);
-    for (const path of [`/admin/platforms/${other.id}/rate-limits`, `/admin/platforms/${other.id}/mail`, `/admin/platforms/${other.id}`, '/admin/platforms/not-a-uuid/mail']) {
+    for (const path of [
+      `/admin/platforms/${other.id}/rate-limits`,
+      `/admin/platforms/${other.id}/mail`,
+      `/admin/platforms/${other.id}`,
+      '/admin/platforms/not-a-uuid/mail',
+    ]) {
       const res = await b.get(path);
       expect({ path, status: res.status }).toEqual({ path, status: 404 });
       expect(h1Of(res.text)).toBe('Not found');
     }
     const post = await b.post(`/admin/platforms/${other.id}/rate-limits/token`, { per_minute: '5', action: 'set' });
     expect(post.status).toBe(404);
-    expect((await t.services.admin.platforms.get({ actorType: 'cli', platformId: null }, other.id)).rateLimitOverrides).toEqual({});
+    expect(
+      (await t.services.admin.platforms.get({ actorType: 'cli', platformId: null }, other.id)).rateLimitOverrides,
+    ).toEqual({});
     const create = await b.post('/admin/platforms', { name: 'Sneaky' });
     expect(create.status).toBe(403);
     // The audit log: only its platform's events, whatever the query asks for.
@@ -233,7 +271,8 @@ describe('admin console sign-in', () => {
 
   it('the password page is not a way in for an unknown step: the code pages send a fresh browser to sign-in', async () => {
     const b = consoleBrowser(t.app);
-    for (const path of ['/admin/sign-in/code', '/admin/sign-in/authenticator']) expect((await b.get(path)).headers.location).toBe('/admin/sign-in');
+    for (const path of ['/admin/sign-in/code', '/admin/sign-in/authenticator'])
+      expect((await b.get(path)).headers.location).toBe('/admin/sign-in');
     const res = await request(t.app).get('/admin');
     expect(res.headers.location).toBe('/admin/sign-in');
   });

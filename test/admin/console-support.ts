@@ -7,13 +7,21 @@ import { totpAt } from '../support/totp';
 export const OPERATOR_PASSWORD = 'operator password long enough';
 
 const csrfOf = (html: string) => /name="_csrf" value="([^"]+)"/.exec(html)?.[1] ?? '';
-export const h1Of = (html: string) => /<h1[^>]*>([\s\S]*?)<\/h1>/.exec(html)?.[1].replace(/<[^>]+>/g, '').trim();
+export const h1Of = (html: string) =>
+  /<h1[^>]*>([\s\S]*?)<\/h1>/
+    .exec(html)?.[1]
+    .replace(/<[^>]+>/g, '')
+    .trim();
 export const setupKeyOf = (html: string) => /id="setup-key">([A-Z2-7 ]+)</.exec(html)?.[1].replace(/ /g, '');
 
 /** A new operator through the service the CLI calls. */
 export async function buildOperator(s: Services, input: { platformId?: string | null; email?: string } = {}) {
   const email = input.email ?? `op-${Math.random().toString(36).slice(2, 10)}@example.com`;
-  const { operator } = await s.operators.create(cliActor(), { email, platformId: input.platformId ?? null, password: OPERATOR_PASSWORD });
+  const { operator } = await s.operators.create(cliActor(), {
+    email,
+    platformId: input.platformId ?? null,
+    password: OPERATOR_PASSWORD,
+  });
   return operator;
 }
 
@@ -27,7 +35,9 @@ export function consoleBrowser(app: Express) {
   };
   return {
     agent,
-    get html() { return html; },
+    get html() {
+      return html;
+    },
     get: async (path: string) => keep(await agent.get(path)),
     /** Follows 303s within the console; returns the last response. */
     async follow(res: request.Response) {
@@ -35,7 +45,13 @@ export function consoleBrowser(app: Express) {
       for (let i = 0; i < 5 && current.status === 303; i++) current = keep(await agent.get(current.headers.location));
       return current;
     },
-    post: async (path: string, fields: Record<string, string>, csrf = true) => keep(await agent.post(path).type('form').send({ ...(csrf ? { _csrf: csrfOf(html) } : {}), ...fields })),
+    post: async (path: string, fields: Record<string, string>, csrf = true) =>
+      keep(
+        await agent
+          .post(path)
+          .type('form')
+          .send({ ...(csrf ? { _csrf: csrfOf(html) } : {}), ...fields }),
+      ),
   };
 }
 
@@ -52,7 +68,8 @@ export async function signInConsole(b: ConsoleBrowser, email: string, now: () =>
   if (!key) throw new Error(`no code or setup page after the password:\n${afterPassword.text.slice(0, 1500)}`);
   const action = secret ? '/admin/sign-in/code' : '/admin/sign-in/authenticator';
   const done = await b.post(action, { code: totpAt(key, now()) });
-  if (done.status !== 303 || done.headers.location !== '/admin') throw new Error(`the code was refused (${done.status}):\n${done.text.slice(0, 1500)}`);
+  if (done.status !== 303 || done.headers.location !== '/admin')
+    throw new Error(`the code was refused (${done.status}):\n${done.text.slice(0, 1500)}`);
   await b.follow(done);
   return key;
 }

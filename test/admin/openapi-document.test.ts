@@ -2,7 +2,12 @@ import { execFile } from 'node:child_process';
 import request from 'supertest';
 import { buildTestApp } from '../helpers';
 
-type Operation = { operationId?: string; summary?: string; tags?: string[]; responses: Record<string, { content?: Record<string, { schema: { $ref?: string } }> }> };
+type Operation = {
+  operationId?: string;
+  summary?: string;
+  tags?: string[];
+  responses: Record<string, { content?: Record<string, { schema: { $ref?: string } }> }>;
+};
 
 /**
  * @seriousme/openapi-schema-validator is ESM-only and reads its schemas through import.meta, which
@@ -17,10 +22,15 @@ function validateOpenApi(document: unknown): Promise<{ valid: boolean; errors?: 
       process.stdout.write(JSON.stringify({ valid: result.valid, errors: result.errors }));
     });`;
   return new Promise((resolve, reject) => {
-    const child = execFile(process.execPath, ['--input-type=module', '-e', script], { cwd: process.cwd() }, (err, stdout, stderr) => {
-      if (err) reject(new Error(`${err.message}\n${stderr}`));
-      else resolve(JSON.parse(stdout));
-    });
+    const child = execFile(
+      process.execPath,
+      ['--input-type=module', '-e', script],
+      { cwd: process.cwd() },
+      (err, stdout, stderr) => {
+        if (err) reject(new Error(`${err.message}\n${stderr}`));
+        else resolve(JSON.parse(stdout));
+      },
+    );
     child.stdin!.end(JSON.stringify(document));
   });
 }
@@ -72,23 +82,28 @@ describe('GET /admin/api/v1/openapi.json', () => {
     expect(problems).toEqual([]);
     const ids = ops.map((o) => o.op.operationId);
     expect(new Set(ids).size).toBe(ids.length);
-    expect(res.body.components.schemas.Error).toMatchObject({ type: 'object', required: ['error', 'error_description'] });
+    expect(res.body.components.schemas.Error).toMatchObject({
+      type: 'object',
+      required: ['error', 'error_description'],
+    });
   });
 
   it('documents the keys, throttles, mail and audit operations', () => {
     const names = operations().map((o) => o.name);
-    expect(names).toEqual(expect.arrayContaining([
-      'GET /platforms/{platform_guid}/keys',
-      'POST /platforms/{platform_guid}/keys/rotate',
-      'POST /platforms/{platform_guid}/keys/{kid}/retire',
-      'GET /platforms/{platform_guid}/throttles',
-      'DELETE /platforms/{platform_guid}/throttles',
-      'GET /mail',
-      'GET /platforms/{platform_guid}/mail',
-      'POST /platforms/{platform_guid}/mail/{mail_id}/retry',
-      'POST /platforms/{platform_guid}/mail/retry-dead',
-      'GET /audit-events',
-      'GET /platforms/{platform_guid}/audit-events',
-    ]));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'GET /platforms/{platform_guid}/keys',
+        'POST /platforms/{platform_guid}/keys/rotate',
+        'POST /platforms/{platform_guid}/keys/{kid}/retire',
+        'GET /platforms/{platform_guid}/throttles',
+        'DELETE /platforms/{platform_guid}/throttles',
+        'GET /mail',
+        'GET /platforms/{platform_guid}/mail',
+        'POST /platforms/{platform_guid}/mail/{mail_id}/retry',
+        'POST /platforms/{platform_guid}/mail/retry-dead',
+        'GET /audit-events',
+        'GET /platforms/{platform_guid}/audit-events',
+      ]),
+    );
   });
 });

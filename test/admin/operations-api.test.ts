@@ -30,13 +30,22 @@ describe('admin API: sign-in throttles and the mail outbox', () => {
   async function mailIn(platformId: string, status: 'dead' | 'sent', subject = 'Reset your password') {
     return t.database.db.transaction(async (trx) => {
       const id = await t.services.mailOutbox.enqueue(trx, {
-        platformId, kind: 'reset_password', to: { address: 'someone@example.com', name: 'Someone' }, fromName: 'Acme', subject,
-        text: 'secret link https://issuer.test/password/reset?token=abc', html: '<p>secret link</p>',
+        platformId,
+        kind: 'reset_password',
+        to: { address: 'someone@example.com', name: 'Someone' },
+        fromName: 'Acme',
+        subject,
+        text: 'secret link https://issuer.test/password/reset?token=abc',
+        html: '<p>secret link</p>',
       });
       const createdAt = new Date(firstMailAt + 1000 * mails++);
-      await trx('mail_outbox').where({ id }).update(status === 'dead'
-        ? { status: 'dead', attempts: 5, last_error: 'ECONNREFUSED', created_at: createdAt }
-        : { status: 'sent', attempts: 1, sealed_body: null, sent_at: new Date(), created_at: createdAt });
+      await trx('mail_outbox')
+        .where({ id })
+        .update(
+          status === 'dead'
+            ? { status: 'dead', attempts: 5, last_error: 'ECONNREFUSED', created_at: createdAt }
+            : { status: 'sent', attempts: 1, sealed_body: null, sent_at: new Date(), created_at: createdAt },
+        );
       return id;
     });
   }
@@ -47,16 +56,31 @@ describe('admin API: sign-in throttles and the mail outbox', () => {
       const u = await lockedOut(p.id, '203.0.113.5');
       const all = await global.get(`/platforms/${p.id}/throttles`);
       expect(all.status).toBe(200);
-      expect(all.body.throttles.map((x: { kind: string }) => x.kind).sort()).toEqual(['sign_in_account', 'sign_in_source']);
+      expect(all.body.throttles.map((x: { kind: string }) => x.kind).sort()).toEqual([
+        'sign_in_account',
+        'sign_in_source',
+      ]);
       expect(JSON.stringify(all.body)).not.toContain(u.email);
       const locked = await global.get(`/platforms/${p.id}/throttles?locked=true`);
       expect(locked.body.throttles).toEqual([
-        { kind: 'sign_in_account', platform_guid: p.id, email_sha256: expect.any(String), source: '203.0.113.5', failures: 0, locks: 1, locked_until: expect.any(String), locked_seconds: expect.any(Number) },
+        {
+          kind: 'sign_in_account',
+          platform_guid: p.id,
+          email_sha256: expect.any(String),
+          source: '203.0.113.5',
+          failures: 0,
+          locks: 1,
+          locked_until: expect.any(String),
+          locked_seconds: expect.any(Number),
+        },
       ]);
       // A one-minute lock, read a moment after it began (seconds left, counted on the real clock).
       expect(locked.body.throttles[0].locked_seconds).toBeGreaterThan(45);
       expect(locked.body.throttles[0].locked_seconds).toBeLessThanOrEqual(60);
-      expect((await global.get(`/platforms/${p.id}/throttles?email=${encodeURIComponent(u.email.toUpperCase())}`)).body.throttles).toHaveLength(1);
+      expect(
+        (await global.get(`/platforms/${p.id}/throttles?email=${encodeURIComponent(u.email.toUpperCase())}`)).body
+          .throttles,
+      ).toHaveLength(1);
       expect((await global.get(`/platforms/${p.id}/throttles?email=nobody@example.com`)).body.throttles).toEqual([]);
       expect((await global.get(`/platforms/${p.id}/throttles?source=203.0.113.5`)).body.throttles).toHaveLength(2);
     });
@@ -65,12 +89,25 @@ describe('admin API: sign-in throttles and the mail outbox', () => {
       const p = await buildPlatform(t.services);
       const u = await lockedOut(p.id, '203.0.113.6');
       await lockedOut(p.id, '203.0.113.7');
-      const byEmail = await global.delete(`/platforms/${p.id}/throttles?email=${encodeURIComponent(u.email.toUpperCase())}`);
+      const byEmail = await global.delete(
+        `/platforms/${p.id}/throttles?email=${encodeURIComponent(u.email.toUpperCase())}`,
+      );
       expect(byEmail.body).toEqual({ platform_guid: p.id, cleared: 1 });
-      expect((await t.services.throttle.attemptSignIn(p.id, u.email, 'correct horse battery staple', '203.0.113.6')).ok).toBe(true);
-      expect((await global.delete(`/platforms/${p.id}/throttles?source=203.0.113.7`)).body).toEqual({ platform_guid: p.id, cleared: 2 });
-      expect((await global.delete(`/platforms/${p.id}/throttles?all=true`)).body).toEqual({ platform_guid: p.id, cleared: 1 });
-      expect((await global.delete(`/platforms/${p.id}/throttles?all=true`)).body).toEqual({ platform_guid: p.id, cleared: 0 });
+      expect(
+        (await t.services.throttle.attemptSignIn(p.id, u.email, 'correct horse battery staple', '203.0.113.6')).ok,
+      ).toBe(true);
+      expect((await global.delete(`/platforms/${p.id}/throttles?source=203.0.113.7`)).body).toEqual({
+        platform_guid: p.id,
+        cleared: 2,
+      });
+      expect((await global.delete(`/platforms/${p.id}/throttles?all=true`)).body).toEqual({
+        platform_guid: p.id,
+        cleared: 1,
+      });
+      expect((await global.delete(`/platforms/${p.id}/throttles?all=true`)).body).toEqual({
+        platform_guid: p.id,
+        cleared: 0,
+      });
       expect((await global.get(`/platforms/${p.id}/throttles`)).body.throttles).toEqual([]);
 
       const { events } = await t.services.audit.list({ platformId: p.id, kind: 'throttle.cleared' }, 10);
@@ -82,14 +119,18 @@ describe('admin API: sign-in throttles and the mail outbox', () => {
       expect(events[2]).toMatchObject({ actorType: 'admin_token', requestId: byEmail.headers['x-request-id'] });
     });
 
-    it('refuses bad input naming the field, and another platform\'s throttles are unknown to a platform token', async () => {
+    it("refuses bad input naming the field, and another platform's throttles are unknown to a platform token", async () => {
       const p = await buildPlatform(t.services);
       const other = await buildPlatform(t.services);
       await lockedOut(other.id, '203.0.113.8');
       const none = await global.delete(`/platforms/${p.id}/throttles`);
       expectOAuthError(none, 400, 'invalid_request');
       expect(none.body.error_description).toMatch(/give email, source or all=true/);
-      expectOAuthError(await global.delete(`/platforms/${p.id}/throttles?all=true&email=a@example.com`), 400, 'invalid_request');
+      expectOAuthError(
+        await global.delete(`/platforms/${p.id}/throttles?all=true&email=a@example.com`),
+        400,
+        'invalid_request',
+      );
       const locked = await global.get(`/platforms/${p.id}/throttles?locked=maybe`);
       expectOAuthError(locked, 400, 'invalid_request');
       expect(locked.body.error_description).toMatch(/^locked: /);
@@ -106,24 +147,44 @@ describe('admin API: sign-in throttles and the mail outbox', () => {
     it('admin throttle clear goes through the admin service: audited as the CLI', async () => {
       const p = await buildPlatform(t.services);
       await lockedOut(p.id, '203.0.113.9');
-      expect(await runCommand(t.services, ['throttle', 'clear', '--platform', p.id, '--all'])).toEqual({ platform_guid: p.id, cleared: 2 });
+      expect(await runCommand(t.services, ['throttle', 'clear', '--platform', p.id, '--all'])).toEqual({
+        platform_guid: p.id,
+        cleared: 2,
+      });
       const { events } = await t.services.audit.list({ platformId: p.id, kind: 'throttle.cleared' }, 10);
-      expect(events).toEqual([expect.objectContaining({ actorType: 'cli', details: { all: true, cleared: 2, kinds: expect.any(Array) } })]);
-      await expect(runCommand(t.services, ['throttle', 'list', '--platform', '00000000-0000-4000-8000-000000000000'])).rejects.toThrow(/unknown platform/);
+      expect(events).toEqual([
+        expect.objectContaining({ actorType: 'cli', details: { all: true, cleared: 2, kinds: expect.any(Array) } }),
+      ]);
+      await expect(
+        runCommand(t.services, ['throttle', 'list', '--platform', '00000000-0000-4000-8000-000000000000']),
+      ).rejects.toThrow(/unknown platform/);
     });
   });
 
   describe('mail outbox', () => {
-    it('lists a platform\'s mails newest first with counts and a cursor, never a body', async () => {
+    it("lists a platform's mails newest first with counts and a cursor, never a body", async () => {
       const p = await buildPlatform(t.services);
-      const ids = [await mailIn(p.id, 'dead', 'one'), await mailIn(p.id, 'sent', 'two'), await mailIn(p.id, 'dead', 'three')];
+      const ids = [
+        await mailIn(p.id, 'dead', 'one'),
+        await mailIn(p.id, 'sent', 'two'),
+        await mailIn(p.id, 'dead', 'three'),
+      ];
       const page = await global.get(`/platforms/${p.id}/mail`);
       expect(page.status).toBe(200);
       expect(page.body.counts).toEqual({ queued: 0, sending: 0, sent: 1, dead: 2 });
       expect(page.body.items.map((m: { subject: string }) => m.subject)).toEqual(['three', 'two', 'one']);
       expect(page.body.items[0]).toEqual({
-        id: ids[2], platform_guid: p.id, kind: 'reset_password', to: 'someone@example.com', subject: 'three', status: 'dead', attempts: 5,
-        next_attempt_at: null, last_error: 'ECONNREFUSED', created_at: expect.any(String), sent_at: null,
+        id: ids[2],
+        platform_guid: p.id,
+        kind: 'reset_password',
+        to: 'someone@example.com',
+        subject: 'three',
+        status: 'dead',
+        attempts: 5,
+        next_attempt_at: null,
+        last_error: 'ECONNREFUSED',
+        created_at: expect.any(String),
+        sent_at: null,
       });
       expect(JSON.stringify(page.body)).not.toMatch(/secret link|sealed|token=/);
 
@@ -141,10 +202,18 @@ describe('admin API: sign-in throttles and the mail outbox', () => {
 
     it('retries one dead mail or every dead one, audited mail.retried; a sent mail is a conflict', async () => {
       const p = await buildPlatform(t.services);
-      const [dead, sent, dead2, dead3] = [await mailIn(p.id, 'dead'), await mailIn(p.id, 'sent'), await mailIn(p.id, 'dead'), await mailIn(p.id, 'dead')];
+      const [dead, sent, dead2, dead3] = [
+        await mailIn(p.id, 'dead'),
+        await mailIn(p.id, 'sent'),
+        await mailIn(p.id, 'dead'),
+        await mailIn(p.id, 'dead'),
+      ];
       const one = await global.post(`/platforms/${p.id}/mail/${dead}/retry`);
       expect(one.status).toBe(200);
-      expect(one.body).toEqual({ requeued: 1, mails: [expect.objectContaining({ id: dead, status: 'queued', attempts: 0 })] });
+      expect(one.body).toEqual({
+        requeued: 1,
+        mails: [expect.objectContaining({ id: dead, status: 'queued', attempts: 0 })],
+      });
       const conflict = await global.post(`/platforms/${p.id}/mail/${sent}/retry`);
       expectOAuthError(conflict, 409, 'invalid_request');
       expect(conflict.body.error_description).toMatch(/is sent: only a dead or queued mail can be retried/);
@@ -169,7 +238,9 @@ describe('admin API: sign-in throttles and the mail outbox', () => {
       const theirMail = await mailIn(theirs.id, 'dead');
       const scoped = adminClient(t.app, await adminToken(t.services, mine.id));
 
-      expect((await scoped.get(`/platforms/${mine.id}/mail`)).body.items.map((m: { id: string }) => m.id)).toEqual([myMail]);
+      expect((await scoped.get(`/platforms/${mine.id}/mail`)).body.items.map((m: { id: string }) => m.id)).toEqual([
+        myMail,
+      ]);
       expectOAuthError(await scoped.get(`/platforms/${theirs.id}/mail`), 404, 'not_found');
       expectOAuthError(await scoped.post(`/platforms/${theirs.id}/mail/${theirMail}/retry`), 404, 'not_found');
       expectOAuthError(await scoped.post(`/platforms/${theirs.id}/mail/retry-dead`), 404, 'not_found');
@@ -196,17 +267,30 @@ describe('admin API: sign-in throttles and the mail outbox', () => {
       const id = await global.post(`/platforms/${p.id}/mail/not-an-id/retry`);
       expectOAuthError(id, 400, 'invalid_request');
       expect(id.body.error_description).toMatch(/^mail_id: must be a UUID/);
-      expectOAuthError(await global.post(`/platforms/${p.id}/mail/00000000-0000-4000-8000-000000000000/retry`), 404, 'not_found');
+      expectOAuthError(
+        await global.post(`/platforms/${p.id}/mail/00000000-0000-4000-8000-000000000000/retry`),
+        404,
+        'not_found',
+      );
     });
 
     it('admin mail list and retry go through the admin service: audited as the CLI', async () => {
       const p = await buildPlatform(t.services);
       const dead = await mailIn(p.id, 'dead');
       const listed = await runCommand(t.services, ['mail', 'list', '--platform', p.id, '--status', 'dead']);
-      expect(listed).toEqual({ counts: expect.objectContaining({ dead: 1 }), mails: [expect.objectContaining({ id: dead, status: 'dead' })], next_cursor: null });
-      expect(await runCommand(t.services, ['mail', 'retry', '--id', dead])).toEqual({ requeued: 1, mails: [expect.objectContaining({ id: dead, status: 'queued' })] });
+      expect(listed).toEqual({
+        counts: expect.objectContaining({ dead: 1 }),
+        mails: [expect.objectContaining({ id: dead, status: 'dead' })],
+        next_cursor: null,
+      });
+      expect(await runCommand(t.services, ['mail', 'retry', '--id', dead])).toEqual({
+        requeued: 1,
+        mails: [expect.objectContaining({ id: dead, status: 'queued' })],
+      });
       const { events } = await t.services.audit.list({ platformId: p.id, kind: 'mail.retried' }, 10);
-      expect(events).toEqual([expect.objectContaining({ actorType: 'cli', details: { requeued: 1, mail_ids: [dead] } })]);
+      expect(events).toEqual([
+        expect.objectContaining({ actorType: 'cli', details: { requeued: 1, mail_ids: [dead] } }),
+      ]);
     });
   });
 });

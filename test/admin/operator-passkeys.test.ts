@@ -5,7 +5,15 @@ import { totpAt } from '../support/totp';
 import { cliActor } from '../../src/domain/admin';
 import { runCommand } from '../../src/cli/commands';
 import type { Operator } from '../../src/domain/operator';
-import { buildOperator, consoleBrowser, h1Of, OPERATOR_PASSWORD, setupKeyOf, signInConsole, type ConsoleBrowser } from './console-support';
+import {
+  buildOperator,
+  consoleBrowser,
+  h1Of,
+  OPERATOR_PASSWORD,
+  setupKeyOf,
+  signInConsole,
+  type ConsoleBrowser,
+} from './console-support';
 
 // Operators' passkeys: real WebAuthn answers from a
 // software authenticator, through the service and through the console's forms.
@@ -13,26 +21,40 @@ const BASE = 'http://localhost:4567';
 let clock = Date.now();
 const now = () => new Date(clock);
 let t: Awaited<ReturnType<typeof buildTestApp>>;
-beforeAll(async () => { t = await buildTestApp({ BASE_URL: BASE }, now); });
+beforeAll(async () => {
+  t = await buildTestApp({ BASE_URL: BASE }, now);
+});
 afterAll(() => t.close());
 
 const ctx = { ...cliActor(), actorType: 'operator' as const };
 const passkeysOf = () => t.services.operators.passkeys;
-const eventsOf = async (email: string) => (await t.services.audit.list({}, 200)).events.filter((e) => e.details.email === email);
+const eventsOf = async (email: string) =>
+  (await t.services.audit.list({}, 200)).events.filter((e) => e.details.email === email);
 
 /** A passkey added through the service (a software authenticator answering the real options). */
 async function addPasskey(op: Operator, name: string, firstFactor = false) {
   clock += 1000; // listed oldest first
   const options = await passkeysOf().registrationOptions(op);
   const { credential, json } = createCredential(options, BASE);
-  const added = await passkeysOf().register(ctx, op, { name, credential: json, expectedChallenge: options.challenge, firstFactor });
+  const added = await passkeysOf().register(ctx, op, {
+    name,
+    credential: json,
+    expectedChallenge: options.challenge,
+    firstFactor,
+  });
   if (!added.ok) throw new Error(added.message);
   return { credential, passkey: added.passkey };
 }
 
 async function assertWith(op: Operator, credential: SoftCredential, counter?: number) {
   const options = await passkeysOf().authenticationOptions(op.id);
-  const json = getAssertion(credential, { challenge: options.challenge, rpId: 'localhost' }, BASE, { uv: true }, counter);
+  const json = getAssertion(
+    credential,
+    { challenge: options.challenge, rpId: 'localhost' },
+    BASE,
+    { uv: true },
+    counter,
+  );
   return { json, challenge: options.challenge };
 }
 
@@ -50,7 +72,12 @@ describe('operator passkeys (service)', () => {
     await addPasskey(op, '  Laptop   key ', true);
     // A second "first factor" (the sign-in's enrolment) is refused: the operator has one now.
     const more = await passkeysOf().registrationOptions(op);
-    const refused = await passkeysOf().register(ctx, op, { name: 'Sneaky', credential: createCredential(more, BASE).json, expectedChallenge: more.challenge, firstFactor: true });
+    const refused = await passkeysOf().register(ctx, op, {
+      name: 'Sneaky',
+      credential: createCredential(more, BASE).json,
+      expectedChallenge: more.challenge,
+      firstFactor: true,
+    });
     expect(refused).toEqual({ ok: false, message: 'Sign in with your second factor first.' });
     await addPasskey(op, 'Security key');
     expect((await passkeysOf().list(op.id)).map((p) => p.name)).toEqual(['Laptop key', 'Security key']);
@@ -63,16 +90,44 @@ describe('operator passkeys (service)', () => {
     const op = await buildOperator(t.services);
     const options = await passkeysOf().registrationOptions(op);
     const { json } = createCredential(options, BASE);
-    expect((await passkeysOf().register(ctx, op, { name: 'A', credential: json, expectedChallenge: 'another-challenge', firstFactor: true })).ok).toBe(false);
-    expect((await passkeysOf().register(ctx, op, { name: 'A', credential: '{not json', expectedChallenge: options.challenge, firstFactor: true })).ok).toBe(false);
-    expect(await passkeysOf().register(ctx, op, { name: '  ', credential: json, expectedChallenge: options.challenge, firstFactor: true })).toEqual({ ok: false, message: 'Give the passkey a name.' });
+    expect(
+      (
+        await passkeysOf().register(ctx, op, {
+          name: 'A',
+          credential: json,
+          expectedChallenge: 'another-challenge',
+          firstFactor: true,
+        })
+      ).ok,
+    ).toBe(false);
+    expect(
+      (
+        await passkeysOf().register(ctx, op, {
+          name: 'A',
+          credential: '{not json',
+          expectedChallenge: options.challenge,
+          firstFactor: true,
+        })
+      ).ok,
+    ).toBe(false);
+    expect(
+      await passkeysOf().register(ctx, op, {
+        name: '  ',
+        credential: json,
+        expectedChallenge: options.challenge,
+        firstFactor: true,
+      }),
+    ).toEqual({ ok: false, message: 'Give the passkey a name.' });
     expect(await passkeysOf().count(op.id)).toBe(0);
   });
 
   it('never removes the last second factor; removes a passkey once another factor remains', async () => {
     const op = await buildOperator(t.services);
     const a = await addPasskey(op, 'Only one', true);
-    await expect(passkeysOf().remove(ctx, op, a.passkey.id)).rejects.toMatchObject({ code: 'invalid_request', description: expect.stringMatching(/only second factor/) });
+    await expect(passkeysOf().remove(ctx, op, a.passkey.id)).rejects.toMatchObject({
+      code: 'invalid_request',
+      description: expect.stringMatching(/only second factor/),
+    });
     const b = await addPasskey(op, 'Spare');
     await expect(passkeysOf().remove(ctx, op, 'not-a-uuid')).rejects.toMatchObject({ code: 'invalid_request' });
     const other = await buildOperator(t.services);
@@ -80,7 +135,9 @@ describe('operator passkeys (service)', () => {
     expect((await passkeysOf().remove(ctx, op, a.passkey.id)).name).toBe('Only one');
     await expect(passkeysOf().remove(ctx, op, b.passkey.id)).rejects.toMatchObject({ code: 'invalid_request' }); // now the last one
     expect((await passkeysOf().list(op.id)).map((p) => p.name)).toEqual(['Spare']);
-    expect((await eventsOf(op.email)).filter((e) => e.kind === 'operator.passkey_removed').map((e) => e.details.name)).toEqual(['Only one']);
+    expect(
+      (await eventsOf(op.email)).filter((e) => e.kind === 'operator.passkey_removed').map((e) => e.details.name),
+    ).toEqual(['Only one']);
   });
 
   it('with the authenticator app set, even the only passkey can be removed', async () => {
@@ -91,26 +148,66 @@ describe('operator passkeys (service)', () => {
     expect((await passkeysOf().remove(ctx, withApp, passkey.id)).id).toBe(passkey.id);
   });
 
-  it('signs in with the operator\'s passkey once per counter: a replayed or cloned answer, or another operator\'s passkey, is refused and audited', async () => {
+  it("signs in with the operator's passkey once per counter: a replayed or cloned answer, or another operator's passkey, is refused and audited", async () => {
     const op = await buildOperator(t.services);
     const { credential } = await addPasskey(op, 'Laptop', true);
     const first = await assertWith(op, credential);
-    const ok = await passkeysOf().authenticate(ctx, op, { credential: first.json, expectedChallenge: first.challenge }, 'test-source');
+    const ok = await passkeysOf().authenticate(
+      ctx,
+      op,
+      { credential: first.json, expectedChallenge: first.challenge },
+      'test-source',
+    );
     expect(ok).toMatchObject({ ok: true, passkey: { name: 'Laptop', counter: 1 } });
     expect((await passkeysOf().list(op.id))[0].lastUsedAt).not.toBeNull();
     // The same answer again (its challenge even accepted): the counter did not go up.
-    expect(await passkeysOf().authenticate(ctx, op, { credential: first.json, expectedChallenge: first.challenge }, 'test-source')).toMatchObject({ ok: false });
+    expect(
+      await passkeysOf().authenticate(
+        ctx,
+        op,
+        { credential: first.json, expectedChallenge: first.challenge },
+        'test-source',
+      ),
+    ).toMatchObject({ ok: false });
     // A clone whose counter is behind.
     const clone = await assertWith(op, { ...credential }, 1);
-    expect((await passkeysOf().authenticate(ctx, op, { credential: clone.json, expectedChallenge: clone.challenge }, 'test-source')).ok).toBe(false);
+    expect(
+      (
+        await passkeysOf().authenticate(
+          ctx,
+          op,
+          { credential: clone.json, expectedChallenge: clone.challenge },
+          'test-source',
+        )
+      ).ok,
+    ).toBe(false);
     // Another operator's passkey does not stand for this one.
     const other = await buildOperator(t.services);
     const theirs = await addPasskey(other, 'Theirs', true);
     const foreign = await assertWith(op, theirs.credential);
-    expect(await passkeysOf().authenticate(ctx, op, { credential: foreign.json, expectedChallenge: foreign.challenge }, 'test-source')).toMatchObject({ ok: false, message: expect.stringMatching(/not registered/) });
+    expect(
+      await passkeysOf().authenticate(
+        ctx,
+        op,
+        { credential: foreign.json, expectedChallenge: foreign.challenge },
+        'test-source',
+      ),
+    ).toMatchObject({ ok: false, message: expect.stringMatching(/not registered/) });
     const next = await assertWith(op, credential);
-    expect((await passkeysOf().authenticate(ctx, op, { credential: next.json, expectedChallenge: next.challenge }, 'test-source')).ok).toBe(true);
-    const failures = (await eventsOf(op.email)).filter((e) => e.kind === 'operator.sign_in_failed').map((e) => e.details.reason).sort();
+    expect(
+      (
+        await passkeysOf().authenticate(
+          ctx,
+          op,
+          { credential: next.json, expectedChallenge: next.challenge },
+          'test-source',
+        )
+      ).ok,
+    ).toBe(true);
+    const failures = (await eventsOf(op.email))
+      .filter((e) => e.kind === 'operator.sign_in_failed')
+      .map((e) => e.details.reason)
+      .sort();
     expect(failures).toEqual(['counter', 'counter', 'unknown_passkey']);
   });
 
@@ -164,11 +261,19 @@ describe('operator passkeys (console)', () => {
     expect((await b.get('/admin/platforms')).headers.location).toBe('/admin/sign-in');
 
     const fresh = (await b.post('/admin/sign-in/passkey/options', {})).body.options;
-    const done = await b.post('/admin/sign-in/passkey', { credential: getAssertion(credential, { challenge: fresh.challenge, rpId: 'localhost' }, BASE) });
+    const done = await b.post('/admin/sign-in/passkey', {
+      credential: getAssertion(credential, { challenge: fresh.challenge, rpId: 'localhost' }, BASE),
+    });
     expect(done.headers.location).toBe('/admin');
     const events = await eventsOf(op.email);
-    expect(events.find((e) => e.kind === 'operator.signed_in')!.details).toMatchObject({ second_factor: 'passkey', passkey_enrolled: false });
-    expect(events.find((e) => e.kind === 'operator.sign_in_failed')!.details).toMatchObject({ factor: 'passkey', reason: 'malformed' });
+    expect(events.find((e) => e.kind === 'operator.signed_in')!.details).toMatchObject({
+      second_factor: 'passkey',
+      passkey_enrolled: false,
+    });
+    expect(events.find((e) => e.kind === 'operator.sign_in_failed')!.details).toMatchObject({
+      factor: 'passkey',
+      reason: 'malformed',
+    });
   });
 
   it('offers both the code and "Use a passkey" to an operator with both; the code still works', async () => {
@@ -188,7 +293,9 @@ describe('operator passkeys (console)', () => {
     const b = consoleBrowser(t.app);
     await afterPassword(b, op.email);
     const options = (await b.post('/admin/sign-in/new-passkey/options', {})).body.options;
-    await b.follow(await b.post('/admin/sign-in/new-passkey', { name: 'Laptop', credential: createCredential(options, BASE).json }));
+    await b.follow(
+      await b.post('/admin/sign-in/new-passkey', { name: 'Laptop', credential: createCredential(options, BASE).json }),
+    );
     expect(b.html).toContain('href="/admin/account"');
     const account = await b.get('/admin/account');
     expect(h1Of(account.text)).toBe('Your account');
@@ -201,14 +308,19 @@ describe('operator passkeys (console)', () => {
     expect(refused.text).toMatch(/only second factor/);
 
     const more = (await b.post('/admin/account/passkeys/options', {})).body.options;
-    const added = await b.follow(await b.post('/admin/account/passkeys', { name: 'Spare key', credential: createCredential(more, BASE).json }));
+    const added = await b.follow(
+      await b.post('/admin/account/passkeys', { name: 'Spare key', credential: createCredential(more, BASE).json }),
+    );
     expect(added.text).toContain('Passkey “Spare key” added.');
     expect(added.text).toContain('>Remove<');
     const removed = await b.follow(await b.post('/admin/account/passkeys/remove', { passkey: only.id }));
     expect(removed.text).toContain('Passkey “Laptop” removed.');
     expect((await passkeysOf().list(op.id)).map((p) => p.name)).toEqual(['Spare key']);
     // A replayed registration form (its challenge used) adds nothing.
-    const replay = await b.post('/admin/account/passkeys', { name: 'Again', credential: createCredential(more, BASE).json });
+    const replay = await b.post('/admin/account/passkeys', {
+      name: 'Again',
+      credential: createCredential(more, BASE).json,
+    });
     expect(replay.status).toBe(400);
     expect(replay.text).toContain('This passkey request has expired');
   });
@@ -223,7 +335,9 @@ describe('the authenticator app on "Your account"', () => {
     const pendingAtSignIn = setupKeyOf(enrol.text)!;
     const options = (await b.post('/admin/sign-in/new-passkey/options', {})).body.options;
     const { credential, json } = createCredential(options, BASE);
-    expect((await b.post('/admin/sign-in/new-passkey', { name: 'Laptop', credential: json })).headers.location).toBe('/admin');
+    expect((await b.post('/admin/sign-in/new-passkey', { name: 'Laptop', credential: json })).headers.location).toBe(
+      '/admin',
+    );
     return { op, b, credential, pendingAtSignIn };
   }
 
@@ -240,7 +354,9 @@ describe('the authenticator app on "Your account"', () => {
     expect(secret).not.toBe(pendingAtSignIn);
     expect(setupKeyOf((await b.get('/admin/account/authenticator')).text)).toBe(secret);
 
-    const wrong = await b.post('/admin/account/authenticator', { code: '000000' === totpAt(secret, now()) ? '111111' : '000000' });
+    const wrong = await b.post('/admin/account/authenticator', {
+      code: '000000' === totpAt(secret, now()) ? '111111' : '000000',
+    });
     expect(wrong.status).toBe(400);
     expect(wrong.text).toContain('That code is not right');
     expect(setupKeyOf(wrong.text)).toBe(secret);
@@ -283,7 +399,9 @@ describe('the authenticator app on "Your account"', () => {
     expect(refused.text).toContain('The authenticator app is your only second factor');
 
     const options = (await b.post('/admin/account/passkeys/options', {})).body.options;
-    await b.follow(await b.post('/admin/account/passkeys', { name: 'Key', credential: createCredential(options, BASE).json }));
+    await b.follow(
+      await b.post('/admin/account/passkeys', { name: 'Key', credential: createCredential(options, BASE).json }),
+    );
     const removed = await b.follow(await b.post('/admin/account/authenticator/remove', {}));
     expect(removed.text).toContain('Authenticator app removed.');
     expect(removed.text).toContain('Not set up');
@@ -308,13 +426,17 @@ describe('the authenticator app on "Your account"', () => {
     expect(h1Of((await afterPassword(again, op.email)).text)).toBe('Set up authenticator app');
     // The old passkey no longer stands for the operator.
     const { json, challenge } = await assertWith(op, credential);
-    expect((await passkeysOf().authenticate(ctx, op, { credential: json, expectedChallenge: challenge }, 'test-source')).ok).toBe(false);
+    expect(
+      (await passkeysOf().authenticate(ctx, op, { credential: json, expectedChallenge: challenge }, 'test-source')).ok,
+    ).toBe(false);
   });
 });
 
 describe('operator passkeys on an IP BASE_URL', () => {
   let ip: Awaited<ReturnType<typeof buildTestApp>>;
-  beforeAll(async () => { ip = await buildTestApp({ BASE_URL: 'http://127.0.0.1:4567' }, now); });
+  beforeAll(async () => {
+    ip = await buildTestApp({ BASE_URL: 'http://127.0.0.1:4567' }, now);
+  });
   afterAll(() => ip.close());
 
   it('hides the passkey option with a one-line note; its options answer 400 JSON', async () => {

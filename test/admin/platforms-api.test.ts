@@ -15,7 +15,11 @@ describe('admin API: platforms, tokens, rate limits', () => {
   it('refuses requests without a live admin token, in the error format', async () => {
     // RFC 6750 §3.1: no credentials at all → a bare challenge, no error code in it.
     const none = await adminClient(t.app, undefined).get('/platforms');
-    expect({ status: none.status, error: none.body.error, challenge: none.headers['www-authenticate'] }).toEqual({ status: 401, error: 'invalid_token', challenge: 'Bearer' });
+    expect({ status: none.status, error: none.body.error, challenge: none.headers['www-authenticate'] }).toEqual({
+      status: 401,
+      error: 'invalid_token',
+      challenge: 'Bearer',
+    });
     const wrong = await adminClient(t.app, 'lk_admin_' + 'x'.repeat(43)).get('/platforms');
     expectOAuthError(wrong, 401, 'invalid_token');
     const notAdmin = await request(t.app).get('/admin/api/v1/platforms').set('Authorization', 'Basic abc');
@@ -23,7 +27,10 @@ describe('admin API: platforms, tokens, rate limits', () => {
   });
 
   it('a revoked token stops working at once', async () => {
-    const created = await t.services.admin.tokens.create({ actorType: 'cli', platformId: null }, { name: 'short-lived', platformId: null });
+    const created = await t.services.admin.tokens.create(
+      { actorType: 'cli', platformId: null },
+      { name: 'short-lived', platformId: null },
+    );
     expect((await adminClient(t.app, created.token).get('/platforms')).status).toBe(200);
     await t.services.admin.tokens.revoke({ actorType: 'cli', platformId: null }, created.id);
     expectOAuthError(await adminClient(t.app, created.token).get('/platforms'), 401, 'invalid_token');
@@ -54,7 +61,11 @@ describe('admin API: platforms, tokens, rate limits', () => {
 
     const { events } = await t.services.audit.list({ platformId: guid }, 10);
     expect(events.map((e) => e.kind)).toEqual(['platform.updated', 'platform.created']);
-    expect(events[0]).toMatchObject({ actorType: 'admin_token', actorName: 'test token', details: { name: { from: 'Acme', to: 'Acme Corp' }, mfa: { from: 'optional', to: 'required' } } });
+    expect(events[0]).toMatchObject({
+      actorType: 'admin_token',
+      actorName: 'test token',
+      details: { name: { from: 'Acme', to: 'Acme Corp' }, mfa: { from: 'optional', to: 'required' } },
+    });
     expect(events[0].requestId).toBe(updated.headers['x-request-id']);
     expect(events[0].source).toBe('127.0.0.1'); // not the dual-stack socket's ::ffff:127.0.0.1
   });
@@ -73,13 +84,24 @@ describe('admin API: platforms, tokens, rate limits', () => {
     expectOAuthError(await global.get('/platforms/00000000-0000-4000-8000-000000000000'), 404, 'not_found');
     const notJson = await global.post('/platforms', 'name=x', { 'Content-Type': 'application/x-www-form-urlencoded' });
     expect(notJson.status).toBe(415);
-    const malformed = await request(t.app).post('/admin/api/v1/platforms').set('Authorization', `Bearer ${await adminToken(t.services)}`).set('Content-Type', 'application/json').send('{"name":');
+    const malformed = await request(t.app)
+      .post('/admin/api/v1/platforms')
+      .set('Authorization', `Bearer ${await adminToken(t.services)}`)
+      .set('Content-Type', 'application/json')
+      .send('{"name":');
     expectOAuthError(malformed, 400, 'invalid_request');
-    const unknownRoute = await request(t.app).get('/admin/api/v1/nothing-here').set('Authorization', `Bearer ${await adminToken(t.services)}`);
+    const unknownRoute = await request(t.app)
+      .get('/admin/api/v1/nothing-here')
+      .set('Authorization', `Bearer ${await adminToken(t.services)}`);
     expectOAuthError(unknownRoute, 404, 'not_found');
     const messages = [];
-    for (const body of [{ mfa: 'sometimes' }, { colour: 'red' }, { name: 5 }]) messages.push((await global.patch(`/platforms/${platform.id}`, body)).body.error_description);
-    expect(messages).toEqual([expect.stringMatching(/^mfa: .*"off"\|"optional"\|"required"/), expect.stringMatching(/Unrecognized key: "colour"/), expect.stringMatching(/^name: .*expected string/)]);
+    for (const body of [{ mfa: 'sometimes' }, { colour: 'red' }, { name: 5 }])
+      messages.push((await global.patch(`/platforms/${platform.id}`, body)).body.error_description);
+    expect(messages).toEqual([
+      expect.stringMatching(/^mfa: .*"off"\|"optional"\|"required"/),
+      expect.stringMatching(/Unrecognized key: "colour"/),
+      expect.stringMatching(/^name: .*expected string/),
+    ]);
   });
 
   it('a platform token sees its own platform only, and cannot create platforms', async () => {
@@ -98,15 +120,43 @@ describe('admin API: platforms, tokens, rate limits', () => {
   it('overrides and resets rate limits per endpoint; the override is in force at once', async () => {
     const platform = await buildPlatform(t.services);
     const before = await global.get(`/platforms/${platform.id}/rate-limits`);
-    expect(before.body.limits).toContainEqual({ endpoint: 'token', default_per_minute: 120, override_per_minute: null, effective_per_minute: 120 });
+    expect(before.body.limits).toContainEqual({
+      endpoint: 'token',
+      default_per_minute: 120,
+      override_per_minute: null,
+      effective_per_minute: 120,
+    });
     const set = await global.put(`/platforms/${platform.id}/rate-limits/token`, { per_minute: 7 });
-    expect(set.body.limits).toContainEqual({ endpoint: 'token', default_per_minute: 120, override_per_minute: 7, effective_per_minute: 7 });
+    expect(set.body.limits).toContainEqual({
+      endpoint: 'token',
+      default_per_minute: 120,
+      override_per_minute: 7,
+      effective_per_minute: 7,
+    });
     expect((await t.services.platforms.findPlatform(platform.id))!.rateLimitOverrides).toEqual({ token: 7 });
-    expectOAuthError(await global.put(`/platforms/${platform.id}/rate-limits/nope`, { per_minute: 7 }), 400, 'invalid_request');
-    expectOAuthError(await global.put(`/platforms/${platform.id}/rate-limits/token`, { per_minute: 0 }), 400, 'invalid_request');
+    expectOAuthError(
+      await global.put(`/platforms/${platform.id}/rate-limits/nope`, { per_minute: 7 }),
+      400,
+      'invalid_request',
+    );
+    expectOAuthError(
+      await global.put(`/platforms/${platform.id}/rate-limits/token`, { per_minute: 0 }),
+      400,
+      'invalid_request',
+    );
     const reset = await global.delete(`/platforms/${platform.id}/rate-limits/token`);
-    expect(reset.body.limits).toContainEqual({ endpoint: 'token', default_per_minute: 120, override_per_minute: null, effective_per_minute: 120 });
-    const kinds = (await t.services.audit.list({ platformId: platform.id, kind: 'rate_limit.changed' }, 10)).events.map((e) => e.details);
-    expect(kinds).toEqual([{ endpoint: 'token', from: 7, to: null }, { endpoint: 'token', from: null, to: 7 }]);
+    expect(reset.body.limits).toContainEqual({
+      endpoint: 'token',
+      default_per_minute: 120,
+      override_per_minute: null,
+      effective_per_minute: 120,
+    });
+    const kinds = (await t.services.audit.list({ platformId: platform.id, kind: 'rate_limit.changed' }, 10)).events.map(
+      (e) => e.details,
+    );
+    expect(kinds).toEqual([
+      { endpoint: 'token', from: 7, to: null },
+      { endpoint: 'token', from: null, to: 7 },
+    ]);
   });
 });

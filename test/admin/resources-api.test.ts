@@ -18,7 +18,8 @@ const DOCS = {
   access_token_ttl_seconds: 900,
 };
 const resourcesOf = (p: { id: string }) => `/platforms/${p.id}/resources`;
-const events = async (platformId: string, kind: 'resource.created' | 'resource.updated' | 'resource.deleted') => (await t.services.audit.list({ platformId, kind }, 20)).events;
+const events = async (platformId: string, kind: 'resource.created' | 'resource.updated' | 'resource.deleted') =>
+  (await t.services.audit.list({ platformId, kind }, 20)).events;
 
 async function created(body: Record<string, unknown> = DOCS) {
   const p = await buildStandardPlatform(t.services);
@@ -31,29 +32,64 @@ describe('admin API: resources', () => {
   it('creates, shows, lists, updates and deletes a resource; each change audited', async () => {
     const { p, resource } = await created();
     expect(resource).toEqual({
-      id: expect.stringMatching(/^[0-9a-f-]{36}$/), platform_guid: p.id, uri: DOCS.uri, name: 'Documents API',
-      scopes: [{ name: 'docs:read', description: 'Read your documents' }, { name: 'docs:write', description: '' }],
-      default_scopes: ['docs:read'], access_token_ttl_seconds: 900, created_at: expect.any(String), updated_at: expect.any(String),
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      platform_guid: p.id,
+      uri: DOCS.uri,
+      name: 'Documents API',
+      scopes: [
+        { name: 'docs:read', description: 'Read your documents' },
+        { name: 'docs:write', description: '' },
+      ],
+      default_scopes: ['docs:read'],
+      access_token_ttl_seconds: 900,
+      created_at: expect.any(String),
+      updated_at: expect.any(String),
     });
     expect((await global.get(`${resourcesOf(p)}/${resource.id}`)).body).toEqual(resource);
     expect((await global.get(resourcesOf(p))).body).toEqual({ items: [resource] });
     expect(await events(p.id, 'resource.created')).toMatchObject([
-      { actorType: 'admin_token', details: { resource_id: resource.id, uri: DOCS.uri, scopes: ['docs:read', 'docs:write'], default_scopes: ['docs:read'], access_token_ttl_seconds: 900 } },
+      {
+        actorType: 'admin_token',
+        details: {
+          resource_id: resource.id,
+          uri: DOCS.uri,
+          scopes: ['docs:read', 'docs:write'],
+          default_scopes: ['docs:read'],
+          access_token_ttl_seconds: 900,
+        },
+      },
     ]);
 
-    const changed = await global.patch(`${resourcesOf(p)}/${resource.id}`, { name: 'Docs', scopes: [{ name: 'docs:read', description: 'Read them' }], access_token_ttl_seconds: null });
+    const changed = await global.patch(`${resourcesOf(p)}/${resource.id}`, {
+      name: 'Docs',
+      scopes: [{ name: 'docs:read', description: 'Read them' }],
+      access_token_ttl_seconds: null,
+    });
     expect(changed.status).toBe(200);
-    expect(changed.body).toMatchObject({ name: 'Docs', scopes: [{ name: 'docs:read', description: 'Read them' }], default_scopes: ['docs:read'], access_token_ttl_seconds: null });
+    expect(changed.body).toMatchObject({
+      name: 'Docs',
+      scopes: [{ name: 'docs:read', description: 'Read them' }],
+      default_scopes: ['docs:read'],
+      access_token_ttl_seconds: null,
+    });
     expect(await t.services.resources.findByUri(p.id, DOCS.uri)).toMatchObject({ name: 'Docs' }); // the protocol's cached view too
     expect((await events(p.id, 'resource.updated'))[0].details).toEqual({
-      resource_id: resource.id, resource: DOCS.uri, name: { from: 'Documents API', to: 'Docs' }, scopes: { from: ['docs:read', 'docs:write'], to: ['docs:read'] },
-      access_token_ttl_seconds: { from: 900, to: null }, scope_descriptions: ['docs:read'],
+      resource_id: resource.id,
+      resource: DOCS.uri,
+      name: { from: 'Documents API', to: 'Docs' },
+      scopes: { from: ['docs:read', 'docs:write'], to: ['docs:read'] },
+      access_token_ttl_seconds: { from: 900, to: null },
+      scope_descriptions: ['docs:read'],
     });
 
     expect((await global.delete(`${resourcesOf(p)}/${resource.id}`)).status).toBe(204);
     expect((await global.get(resourcesOf(p))).body).toEqual({ items: [] });
     expect(await t.services.resources.findByUri(p.id, DOCS.uri)).toBeUndefined();
-    expect((await events(p.id, 'resource.deleted'))[0].details).toEqual({ resource_id: resource.id, uri: DOCS.uri, name: 'Docs' });
+    expect((await events(p.id, 'resource.deleted'))[0].details).toEqual({
+      resource_id: resource.id,
+      uri: DOCS.uri,
+      name: 'Docs',
+    });
     expectOAuthError(await global.get(`${resourcesOf(p)}/${resource.id}`), 404, 'not_found');
     expectOAuthError(await global.delete(`${resourcesOf(p)}/${resource.id}`), 404, 'not_found');
   });
@@ -77,12 +113,18 @@ describe('admin API: resources', () => {
       [{ ...DOCS, uri: 'relative/path' }, 'uri: must be an absolute URI'],
       [{ ...DOCS, uri: undefined }, expect.stringMatching(/^uri: /)],
       [{ ...DOCS, scopes: [{ name: 'two words' }] }, expect.stringMatching(/^scopes: "two words" is not a scope name/)],
-      [{ ...DOCS, default_scopes: ['docs:admin'] }, 'default_scopes: "docs:admin" is not one of the resource\'s scopes'],
+      [
+        { ...DOCS, default_scopes: ['docs:admin'] },
+        'default_scopes: "docs:admin" is not one of the resource\'s scopes',
+      ],
       [{ ...DOCS, access_token_ttl_seconds: 5 }, expect.stringMatching(/^access_token_ttl_seconds: /)],
       [{ ...DOCS, access_token_ttl_seconds: 'soon' }, 'access_token_ttl_seconds: must be a number of seconds, or null'],
       [{ ...DOCS, audience: 'x' }, 'unknown field "audience"'],
     ] as const) {
-      const res = await global.post(resourcesOf(p), { ...body, uri: body.uri === DOCS.uri ? 'https://other.example.com/' : body.uri });
+      const res = await global.post(resourcesOf(p), {
+        ...body,
+        uri: body.uri === DOCS.uri ? 'https://other.example.com/' : body.uri,
+      });
       expectOAuthError(res, 400, 'invalid_request');
       expect(res.body.error_description).toEqual(description);
     }
@@ -125,6 +167,10 @@ describe('admin API: resources', () => {
     const doc = await adminDocument(t.app);
     const paths = doc.paths;
     expect(Object.keys(paths['/platforms/{platform_guid}/resources'] ?? {}).sort()).toEqual(['get', 'post']);
-    expect(Object.keys(paths['/platforms/{platform_guid}/resources/{resource_id}'] ?? {}).sort()).toEqual(['delete', 'get', 'patch']);
+    expect(Object.keys(paths['/platforms/{platform_guid}/resources/{resource_id}'] ?? {}).sort()).toEqual([
+      'delete',
+      'get',
+      'patch',
+    ]);
   });
 });

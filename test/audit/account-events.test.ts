@@ -6,7 +6,14 @@ import { createCredential } from '../support/soft-authenticator';
 import { recoveryCodesOf, setupKeyOf, totpAt } from '../support/totp';
 import { auditContext } from '../../src/http/request/audit-context';
 import {
-  AUDIT_APP_ENV, auditBrowser, eventOf, eventsOf, eventuallyEventOf, expectNoSecret, expectUserEvent, type AuditBrowser,
+  AUDIT_APP_ENV,
+  auditBrowser,
+  eventOf,
+  eventsOf,
+  eventuallyEventOf,
+  expectNoSecret,
+  expectUserEvent,
+  type AuditBrowser,
 } from './support';
 
 // The security events of the account's lifecycle: email, password, second factors,
@@ -15,10 +22,14 @@ import {
 const BASE = 'http://localhost:4567'; // passkeys need a host name
 let clock = Date.now();
 const now = () => new Date(clock);
-const tick = (seconds: number) => { clock += seconds * 1000; };
+const tick = (seconds: number) => {
+  clock += seconds * 1000;
+};
 
 let t: Awaited<ReturnType<typeof buildTestApp>>;
-beforeAll(async () => { t = await buildTestApp({ ...AUDIT_APP_ENV, BASE_URL: BASE }, now); });
+beforeAll(async () => {
+  t = await buildTestApp({ ...AUDIT_APP_ENV, BASE_URL: BASE }, now);
+});
 afterAll(() => t.close());
 
 const db = () => t.database.db;
@@ -60,9 +71,17 @@ describe('audit: email.verified', () => {
     const step = await b.get(pathOf(link));
     expect(b.pageTitle()).toBe('Your email address is verified');
     const user = (await t.services.users.findByEmail(p.id, email))!;
-    expectUserEvent(await eventOf(db(), step.requestId, 'email.verified'), {
-      kind: 'email.verified', platformId: p.id, subject: user.id, requestId: step.requestId, details: { email },
-    }, [new URL(link).searchParams.get('token')]);
+    expectUserEvent(
+      await eventOf(db(), step.requestId, 'email.verified'),
+      {
+        kind: 'email.verified',
+        platformId: p.id,
+        subject: user.id,
+        requestId: step.requestId,
+        details: { email },
+      },
+      [new URL(link).searchParams.get('token')],
+    );
   });
 });
 
@@ -75,19 +94,38 @@ describe('audit: password.reset_requested and password.reset', () => {
     const asked = await b.submit(`/password/forgot?platform_guid=${p.id}`, { email: u.email });
     expect(b.pageTitle()).toBe('Check your email');
     // Looked up and mailed once the answer has gone: the event follows it.
-    expectUserEvent(await eventuallyEventOf(db(), asked.requestId, 'password.reset_requested'), {
-      kind: 'password.reset_requested', platformId: p.id, subject: u.id, requestId: asked.requestId, details: {},
-    }, []);
+    expectUserEvent(
+      await eventuallyEventOf(db(), asked.requestId, 'password.reset_requested'),
+      {
+        kind: 'password.reset_requested',
+        platformId: p.id,
+        subject: u.id,
+        requestId: asked.requestId,
+        details: {},
+      },
+      [],
+    );
 
     const link = linkIn(await waitForMail(t.config.dataDir, u.email, /Reset your/), '/password/reset');
     const token = new URL(link).searchParams.get('token');
     await b.get(pathOf(link));
     const password = 'a fresh pass phrase 42';
-    const step = await b.submit(`/password/reset?platform_guid=${p.id}`, { token: inputValue(b.html, 'token')!, password });
+    const step = await b.submit(`/password/reset?platform_guid=${p.id}`, {
+      token: inputValue(b.html, 'token')!,
+      password,
+    });
     expect(b.pageTitle()).toBe('Your password has been changed');
-    expectUserEvent(await eventOf(db(), step.requestId, 'password.reset'), {
-      kind: 'password.reset', platformId: p.id, subject: u.id, requestId: step.requestId, details: { refresh_tokens_revoked: 0 },
-    }, [token, password, TEST_PASSWORD]);
+    expectUserEvent(
+      await eventOf(db(), step.requestId, 'password.reset'),
+      {
+        kind: 'password.reset',
+        platformId: p.id,
+        subject: u.id,
+        requestId: step.requestId,
+        details: { refresh_tokens_revoked: 0 },
+      },
+      [token, password, TEST_PASSWORD],
+    );
   });
 
   it('a reset that proves an unverified address records email.verified with it, in the same request; an address verified before records none', async () => {
@@ -98,7 +136,10 @@ describe('audit: password.reset_requested and password.reset', () => {
       await b.submit(`/password/forgot?platform_guid=${p.id}`, { email });
       const link = linkIn(await waitForMail(t.config.dataDir, email, /Reset your/), '/password/reset');
       await b.get(pathOf(link));
-      const step = await b.submit(`/password/reset?platform_guid=${p.id}`, { token: inputValue(b.html, 'token')!, password: 'a fresh pass phrase 42' });
+      const step = await b.submit(`/password/reset?platform_guid=${p.id}`, {
+        token: inputValue(b.html, 'token')!,
+        password: 'a fresh pass phrase 42',
+      });
       expect(b.pageTitle()).toBe('Your password has been changed');
       return { step, token: new URL(link).searchParams.get('token') };
     };
@@ -106,9 +147,17 @@ describe('audit: password.reset_requested and password.reset', () => {
     expect(unverified.emailVerified).toBe(false);
     const { step, token } = await resetThroughLink(unverified.email);
     expect((await t.services.users.findByEmail(p.id, unverified.email))!.emailVerified).toBe(true);
-    expectUserEvent(await eventOf(db(), step.requestId, 'email.verified'), {
-      kind: 'email.verified', platformId: p.id, subject: unverified.id, requestId: step.requestId, details: { email: unverified.email },
-    }, [token, 'a fresh pass phrase 42']);
+    expectUserEvent(
+      await eventOf(db(), step.requestId, 'email.verified'),
+      {
+        kind: 'email.verified',
+        platformId: p.id,
+        subject: unverified.id,
+        requestId: step.requestId,
+        details: { email: unverified.email },
+      },
+      [token, 'a fresh pass phrase 42'],
+    );
 
     const verified = await buildUser(t.services, p.id, { email: newEmail(), emailVerified: true });
     const again = await resetThroughLink(verified.email);
@@ -136,11 +185,23 @@ describe('audit: password.changed', () => {
     const { p, c, u, b } = await signedIn();
     const tokens = await exchange(t.app, p, c, await signInThrough(auditBrowser(t.app), p, c, u.email));
     const next = 'another good pass phrase';
-    const step = await b.submit(account(p, '/password'), { account: u.id, current_password: TEST_PASSWORD, new_password: next });
+    const step = await b.submit(account(p, '/password'), {
+      account: u.id,
+      current_password: TEST_PASSWORD,
+      new_password: next,
+    });
     expect(b.html).toContain('Your password has been changed.');
-    expectUserEvent(await eventOf(db(), step.requestId, 'password.changed'), {
-      kind: 'password.changed', platformId: p.id, subject: u.id, requestId: step.requestId, details: { refresh_tokens_revoked: 1 },
-    }, [TEST_PASSWORD, next, tokens.refresh_token]);
+    expectUserEvent(
+      await eventOf(db(), step.requestId, 'password.changed'),
+      {
+        kind: 'password.changed',
+        platformId: p.id,
+        subject: u.id,
+        requestId: step.requestId,
+        details: { refresh_tokens_revoked: 1 },
+      },
+      [TEST_PASSWORD, next, tokens.refresh_token],
+    );
   });
 });
 
@@ -149,9 +210,17 @@ describe('audit: mfa.enrolled', () => {
     const { p, u, b } = await signedIn();
     const { secret, code, codes, step } = await enrolOnPage(b, p, u);
     expect(codes).toHaveLength(10);
-    expectUserEvent(await eventOf(db(), step.requestId, 'mfa.enrolled'), {
-      kind: 'mfa.enrolled', platformId: p.id, subject: u.id, requestId: step.requestId, details: { factor: 'totp' },
-    }, [secret, code, ...codes]);
+    expectUserEvent(
+      await eventOf(db(), step.requestId, 'mfa.enrolled'),
+      {
+        kind: 'mfa.enrolled',
+        platformId: p.id,
+        subject: u.id,
+        requestId: step.requestId,
+        details: { factor: 'totp' },
+      },
+      [secret, code, ...codes],
+    );
   });
 
   it('new recovery codes (after the password as proof): factor recovery_codes; the proof is a sign-in for confirmation', async () => {
@@ -163,25 +232,52 @@ describe('audit: mfa.enrolled', () => {
     expect(codes).toHaveLength(10);
     expect((await eventsOf(db(), step.requestId)).map((r) => r.kind)).toEqual(['sign_in.succeeded', 'mfa.enrolled']);
     const secrets = [TEST_PASSWORD, first.secret, ...codes, ...first.codes];
-    expectUserEvent(await eventOf(db(), step.requestId, 'mfa.enrolled'), {
-      kind: 'mfa.enrolled', platformId: p.id, subject: u.id, requestId: step.requestId, details: { factor: 'recovery_codes' },
-    }, secrets);
-    expectUserEvent(await eventOf(db(), step.requestId, 'sign_in.succeeded'), {
-      kind: 'sign_in.succeeded', platformId: p.id, subject: u.id, requestId: step.requestId, details: { method: 'pwd', amr: ['pwd'], purpose: 'confirm' },
-    }, secrets);
+    expectUserEvent(
+      await eventOf(db(), step.requestId, 'mfa.enrolled'),
+      {
+        kind: 'mfa.enrolled',
+        platformId: p.id,
+        subject: u.id,
+        requestId: step.requestId,
+        details: { factor: 'recovery_codes' },
+      },
+      secrets,
+    );
+    expectUserEvent(
+      await eventOf(db(), step.requestId, 'sign_in.succeeded'),
+      {
+        kind: 'sign_in.succeeded',
+        platformId: p.id,
+        subject: u.id,
+        requestId: step.requestId,
+        details: { method: 'pwd', amr: ['pwd'], purpose: 'confirm' },
+      },
+      secrets,
+    );
   });
 
   it('a passkey added on the account page: factor passkey, its id and name', async () => {
     const { p, u, b } = await signedIn();
-    const options = await b.agent.post(account(p, '/passkeys/options')).type('form').send({ _csrf: inputValue(b.html, '_csrf')!, account: u.id });
+    const options = await b.agent
+      .post(account(p, '/passkeys/options'))
+      .type('form')
+      .send({ _csrf: inputValue(b.html, '_csrf')!, account: u.id });
     expect(options.status).toBe(200);
     const { json } = createCredential(options.body.options, BASE);
     const step = await b.submit(account(p, '/passkeys'), { account: u.id, name: 'Laptop', credential: json });
     expect(b.html).toContain('Passkey “Laptop” added.');
     const [passkey] = await t.services.passkeys.list(p.id, u.id);
-    expectUserEvent(await eventOf(db(), step.requestId, 'mfa.enrolled'), {
-      kind: 'mfa.enrolled', platformId: p.id, subject: u.id, requestId: step.requestId, details: { factor: 'passkey', passkey_id: passkey.id, name: 'Laptop' },
-    }, []);
+    expectUserEvent(
+      await eventOf(db(), step.requestId, 'mfa.enrolled'),
+      {
+        kind: 'mfa.enrolled',
+        platformId: p.id,
+        subject: u.id,
+        requestId: step.requestId,
+        details: { factor: 'passkey', passkey_id: passkey.id, name: 'Laptop' },
+      },
+      [],
+    );
   });
 });
 
@@ -194,25 +290,59 @@ describe('audit: mfa.removed', () => {
     const step = await b.submit(account(p, '/totp/remove'), { account: u.id, proof: code });
     expect(b.html).toContain('Your authenticator app was removed.');
     expect((await eventsOf(db(), step.requestId)).map((r) => r.kind)).toEqual(['mfa.used', 'mfa.removed']);
-    expectUserEvent(await eventOf(db(), step.requestId, 'mfa.removed'), {
-      kind: 'mfa.removed', platformId: p.id, subject: u.id, requestId: step.requestId, details: { factor: 'totp' },
-    }, [secret, code, ...codes]);
-    expectUserEvent(await eventOf(db(), step.requestId, 'mfa.used'), {
-      kind: 'mfa.used', platformId: p.id, subject: u.id, requestId: step.requestId, details: { factor: 'totp', purpose: 'confirm' },
-    }, [secret, code]);
+    expectUserEvent(
+      await eventOf(db(), step.requestId, 'mfa.removed'),
+      {
+        kind: 'mfa.removed',
+        platformId: p.id,
+        subject: u.id,
+        requestId: step.requestId,
+        details: { factor: 'totp' },
+      },
+      [secret, code, ...codes],
+    );
+    expectUserEvent(
+      await eventOf(db(), step.requestId, 'mfa.used'),
+      {
+        kind: 'mfa.used',
+        platformId: p.id,
+        subject: u.id,
+        requestId: step.requestId,
+        details: { factor: 'totp', purpose: 'confirm' },
+      },
+      [secret, code],
+    );
   });
 
   it('a passkey removed: factor passkey and its id; a second removal records nothing', async () => {
     const { p, u, b } = await signedIn();
-    const options = await b.agent.post(account(p, '/passkeys/options')).type('form').send({ _csrf: inputValue(b.html, '_csrf')!, account: u.id });
-    await b.submit(account(p, '/passkeys'), { account: u.id, name: 'Phone', credential: createCredential(options.body.options, BASE).json });
+    const options = await b.agent
+      .post(account(p, '/passkeys/options'))
+      .type('form')
+      .send({ _csrf: inputValue(b.html, '_csrf')!, account: u.id });
+    await b.submit(account(p, '/passkeys'), {
+      account: u.id,
+      name: 'Phone',
+      credential: createCredential(options.body.options, BASE).json,
+    });
     const [passkey] = await t.services.passkeys.list(p.id, u.id);
     const step = await b.submit(account(p, '/passkeys/remove'), { account: u.id, passkey: passkey.id });
     expect(b.html).toContain('Passkey “Phone” removed.');
-    expectUserEvent(await eventOf(db(), step.requestId, 'mfa.removed'), {
-      kind: 'mfa.removed', platformId: p.id, subject: u.id, requestId: step.requestId, details: { factor: 'passkey', passkey_id: passkey.id },
-    }, []);
-    const again = await b.agent.post(account(p, '/passkeys/remove')).type('form').send({ _csrf: inputValue(b.html, '_csrf')!, account: u.id, passkey: passkey.id });
+    expectUserEvent(
+      await eventOf(db(), step.requestId, 'mfa.removed'),
+      {
+        kind: 'mfa.removed',
+        platformId: p.id,
+        subject: u.id,
+        requestId: step.requestId,
+        details: { factor: 'passkey', passkey_id: passkey.id },
+      },
+      [],
+    );
+    const again = await b.agent
+      .post(account(p, '/passkeys/remove'))
+      .type('form')
+      .send({ _csrf: inputValue(b.html, '_csrf')!, account: u.id, passkey: passkey.id });
     expect(again.status).toBe(303);
     expect(await eventsOf(db(), again.headers['x-request-id'] as string)).toEqual([]);
   });
@@ -225,9 +355,18 @@ describe('audit: consent.revoked', () => {
     await b.get(`${account(p)}&section=apps`);
     const step = await b.submit(account(p, '/apps/revoke'), { account: u.id, client_id: c.id });
     expect(b.html).toContain('no longer has access to your account');
-    expectUserEvent(await eventOf(db(), step.requestId, 'consent.revoked'), {
-      kind: 'consent.revoked', platformId: p.id, subject: u.id, clientId: c.id, requestId: step.requestId, details: { refresh_tokens_revoked: 1 },
-    }, [tokens.refresh_token, tokens.access_token]);
+    expectUserEvent(
+      await eventOf(db(), step.requestId, 'consent.revoked'),
+      {
+        kind: 'consent.revoked',
+        platformId: p.id,
+        subject: u.id,
+        clientId: c.id,
+        requestId: step.requestId,
+        details: { refresh_tokens_revoked: 1 },
+      },
+      [tokens.refresh_token, tokens.access_token],
+    );
   });
 });
 
@@ -237,9 +376,17 @@ describe('audit: sign_out_everywhere', () => {
     const tokens = await exchange(t.app, p, c, await signInThrough(auditBrowser(t.app), p, c, u.email));
     const step = await b.submit(account(p, '/signout-everywhere'), { account: u.id });
     expect(b.pageTitle()).toBe('You are signed out');
-    expectUserEvent(await eventOf(db(), step.requestId, 'sign_out_everywhere'), {
-      kind: 'sign_out_everywhere', platformId: p.id, subject: u.id, requestId: step.requestId, details: { refresh_tokens_revoked: 1 },
-    }, [tokens.refresh_token]);
+    expectUserEvent(
+      await eventOf(db(), step.requestId, 'sign_out_everywhere'),
+      {
+        kind: 'sign_out_everywhere',
+        platformId: p.id,
+        subject: u.id,
+        requestId: step.requestId,
+        details: { refresh_tokens_revoked: 1 },
+      },
+      [tokens.refresh_token],
+    );
   });
 });
 
@@ -259,7 +406,13 @@ describe('audit: the event and its change commit together', () => {
     // The same change with a storable event: both land.
     await t.services.account.security.signOutEverywhere(u, { ...origin, platformId: p.id });
     const [row] = await eventsOf(db(), requestId);
-    expect(row).toMatchObject({ kind: 'sign_out_everywhere', subject: u.id, platform_id: p.id, source: '203.0.113.78', user_agent: 'AuditTest/rollback' });
+    expect(row).toMatchObject({
+      kind: 'sign_out_everywhere',
+      subject: u.id,
+      platform_id: p.id,
+      source: '203.0.113.78',
+      user_agent: 'AuditTest/rollback',
+    });
     expect((await refresh(t.app, p, c, refreshed.body.refresh_token)).status).toBe(400);
     expectNoSecret(row, [tokens.refresh_token, refreshed.body.refresh_token]);
   });

@@ -12,14 +12,19 @@ let clock = new Date('2004-01-01T00:00:00Z').getTime();
 const now = () => new Date(clock);
 
 let t: Awaited<ReturnType<typeof buildTestApp>>;
-beforeAll(async () => { t = await buildTestApp({ ...AUDIT_APP_ENV, AUDIT_RETENTION_DAYS: '30' }, now); });
+beforeAll(async () => {
+  t = await buildTestApp({ ...AUDIT_APP_ENV, AUDIT_RETENTION_DAYS: '30' }, now);
+});
 afterAll(() => t.close());
 
 /** A failed sign-in on the account page (an unknown email: no account needed); the request id of its event. */
 async function failedSignIn(platformId: string): Promise<string> {
   const b = auditBrowser(t.app);
   await b.get(`/account/signin?platform_guid=${platformId}`);
-  const step = await b.submit(`/account/signin?platform_guid=${platformId}`, { email: `nobody-${Math.random().toString(36).slice(2)}@example.com`, password: 'not a real one' });
+  const step = await b.submit(`/account/signin?platform_guid=${platformId}`, {
+    email: `nobody-${Math.random().toString(36).slice(2)}@example.com`,
+    password: 'not a real one',
+  });
   expect(step.res.status).toBe(400);
   await eventOf(t.database.db, step.requestId, 'sign_in.failed');
   return step.requestId;

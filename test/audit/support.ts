@@ -17,7 +17,8 @@ export function auditBrowser(app: Express) {
   const agent = request.agent(app);
   agent.set('X-Forwarded-For', CLIENT_IP).set('User-Agent', USER_AGENT);
   let lastHtml = '';
-  const unescape = (s: string) => s.replace(/&amp;/g, '&').replace(/&#34;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>');
+  const unescape = (s: string) =>
+    s.replace(/&amp;/g, '&').replace(/&#34;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>');
 
   async function follow(first: Response): Promise<{ res: Response; location?: string; requestId: string }> {
     const requestId = requestIdOf(first);
@@ -33,17 +34,33 @@ export function auditBrowser(app: Express) {
 
   return {
     agent,
-    get html() { return lastHtml; },
-    async get(path: string) { return follow(await agent.get(path)); },
+    get html() {
+      return lastHtml;
+    },
+    async get(path: string) {
+      return follow(await agent.get(path));
+    },
     /** Submits the current page's form (by action suffix) with the given fields. */
     async submit(actionSuffix: string, fields: Record<string, string>) {
-      const action = [...lastHtml.matchAll(/<form[^>]*action="([^"]+)"/g)].map((m) => unescape(m[1])).find((a) => a.endsWith(actionSuffix));
+      const action = [...lastHtml.matchAll(/<form[^>]*action="([^"]+)"/g)]
+        .map((m) => unescape(m[1]))
+        .find((a) => a.endsWith(actionSuffix));
       if (!action) throw new Error(`no form ending in ${actionSuffix} on the page:\n${lastHtml.slice(0, 3000)}`);
       const csrf = /name="_csrf" value="([^"]+)"/.exec(lastHtml)?.[1] ?? '';
       const restart = /name="restart" value="([^"]+)"/.exec(lastHtml)?.[1];
-      return follow(await agent.post(action).type('form').send({ _csrf: csrf, ...(restart ? { restart: unescape(restart) } : {}), ...fields }));
+      return follow(
+        await agent
+          .post(action)
+          .type('form')
+          .send({ _csrf: csrf, ...(restart ? { restart: unescape(restart) } : {}), ...fields }),
+      );
     },
-    pageTitle() { return /<h1[^>]*>([\s\S]*?)<\/h1>/.exec(lastHtml)?.[1].replace(/<[^>]+>/g, '').trim(); },
+    pageTitle() {
+      return /<h1[^>]*>([\s\S]*?)<\/h1>/
+        .exec(lastHtml)?.[1]
+        .replace(/<[^>]+>/g, '')
+        .trim();
+    },
   };
 }
 
@@ -79,12 +96,20 @@ export async function eventsOf(db: Knex, requestId: string): Promise<AuditRow[]>
 /** The one event of `kind` one request caused. */
 export async function eventOf(db: Knex, requestId: string, kind: string): Promise<AuditRow> {
   const rows = (await eventsOf(db, requestId)).filter((r) => r.kind === kind);
-  if (rows.length !== 1) throw new Error(`expected one ${kind} event for request ${requestId}, found ${rows.length}: ${JSON.stringify(await eventsOf(db, requestId))}`);
+  if (rows.length !== 1)
+    throw new Error(
+      `expected one ${kind} event for request ${requestId}, found ${rows.length}: ${JSON.stringify(await eventsOf(db, requestId))}`,
+    );
   return rows[0];
 }
 
 /** Waits for an event written after the answer (password.reset_requested runs once the response is sent). */
-export async function eventuallyEventOf(db: Knex, requestId: string, kind: string, timeoutMs = 10_000): Promise<AuditRow> {
+export async function eventuallyEventOf(
+  db: Knex,
+  requestId: string,
+  kind: string,
+  timeoutMs = 10_000,
+): Promise<AuditRow> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const rows = (await eventsOf(db, requestId)).filter((r) => r.kind === kind);
@@ -99,15 +124,36 @@ export async function eventuallyEventOf(db: Knex, requestId: string, kind: strin
  */
 export function expectUserEvent(
   row: AuditRow,
-  want: { kind: string; platformId: string; subject: string | null; clientId?: string | null; requestId: string; details?: Record<string, unknown> },
+  want: {
+    kind: string;
+    platformId: string;
+    subject: string | null;
+    clientId?: string | null;
+    requestId: string;
+    details?: Record<string, unknown>;
+  },
   secrets: Array<string | undefined | null>,
 ) {
   expect({
-    kind: row.kind, actor_type: row.actor_type, actor_id: row.actor_id, platform_id: row.platform_id, subject: row.subject,
-    client_id: row.client_id, source: row.source, user_agent: row.user_agent, request_id: row.request_id,
+    kind: row.kind,
+    actor_type: row.actor_type,
+    actor_id: row.actor_id,
+    platform_id: row.platform_id,
+    subject: row.subject,
+    client_id: row.client_id,
+    source: row.source,
+    user_agent: row.user_agent,
+    request_id: row.request_id,
   }).toEqual({
-    kind: want.kind, actor_type: 'user', actor_id: want.subject, platform_id: want.platformId, subject: want.subject,
-    client_id: want.clientId ?? null, source: CLIENT_IP, user_agent: USER_AGENT, request_id: want.requestId,
+    kind: want.kind,
+    actor_type: 'user',
+    actor_id: want.subject,
+    platform_id: want.platformId,
+    subject: want.subject,
+    client_id: want.clientId ?? null,
+    source: CLIENT_IP,
+    user_agent: USER_AGENT,
+    request_id: want.requestId,
   });
   if (want.details) expect(row.details).toEqual(want.details);
   expect(row.occurred_at).toBeInstanceOf(Date);

@@ -8,7 +8,12 @@ const exec = promisify(execFile);
 /** No database at all: help must answer without one (DATABASE_URL points at a closed port, DATA_DIR nowhere). */
 const cli = (args: string[]) =>
   exec(process.execPath, [require.resolve('tsx/cli'), path.resolve(__dirname, '../../src/cli/main.ts'), ...args], {
-    env: { ...process.env, NODE_ENV: 'test', DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none', DATA_DIR: '/nonexistent/latchkey' },
+    env: {
+      ...process.env,
+      NODE_ENV: 'test',
+      DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none',
+      DATA_DIR: '/nonexistent/latchkey',
+    },
   });
 
 describe('admin CLI --help', () => {
@@ -32,7 +37,8 @@ describe('admin CLI --help', () => {
   it('has help for every group and every verb (the words the process reads)', () => {
     for (const g of groups) {
       const text = helpText(helpRequest([g, '--help'])!.words);
-      for (const c of COMMANDS.filter((x) => x.group === g)) expect(text).toContain(`admin ${g}${c.verb ? ` ${c.verb}` : ''}`);
+      for (const c of COMMANDS.filter((x) => x.group === g))
+        expect(text).toContain(`admin ${g}${c.verb ? ` ${c.verb}` : ''}`);
     }
     for (const c of COMMANDS.filter((x) => x.verb)) {
       const text = helpText(helpRequest([c.group, c.verb, '--help'])!.words);

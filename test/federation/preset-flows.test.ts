@@ -48,7 +48,13 @@ async function throughStandIn(d: Downstream) {
   return { b, authorizationUrl, back };
 }
 
-const signUpForm = { given_name: 'Ada', family_name: 'Lovelace', birthdate: '1990-05-17', phone_number: '', password: '' };
+const signUpForm = {
+  given_name: 'Ada',
+  family_name: 'Lovelace',
+  birthdate: '1990-05-17',
+  phone_number: '',
+  password: '',
+};
 
 /** Consent, then the app's ID token claims. */
 async function consented(b: ReturnType<typeof newBrowser>, d: Downstream) {
@@ -69,7 +75,8 @@ describe('Google', () => {
   beforeEach(() => {
     g.knobs = {};
   });
-  const google = () => downstream({ kind: 'google', issuer: g.issuer, clientId: g.clientId, clientSecret: g.clientSecret });
+  const google = () =>
+    downstream({ kind: 'google', issuer: g.issuer, clientId: g.clientId, clientSecret: g.clientSecret });
 
   it('sign-up with Google’s verified email, trusted by the preset: the new user is verified; amr fed', async () => {
     const d = await google();
@@ -92,16 +99,22 @@ describe('Google', () => {
   it.each([
     ['an aud that is another client', { wrongAudience: true }],
     ['an exp ten minutes past', { expired: true }],
-  ])('an ID token with %s: the failure page naming Google, invalid_response audited, nothing created', async (_what, knobs) => {
-    const d = await google();
-    g.knobs = knobs;
-    const { b, back } = await throughStandIn(d);
-    expect(back.res.status).toBe(400);
-    expect(b.pageTitle()).toBe('Couldn&#39;t sign in with Google');
-    expect(await auditKinds(p, d.down.id)).toContainEqual({ kind: 'sign_in.failed', details: { method: 'upstream', provider: 'google', reason: 'invalid_response' } });
-    expect(await identitiesOf(p, d.down.id)).toHaveLength(0);
-    expect(await s().users.findByEmail(d.down.id, 'ada@example.com')).toBeUndefined();
-  });
+  ])(
+    'an ID token with %s: the failure page naming Google, invalid_response audited, nothing created',
+    async (_what, knobs) => {
+      const d = await google();
+      g.knobs = knobs;
+      const { b, back } = await throughStandIn(d);
+      expect(back.res.status).toBe(400);
+      expect(b.pageTitle()).toBe('Couldn&#39;t sign in with Google');
+      expect(await auditKinds(p, d.down.id)).toContainEqual({
+        kind: 'sign_in.failed',
+        details: { method: 'upstream', provider: 'google', reason: 'invalid_response' },
+      });
+      expect(await identitiesOf(p, d.down.id)).toHaveLength(0);
+      expect(await s().users.findByEmail(d.down.id, 'ada@example.com')).toBeUndefined();
+    },
+  );
 });
 
 describe('Microsoft, one tenant', () => {
@@ -109,7 +122,13 @@ describe('Microsoft, one tenant', () => {
   beforeAll(async () => {
     ms = await startGoogleStandIn({ microsoftTenant: MICROSOFT_TID });
     // A v2.0 ID token as Entra shapes it: a pairwise sub, the object id, no email_verified.
-    ms.user = { sub: 'AAAAAAAAAAAAAAAAAAAAAIkzqFVrSaSaFHy782bbtaQ', oid: '00000000-0000-0000-66f3-3332eca7ea81', name: 'Ada Lovelace', preferred_username: 'ada@contoso.example', email: 'ada@contoso.example' };
+    ms.user = {
+      sub: 'AAAAAAAAAAAAAAAAAAAAAIkzqFVrSaSaFHy782bbtaQ',
+      oid: '00000000-0000-0000-66f3-3332eca7ea81',
+      name: 'Ada Lovelace',
+      preferred_username: 'ada@contoso.example',
+      email: 'ada@contoso.example',
+    };
   });
   afterAll(async () => {
     await ms.close();
@@ -123,7 +142,12 @@ describe('Microsoft, one tenant', () => {
   });
 
   it('sign-up through the callback at Microsoft’s paths: the subject is sub (not oid), the email unverified (not trusted by the preset), the verification mail', async () => {
-    const d = await downstream({ kind: 'microsoft', issuer: ms.issuer, clientId: ms.clientId, clientSecret: ms.clientSecret });
+    const d = await downstream({
+      kind: 'microsoft',
+      issuer: ms.issuer,
+      clientId: ms.clientId,
+      clientSecret: ms.clientSecret,
+    });
     expect(d.provider.trustEmail).toBe(false);
     const { b, authorizationUrl } = await throughStandIn(d);
     expect(authorizationUrl.pathname).toBe(`/${MICROSOFT_TID}/oauth2/v2.0/authorize`);
@@ -136,9 +160,17 @@ describe('Microsoft, one tenant', () => {
     expect(local?.emailVerified).toBe(false);
     expect(claims).toMatchObject({ sub: local!.id, amr: ['fed'] });
     const [identity] = await identitiesOf(p, d.down.id);
-    expect(identity).toMatchObject({ user_id: local!.id, provider_id: d.provider.id, subject: ms.user.sub, email: 'ada@contoso.example' });
+    expect(identity).toMatchObject({
+      user_id: local!.id,
+      provider_id: d.provider.id,
+      subject: ms.user.sub,
+      email: 'ada@contoso.example',
+    });
     await waitForMail(p.t.config.dataDir, 'ada@contoso.example', /Verify your email address/);
-    expect(await auditKinds(p, d.down.id)).toContainEqual({ kind: 'sign_up', details: { method: 'upstream', provider: 'microsoft' } });
+    expect(await auditKinds(p, d.down.id)).toContainEqual({
+      kind: 'sign_up',
+      details: { method: 'upstream', provider: 'microsoft' },
+    });
   });
 });
 
@@ -146,7 +178,12 @@ describe('Microsoft, one tenant named by its domain', () => {
   let ms: GoogleStandIn;
   beforeAll(async () => {
     ms = await startGoogleStandIn({ microsoftTenant: MICROSOFT_TID, microsoftDomain: 'contoso.example' });
-    ms.user = { sub: 'AAAAAAAAAAAAAAAAAAAAAIkzqFVrSaSaFHy782bbtaQ', oid: '00000000-0000-0000-66f3-3332eca7ea81', name: 'Ada Lovelace', email: 'ada@contoso.example' };
+    ms.user = {
+      sub: 'AAAAAAAAAAAAAAAAAAAAAIkzqFVrSaSaFHy782bbtaQ',
+      oid: '00000000-0000-0000-66f3-3332eca7ea81',
+      name: 'Ada Lovelace',
+      email: 'ada@contoso.example',
+    };
   });
   afterAll(async () => {
     await ms.close();
@@ -155,7 +192,12 @@ describe('Microsoft, one tenant named by its domain', () => {
   it('discovery at the domain publishes the tenant id’s issuer: the sign-in verifies against it and reaches the sign-up page', async () => {
     const { provider } = await downstream({ kind: 'microsoft', tenant: 'contoso.example', clientId: ms.clientId });
     expect(provider.issuer).toBe('https://login.microsoftonline.com/contoso.example/v2.0');
-    const d = await downstream({ kind: 'microsoft', issuer: `${ms.base}/contoso.example/v2.0`, clientId: ms.clientId, clientSecret: ms.clientSecret });
+    const d = await downstream({
+      kind: 'microsoft',
+      issuer: `${ms.base}/contoso.example/v2.0`,
+      clientId: ms.clientId,
+      clientSecret: ms.clientSecret,
+    });
     const { b, back } = await throughStandIn(d);
     expect(back.res.status).toBe(200);
     expect(b.pageTitle()).toBe('Create your account');
@@ -167,7 +209,12 @@ describe('Microsoft, one tenant named by its domain', () => {
     const personal = await startGoogleStandIn({ microsoftTenant: consumersTid, microsoftDomain: 'consumers' });
     try {
       personal.user = { ...ms.user, tid: consumersTid };
-      const d = await downstream({ kind: 'microsoft', issuer: `${personal.base}/consumers/v2.0`, clientId: personal.clientId, clientSecret: personal.clientSecret });
+      const d = await downstream({
+        kind: 'microsoft',
+        issuer: `${personal.base}/consumers/v2.0`,
+        clientId: personal.clientId,
+        clientSecret: personal.clientSecret,
+      });
       const { b, back } = await throughStandIn(d);
       expect(back.res.status).toBe(200);
       expect(b.pageTitle()).toBe('Create your account');
@@ -180,23 +227,44 @@ describe('Microsoft, one tenant named by its domain', () => {
     ['another origin', 'https://login.evil.example/9a1d7c2e-0000-4000-8000-00000000a1d7/v2.0'],
     ['no tenant id', 'DOMAIN'],
     ['the multi-tenant template', 'TEMPLATE'],
-  ])('a domain whose discovery publishes an issuer of %s: refused before the person leaves', async (_what, published) => {
-    const d = await downstream({ kind: 'microsoft', issuer: `${ms.base}/contoso.example/v2.0`, clientId: ms.clientId, clientSecret: ms.clientSecret });
-    ms.knobs = { discoveryIssuer: published.replace('DOMAIN', `${ms.base}/contoso.example/v2.0`).replace('TEMPLATE', `${ms.base}/{tenantid}/v2.0`) };
-    try {
-      const b = newBrowser(p);
-      await b.get(`/oauth/authorize?${authorizeQuery(d.down, d.app, { scope: 'openid profile email' })}`);
-      const started = await b.submit(`/upstream/${d.provider.slug}`, {});
-      expect(started.location).toBeUndefined();
-      expect(b.pageTitle()).toBe('Couldn&#39;t sign in with Microsoft');
-      expect(ms.authorizeRequests.filter((q) => q.get('client_id') === ms.clientId && q.get('redirect_uri')?.includes(d.down.id))).toHaveLength(0);
-    } finally {
-      ms.knobs = {};
-    }
-  });
+  ])(
+    'a domain whose discovery publishes an issuer of %s: refused before the person leaves',
+    async (_what, published) => {
+      const d = await downstream({
+        kind: 'microsoft',
+        issuer: `${ms.base}/contoso.example/v2.0`,
+        clientId: ms.clientId,
+        clientSecret: ms.clientSecret,
+      });
+      ms.knobs = {
+        discoveryIssuer: published
+          .replace('DOMAIN', `${ms.base}/contoso.example/v2.0`)
+          .replace('TEMPLATE', `${ms.base}/{tenantid}/v2.0`),
+      };
+      try {
+        const b = newBrowser(p);
+        await b.get(`/oauth/authorize?${authorizeQuery(d.down, d.app, { scope: 'openid profile email' })}`);
+        const started = await b.submit(`/upstream/${d.provider.slug}`, {});
+        expect(started.location).toBeUndefined();
+        expect(b.pageTitle()).toBe('Couldn&#39;t sign in with Microsoft');
+        expect(
+          ms.authorizeRequests.filter(
+            (q) => q.get('client_id') === ms.clientId && q.get('redirect_uri')?.includes(d.down.id),
+          ),
+        ).toHaveLength(0);
+      } finally {
+        ms.knobs = {};
+      }
+    },
+  );
 
   it('an ID token whose iss names another tenant than the one discovery published is refused', async () => {
-    const d = await downstream({ kind: 'microsoft', issuer: `${ms.base}/contoso.example/v2.0`, clientId: ms.clientId, clientSecret: ms.clientSecret });
+    const d = await downstream({
+      kind: 'microsoft',
+      issuer: `${ms.base}/contoso.example/v2.0`,
+      clientId: ms.clientId,
+      clientSecret: ms.clientSecret,
+    });
     ms.knobs = { wrongIssuer: true };
     try {
       const { b, back } = await throughStandIn(d);
@@ -219,7 +287,13 @@ describe('GitHub without a verified email', () => {
   });
 
   it('the person types an email: an existing account’s is refused (no silent link), another creates the user unverified', async () => {
-    const d = await downstream({ kind: 'github', issuer: gh.base, apiBaseUrl: gh.apiBaseUrl, clientId: gh.clientId, clientSecret: gh.clientSecret });
+    const d = await downstream({
+      kind: 'github',
+      issuer: gh.base,
+      apiBaseUrl: gh.apiBaseUrl,
+      clientId: gh.clientId,
+      clientSecret: gh.clientSecret,
+    });
     expect(d.provider.trustEmail).toBe(true);
     const existing = await buildUser(s(), d.down.id, { email: 'taken@example.com' });
     const { b, authorizationUrl } = await throughStandIn(d);

@@ -25,16 +25,29 @@ afterAll(async () => {
 async function downstream(standIn: GoogleStandIn) {
   const s = p.t.services;
   const { platform } = await s.platforms.createPlatform(`Downstream ${Math.random().toString(36).slice(2, 8)}`);
-  await s.federation.providers.create(platform.id, { kind: 'google', issuer: standIn.issuer, clientId: standIn.clientId, clientSecret: standIn.clientSecret });
+  await s.federation.providers.create(platform.id, {
+    kind: 'google',
+    issuer: standIn.issuer,
+    clientId: standIn.clientId,
+    clientSecret: standIn.clientSecret,
+  });
   const app = await buildClient(s, platform.id, { redirectUris: ['https://app.example/cb'] });
   return { platform, app };
 }
 
 it('the button answers a page that refreshes to the other origin (no 303 the form-action would block), then the sign-in completes', async () => {
-  g.user = { sub: 'g-cross-1', email: 'cross@example.com', email_verified: true, given_name: 'Cross', family_name: 'Origin' };
+  g.user = {
+    sub: 'g-cross-1',
+    email: 'cross@example.com',
+    email_verified: true,
+    given_name: 'Cross',
+    family_name: 'Origin',
+  };
   const { platform, app } = await downstream(g);
   const down = newBrowser(p);
-  const page = await down.get(`/oauth/authorize?${authorizeQuery({ id: platform.id }, app, { scope: 'openid email profile' })}`);
+  const page = await down.get(
+    `/oauth/authorize?${authorizeQuery({ id: platform.id }, app, { scope: 'openid email profile' })}`,
+  );
   const formAction = /form-action ([^;]+)/.exec(String(page.res.headers['content-security-policy']))?.[1] ?? '';
   expect(formAction).toContain(new URL(g.issuer).origin);
   expect(formAction).not.toContain('localhost');

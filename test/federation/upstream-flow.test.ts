@@ -4,7 +4,19 @@ import { exchange, jwtPayload } from '../support/account-flows';
 import { waitForMail } from '../support/outbox';
 import { setupKeyOf, totpAt } from '../support/totp';
 import {
-  APP_REDIRECT, PROVIDER_NAME, SLUG, auditKinds, callbackOf, continueWith, federation, identitiesOf, startAuthorization, throughUpstream, upstreamLeg, upstreamUser, valueOf,
+  APP_REDIRECT,
+  PROVIDER_NAME,
+  SLUG,
+  auditKinds,
+  callbackOf,
+  continueWith,
+  federation,
+  identitiesOf,
+  startAuthorization,
+  throughUpstream,
+  upstreamLeg,
+  upstreamUser,
+  valueOf,
 } from './support';
 
 /**
@@ -27,7 +39,8 @@ const codeOf = (location: string | undefined) => {
   if (!location?.startsWith(APP_REDIRECT)) throw new Error(`not back at the app: ${location}`);
   return new URL(location).searchParams.get('code');
 };
-const signedInAt = async (b: ReturnType<typeof newBrowser>, platformId: string) => (await b.agent.get(`/account?platform_guid=${platformId}`)).headers.location;
+const signedInAt = async (b: ReturnType<typeof newBrowser>, platformId: string) =>
+  (await b.agent.get(`/account?platform_guid=${platformId}`)).headers.location;
 
 describe('a new user signs up through the upstream', () => {
   it('sign-up page pre-filled from the upstream, the age rule still enforced, the identity linked, a code and ID token for the app', async () => {
@@ -50,32 +63,59 @@ describe('a new user signs up through the upstream', () => {
     expect(down.html).toContain(`Optional: lets you sign in without ${PROVIDER_NAME}`);
 
     // Under 16: refused, nothing created.
-    const young = await down.submit('/signup', { email: 'someone-else@example.com', given_name: 'Grace', family_name: 'Hopper', birthdate: '2020-01-01', phone_number: '', password: '' });
+    const young = await down.submit('/signup', {
+      email: 'someone-else@example.com',
+      given_name: 'Grace',
+      family_name: 'Hopper',
+      birthdate: '2020-01-01',
+      phone_number: '',
+      password: '',
+    });
     expect(young.res.status).toBe(400);
     expect(down.html).toContain('id="birthdate-error"');
     expect(valueOf(down.html, 'email')).toBe(upUser.email);
     expect(await identitiesOf(p, f.down.id)).toHaveLength(0);
 
-    await down.submit('/signup', { email: 'someone-else@example.com', given_name: 'Grace', family_name: 'Hopper', birthdate: '1990-05-17', phone_number: '', password: '' });
+    await down.submit('/signup', {
+      email: 'someone-else@example.com',
+      given_name: 'Grace',
+      family_name: 'Hopper',
+      birthdate: '1990-05-17',
+      phone_number: '',
+      password: '',
+    });
     expect(down.pageTitle()).toContain('wants to access');
     const done = await down.submit('/consent', { decision: 'allow' });
     expect(codeOf(done.location)).toBeTruthy();
 
     const local = await s().users.findByEmail(f.down.id, upUser.email);
-    expect(local).toMatchObject({ givenName: 'Grace', familyName: 'Hopper', birthdate: '1990-05-17', emailVerified: false });
+    expect(local).toMatchObject({
+      givenName: 'Grace',
+      familyName: 'Hopper',
+      birthdate: '1990-05-17',
+      emailVerified: false,
+    });
     expect((await p.t.database.db('users').where({ id: local!.id }).first()).password_hash).toBeNull();
     const [identity] = await identitiesOf(p, f.down.id);
-    expect(identity).toMatchObject({ user_id: local!.id, provider_id: f.providerId, subject: upUser.id, email: upUser.email, sealed_tokens: null });
+    expect(identity).toMatchObject({
+      user_id: local!.id,
+      provider_id: f.providerId,
+      subject: upUser.id,
+      email: upUser.email,
+      sealed_tokens: null,
+    });
 
     const tokens = await exchange(p.t.app, f.down, f.app, done.location!);
     expect(jwtPayload(tokens.id_token)).toMatchObject({ sub: local!.id, amr: ['fed'] });
     // Not trusted for email: the usual verification mail.
     await waitForMail(p.t.config.dataDir, upUser.email, /Verify your email address/);
     const audit = await auditKinds(p, f.down.id);
-    expect(audit).toEqual(expect.arrayContaining([
-      { kind: 'sign_up', details: { method: 'upstream', provider: SLUG } },
-      expect.objectContaining({ kind: 'identity.linked', details: expect.objectContaining({ provider: SLUG }) }),
-    ]));
+    expect(audit).toEqual(
+      expect.arrayContaining([
+        { kind: 'sign_up', details: { method: 'upstream', provider: SLUG } },
+        expect.objectContaining({ kind: 'identity.linked', details: expect.objectContaining({ provider: SLUG }) }),
+      ]),
+    );
   });
 
   it('a trusted provider’s verified email is carried over, and a chosen password works on its own', async () => {
@@ -85,7 +125,13 @@ describe('a new user signs up through the upstream', () => {
     await startAuthorization(down, f, { action: 'register' });
     await throughUpstream(p, down, newBrowser(p), upUser);
     expect(down.pageTitle()).toBe('Create your account');
-    await down.submit('/signup', { given_name: 'Grace', family_name: 'Hopper', birthdate: '1990-05-17', phone_number: '', password: 'another fine password 42' });
+    await down.submit('/signup', {
+      given_name: 'Grace',
+      family_name: 'Hopper',
+      birthdate: '1990-05-17',
+      phone_number: '',
+      password: 'another fine password 42',
+    });
     expect(codeOf((await down.submit('/consent', { decision: 'allow' })).location)).toBeTruthy();
     const local = await s().users.findByEmail(f.down.id, upUser.email);
     expect(local?.emailVerified).toBe(true);
@@ -94,12 +140,21 @@ describe('a new user signs up through the upstream', () => {
 });
 
 describe('email_verified: the upstream verified it AND the provider is trusted for email', () => {
-  async function signUpThrough(f: Awaited<ReturnType<typeof federation>>, upUser: Awaited<ReturnType<typeof upstreamUser>>) {
+  async function signUpThrough(
+    f: Awaited<ReturnType<typeof federation>>,
+    upUser: Awaited<ReturnType<typeof upstreamUser>>,
+  ) {
     const down = newBrowser(p);
     await startAuthorization(down, f);
     await throughUpstream(p, down, newBrowser(p), upUser);
     expect(down.pageTitle()).toBe('Create your account');
-    await down.submit('/signup', { given_name: 'Grace', family_name: 'Hopper', birthdate: '1990-05-17', phone_number: '', password: '' });
+    await down.submit('/signup', {
+      given_name: 'Grace',
+      family_name: 'Hopper',
+      birthdate: '1990-05-17',
+      phone_number: '',
+      password: '',
+    });
     expect(down.pageTitle()).toContain('wants to access');
     return (await s().users.findByEmail(f.down.id, upUser.email))!;
   }
@@ -123,7 +178,13 @@ describe('the upstream’s tokens', () => {
     const down = newBrowser(p);
     await startAuthorization(down, f);
     await throughUpstream(p, down, newBrowser(p), upUser);
-    await down.submit('/signup', { given_name: 'Grace', family_name: 'Hopper', birthdate: '1990-05-17', phone_number: '', password: '' });
+    await down.submit('/signup', {
+      given_name: 'Grace',
+      family_name: 'Hopper',
+      birthdate: '1990-05-17',
+      phone_number: '',
+      password: '',
+    });
     const [identity] = await identitiesOf(p, f.down.id);
     expect(identity.sealed_tokens).toEqual(expect.any(String));
     const tokens = JSON.parse(s().deps.sealer.unseal(identity.sealed_tokens).toString('utf8'));
@@ -142,7 +203,13 @@ describe('a returning user', () => {
     const up = newBrowser(p);
     await startAuthorization(first, f);
     await throughUpstream(p, first, up, upUser);
-    await first.submit('/signup', { given_name: 'Grace', family_name: 'Hopper', birthdate: '1990-05-17', phone_number: '', password: '' });
+    await first.submit('/signup', {
+      given_name: 'Grace',
+      family_name: 'Hopper',
+      birthdate: '1990-05-17',
+      phone_number: '',
+      password: '',
+    });
     await first.submit('/consent', { decision: 'allow' });
 
     const again = newBrowser(p);
@@ -159,7 +226,10 @@ describe('a returning user', () => {
     const tokens = await exchange(p.t.app, f.down, f.app, back.location!);
     expect(jwtPayload(tokens.id_token).sub).toBe(local!.id);
     const audit = await auditKinds(p, f.down.id);
-    expect(audit).toContainEqual({ kind: 'sign_in.succeeded', details: { method: 'upstream', provider: SLUG, amr: ['fed'] } });
+    expect(audit).toContainEqual({
+      kind: 'sign_in.succeeded',
+      details: { method: 'upstream', provider: SLUG, amr: ['fed'] },
+    });
   });
 });
 
@@ -170,7 +240,13 @@ describe('the account chooser', () => {
     const down = newBrowser(p);
     await startAuthorization(down, f);
     await throughUpstream(p, down, newBrowser(p), upUser);
-    await down.submit('/signup', { given_name: 'Grace', family_name: 'Hopper', birthdate: '1990-05-17', phone_number: '', password: '' });
+    await down.submit('/signup', {
+      given_name: 'Grace',
+      family_name: 'Hopper',
+      birthdate: '1990-05-17',
+      phone_number: '',
+      password: '',
+    });
     await down.submit('/consent', { decision: 'allow' });
     const local = await s().users.findByEmail(f.down.id, upUser.email);
 
@@ -246,7 +322,9 @@ describe('an existing account with the same email: linked only after proof', () 
 
     // A wrong token in this browser does nothing.
     // (The first character is changed to one it is not, so the token always differs.)
-    const tampered = await down.get(pathOf(link.replace(/token=(.)/, (_m, c: string) => `token=${c === 'A' ? 'B' : 'A'}`)));
+    const tampered = await down.get(
+      pathOf(link.replace(/token=(.)/, (_m, c: string) => `token=${c === 'A' ? 'B' : 'A'}`)),
+    );
     expect(tampered.res.status).toBe(400);
     expect(await identitiesOf(p, f.down.id)).toHaveLength(0);
 
@@ -273,7 +351,10 @@ describe('a pinned sign-in', () => {
     expect(down.html).toContain(`This sign-in is for ${pinned.email}.`);
     expect(await identitiesOf(p, f.down.id)).toHaveLength(0);
     expect(await s().users.findByEmail(f.down.id, upUser.email)).toBeUndefined();
-    expect(await auditKinds(p, f.down.id)).toContainEqual({ kind: 'sign_in.failed', details: { method: 'upstream', provider: SLUG, reason: 'other_account' } });
+    expect(await auditKinds(p, f.down.id)).toContainEqual({
+      kind: 'sign_in.failed',
+      details: { method: 'upstream', provider: SLUG, reason: 'other_account' },
+    });
   });
 
   it('re-authentication of a signed-in account (prompt=login): another upstream account is refused', async () => {
@@ -321,7 +402,6 @@ async function upstreamTotp(upUser: Awaited<ReturnType<typeof upstreamUser>>) {
 }
 
 describe('the platform’s MFA policy', () => {
-
   it('required: the local second factor is still asked after the upstream', async () => {
     const f = await federation(p);
     await requiredMfa(f);
@@ -329,7 +409,13 @@ describe('the platform’s MFA policy', () => {
     const down = newBrowser(p);
     await startAuthorization(down, f);
     await throughUpstream(p, down, newBrowser(p), upUser);
-    await down.submit('/signup', { given_name: 'Grace', family_name: 'Hopper', birthdate: '1990-05-17', phone_number: '', password: '' });
+    await down.submit('/signup', {
+      given_name: 'Grace',
+      family_name: 'Hopper',
+      birthdate: '1990-05-17',
+      phone_number: '',
+      password: '',
+    });
     expect(down.pageTitle()).toBe('Set up authenticator app');
   });
 
@@ -342,7 +428,13 @@ describe('the platform’s MFA policy', () => {
     await startAuthorization(down, f);
     await throughUpstream(p, down, newBrowser(p), upUser, { totpSecret: enrolment.secret });
     expect(down.pageTitle()).toBe('Create your account');
-    await down.submit('/signup', { given_name: 'Grace', family_name: 'Hopper', birthdate: '1990-05-17', phone_number: '', password: '' });
+    await down.submit('/signup', {
+      given_name: 'Grace',
+      family_name: 'Hopper',
+      birthdate: '1990-05-17',
+      phone_number: '',
+      password: '',
+    });
     expect(down.pageTitle()).toContain('wants to access');
     const done = await down.submit('/consent', { decision: 'allow' });
     const tokens = await exchange(p.t.app, f.down, f.app, done.location!);
@@ -351,14 +443,23 @@ describe('the platform’s MFA policy', () => {
 });
 
 describe('the platform’s MFA policy: trusting the upstream’s MFA takes both the provider’s trust and two factors upstream', () => {
-
   /** Signs up through the upstream and answers the downstream browser at the page after sign-up. */
-  async function signedUp(f: Awaited<ReturnType<typeof federation>>, upUser: Awaited<ReturnType<typeof upstreamUser>>, totpSecret?: string) {
+  async function signedUp(
+    f: Awaited<ReturnType<typeof federation>>,
+    upUser: Awaited<ReturnType<typeof upstreamUser>>,
+    totpSecret?: string,
+  ) {
     const down = newBrowser(p);
     await startAuthorization(down, f);
     await throughUpstream(p, down, newBrowser(p), upUser, totpSecret ? { totpSecret } : {});
     expect(down.pageTitle()).toBe('Create your account');
-    await down.submit('/signup', { given_name: 'Grace', family_name: 'Hopper', birthdate: '1990-05-17', phone_number: '', password: '' });
+    await down.submit('/signup', {
+      given_name: 'Grace',
+      family_name: 'Hopper',
+      birthdate: '1990-05-17',
+      phone_number: '',
+      password: '',
+    });
     return down;
   }
 
@@ -403,7 +504,10 @@ describe('failures end on a page naming the provider', () => {
     expect(back.res.status).toBe(400);
     expect(down.pageTitle()).toBe(`Couldn&#39;t sign in with ${PROVIDER_NAME}`);
     expect(down.html).toMatch(/href="\/interaction\/[^"]+\/signin"/);
-    expect(await auditKinds(p, f.down.id)).toContainEqual({ kind: 'sign_in.failed', details: { method: 'upstream', provider: SLUG, reason: 'upstream_error' } });
+    expect(await auditKinds(p, f.down.id)).toContainEqual({
+      kind: 'sign_in.failed',
+      details: { method: 'upstream', provider: SLUG, reason: 'upstream_error' },
+    });
   });
 
   it('an unknown state', async () => {
@@ -426,7 +530,10 @@ describe('failures end on a page naming the provider', () => {
     const res = await down.get(`/platforms/${a.down.id}/upstream/callback${callback.search}`);
     expect(res.res.status).toBe(400);
     expect(down.pageTitle()).toBe('Couldn&#39;t sign in');
-    expect(await auditKinds(p, a.down.id)).toContainEqual({ kind: 'sign_in.failed', details: { method: 'upstream', provider: SLUG, reason: 'state_mismatch' } });
+    expect(await auditKinds(p, a.down.id)).toContainEqual({
+      kind: 'sign_in.failed',
+      details: { method: 'upstream', provider: SLUG, reason: 'state_mismatch' },
+    });
     expect(await identitiesOf(p, a.down.id)).toHaveLength(0);
     expect(await identitiesOf(p, b.down.id)).toHaveLength(0);
     expect(await s().users.findByEmail(a.down.id, upUser.email)).toBeUndefined();

@@ -34,7 +34,10 @@ const english = keysOf('en');
 const namespaces = Object.keys(catalogs.en);
 
 it('every language has the same catalog files as English', () => {
-  for (const lng of SUPPORTED_LOCALES) expect(fs.readdirSync(path.join(LOCALES_DIR, lng)).sort()).toEqual(fs.readdirSync(path.join(LOCALES_DIR, 'en')).sort());
+  for (const lng of SUPPORTED_LOCALES)
+    expect(fs.readdirSync(path.join(LOCALES_DIR, lng)).sort()).toEqual(
+      fs.readdirSync(path.join(LOCALES_DIR, 'en')).sort(),
+    );
 });
 
 it.each(SUPPORTED_LOCALES.filter((l) => l !== 'en'))('%s has every English key, no other, and no empty text', (lng) => {
@@ -51,7 +54,17 @@ it.each(SUPPORTED_LOCALES.filter((l) => l !== 'en'))('%s keeps every placeholder
     const base = key.replace(PLURAL, '');
     const forms = [...theirs].filter(([k]) => k.replace(PLURAL, '') === base);
     // A plural form may leave out {{count}} ("one" in words); every other placeholder stays.
-    return forms.filter(([, t]) => placeholders(t).filter((p) => p !== 'count').join() !== placeholders(text).filter((p) => p !== 'count').join()).map(([k]) => k);
+    return forms
+      .filter(
+        ([, t]) =>
+          placeholders(t)
+            .filter((p) => p !== 'count')
+            .join() !==
+          placeholders(text)
+            .filter((p) => p !== 'count')
+            .join(),
+      )
+      .map(([k]) => k);
   });
   expect([...new Set(wrong)]).toEqual([]);
 });
@@ -73,9 +86,15 @@ it('every key the code and the views name exists in English', () => {
     [...fs.readFileSync(file, 'utf8').matchAll(pattern)]
       .map((m) => `${m[1]}:${m[2]}`)
       // The attempt throttle's row kinds ('signin:account', 'mfa:account') are database keys that share a namespace's name.
-      .filter((key) => !(path.basename(file) === 'attempt-throttle.service.ts' && /^(signin|signup|mfa):(account|source)$/.test(key)))
+      .filter(
+        (key) =>
+          !(
+            path.basename(file) === 'attempt-throttle.service.ts' && /^(signin|signup|mfa):(account|source)$/.test(key)
+          ),
+      )
       .filter((key) => !english.has(key) && !english.has(`${key}_one`) && !key.endsWith('.'))
-      .map((key) => `${path.relative(ROOT, file)}: ${key}`));
+      .map((key) => `${path.relative(ROOT, file)}: ${key}`),
+  );
   expect(unknown).toEqual([]);
 });
 

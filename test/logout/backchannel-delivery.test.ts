@@ -50,7 +50,11 @@ async function signedOut() {
   return { p, c, u, uri };
 }
 
-async function until<T>(what: string, probe: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 15_000): Promise<T> {
+async function until<T>(
+  what: string,
+  probe: () => Promise<T | undefined | false> | T | undefined | false,
+  timeoutMs = 15_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await probe();
@@ -65,10 +69,14 @@ describe('back-channel logout delivery', () => {
     const { c, uri } = await signedOut();
     rp.answerWith(500);
     expect(await t.services.backchannelLogout.deliverDue(NOW)).toMatchObject({ claimed: 1, retrying: 1 });
-    expect(await rows(c.id)).toEqual([expect.objectContaining({ status: 'pending', attempts: 1, lastError: 'HTTP 500', deliveredAt: null })]);
+    expect(await rows(c.id)).toEqual([
+      expect.objectContaining({ status: 'pending', attempts: 1, lastError: 'HTTP 500', deliveredAt: null }),
+    ]);
 
     expect(await t.services.backchannelLogout.deliverDue(NOW)).toMatchObject({ claimed: 1, delivered: 1 });
-    expect(await rows(c.id)).toEqual([expect.objectContaining({ status: 'delivered', attempts: 2, lastError: null, deliveredAt: expect.any(Date) })]);
+    expect(await rows(c.id)).toEqual([
+      expect.objectContaining({ status: 'delivered', attempts: 2, lastError: null, deliveredAt: expect.any(Date) }),
+    ]);
     const [first, second] = rp.to(uri);
     expect(rp.to(uri)).toHaveLength(2);
     const check = { issuer: 'http://issuer.test', audience: c.id, algorithms: ['HS512'] };
@@ -95,9 +103,14 @@ describe('back-channel logout delivery', () => {
     const { c, uri } = await signedOut();
     rp.answerWith(502, 502, 502);
     for (const outcome of ['retrying', 'retrying', 'failed']) {
-      expect(await t.services.backchannelLogout.deliverDue({ ...NOW, maxAttempts: 3 })).toMatchObject({ claimed: 1, [outcome]: 1 });
+      expect(await t.services.backchannelLogout.deliverDue({ ...NOW, maxAttempts: 3 })).toMatchObject({
+        claimed: 1,
+        [outcome]: 1,
+      });
     }
-    expect(await rows(c.id)).toEqual([expect.objectContaining({ status: 'failed', attempts: 3, lastError: 'HTTP 502' })]);
+    expect(await rows(c.id)).toEqual([
+      expect.objectContaining({ status: 'failed', attempts: 3, lastError: 'HTTP 502' }),
+    ]);
     expect(await t.services.backchannelLogout.deliverDue({ ...NOW, maxAttempts: 3 })).toMatchObject({ claimed: 0 });
     expect(rp.to(uri)).toHaveLength(3);
   });
@@ -133,7 +146,12 @@ describe('back-channel logout delivery', () => {
 
   it('fails at once, without sending, a target the outbound guard refuses (production: no private addresses)', async () => {
     const { c, uri } = await signedOut();
-    const guarded = createBackchannelLogout(t.services.deps, t.services.platforms, t.services.tokenSigner, createOutboundFetch({ allowPrivateTargets: false }));
+    const guarded = createBackchannelLogout(
+      t.services.deps,
+      t.services.platforms,
+      t.services.tokenSigner,
+      createOutboundFetch({ allowPrivateTargets: false }),
+    );
     expect(await guarded.deliverDue(NOW)).toMatchObject({ claimed: 1, failed: 1 });
     const [row] = await rows(c.id);
     expect(row).toMatchObject({ status: 'failed', attempts: 1 });
@@ -147,8 +165,15 @@ describe('back-channel logout delivery', () => {
     const unregistered = await signedOut();
     await t.database.db('clients').where({ id: unregistered.c.id }).update({ backchannel_logout_uri: null });
     expect(await t.services.backchannelLogout.deliverDue(NOW)).toMatchObject({ claimed: 2, failed: 2 });
-    expect(await rows(deleted.c.id)).toEqual([expect.objectContaining({ status: 'failed', attempts: 1, lastError: 'the application was deleted' })]);
-    expect(await rows(unregistered.c.id)).toEqual([expect.objectContaining({ status: 'failed', lastError: 'the application no longer has a backchannel_logout_uri' })]);
+    expect(await rows(deleted.c.id)).toEqual([
+      expect.objectContaining({ status: 'failed', attempts: 1, lastError: 'the application was deleted' }),
+    ]);
+    expect(await rows(unregistered.c.id)).toEqual([
+      expect.objectContaining({
+        status: 'failed',
+        lastError: 'the application no longer has a backchannel_logout_uri',
+      }),
+    ]);
     expect(rp.to(deleted.uri).length + rp.to(unregistered.uri).length).toBe(0);
   });
 
@@ -156,7 +181,12 @@ describe('back-channel logout delivery', () => {
     const { c, uri } = await signedOut();
     const lines: string[] = [];
     const logger = t.services.deps.logger;
-    const spy = (level: 'info' | 'warn') => jest.spyOn(logger, level).mockImplementation(((obj: unknown, msg?: string) => void lines.push(JSON.stringify(obj) + (msg ?? ''))) as never);
+    const spy = (level: 'info' | 'warn') =>
+      jest
+        .spyOn(logger, level)
+        .mockImplementation(
+          ((obj: unknown, msg?: string) => void lines.push(JSON.stringify(obj) + (msg ?? ''))) as never,
+        );
     const spies = [spy('info'), spy('warn')];
     try {
       rp.answerWith(500);
@@ -184,16 +214,37 @@ describe('purge', () => {
     const c = await buildClient(t.services, p.id);
     const u = await buildUser(t.services, p.id);
     const old = new Date(Date.now() - (t.config.sessionTtlSeconds + 3600) * 1000);
-    const row = (status: string, createdAt: Date) => ({ id: randomUUID(), platform_id: p.id, client_id: c.id, user_id: u.id, sid: 'sid', status, created_at: createdAt });
+    const row = (status: string, createdAt: Date) => ({
+      id: randomUUID(),
+      platform_id: p.id,
+      client_id: c.id,
+      user_id: u.id,
+      sid: 'sid',
+      status,
+      created_at: createdAt,
+    });
     const rowsIn = [row('delivered', old), row('failed', old), row('pending', old), row('delivered', new Date())];
     await t.database.db('backchannel_logouts').insert(rowsIn);
-    const session = (browser: string, createdAt: Date) => ({ platform_id: p.id, user_id: u.id, browser_session_id: browser, client_id: c.id, sid: browser, created_at: createdAt });
+    const session = (browser: string, createdAt: Date) => ({
+      platform_id: p.id,
+      user_id: u.id,
+      browser_session_id: browser,
+      client_id: c.id,
+      sid: browser,
+      created_at: createdAt,
+    });
     await t.database.db('session_clients').insert([session(`old-${p.id}`, old), session(`new-${p.id}`, new Date())]);
 
     const removed = await t.services.maintenance.purgeExpired();
     expect(removed.backchannelLogouts).toBeGreaterThanOrEqual(2);
     expect(removed.sessionClients).toBeGreaterThanOrEqual(1);
-    const left = await t.database.db('backchannel_logouts').whereIn('id', rowsIn.map((r) => r.id)).select('status');
+    const left = await t.database
+      .db('backchannel_logouts')
+      .whereIn(
+        'id',
+        rowsIn.map((r) => r.id),
+      )
+      .select('status');
     expect(left.map((r: { status: string }) => r.status).sort()).toEqual(['delivered', 'pending']);
     const sessionsLeft = await t.database.db('session_clients').where({ user_id: u.id }).select('browser_session_id');
     expect(sessionsLeft).toEqual([{ browser_session_id: `new-${p.id}` }]);

@@ -8,7 +8,14 @@ import { authorizeQuery, exchange, inputValue, jwtPayload, pathOf, signInThrough
 import { ownDatabase } from '../mail/own-database';
 import { cliActor } from '../../src/domain/admin';
 import { createSidOf } from '../../src/services/session-id';
-import { platformJwks, registerBackchannel, secretKey, startLogoutRp, verifyLogoutToken, type LogoutRp } from './backchannel-rp';
+import {
+  platformJwks,
+  registerBackchannel,
+  secretKey,
+  startLogoutRp,
+  verifyLogoutToken,
+  type LogoutRp,
+} from './backchannel-rp';
 
 // OIDC Back-Channel Logout 1.0. Every sign-out reaches the apps its sign-in
 // signed in to with a logout token, which a relying party verifies as it verifies ID tokens. The
@@ -33,10 +40,16 @@ const sidOf = createSidOf(TEST_MASTER_KEY);
 const email = () => `bcl-${Math.random().toString(36).slice(2, 10)}@example.com`;
 const deliver = () => t.services.backchannelLogout.deliverDue({ batchSize: 100 });
 const verifier = 'v'.repeat(50);
-const pkce = { code_challenge: createHash('sha256').update(verifier).digest('base64url'), code_challenge_method: 'S256' };
+const pkce = {
+  code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+  code_challenge_method: 'S256',
+};
 
 async function tenant(profile: 'seed' | 'standard' = 'seed') {
-  const p = profile === 'seed' ? await buildPlatform(t.services) : (await t.services.platforms.createPlatform(`Standard ${email()}`, undefined, 'standard')).platform;
+  const p =
+    profile === 'seed'
+      ? await buildPlatform(t.services)
+      : (await t.services.platforms.createPlatform(`Standard ${email()}`, undefined, 'standard')).platform;
   const c = await buildClient(t.services, p.id);
   const u = await buildUser(t.services, p.id, { email: email() });
   return { p, c, u, uri: await registerBackchannel(t.services, rp, c) };
@@ -57,14 +70,20 @@ type Alg = 'HS512' | 'RS256' | 'ES256' | 'EdDSA';
  * client secret (seed confidential clients; standard clients registered for HS512), else from the
  * platform's published JWKS; `iss` as the platform's profile has it.
  */
-async function verifyAsClient(token: string, p: { id: string; signingProfile: string }, client: { id: string; secret: string | null }, alg: Alg = p.signingProfile === 'standard' ? 'RS256' : 'HS512') {
+async function verifyAsClient(
+  token: string,
+  p: { id: string; signingProfile: string },
+  client: { id: string; secret: string | null },
+  alg: Alg = p.signingProfile === 'standard' ? 'RS256' : 'HS512',
+) {
   const key = alg === 'HS512' ? secretKey(client.secret!) : await platformJwks(t.app, p.id);
   const issuer = p.signingProfile === 'standard' ? `${ISSUER}/platforms/${p.id}` : ISSUER;
   return verifyLogoutToken(token, key, { issuer, audience: client.id, algorithms: [alg] });
 }
 
 /** The sids of every sign-in of the user (one per browser) that reached an app. */
-const sidsOf = async (userId: string) => (await t.database.db('session_clients').where({ user_id: userId })).map((r: { sid: string }) => r.sid).sort();
+const sidsOf = async (userId: string) =>
+  (await t.database.db('session_clients').where({ user_id: userId })).map((r: { sid: string }) => r.sid).sort();
 
 /** The forgotten-password flow in a browser of its own: the mail's link, then the new password. */
 async function resetPassword(p: { id: string }, u: { email: string }) {
@@ -72,7 +91,10 @@ async function resetPassword(p: { id: string }, u: { email: string }) {
   await b.get(`/password/forgot?platform_guid=${p.id}`);
   await b.submit(`/password/forgot?platform_guid=${p.id}`, { email: u.email });
   await b.get(pathOf(linkIn(await waitForMail(t.config.dataDir, u.email, /Reset your/), '/password/reset')));
-  await b.submit(`/password/reset?platform_guid=${p.id}`, { token: inputValue(b.html, 'token')!, password: 'a brand new pass phrase' });
+  await b.submit(`/password/reset?platform_guid=${p.id}`, {
+    token: inputValue(b.html, 'token')!,
+    password: 'a brand new pass phrase',
+  });
 }
 
 async function accountSignOut(b: ReturnType<typeof browser>, p: { id: string }, userId: string) {
@@ -83,7 +105,7 @@ async function accountSignOut(b: ReturnType<typeof browser>, p: { id: string }, 
 }
 
 describe('back-channel logout: what a relying party receives', () => {
-  it('account page sign-out: one form POST of an HS512 logout token under the confidential client\'s secret (seed), with sid and sub', async () => {
+  it("account page sign-out: one form POST of an HS512 logout token under the confidential client's secret (seed), with sid and sub", async () => {
     const { p, c, u, uri } = await tenant();
     const b = browser(t.app);
     const tokens = await exchange(t.app, p, c, await signInThrough(b, p, c, u.email));
@@ -95,7 +117,11 @@ describe('back-channel logout: what a relying party receives', () => {
     const [post] = rp.to(uri);
     expect(post.contentType).toBe('application/x-www-form-urlencoded');
     expect(Object.keys(post.params)).toEqual(['logout_token']);
-    const { header, claims } = await verifyLogoutToken(post.logoutToken, secretKey(c.secret!), { issuer: ISSUER, audience: c.id, algorithms: ['HS512'] });
+    const { header, claims } = await verifyLogoutToken(post.logoutToken, secretKey(c.secret!), {
+      issuer: ISSUER,
+      audience: c.id,
+      algorithms: ['HS512'],
+    });
     expect(header).toEqual({ alg: 'HS512', typ: 'logout+jwt' }); // keyed by the secret: no kid
     expect(claims).toMatchObject({ sub: u.id, sid: session.sid });
     expect(claims.sid).toBe(jwtPayload(tokens.id_token).sid); // the sid the app learned from its ID token
@@ -104,7 +130,9 @@ describe('back-channel logout: what a relying party receives', () => {
     // Delivered once: the row is done and the session forgotten.
     expect(await deliver()).toMatchObject({ claimed: 0 });
     expect(rp.to(uri)).toHaveLength(1);
-    expect(await t.services.backchannelLogout.listForClient(c.id)).toEqual([expect.objectContaining({ status: 'delivered', attempts: 1, sid: session.sid, lastError: null })]);
+    expect(await t.services.backchannelLogout.listForClient(c.id)).toEqual([
+      expect.objectContaining({ status: 'delivered', attempts: 1, sid: session.sid, lastError: null }),
+    ]);
     expect(await t.database.db('session_clients').where({ user_id: u.id })).toHaveLength(0);
   });
 
@@ -119,12 +147,16 @@ describe('back-channel logout: what a relying party receives', () => {
     await deliver();
     const [post] = rp.to(uri);
     const key = await t.services.signingKeys.activeKey(p.id);
-    const { header, claims } = await verifyLogoutToken(post.logoutToken, key.secret, { issuer: ISSUER, audience: pub.id, algorithms: ['HS512'] });
+    const { header, claims } = await verifyLogoutToken(post.logoutToken, key.secret, {
+      issuer: ISSUER,
+      audience: pub.id,
+      algorithms: ['HS512'],
+    });
     expect(header).toEqual({ alg: 'HS512', typ: 'logout+jwt', kid: key.kid });
     expect(claims).toMatchObject({ sub: u.id, sid: session.sid });
   });
 
-  it('RP-initiated logout with id_token_hint: every app of that sign-in (the asking one too) gets a token with the same sid; another browser\'s apps get none', async () => {
+  it("RP-initiated logout with id_token_hint: every app of that sign-in (the asking one too) gets a token with the same sid; another browser's apps get none", async () => {
     const { p, c, u, uri } = await tenant();
     const pub = await buildClient(t.services, p.id, { type: 'public' });
     const pubUri = await registerBackchannel(t.services, rp, pub);
@@ -135,14 +167,24 @@ describe('back-channel logout: what a relying party receives', () => {
     const other = browser(t.app);
     await signInThrough(other, p, c, u.email); // the same user and app in another browser stays signed in
 
-    const res = await b.get(`/oauth/logout?${new URLSearchParams({ platform_guid: p.id, id_token_hint: tokens.id_token })}`);
+    const res = await b.get(
+      `/oauth/logout?${new URLSearchParams({ platform_guid: p.id, id_token_hint: tokens.id_token })}`,
+    );
     expect(res.res.status).toBe(200);
     expect(await deliver()).toMatchObject({ delivered: 2, retrying: 0, failed: 0 });
     expect(rp.to(uri)).toHaveLength(1);
     expect(rp.to(pubUri)).toHaveLength(1);
-    const confidential = await verifyLogoutToken(rp.to(uri)[0].logoutToken, secretKey(c.secret!), { issuer: ISSUER, audience: c.id, algorithms: ['HS512'] });
+    const confidential = await verifyLogoutToken(rp.to(uri)[0].logoutToken, secretKey(c.secret!), {
+      issuer: ISSUER,
+      audience: c.id,
+      algorithms: ['HS512'],
+    });
     const key = await t.services.signingKeys.activeKey(p.id);
-    const publicOne = await verifyLogoutToken(rp.to(pubUri)[0].logoutToken, key.secret, { issuer: ISSUER, audience: pub.id, algorithms: ['HS512'] });
+    const publicOne = await verifyLogoutToken(rp.to(pubUri)[0].logoutToken, key.secret, {
+      issuer: ISSUER,
+      audience: pub.id,
+      algorithms: ['HS512'],
+    });
     expect(confidential.claims.sid).toBe(session.sid);
     expect(publicOne.claims.sid).toBe(session.sid);
     expect(confidential.claims.jti).not.toBe(publicOne.claims.jti);
@@ -160,47 +202,61 @@ describe('back-channel logout: what a relying party receives', () => {
     expect(b.pageTitle()).toBe('Choose an account');
     await b.submit('/chooser', { signout: u.id });
     expect(await deliver()).toMatchObject({ delivered: 1 });
-    const { claims } = await verifyLogoutToken(rp.to(uri)[0].logoutToken, secretKey(c.secret!), { issuer: ISSUER, audience: c.id, algorithms: ['HS512'] });
+    const { claims } = await verifyLogoutToken(rp.to(uri)[0].logoutToken, secretKey(c.secret!), {
+      issuer: ISSUER,
+      audience: c.id,
+      algorithms: ['HS512'],
+    });
     expect(claims).toMatchObject({ sub: u.id, sid: session.sid });
   });
 
-  it.each(['seed', 'standard'] as const)('password reset (%s): every browser\'s sign-in gets a token, each with its own sid, signed like the client\'s ID tokens', async (profile) => {
-    const { p, c, u, uri } = await tenant(profile);
-    const one = browser(t.app);
-    const two = browser(t.app);
-    await signInThrough(one, p, c, u.email);
-    await signInThrough(two, p, c, u.email);
-    const sids = await sidsOf(u.id);
-    expect(sids).toHaveLength(2);
+  it.each(['seed', 'standard'] as const)(
+    "password reset (%s): every browser's sign-in gets a token, each with its own sid, signed like the client's ID tokens",
+    async (profile) => {
+      const { p, c, u, uri } = await tenant(profile);
+      const one = browser(t.app);
+      const two = browser(t.app);
+      await signInThrough(one, p, c, u.email);
+      await signInThrough(two, p, c, u.email);
+      const sids = await sidsOf(u.id);
+      expect(sids).toHaveLength(2);
 
-    await resetPassword(p, u);
-    expect(rp.to(uri)).toHaveLength(0);
+      await resetPassword(p, u);
+      expect(rp.to(uri)).toHaveLength(0);
 
-    expect(await deliver()).toMatchObject({ delivered: 2 });
-    const got = await Promise.all(rp.to(uri).map((r) => verifyAsClient(r.logoutToken, p, c)));
-    expect(got.map((g) => g.claims.sid).sort()).toEqual(sids);
-    expect(got.every((g) => g.claims.sub === u.id)).toBe(true);
-  });
+      expect(await deliver()).toMatchObject({ delivered: 2 });
+      const got = await Promise.all(rp.to(uri).map((r) => verifyAsClient(r.logoutToken, p, c)));
+      expect(got.map((g) => g.claims.sid).sort()).toEqual(sids);
+      expect(got.every((g) => g.claims.sub === u.id)).toBe(true);
+    },
+  );
 
-  it.each(['seed', 'standard'] as const)('password change on the account page (%s): every sign-in of the user, this browser\'s too, gets a token', async (profile) => {
-    const { p, c, u, uri } = await tenant(profile);
-    const b = browser(t.app);
-    const other = browser(t.app);
-    await signInThrough(b, p, c, u.email);
-    await signInThrough(other, p, c, u.email);
-    const sids = await sidsOf(u.id);
-    expect(sids).toHaveLength(2);
+  it.each(['seed', 'standard'] as const)(
+    "password change on the account page (%s): every sign-in of the user, this browser's too, gets a token",
+    async (profile) => {
+      const { p, c, u, uri } = await tenant(profile);
+      const b = browser(t.app);
+      const other = browser(t.app);
+      await signInThrough(b, p, c, u.email);
+      await signInThrough(other, p, c, u.email);
+      const sids = await sidsOf(u.id);
+      expect(sids).toHaveLength(2);
 
-    await b.get(`/account?platform_guid=${p.id}&section=security`);
-    await b.submit(`/account/password?platform_guid=${p.id}`, { account: u.id, current_password: TEST_PASSWORD, new_password: 'a brand new pass phrase' });
-    expect(b.html).toContain('Your password has been changed');
-    expect(rp.to(uri)).toHaveLength(0);
+      await b.get(`/account?platform_guid=${p.id}&section=security`);
+      await b.submit(`/account/password?platform_guid=${p.id}`, {
+        account: u.id,
+        current_password: TEST_PASSWORD,
+        new_password: 'a brand new pass phrase',
+      });
+      expect(b.html).toContain('Your password has been changed');
+      expect(rp.to(uri)).toHaveLength(0);
 
-    expect(await deliver()).toMatchObject({ delivered: 2 });
-    const got = await Promise.all(rp.to(uri).map((r) => verifyAsClient(r.logoutToken, p, c)));
-    expect(got.map((g) => g.claims.sid).sort()).toEqual(sids);
-    expect(got.every((g) => g.claims.sub === u.id)).toBe(true);
-  });
+      expect(await deliver()).toMatchObject({ delivered: 2 });
+      const got = await Promise.all(rp.to(uri).map((r) => verifyAsClient(r.logoutToken, p, c)));
+      expect(got.map((g) => g.claims.sid).sort()).toEqual(sids);
+      expect(got.every((g) => g.claims.sub === u.id)).toBe(true);
+    },
+  );
 
   it('sign out everywhere on the account page, and the admin sign-out, disable and delete, reach the app', async () => {
     const { p, c, uri } = await tenant();
@@ -222,12 +278,16 @@ describe('back-channel logout: what a relying party receives', () => {
       const before = rp.to(uri).length;
       expect({ what, round: await deliver() }).toMatchObject({ what, round: { delivered: 1 } });
       const post = rp.to(uri)[before];
-      const { claims } = await verifyLogoutToken(post.logoutToken, secretKey(c.secret!), { issuer: ISSUER, audience: c.id, algorithms: ['HS512'] });
+      const { claims } = await verifyLogoutToken(post.logoutToken, secretKey(c.secret!), {
+        issuer: ISSUER,
+        audience: c.id,
+        algorithms: ['HS512'],
+      });
       expect({ what, sub: claims.sub, sid: claims.sid }).toEqual({ what, sub: u.id, sid: session.sid });
     }
   });
 
-  it('standard platform: tokens signed like the client\'s ID tokens, verified from the JWKS (RS256, ES256, EdDSA) or the secret (HS512), iss per platform', async () => {
+  it("standard platform: tokens signed like the client's ID tokens, verified from the JWKS (RS256, ES256, EdDSA) or the secret (HS512), iss per platform", async () => {
     const { p, c, u, uri } = await tenant('standard');
     const clients: Array<{ client: typeof c; uri: string; alg: Alg }> = [{ client: c, uri, alg: 'RS256' }];
     for (const alg of ['ES256', 'EdDSA', 'HS512'] as const) {
@@ -244,10 +304,15 @@ describe('back-channel logout: what a relying party receives', () => {
     for (const { client, uri: to, alg } of clients) {
       const [post] = rp.to(to);
       const { header, claims } = await verifyAsClient(post.logoutToken, p, client, alg);
-      expect({ alg: header.alg, kid: typeof header.kid }).toEqual({ alg, kid: alg === 'HS512' ? 'undefined' : 'string' });
+      expect({ alg: header.alg, kid: typeof header.kid }).toEqual({
+        alg,
+        kid: alg === 'HS512' ? 'undefined' : 'string',
+      });
       expect(claims).toMatchObject({ sub: u.id, sid: session.sid });
       // The seed profile's keys do not verify it.
-      await expect(jose.jwtVerify(post.logoutToken, (await t.services.signingKeys.activeKey(p.id)).secret)).rejects.toThrow();
+      await expect(
+        jose.jwtVerify(post.logoutToken, (await t.services.signingKeys.activeKey(p.id)).secret),
+      ).rejects.toThrow();
     }
   });
   it('standard platform, RP-initiated logout with an RS256 id_token_hint: the asking app and the other app of the sign-in get tokens verified from the JWKS', async () => {
@@ -260,10 +325,15 @@ describe('back-channel logout: what a relying party receives', () => {
     await signInThrough(b, p, pub, u.email, undefined, pkce);
     const session = await sessionOf(u.id, c.id);
 
-    const res = await b.get(`/oauth/logout?${new URLSearchParams({ platform_guid: p.id, id_token_hint: tokens.id_token })}`);
+    const res = await b.get(
+      `/oauth/logout?${new URLSearchParams({ platform_guid: p.id, id_token_hint: tokens.id_token })}`,
+    );
     expect(res.res.status).toBe(200);
     expect(await deliver()).toMatchObject({ delivered: 2, retrying: 0, failed: 0 });
-    for (const [client, to] of [[c, uri], [pub, pubUri]] as const) {
+    for (const [client, to] of [
+      [c, uri],
+      [pub, pubUri],
+    ] as const) {
       expect(rp.to(to)).toHaveLength(1);
       const { header, claims } = await verifyAsClient(rp.to(to)[0].logoutToken, p, client);
       expect(header).toEqual({ alg: 'RS256', typ: 'logout+jwt', kid: expect.any(String) });
@@ -301,12 +371,16 @@ describe('back-channel logout: who gets a token', () => {
     await t.services.admin.users.signOut(cliActor(), p.id, u.id);
     expect(await deliver()).toMatchObject({ delivered: 1 });
     expect(rp.to(strictUri)).toHaveLength(0);
-    const { claims } = await verifyLogoutToken(rp.to(uri)[0].logoutToken, secretKey(c.secret!), { issuer: ISSUER, audience: c.id, algorithms: ['HS512'] });
+    const { claims } = await verifyLogoutToken(rp.to(uri)[0].logoutToken, secretKey(c.secret!), {
+      issuer: ISSUER,
+      audience: c.id,
+      algorithms: ['HS512'],
+    });
     expect(claims.sub).toBe(u.id);
     expect(claims).not.toHaveProperty('sid');
   });
 
-  it('an app signed in through a browser but with no session row (older sign-in) gets that browser\'s sid from its refresh token', async () => {
+  it("an app signed in through a browser but with no session row (older sign-in) gets that browser's sid from its refresh token", async () => {
     const { p, c, u, uri } = await tenant();
     const strict = await buildClient(t.services, p.id);
     const strictUri = await registerBackchannel(t.services, rp, strict, true);
@@ -318,8 +392,15 @@ describe('back-channel logout: who gets a token', () => {
 
     await accountSignOut(b, p, u.id);
     expect(await deliver()).toMatchObject({ delivered: 2 });
-    for (const [client, to] of [[strict, strictUri], [c, uri]] as const) {
-      const { claims } = await verifyLogoutToken(rp.to(to)[0].logoutToken, secretKey(client.secret!), { issuer: ISSUER, audience: client.id, algorithms: ['HS512'] });
+    for (const [client, to] of [
+      [strict, strictUri],
+      [c, uri],
+    ] as const) {
+      const { claims } = await verifyLogoutToken(rp.to(to)[0].logoutToken, secretKey(client.secret!), {
+        issuer: ISSUER,
+        audience: client.id,
+        algorithms: ['HS512'],
+      });
       expect(claims).toMatchObject({ sub: u.id, sid: session.sid });
     }
   });

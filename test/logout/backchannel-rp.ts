@@ -27,7 +27,12 @@ export async function startLogoutRp() {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const params = Object.fromEntries(new URLSearchParams(Buffer.concat(chunks).toString('utf8')));
-      received.push({ path: req.url ?? '', contentType: req.headers['content-type'], params, logoutToken: params.logout_token });
+      received.push({
+        path: req.url ?? '',
+        contentType: req.headers['content-type'],
+        params,
+        logoutToken: params.logout_token,
+      });
       res.statusCode = answers.shift() ?? 200;
       res.setHeader('cache-control', 'no-store');
       res.end();
@@ -44,15 +49,27 @@ export async function startLogoutRp() {
     endpoint: () => `${base}/backchannel/${++n}`,
     /** The POSTs to one endpoint URL. */
     to: (url: string) => received.filter((r) => `${base}${r.path}` === url),
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 export type LogoutRp = Awaited<ReturnType<typeof startLogoutRp>>;
 
 /** Registers the client for back-channel logout at a fresh endpoint of the RP; returns the URL. */
-export async function registerBackchannel(s: Services, rp: LogoutRp, client: { id: string; platformId: string }, sessionRequired = false): Promise<string> {
+export async function registerBackchannel(
+  s: Services,
+  rp: LogoutRp,
+  client: { id: string; platformId: string },
+  sessionRequired = false,
+): Promise<string> {
   const uri = rp.endpoint();
-  await clientRows.update(s.deps.db, client.platformId, client.id, { backchannelLogoutUri: uri, backchannelLogoutSessionRequired: sessionRequired });
+  await clientRows.update(s.deps.db, client.platformId, client.id, {
+    backchannelLogoutUri: uri,
+    backchannelLogoutSessionRequired: sessionRequired,
+  });
   return uri;
 }
 
@@ -62,7 +79,11 @@ export const LOGOUT_EVENT = 'http://schemas.openid.net/event/backchannel-logout'
  * Verifies a logout token as a relying party does (Back-Channel Logout 1.0 §2.6): signature with
  * the key the RP has, typ, iss, aud, iat/exp, and the claims' shape; returns header and claims.
  */
-export async function verifyLogoutToken(token: string, key: jose.CryptoKey | Uint8Array | jose.JWTVerifyGetKey, expected: { issuer: string; audience: string; algorithms: string[] }) {
+export async function verifyLogoutToken(
+  token: string,
+  key: jose.CryptoKey | Uint8Array | jose.JWTVerifyGetKey,
+  expected: { issuer: string; audience: string; algorithms: string[] },
+) {
   const { payload, protectedHeader } = await jose.jwtVerify(token, key as Parameters<typeof jose.jwtVerify>[1], {
     issuer: expected.issuer,
     audience: expected.audience,

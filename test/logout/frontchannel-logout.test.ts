@@ -7,13 +7,16 @@ import * as clientRepo from '../../src/repositories/client.repository';
 import * as sessionClients from '../../src/repositories/session-client.repository';
 
 let t: Awaited<ReturnType<typeof buildTestApp>>;
-beforeAll(async () => { t = await buildTestApp(); });
+beforeAll(async () => {
+  t = await buildTestApp();
+});
 afterAll(() => t.close());
 
 const AFTER = 'https://app.example/signed-out';
 const FC = 'https://app.example/frontchannel?tenant=7';
 const unescape = (s: string) => s.replace(/&amp;/g, '&').replace(/&#34;/g, '"').replace(/&#39;/g, "'");
-const logout = (p: { id: string }, params: Record<string, string>) => `/oauth/logout?${new URLSearchParams({ platform_guid: p.id, ...params })}`;
+const logout = (p: { id: string }, params: Record<string, string>) =>
+  `/oauth/logout?${new URLSearchParams({ platform_guid: p.id, ...params })}`;
 
 async function tenant(frontchannelLogoutUri: string | null = FC) {
   const p = await buildPlatform(t.services, 'Acme Travel');
@@ -24,8 +27,13 @@ async function tenant(frontchannelLogoutUri: string | null = FC) {
 }
 
 /** The iframes of the page: src (unescaped) and title. */
-const iframes = (html: string) => [...html.matchAll(/<iframe src="([^"]*)" title="([^"]*)"[^>]*hidden><\/iframe>/g)].map((m) => ({ src: unescape(m[1]), title: m[2] }));
-const frameSrc = (res: request.Response) => /(?:^|;)frame-src ([^;]*)/.exec(String(res.headers['content-security-policy']))?.[1];
+const iframes = (html: string) =>
+  [...html.matchAll(/<iframe src="([^"]*)" title="([^"]*)"[^>]*hidden><\/iframe>/g)].map((m) => ({
+    src: unescape(m[1]),
+    title: m[2],
+  }));
+const frameSrc = (res: request.Response) =>
+  /(?:^|;)frame-src ([^;]*)/.exec(String(res.headers['content-security-policy']))?.[1];
 
 /** The sid this browser's sign-in of the user was recorded with (the ID token's sid). */
 async function sidOf(p: { id: string }, userId: string) {
@@ -34,14 +42,18 @@ async function sidOf(p: { id: string }, userId: string) {
   return rows[0].sid;
 }
 
-async function signedIn(p: { id: string }, c: Parameters<typeof signInThrough>[2], email: string): Promise<{ b: Browser; idToken: string }> {
+async function signedIn(
+  p: { id: string },
+  c: Parameters<typeof signInThrough>[2],
+  email: string,
+): Promise<{ b: Browser; idToken: string }> {
   const b = browser(t.app);
   const tokens = await exchange(t.app, p, c, await signInThrough(b, p, c, email));
   return { b, idToken: tokens.id_token };
 }
 
 describe('Front-Channel Logout 1.0', () => {
-  it('RP-initiated logout with id_token_hint and no redirect: the signed-out page frames the app\'s URI with iss and sid; CSP frame-src allows its origin', async () => {
+  it("RP-initiated logout with id_token_hint and no redirect: the signed-out page frames the app's URI with iss and sid; CSP frame-src allows its origin", async () => {
     const { p, c, u } = await tenant();
     const { b, idToken } = await signedIn(p, c, u.email);
     const sid = await sidOf(p, u.id);
@@ -83,7 +95,12 @@ describe('Front-Channel Logout 1.0', () => {
     await b.get(logout(p, { client_id: c.id, post_logout_redirect_uri: AFTER, state: 'st' }));
     expect(b.pageTitle()).toBe('Sign out of Acme Travel?');
     expect(iframes(b.html)).toEqual([]); // nothing is sent before the user confirms
-    const done = await b.submit(`/oauth/logout/confirm?platform_guid=${p.id}`, { decision: 'logout', client_id: c.id, post_logout_redirect_uri: AFTER, state: 'st' });
+    const done = await b.submit(`/oauth/logout/confirm?platform_guid=${p.id}`, {
+      decision: 'logout',
+      client_id: c.id,
+      post_logout_redirect_uri: AFTER,
+      state: 'st',
+    });
     expect(done.res.status).toBe(200);
     expect(unescape(b.html)).toContain(`content="0;url=${AFTER}?state=st"`);
     expect(iframes(b.html).map((f) => new URL(f.src).searchParams.get('sid'))).toEqual([sid]);
@@ -94,13 +111,19 @@ describe('Front-Channel Logout 1.0', () => {
     const { p, c, u } = await tenant('http://127.0.0.1:4567/fc');
     const other = await buildClient(t.services, p.id, { postLogoutRedirectUris: [AFTER] }); // no front-channel URI
     const third = await buildClient(t.services, p.id, { redirectUris: ['https://third.example/cb'] });
-    await clientRepo.update(t.services.deps.db, p.id, third.id, { frontchannelLogoutUri: 'https://third.example/logout' });
+    await clientRepo.update(t.services.deps.db, p.id, third.id, {
+      frontchannelLogoutUri: 'https://third.example/logout',
+    });
     const { b, idToken } = await signedIn(p, c, u.email);
     await signInThrough(b, p, other, u.email);
     await signInThrough(b, p, third, u.email);
     const res = await b.get(logout(p, { id_token_hint: idToken, post_logout_redirect_uri: AFTER }));
     expect(b.pageTitle()).toBe('Signing you out of 2 apps…');
-    expect(iframes(b.html).map((f) => new URL(f.src).origin).sort()).toEqual(['http://127.0.0.1:4567', 'https://third.example']);
+    expect(
+      iframes(b.html)
+        .map((f) => new URL(f.src).origin)
+        .sort(),
+    ).toEqual(['http://127.0.0.1:4567', 'https://third.example']);
     expect(frameSrc(res.res)?.split(' ').sort()).toEqual(['http://127.0.0.1:4567', 'https://third.example']);
   });
 
@@ -160,15 +183,24 @@ describe('Front-Channel Logout 1.0', () => {
 });
 
 describe('frontchannelLogout.urlsFor', () => {
-  it('uses the platform\'s issuer (a standard platform\'s is BASE_URL/platforms/{guid}) and each row\'s sid', async () => {
+  it("uses the platform's issuer (a standard platform's is BASE_URL/platforms/{guid}) and each row's sid", async () => {
     const { platform: p } = await t.services.platforms.createPlatform('Standard FC', undefined, 'standard');
     const c = await buildClient(t.services, p.id);
     await clientRepo.update(t.services.deps.db, p.id, c.id, { frontchannelLogoutUri: 'https://app.example/fc#frag' });
     const u = await buildUser(t.services, p.id);
-    await sessionClients.record(t.services.deps.db, { platformId: p.id, userId: u.id, browserSessionId: 'browser-1', clientId: c.id, sid: 'sid-1' }, new Date());
-    await sessionClients.record(t.services.deps.db, { platformId: p.id, userId: u.id, browserSessionId: 'browser-2', clientId: c.id, sid: 'sid-2' }, new Date());
-    expect(await t.services.frontchannelLogout.urlsFor(p, [u.id], 'browser-1'))
-      .toEqual([`https://app.example/fc?iss=${encodeURIComponent(`http://issuer.test/platforms/${p.id}`)}&sid=sid-1`]);
+    await sessionClients.record(
+      t.services.deps.db,
+      { platformId: p.id, userId: u.id, browserSessionId: 'browser-1', clientId: c.id, sid: 'sid-1' },
+      new Date(),
+    );
+    await sessionClients.record(
+      t.services.deps.db,
+      { platformId: p.id, userId: u.id, browserSessionId: 'browser-2', clientId: c.id, sid: 'sid-2' },
+      new Date(),
+    );
+    expect(await t.services.frontchannelLogout.urlsFor(p, [u.id], 'browser-1')).toEqual([
+      `https://app.example/fc?iss=${encodeURIComponent(`http://issuer.test/platforms/${p.id}`)}&sid=sid-1`,
+    ]);
     expect(await t.services.frontchannelLogout.urlsFor(p, [u.id], 'browser-3')).toEqual([]);
   });
 });

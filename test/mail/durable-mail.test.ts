@@ -58,7 +58,8 @@ async function until<T>(what: string, probe: () => Promise<T | undefined | false
   }
 }
 
-const rowsTo = (t: TestApp, email: string) => t.database.db('mail_outbox').where({ recipient: email }).orderBy('created_at');
+const rowsTo = (t: TestApp, email: string) =>
+  t.database.db('mail_outbox').where({ recipient: email }).orderBy('created_at');
 const receivedBy = (email: string) => smtp.received.filter((m) => m.to.includes(email));
 
 /** A platform and a verified user who asks for a password reset: the mail is queued in the reset's transaction. */
@@ -84,10 +85,15 @@ describe('durable mail (outbox)', () => {
     expect(receivedBy(email)).toEqual([]);
 
     await smtp.start();
-    const [mail] = await until('the mail at the SMTP server', async () => receivedBy(email).length > 0 && receivedBy(email));
+    const [mail] = await until(
+      'the mail at the SMTP server',
+      async () => receivedBy(email).length > 0 && receivedBy(email),
+    );
     expect(mail.subject).toBe('Reset your Globex Bank password');
     expect(mail.raw).toMatch(/password\/reset\?platform_guid=/);
-    const row = await until('the row marked sent', async () => (await rowsTo(a, email)).find((r) => r.status === 'sent'));
+    const row = await until('the row marked sent', async () =>
+      (await rowsTo(a, email)).find((r) => r.status === 'sent'),
+    );
     expect(row.sent_at).toBeInstanceOf(Date);
     expect(row.sealed_body).toBeNull(); // the link is not kept once sent
     expect(receivedBy(email)).toHaveLength(1);
@@ -102,7 +108,10 @@ describe('durable mail (outbox)', () => {
     expect({ status: queued.status, attempts: queued.attempts }).toEqual({ status: 'queued', attempts: 0 });
 
     worker(a); // the restarted instance
-    const [mail] = await until('the mail at the SMTP server', async () => receivedBy(email).length > 0 && receivedBy(email));
+    const [mail] = await until(
+      'the mail at the SMTP server',
+      async () => receivedBy(email).length > 0 && receivedBy(email),
+    );
     // The one-time link travelled sealed: no column of the stored row carried it.
     const token = /token=([A-Za-z0-9_-]{43})/.exec(mail.raw.replace(/=\r?\n/g, '').replace(/=3D/g, '='))![1];
     expect(JSON.stringify(queued)).not.toContain(token);
@@ -114,11 +123,22 @@ describe('durable mail (outbox)', () => {
     const { email } = await resetRequested(a);
     const claimed = await outboxRows.claimDue(b.database.db, 100, 2); // B claims, then dies (2 s lease)
     expect(claimed.map((r) => r.recipient)).toContain(email);
-    expect((await a.services.mailOutbox.deliverDue({ batchSize: 10, leaseSeconds: 30, retryBaseSeconds: 1, retryMaxSeconds: 1 })).claimed).toBe(0); // still leased
+    expect(
+      (
+        await a.services.mailOutbox.deliverDue({
+          batchSize: 10,
+          leaseSeconds: 30,
+          retryBaseSeconds: 1,
+          retryMaxSeconds: 1,
+        })
+      ).claimed,
+    ).toBe(0); // still leased
 
     worker(a);
     await until('the mail at the SMTP server', async () => receivedBy(email).length > 0);
-    const row = await until('the row marked sent', async () => (await rowsTo(a, email)).find((r) => r.status === 'sent'));
+    const row = await until('the row marked sent', async () =>
+      (await rowsTo(a, email)).find((r) => r.status === 'sent'),
+    );
     expect(row.attempts).toBe(2);
     expect(receivedBy(email)).toHaveLength(1);
   });
@@ -130,7 +150,13 @@ describe('durable mail (outbox)', () => {
     const to = `many-${tag}@example.com`;
     for (let i = 0; i < N; i++) {
       await a.services.mailOutbox.enqueue(a.database.db, {
-        platformId: p.id, kind: 'test', to: { address: to }, fromName: 'Initech', subject: `mail ${tag} #${i}`, text: 'x', html: '<p>x</p>',
+        platformId: p.id,
+        kind: 'test',
+        to: { address: to },
+        fromName: 'Initech',
+        subject: `mail ${tag} #${i}`,
+        text: 'x',
+        html: '<p>x</p>',
       });
     }
     const slow = await startSmtpSink({ delayMs: 15 });
@@ -167,23 +193,43 @@ describe('durable mail (outbox)', () => {
       const listed = await runCommand(d.services, ['mail', 'list', '--status', 'dead', '--platform', p.id]);
       expect(listed.counts).toEqual(expect.objectContaining({ dead: 1 }));
       expect(listed.mails).toEqual([
-        expect.objectContaining({ id: dead.id, platform_guid: p.id, kind: 'reset_password', to: email, status: 'dead', attempts: 3, next_attempt_at: null, sent_at: null }),
+        expect.objectContaining({
+          id: dead.id,
+          platform_guid: p.id,
+          kind: 'reset_password',
+          to: email,
+          status: 'dead',
+          attempts: 3,
+          next_attempt_at: null,
+          sent_at: null,
+        }),
       ]);
       expect(JSON.stringify(listed)).not.toMatch(/token=|sealed|password\/reset/); // never the body
 
       await smtp.start();
       const retried = await runCommand(d.services, ['mail', 'retry', '--id', dead.id]);
-      expect(retried).toEqual({ requeued: 1, mails: [expect.objectContaining({ id: dead.id, status: 'queued', attempts: 0 })] });
+      expect(retried).toEqual({
+        requeued: 1,
+        mails: [expect.objectContaining({ id: dead.id, status: 'queued', attempts: 0 })],
+      });
       await until('the mail at the SMTP server', async () => receivedBy(email).length > 0);
-      const sent = await until('the row marked sent', async () => (await rowsTo(d, email)).find((r) => r.status === 'sent'));
+      const sent = await until('the row marked sent', async () =>
+        (await rowsTo(d, email)).find((r) => r.status === 'sent'),
+      );
       expect(sent.attempts).toBe(1);
 
       // A sent mail (no body left) cannot be retried; unknown or malformed ids are refused plainly.
-      await expect(runCommand(d.services, ['mail', 'retry', '--id', dead.id])).rejects.toThrow(/is sent: only a dead or queued mail/);
-      await expect(runCommand(d.services, ['mail', 'retry', '--id', '00000000-0000-4000-8000-000000000000'])).rejects.toThrow(/unknown mail/);
+      await expect(runCommand(d.services, ['mail', 'retry', '--id', dead.id])).rejects.toThrow(
+        /is sent: only a dead or queued mail/,
+      );
+      await expect(
+        runCommand(d.services, ['mail', 'retry', '--id', '00000000-0000-4000-8000-000000000000']),
+      ).rejects.toThrow(/unknown mail/);
       await expect(runCommand(d.services, ['mail', 'retry', '--id', "1' OR 1=1"])).rejects.toThrow(/unknown mail/);
       await expect(runCommand(d.services, ['mail', 'retry'])).rejects.toThrow(/--id ID or --all-dead/);
-      await expect(runCommand(d.services, ['mail', 'list', '--status', 'lost'])).rejects.toThrow(/--status must be one of/);
+      await expect(runCommand(d.services, ['mail', 'list', '--status', 'lost'])).rejects.toThrow(
+        /--status must be one of/,
+      );
       await expect(runCommand(d.services, ['mail', 'list', '--limit', '0'])).rejects.toThrow(/--limit/);
     } finally {
       await Promise.all(jobs.splice(0).map((j) => j.stop()));
@@ -216,7 +262,15 @@ describe('durable mail (outbox)', () => {
     const to = `rolled-back-${randomBytes(4).toString('hex')}@example.com`;
     await expect(
       a.database.db.transaction(async (trx) => {
-        await a.services.mailOutbox.enqueue(trx, { platformId: null, kind: 'test', to: { address: to }, fromName: 'X', subject: 'never', text: 'x', html: 'x' });
+        await a.services.mailOutbox.enqueue(trx, {
+          platformId: null,
+          kind: 'test',
+          to: { address: to },
+          fromName: 'X',
+          subject: 'never',
+          text: 'x',
+          html: 'x',
+        });
         throw new Error('the event failed');
       }),
     ).rejects.toThrow('the event failed');
@@ -227,11 +281,23 @@ describe('durable mail (outbox)', () => {
     const p = await buildPlatform(a.services);
     const ids: string[] = [];
     for (const status of ['sent', 'dead', 'queued'] as const) {
-      const id = await a.services.mailOutbox.enqueue(a.database.db, { platformId: p.id, kind: 'test', to: { address: `purge-${status}@example.com` }, fromName: 'X', subject: status, text: 'x', html: 'x' });
-      await a.database.db('mail_outbox').where({ id }).update({ status, sent_at: status === 'sent' ? a.database.db.fn.now() : null });
+      const id = await a.services.mailOutbox.enqueue(a.database.db, {
+        platformId: p.id,
+        kind: 'test',
+        to: { address: `purge-${status}@example.com` },
+        fromName: 'X',
+        subject: status,
+        text: 'x',
+        html: 'x',
+      });
+      await a.database
+        .db('mail_outbox')
+        .where({ id })
+        .update({ status, sent_at: status === 'sent' ? a.database.db.fn.now() : null });
       ids.push(id);
     }
-    const statuses = async () => (await a.database.db('mail_outbox').where({ platform_id: p.id }).orderBy('subject').pluck('status'));
+    const statuses = async () =>
+      await a.database.db('mail_outbox').where({ platform_id: p.id }).orderBy('subject').pluck('status');
     const purgeAt = async (days: number) => {
       const later = await buildTestApp(env(), () => new Date(Date.now() + days * 86_400_000), { mailWorker: false });
       try {
@@ -255,11 +321,15 @@ describe('durable mail (outbox)', () => {
     const rotating = await instance({ MASTER_KEY: next, MASTER_KEY_PREVIOUS: TEST_MASTER_KEY });
     const rotated = await instance({ MASTER_KEY: next }); // the old key is gone
     try {
-      expect(await runCommand(rotating.services, ['master-key', 'reseal'])).toEqual({ resealed: expect.objectContaining({ 'mail_outbox.sealed_body': expect.any(Number) }) });
+      expect(await runCommand(rotating.services, ['master-key', 'reseal'])).toEqual({
+        resealed: expect.objectContaining({ 'mail_outbox.sealed_body': expect.any(Number) }),
+      });
       worker(rotated);
       await until('the mail at the SMTP server', async () => receivedBy(email).length > 0);
       // The server holds the message before the worker has read its 250 and recorded it: wait for that.
-      const row = await until('the row marked sent', async () => (await rowsTo(a, email)).find((r) => r.status === 'sent'));
+      const row = await until('the row marked sent', async () =>
+        (await rowsTo(a, email)).find((r) => r.status === 'sent'),
+      );
       expect(row.sealed_body).toBeNull();
     } finally {
       await Promise.all(jobs.splice(0).map((j) => j.stop()));

@@ -5,7 +5,9 @@ import { waitForMail } from '../support/outbox';
 import { accountSignIn } from '../support/account-flows';
 
 let t: Awaited<ReturnType<typeof buildTestApp>>;
-beforeAll(async () => { t = await buildTestApp(); });
+beforeAll(async () => {
+  t = await buildTestApp();
+});
 afterAll(() => t.close());
 
 const newEmail = () => `mail-lang-${Math.random().toString(36).slice(2, 10)}@example.com`;
@@ -39,7 +41,11 @@ describe('account mails in the language of the browser that caused them', () => 
   it('French: the password-changed mail after a change on the account page, greeting the verified name', async () => {
     const { p, u, b } = await signedInAs('fr', true);
     await b.get(`/account?platform_guid=${p.id}&section=security`);
-    await b.submit(`/account/password?platform_guid=${p.id}`, { account: u.id, current_password: TEST_PASSWORD, new_password: 'une longue phrase secrète' });
+    await b.submit(`/account/password?platform_guid=${p.id}`, {
+      account: u.id,
+      current_password: TEST_PASSWORD,
+      new_password: 'une longue phrase secrète',
+    });
     expect(b.html).toContain('Votre mot de passe a été changé.');
     const mail = await waitForMail(t.config.dataDir, u.email, /mot de passe/);
     expect(mail.subject).toBe('Votre mot de passe Acme Travel a été changé');
@@ -66,7 +72,15 @@ describe('account mails in the language of the browser that caused them', () => 
   it('the upstream link mail in a locale given by its caller, English without one', async () => {
     const p = await buildPlatform(t.services, 'Acme Travel');
     const u = await buildUser(t.services, p.id, { email: newEmail(), emailVerified: true });
-    await t.services.account.mail.linkAccount(t.database.db, p, u, 'GitHub', 'http://issuer.test/link?token=x', 15, 'de');
+    await t.services.account.mail.linkAccount(
+      t.database.db,
+      p,
+      u,
+      'GitHub',
+      'http://issuer.test/link?token=x',
+      15,
+      'de',
+    );
     const de = await waitForMail(t.config.dataDir, u.email, /Verknüpfen/);
     expect(de.subject).toBe('Verknüpfen Sie Ihr GitHub-Konto mit Acme Travel');
     expect(de.text).toContain('GitHub verknüpfen und anmelden:');

@@ -49,7 +49,9 @@ export async function ownDatabase(): Promise<{ url: string; drop(): Promise<void
 }
 
 function serveEmbedded(dir: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, 'serve-embedded.ts'), dir], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, 'serve-embedded.ts'), dir], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   let out = '';
   return new Promise((resolve, reject) => {
     child.stdout!.on('data', (d) => {

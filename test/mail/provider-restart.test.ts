@@ -29,8 +29,15 @@ afterAll(async () => {
 
 const smtpUrl = (sink: SmtpSink) => `smtp://${SMTP_USER}:${SMTP_PASSWORD}@127.0.0.1:${sink.port}`;
 const providerEnv = (sink: SmtpSink) => ({
-  DATABASE_URL: own.url, DATA_DIR: dataDir, NODE_ENV: 'development', DEMO_SEED: 'false', LOG_LEVEL: 'warn',
-  MASTER_KEY: TEST_MASTER_KEY, SESSION_SECRET: TEST_ENV.SESSION_SECRET, RATE_LIMIT_SCALE: '0', SMTP_URL: smtpUrl(sink),
+  DATABASE_URL: own.url,
+  DATA_DIR: dataDir,
+  NODE_ENV: 'development',
+  DEMO_SEED: 'false',
+  LOG_LEVEL: 'warn',
+  MASTER_KEY: TEST_MASTER_KEY,
+  SESSION_SECRET: TEST_ENV.SESSION_SECRET,
+  RATE_LIMIT_SCALE: '0',
+  SMTP_URL: smtpUrl(sink),
 });
 
 async function until<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> {

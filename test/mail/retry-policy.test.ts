@@ -11,7 +11,10 @@ describe('outbox retry policy', () => {
   });
 
   it('describes a failure by code, command and message, never with the credentials of a URL', () => {
-    const err = Object.assign(new Error('Invalid login via smtps://mailer:hunter2@smtp.example.com:465: 535 5.7.8 Authentication failed'), { code: 'EAUTH', command: 'AUTH PLAIN' });
+    const err = Object.assign(
+      new Error('Invalid login via smtps://mailer:hunter2@smtp.example.com:465: 535 5.7.8 Authentication failed'),
+      { code: 'EAUTH', command: 'AUTH PLAIN' },
+    );
     const text = describeFailure(err);
     expect(text).toMatch(/^EAUTH \(AUTH PLAIN\) Invalid login via smtps:\/\/\*\*\*@smtp\.example\.com:465: 535/);
     expect(text).not.toContain('hunter2');

@@ -8,7 +8,9 @@ import { browser } from '../support/browser';
 import { authorizeQuery, signInThrough } from '../support/account-flows';
 
 let t: Awaited<ReturnType<typeof buildTestApp>>;
-beforeAll(async () => { t = await buildTestApp(); });
+beforeAll(async () => {
+  t = await buildTestApp();
+});
 afterAll(() => t.close());
 
 async function setup() {
@@ -43,7 +45,10 @@ it('a POST with the cookie is redirected the same way and touches nothing', asyn
   const u = await buildUser(t.services, p.id);
   const b = browser(t.app);
   await signInThrough(b, p, c, u.email);
-  const res = await b.agent.post('/oauth/authorize').type('form').send(authorizeQuery(p, c, { prompt: 'none' }).toString());
+  const res = await b.agent
+    .post('/oauth/authorize')
+    .type('form')
+    .send(authorizeQuery(p, c, { prompt: 'none' }).toString());
   expect(res.status).toBe(303);
   expect(setCookies(res)).toEqual([]);
   const done = await b.get(res.headers.location);
@@ -54,7 +59,10 @@ it('keeps repeated parameters repeated, so the GET refuses them as it refuses it
   const { p, c } = await setup();
   const res = await postAuthorize(`${authorizeQuery(p, c)}&scope=openid`);
   expect(res.status).toBe(303);
-  expect(new URLSearchParams(res.headers.location.split('?')[1]).getAll('scope')).toEqual([authorizeQuery(p, c).get('scope'), 'openid']);
+  expect(new URLSearchParams(res.headers.location.split('?')[1]).getAll('scope')).toEqual([
+    authorizeQuery(p, c).get('scope'),
+    'openid',
+  ]);
   const followed = await request(t.app).get(res.headers.location);
   expect(followed.status).toBe(302);
   expect(new URL(followed.headers.location).searchParams.get('error')).toBe('invalid_request');
@@ -80,7 +88,9 @@ it('takes platform_guid from the query too; a different one in the body is refus
 
 it('drops ignored parameters when the URL would be too long (a POST may carry 30 KB), and refuses what still does not fit', async () => {
   const { p, c } = await setup();
-  const junk = new URLSearchParams(Object.fromEntries(Array.from({ length: 60 }, (_, i) => [`junk${i}`, 'x'.repeat(500)])));
+  const junk = new URLSearchParams(
+    Object.fromEntries(Array.from({ length: 60 }, (_, i) => [`junk${i}`, 'x'.repeat(500)])),
+  );
   const res = await postAuthorize(`${authorizeQuery(p, c, { claims_locales: 'de' })}&${junk}`);
   expect(res.status).toBe(303);
   expect(res.headers.location).toBe(`/oauth/authorize?${authorizeQuery(p, c)}`);
@@ -88,7 +98,9 @@ it('drops ignored parameters when the URL would be too long (a POST may carry 30
   const small = await postAuthorize(`${authorizeQuery(p, c)}&foo=bar`);
   expect(small.headers.location).toBe(`/oauth/authorize?${authorizeQuery(p, c)}&foo=bar`); // kept while it fits
 
-  const huge = await postAuthorize(authorizeQuery(p, c, { id_token_hint: 'h'.repeat(8000), state: 's'.repeat(1000) }).toString());
+  const huge = await postAuthorize(
+    authorizeQuery(p, c, { id_token_hint: 'h'.repeat(8000), state: 's'.repeat(1000) }).toString(),
+  );
   expect(huge.status).toBe(400);
   expect(huge.type).toBe('text/html');
   expect(huge.text).toMatch(/too large/);

@@ -6,7 +6,9 @@ import { authorizeQuery as flowQuery, signInThrough } from '../support/account-f
 import { createHash } from 'node:crypto';
 
 let t: Awaited<ReturnType<typeof buildTestApp>>;
-beforeAll(async () => { t = await buildTestApp(); });
+beforeAll(async () => {
+  t = await buildTestApp();
+});
 afterAll(() => t.close());
 
 async function setup(clientInput = {}) {
@@ -15,8 +17,20 @@ async function setup(clientInput = {}) {
   return { p, c };
 }
 
-const authorizeQuery = (p: { id: string }, c: { id: string; redirectUris: string[] }, extra: Record<string, string> = {}) =>
-  new URLSearchParams({ platform_guid: p.id, response_type: 'code', client_id: c.id, redirect_uri: c.redirectUris[0], scope: 'openid email', state: 's-1', ...extra });
+const authorizeQuery = (
+  p: { id: string },
+  c: { id: string; redirectUris: string[] },
+  extra: Record<string, string> = {},
+) =>
+  new URLSearchParams({
+    platform_guid: p.id,
+    response_type: 'code',
+    client_id: c.id,
+    redirect_uri: c.redirectUris[0],
+    scope: 'openid email',
+    state: 's-1',
+    ...extra,
+  });
 
 const redirectParams = (res: request.Response) => {
   expect(res.status).toBe(302);
@@ -30,7 +44,10 @@ describe('GET /oauth/authorize — errors before the client is trusted: a page, 
     ['a malformed client id', (q: URLSearchParams) => q.set('client_id', "' OR 1=1 --")],
     ['a missing client id', (q: URLSearchParams) => q.delete('client_id')],
     ['an unregistered redirect_uri', (q: URLSearchParams) => q.set('redirect_uri', 'https://evil.example/cb')],
-    ['a redirect_uri differing by a trailing slash', (q: URLSearchParams) => q.set('redirect_uri', 'https://app.example/callback/')],
+    [
+      'a redirect_uri differing by a trailing slash',
+      (q: URLSearchParams) => q.set('redirect_uri', 'https://app.example/callback/'),
+    ],
     ['a missing redirect_uri', (q: URLSearchParams) => q.delete('redirect_uri')],
     ['a repeated redirect_uri', (q: URLSearchParams) => q.append('redirect_uri', 'https://app.example/callback')],
     ['an unknown platform', (q: URLSearchParams) => q.set('platform_guid', '00000000-0000-4000-8000-000000000000')],
@@ -65,7 +82,12 @@ describe('GET /oauth/authorize — other errors redirect with error, error_descr
     const res = await request(t.app).get(`/oauth/authorize?${authorizeQuery(p, c, extra)}`);
     const { base, params } = redirectParams(res);
     expect(base).toBe('https://app.example/callback');
-    expect(params).toEqual({ error: code, error_description: expect.any(String), state: 's-1', iss: 'http://issuer.test' });
+    expect(params).toEqual({
+      error: code,
+      error_description: expect.any(String),
+      state: 's-1',
+      iss: 'http://issuer.test',
+    });
   });
 
   it('a public client without code_challenge', async () => {
@@ -85,7 +107,9 @@ describe('GET /oauth/authorize — other errors redirect with error, error_descr
 
   it('ignores unknown parameters and display/ui_locales/acr_values', async () => {
     const { p, c } = await setup();
-    const res = await request(t.app).get(`/oauth/authorize?${authorizeQuery(p, c, { display: 'page', ui_locales: 'fr', acr_values: 'x', foo: 'bar' })}`);
+    const res = await request(t.app).get(
+      `/oauth/authorize?${authorizeQuery(p, c, { display: 'page', ui_locales: 'fr', acr_values: 'x', foo: 'bar' })}`,
+    );
     expect(res.status).toBe(303);
     expect(res.headers.location).toMatch(/^\/interaction\//);
   });
@@ -94,7 +118,10 @@ describe('GET /oauth/authorize — other errors redirect with error, error_descr
 describe('the hosted flow over HTTP', () => {
   it('accepts POST /oauth/authorize (form) as well as GET: a 303 to the same request as a GET', async () => {
     const { p, c } = await setup();
-    const res = await request(t.app).post('/oauth/authorize').type('form').send(Object.fromEntries(authorizeQuery(p, c)));
+    const res = await request(t.app)
+      .post('/oauth/authorize')
+      .type('form')
+      .send(Object.fromEntries(authorizeQuery(p, c)));
     expect(res.status).toBe(303);
     expect(res.headers.location).toBe(`/oauth/authorize?${authorizeQuery(p, c)}`);
     const followed = await request(t.app).get(res.headers.location);
@@ -112,8 +139,12 @@ describe('the hosted flow over HTTP', () => {
     expect(b.html).not.toMatch(/Your phone number/);
     const done = await b.submit('/consent', { decision: 'allow' });
     const code = new URL(done.location!).searchParams.get('code')!;
-    const tokens = await request(t.app).post('/oauth/token').auth(c.id, c.secret!).type('form')
-      .send({ grant_type: 'authorization_code', code, redirect_uri: c.redirectUris[0], platform_guid: p.id }).expect(200);
+    const tokens = await request(t.app)
+      .post('/oauth/token')
+      .auth(c.id, c.secret!)
+      .type('form')
+      .send({ grant_type: 'authorization_code', code, redirect_uri: c.redirectUris[0], platform_guid: p.id })
+      .expect(200);
     expect(tokens.body.scope).toBe('openid email');
   });
 
@@ -148,7 +179,12 @@ describe('the hosted flow over HTTP', () => {
     await b.submit('/signin', { email: u.email, password: TEST_PASSWORD });
     const denied = await b.submit('/consent', { decision: 'deny' });
     const params = Object.fromEntries(new URL(denied.location!).searchParams);
-    expect(params).toEqual({ error: 'access_denied', error_description: expect.any(String), state: 's-1', iss: 'http://issuer.test' });
+    expect(params).toEqual({
+      error: 'access_denied',
+      error_description: expect.any(String),
+      state: 's-1',
+      iss: 'http://issuer.test',
+    });
   });
 
   it('signs up with the age rule, E.164 phone and a unique email', async () => {
@@ -161,7 +197,13 @@ describe('the hosted flow over HTTP', () => {
     birthday.setUTCFullYear(birthday.getUTCFullYear() - 16);
     birthday.setUTCDate(birthday.getUTCDate() + 1);
     const fifteen = birthday.toISOString().slice(0, 10);
-    const fields = { email: 'New@Example.com', given_name: 'Nia', family_name: 'Okafor', phone_number: '+1 (415) 555-0123', password: 'a long pass phrase' };
+    const fields = {
+      email: 'New@Example.com',
+      given_name: 'Nia',
+      family_name: 'Okafor',
+      phone_number: '+1 (415) 555-0123',
+      password: 'a long pass phrase',
+    };
     const young = await b.submit('/signup', { ...fields, birthdate: fifteen });
     expect(young.res.status).toBe(400);
     expect(young.res.text).toMatch(/at least 16 years old/);
@@ -171,7 +213,12 @@ describe('the hosted flow over HTTP', () => {
     expect(user).toMatchObject({ email: 'New@Example.com', phone_number: '+14155550123', birthdate: '2000-01-31' });
     const again = browser(t.app);
     await again.get(`/oauth/authorize?${authorizeQuery(p, c, { action: 'register' })}`);
-    const dup = await again.submit('/signup', { ...fields, email: 'new@EXAMPLE.com', birthdate: '2000-01-31', password: 'another pass phrase' });
+    const dup = await again.submit('/signup', {
+      ...fields,
+      email: 'new@EXAMPLE.com',
+      birthdate: '2000-01-31',
+      password: 'another pass phrase',
+    });
     expect(dup.res.text).toMatch(/already exists/);
     expect(await t.database.db('users').where({ platform_id: p.id })).toHaveLength(1);
   });
@@ -184,11 +231,19 @@ describe('the hosted flow over HTTP', () => {
     // A number with a note after it: libphonenumber reads the number out of the text, so only the length is wrong.
     const long = '+44 20 7946 0958 (home; call after six in the evening, thank you)';
     expect(long.length).toBeGreaterThan(64);
-    const fields = { email: 'long-phone@example.com', given_name: 'Nia', family_name: 'Okafor', birthdate: '2000-01-31', password: 'a long pass phrase' };
+    const fields = {
+      email: 'long-phone@example.com',
+      given_name: 'Nia',
+      family_name: 'Okafor',
+      birthdate: '2000-01-31',
+      password: 'a long pass phrase',
+    };
     const refused = await b.submit('/signup', { ...fields, phone_number: long });
     expect(refused.res.status).toBe(400);
     expect(b.pageTitle()).toBe('Create your account');
-    expect(/<p class="field-error" id="phone_number-error">([^<]*)<\/p>/.exec(b.html)?.[1]).toBe('Enter a phone number of at most 64 characters.');
+    expect(/<p class="field-error" id="phone_number-error">([^<]*)<\/p>/.exec(b.html)?.[1]).toBe(
+      'Enter a phone number of at most 64 characters.',
+    );
     expect(b.html).toMatch(/id="phone_number"[^>]*aria-invalid="true"/);
     expect(b.html).toContain('value="long-phone@example.com"'); // the rest of the form is kept
     expect(await t.database.db('users').where({ platform_id: p.id })).toHaveLength(0);
@@ -196,7 +251,9 @@ describe('the hosted flow over HTTP', () => {
     await b.submit('/signup', { ...fields, phone_number: '+'.padEnd(1000, '1') });
     expect(b.html).toContain('Enter a phone number of at most 64 characters.');
     await b.submit('/signup', { ...fields, phone_number: '+44 20 7946 0958' });
-    expect(await t.database.db('users').where({ platform_id: p.id }).first()).toMatchObject({ phone_number: '+442079460958' });
+    expect(await t.database.db('users').where({ platform_id: p.id }).first()).toMatchObject({
+      phone_number: '+442079460958',
+    });
   });
 
   it('a sign-up form sent again for an existing account with its password (a double submit) signs that account in, counted like a sign-in', async () => {
@@ -237,20 +294,39 @@ describe('the account chooser over HTTP', () => {
 });
 
 describe('GET /oauth/authorize — id_token_hint takes ID tokens only', () => {
-  it('refuses an access token, though a public client\'s is signed with the same platform key; the ID token works', async () => {
+  it("refuses an access token, though a public client's is signed with the same platform key; the ID token works", async () => {
     const p = await buildPlatform(t.services);
     const c = await buildClient(t.services, p.id, { type: 'public' });
     const u = await buildUser(t.services, p.id);
     const b = browser(t.app);
     const verifier = 'v'.repeat(50);
-    const pkce = { code_challenge: createHash('sha256').update(verifier).digest('base64url'), code_challenge_method: 'S256' };
+    const pkce = {
+      code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+      code_challenge_method: 'S256',
+    };
     const callback = await signInThrough(b, p, c, u.email, undefined, pkce);
-    const tokens = await request(t.app).post('/oauth/token').type('form')
-      .send({ grant_type: 'authorization_code', code: new URL(callback).searchParams.get('code'), redirect_uri: c.redirectUris[0], client_id: c.id, code_verifier: verifier, platform_guid: p.id }).expect(200);
-    const withHint = (hint: string) => b.get(`/oauth/authorize?${flowQuery(p, c, { ...pkce, prompt: 'none', id_token_hint: hint })}`);
+    const tokens = await request(t.app)
+      .post('/oauth/token')
+      .type('form')
+      .send({
+        grant_type: 'authorization_code',
+        code: new URL(callback).searchParams.get('code'),
+        redirect_uri: c.redirectUris[0],
+        client_id: c.id,
+        code_verifier: verifier,
+        platform_guid: p.id,
+      })
+      .expect(200);
+    const withHint = (hint: string) =>
+      b.get(`/oauth/authorize?${flowQuery(p, c, { ...pkce, prompt: 'none', id_token_hint: hint })}`);
 
     const refused = new URL((await withHint(tokens.body.access_token)).location!).searchParams;
-    expect(Object.fromEntries(refused)).toEqual({ error: 'invalid_request', error_description: 'id_token_hint is not an ID token', state: 's-1', iss: 'http://issuer.test' });
+    expect(Object.fromEntries(refused)).toEqual({
+      error: 'invalid_request',
+      error_description: 'id_token_hint is not an ID token',
+      state: 's-1',
+      iss: 'http://issuer.test',
+    });
     const accepted = new URL((await withHint(tokens.body.id_token)).location!).searchParams;
     expect(accepted.get('code')).toEqual(expect.any(String));
   });

@@ -3,7 +3,9 @@ import { buildTestApp, expectOAuthError } from '../helpers';
 import { buildPlatform } from '../factories';
 
 let t: Awaited<ReturnType<typeof buildTestApp>>;
-beforeAll(async () => { t = await buildTestApp(); });
+beforeAll(async () => {
+  t = await buildTestApp();
+});
 afterAll(() => t.close());
 
 describe('GET /.well-known/openid-configuration', () => {

@@ -29,11 +29,17 @@ afterAll(async () => {
 const long = (n: number) => 'x'.repeat(n);
 
 /** One request with node:http's client: status, headers and the whole body (the server closes the connection). */
-function get(path: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
+function get(
+  path: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
   return new Promise((resolve, reject) => {
     const req = http.get({ host: '127.0.0.1', port, path, headers, agent: false }, (res) => {
       let body = '';
-      res.setEncoding('utf8').on('data', (d) => (body += d)).on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
+      res
+        .setEncoding('utf8')
+        .on('data', (d) => (body += d))
+        .on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
     });
     req.on('error', reject);
   });
@@ -44,26 +50,45 @@ function get(path: string, headers: Record<string, string> = {}): Promise<{ stat
  * headers and body. `ending: false` keeps the sending side open, as a client still sending a long
  * request does, and closes it once the whole answer (by its Content-Length) has arrived.
  */
-function raw(bytes: string, { ending = true } = {}): Promise<{ status: number; headers: Record<string, string>; body: string }> {
+function raw(
+  bytes: string,
+  { ending = true } = {},
+): Promise<{ status: number; headers: Record<string, string>; body: string }> {
   return new Promise((resolve, reject) => {
-    const socket = net.connect(port, '127.0.0.1', () => (ending ? socket.end(bytes, 'latin1') : socket.write(bytes, 'latin1')));
+    const socket = net.connect(port, '127.0.0.1', () =>
+      ending ? socket.end(bytes, 'latin1') : socket.write(bytes, 'latin1'),
+    );
     let text = '';
     const parse = () => {
       const [head, ...rest] = text.split('\r\n\r\n');
       const [statusLine, ...lines] = head.split('\r\n');
-      const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
+      const headers = Object.fromEntries(
+        lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]),
+      );
       return { status: Number(statusLine.split(' ')[1]), headers, body: rest.join('\r\n\r\n') };
     };
-    socket.setEncoding('utf8').on('data', (d) => {
-      text += d;
-      const answer = parse();
-      if (!ending && text.includes('\r\n\r\n') && Buffer.byteLength(answer.body) >= Number(answer.headers['content-length'])) socket.end();
-    }).on('error', reject).on('close', () => resolve(parse()));
+    socket
+      .setEncoding('utf8')
+      .on('data', (d) => {
+        text += d;
+        const answer = parse();
+        if (
+          !ending &&
+          text.includes('\r\n\r\n') &&
+          Buffer.byteLength(answer.body) >= Number(answer.headers['content-length'])
+        )
+          socket.end();
+      })
+      .on('error', reject)
+      .on('close', () => resolve(parse()));
   });
 }
 
 /** The API's error shape, complete: JSON, its length, no-store, nosniff, and the connection closed. */
-function expectJsonError(res: { status: number; headers: Record<string, string | string[] | undefined>; body: string }, status: number) {
+function expectJsonError(
+  res: { status: number; headers: Record<string, string | string[] | undefined>; body: string },
+  status: number,
+) {
   expect(res.status).toBe(status);
   expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
   expect(Number(res.headers['content-length'])).toBe(Buffer.byteLength(res.body));
@@ -81,13 +106,19 @@ describe("Node's own refusals, on the real server", () => {
   });
 
   it('headers over 16 KiB: 431 in the JSON error shape, even to a browser', async () => {
-    expectJsonError(await get('/.well-known/openid-configuration', { 'X-Padding': long(20_000), Accept: 'text/html' }), 431);
+    expectJsonError(
+      await get('/.well-known/openid-configuration', { 'X-Padding': long(20_000), Accept: 'text/html' }),
+      431,
+    );
   });
 
   it.each([
     ['a request line with a stray word', 'GET /oauth/jwks HTTP/1.1 junk\r\nHost: x\r\n\r\n'],
     ['a Content-Length that is not a number', 'POST /oauth/token HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n'],
-    ['no request line at all (a TLS hello on the plain port)', '\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03 junk\r\n\r\n'],
+    [
+      'no request line at all (a TLS hello on the plain port)',
+      '\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03 junk\r\n\r\n',
+    ],
     ['a header without a colon', 'GET /oauth/userinfo HTTP/1.1\r\nHost: x\r\nnot a header\r\n\r\n'],
   ])('%s: 400 in the JSON error shape', async (_label, bytes) => {
     expectJsonError(await raw(bytes), 400);
@@ -95,7 +126,10 @@ describe("Node's own refusals, on the real server", () => {
 
   it('a refused request still being sent (1 MB of headers) gets its whole answer, not a reset', async () => {
     for (let i = 0; i < 5; i++) {
-      expectJsonError(await raw(`GET /oauth/jwks HTTP/1.1\r\nHost: x\r\nX-Padding: ${long(1_000_000)}\r\n\r\n`, { ending: false }), 431);
+      expectJsonError(
+        await raw(`GET /oauth/jwks HTTP/1.1\r\nHost: x\r\nX-Padding: ${long(1_000_000)}\r\n\r\n`, { ending: false }),
+        431,
+      );
     }
   });
 
@@ -121,7 +155,7 @@ describe("Node's own refusals, on the real server", () => {
 describe('content negotiation never turns an API error into HTML', () => {
   it.each([
     ['POST to discovery', 'post', '/.well-known/openid-configuration'],
-    ["PUT to the JWKS", 'put', '/oauth/jwks'],
+    ['PUT to the JWKS', 'put', '/oauth/jwks'],
     ['DELETE to health', 'delete', '/healthz'],
     ['an unknown top-level path', 'get', '/nothing-here'],
     ['an unknown well-known document', 'get', '/.well-known/nothing'],
@@ -133,7 +167,9 @@ describe('content negotiation never turns an API error into HTML', () => {
 
   it("a POST to a standard platform's discovery under its issuer path, asked for text/html: JSON", async () => {
     const p = await buildPlatform(t.services);
-    const res = await request(t.app).post(`/platforms/${p.id}/.well-known/openid-configuration`).set('Accept', 'text/html');
+    const res = await request(t.app)
+      .post(`/platforms/${p.id}/.well-known/openid-configuration`)
+      .set('Accept', 'text/html');
     expectOAuthError(res, 404, 'not_found');
   });
 

@@ -4,7 +4,9 @@ import request from 'supertest';
 import { buildTestApp, expectOAuthError } from '../helpers';
 
 let t: Awaited<ReturnType<typeof buildTestApp>>;
-beforeAll(async () => { t = await buildTestApp(); });
+beforeAll(async () => {
+  t = await buildTestApp();
+});
 afterAll(() => t.close());
 
 describe('errors and health', () => {
@@ -38,7 +40,9 @@ describe('errors and health', () => {
       const res = await request(down.app).get('/readyz');
       expectOAuthError(res, 503, 'temporarily_unavailable');
       await request(down.app).get('/healthz').expect(200);
-      const discovery = await request(down.app).get('/.well-known/openid-configuration?platform_guid=00000000-0000-4000-8000-000000000000');
+      const discovery = await request(down.app).get(
+        '/.well-known/openid-configuration?platform_guid=00000000-0000-4000-8000-000000000000',
+      );
       expectOAuthError(discovery, 503, 'temporarily_unavailable');
     } finally {
       await down.close();

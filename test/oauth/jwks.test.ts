@@ -3,7 +3,9 @@ import { buildTestApp, expectOAuthError } from '../helpers';
 import { buildPlatform } from '../factories';
 
 let t: Awaited<ReturnType<typeof buildTestApp>>;
-beforeAll(async () => { t = await buildTestApp(); });
+beforeAll(async () => {
+  t = await buildTestApp();
+});
 afterAll(() => t.close());
 
 const jwks = (platformId: string) => request(t.app).get(`/oauth/jwks?platform_guid=${platformId}`);
@@ -34,7 +36,9 @@ describe('GET /oauth/jwks', () => {
     // an app whose clock is past the access-token lifetime no longer lists the old key
     const later = await buildTestApp({}, () => new Date(Date.now() + 3601_000));
     try {
-      const kids = (await request(later.app).get(`/oauth/jwks?platform_guid=${p.id}`).expect(200)).body.keys.map((k: { kid: string }) => k.kid);
+      const kids = (await request(later.app).get(`/oauth/jwks?platform_guid=${p.id}`).expect(200)).body.keys.map(
+        (k: { kid: string }) => k.kid,
+      );
       expect(kids).not.toContain(old);
       expect(kids).toHaveLength(1);
     } finally {

@@ -7,7 +7,9 @@ import { browser } from '../support/browser';
 import { authorizeQuery, basic, signInThrough } from '../support/account-flows';
 
 let t: Awaited<ReturnType<typeof buildTestApp>>;
-beforeAll(async () => { t = await buildTestApp(); });
+beforeAll(async () => {
+  t = await buildTestApp();
+});
 afterAll(() => t.close());
 
 async function tenant(redirectUris: string[], postLogoutRedirectUris: string[] = []) {
@@ -17,11 +19,22 @@ async function tenant(redirectUris: string[], postLogoutRedirectUris: string[] =
   return { p, c, u };
 }
 
-const authorize = (p: { id: string }, c: { id: string; redirectUris: string[]; secret: string | null }, redirectUri: string) =>
-  request(t.app).get(`/oauth/authorize?${authorizeQuery(p, c, { redirect_uri: redirectUri })}`);
+const authorize = (
+  p: { id: string },
+  c: { id: string; redirectUris: string[]; secret: string | null },
+  redirectUri: string,
+) => request(t.app).get(`/oauth/authorize?${authorizeQuery(p, c, { redirect_uri: redirectUri })}`);
 
-const exchangeWith = (p: { id: string }, c: { id: string; redirectUris: string[]; secret: string | null }, code: string, redirectUri: string) =>
-  request(t.app).post('/oauth/token').set('Authorization', basic(c)).type('form')
+const exchangeWith = (
+  p: { id: string },
+  c: { id: string; redirectUris: string[]; secret: string | null },
+  code: string,
+  redirectUri: string,
+) =>
+  request(t.app)
+    .post('/oauth/token')
+    .set('Authorization', basic(c))
+    .type('form')
     .send({ grant_type: 'authorization_code', code, redirect_uri: redirectUri, platform_guid: p.id });
 
 /** The request was accepted: on to the hosted pages, not the error page. */
@@ -40,7 +53,9 @@ describe('authorize: loopback redirect URIs match any port (RFC 8252 §7.3)', ()
   it('http://127.0.0.1 registered without a port: a code for another port, exchanged with that same URI', async () => {
     const { p, c, u } = await tenant(['http://127.0.0.1/cb']);
     const requested = 'http://127.0.0.1:51234/cb';
-    const callback = new URL(await signInThrough(browser(t.app), p, c, u.email, undefined, { redirect_uri: requested }));
+    const callback = new URL(
+      await signInThrough(browser(t.app), p, c, u.email, undefined, { redirect_uri: requested }),
+    );
     expect(`${callback.origin}${callback.pathname}`).toBe(requested);
     const code = callback.searchParams.get('code')!;
     expect(code).toBeTruthy();
@@ -59,21 +74,30 @@ describe('authorize: loopback redirect URIs match any port (RFC 8252 §7.3)', ()
   it('http://[::1] works the same way', async () => {
     const { p, c, u } = await tenant(['http://[::1]/cb']);
     const requested = 'http://[::1]:4000/cb';
-    const callback = new URL(await signInThrough(browser(t.app), p, c, u.email, undefined, { redirect_uri: requested }));
+    const callback = new URL(
+      await signInThrough(browser(t.app), p, c, u.email, undefined, { redirect_uri: requested }),
+    );
     expect(callback.origin).toBe('http://[::1]:4000');
     expect((await exchangeWith(p, c, callback.searchParams.get('code')!, requested)).status).toBe(200);
   });
 
   it('a loopback URI registered with a port accepts another port, no port, and the registered one', async () => {
     const { p, c } = await tenant(['http://127.0.0.1:8080/cb?app=notes']);
-    for (const uri of ['http://127.0.0.1:8080/cb?app=notes', 'http://127.0.0.1:9999/cb?app=notes', 'http://127.0.0.1/cb?app=notes', 'http://127.0.0.1:65535/cb?app=notes']) {
+    for (const uri of [
+      'http://127.0.0.1:8080/cb?app=notes',
+      'http://127.0.0.1:9999/cb?app=notes',
+      'http://127.0.0.1/cb?app=notes',
+      'http://127.0.0.1:65535/cb?app=notes',
+    ]) {
       expectAccepted(await authorize(p, c, uri));
     }
   });
 
   it('errors after the client is trusted are redirected to the requested port', async () => {
     const { p, c } = await tenant(['http://127.0.0.1/cb']);
-    const res = await request(t.app).get(`/oauth/authorize?${authorizeQuery(p, c, { redirect_uri: 'http://127.0.0.1:7000/cb', response_type: 'token' })}`);
+    const res = await request(t.app).get(
+      `/oauth/authorize?${authorizeQuery(p, c, { redirect_uri: 'http://127.0.0.1:7000/cb', response_type: 'token' })}`,
+    );
     expect(res.status).toBe(302);
     const url = new URL(res.headers.location);
     expect(`${url.origin}${url.pathname}`).toBe('http://127.0.0.1:7000/cb');
@@ -101,10 +125,13 @@ describe('authorize: loopback redirect URIs match any port (RFC 8252 §7.3)', ()
     expectRefusedPage(await authorize(p, c, uri));
   });
 
-  it('a self-registered public client\'s http://localhost redirect matches any port of localhost, never a loopback IP', async () => {
+  it("a self-registered public client's http://localhost redirect matches any port of localhost, never a loopback IP", async () => {
     const { p, c } = await tenant(['http://127.0.0.1/unused']);
     // Only registration by the client itself may store localhost (docs/decisions.md): written here directly.
-    await t.database.db('clients').where({ id: c.id }).update({ redirect_uris: ['http://localhost/callback'] });
+    await t.database
+      .db('clients')
+      .where({ id: c.id })
+      .update({ redirect_uris: ['http://localhost/callback'] });
     t.services.clientAuth.forget(c.id);
     const client = { ...c, redirectUris: ['http://localhost/callback'] };
     expectAccepted(await authorize(p, client, 'http://localhost:43123/callback'));
@@ -135,36 +162,58 @@ describe('registration: localhost is refused (RFC 8252 §8.3)', () => {
       code: 'invalid_request',
       description: expect.stringMatching(/localhost.*127\.0\.0\.1.*\[::1\].*RFC 8252/s),
     });
-    await expect(buildClient(t.services, p.id, { postLogoutRedirectUris: [uri] })).rejects.toMatchObject({ code: 'invalid_request' });
+    await expect(buildClient(t.services, p.id, { postLogoutRedirectUris: [uri] })).rejects.toMatchObject({
+      code: 'invalid_request',
+    });
     expect(await t.database.db('clients').where({ platform_id: p.id }).count('* as n').first()).toEqual(before);
   });
 
-  it.each([['http://127.0.0.2/cb'], ['http://0x7f000001/cb'], ['http://127.1/cb'], ['HTTP://127.0.0.1/cb'], ['http://[0:0:0:0:0:0:0:1]/cb'], ['http://127.0.0.1:0/cb']])(
-    'http other than the literal 127.0.0.1 or [::1] is refused: %s', async (uri) => {
-      const p = await buildPlatform(t.services);
-      await expect(buildClient(t.services, p.id, { redirectUris: [uri] })).rejects.toMatchObject({ code: 'invalid_request', description: expect.stringMatching(/must use https/) });
+  it.each([
+    ['http://127.0.0.2/cb'],
+    ['http://0x7f000001/cb'],
+    ['http://127.1/cb'],
+    ['HTTP://127.0.0.1/cb'],
+    ['http://[0:0:0:0:0:0:0:1]/cb'],
+    ['http://127.0.0.1:0/cb'],
+  ])('http other than the literal 127.0.0.1 or [::1] is refused: %s', async (uri) => {
+    const p = await buildPlatform(t.services);
+    await expect(buildClient(t.services, p.id, { redirectUris: [uri] })).rejects.toMatchObject({
+      code: 'invalid_request',
+      description: expect.stringMatching(/must use https/),
     });
+  });
 
   it('accepts the loopback IP literals with or without a port', async () => {
     const p = await buildPlatform(t.services);
-    const c = await buildClient(t.services, p.id, { redirectUris: ['http://127.0.0.1/cb', 'http://127.0.0.1:8080/cb', 'http://[::1]/cb', 'http://[::1]:8080/cb'] });
+    const c = await buildClient(t.services, p.id, {
+      redirectUris: ['http://127.0.0.1/cb', 'http://127.0.0.1:8080/cb', 'http://[::1]/cb', 'http://[::1]:8080/cb'],
+    });
     expect(c.redirectUris).toHaveLength(4);
   });
 });
 
 describe('RP-initiated logout: post-logout loopback URIs match any port too', () => {
-  const logout = (p: { id: string }, params: Record<string, string>) => `/oauth/logout?${new URLSearchParams({ platform_guid: p.id, ...params })}`;
+  const logout = (p: { id: string }, params: Record<string, string>) =>
+    `/oauth/logout?${new URLSearchParams({ platform_guid: p.id, ...params })}`;
 
   it('sends the browser to the requested port of a registered loopback URI', async () => {
     const { p, c } = await tenant(['http://127.0.0.1/cb'], ['http://127.0.0.1/signed-out']);
-    const res = await request(t.app).get(logout(p, { client_id: c.id, post_logout_redirect_uri: 'http://127.0.0.1:6000/signed-out', state: 'bye' }));
+    const res = await request(t.app).get(
+      logout(p, { client_id: c.id, post_logout_redirect_uri: 'http://127.0.0.1:6000/signed-out', state: 'bye' }),
+    );
     expect(res.status).toBe(302);
     expect(res.headers.location).toBe('http://127.0.0.1:6000/signed-out?state=bye');
   });
 
-  it.each([['http://127.0.0.1:6000/elsewhere'], ['http://localhost:6000/signed-out'], ['https://127.0.0.1:6000/signed-out']])('refuses %s', async (uri) => {
+  it.each([
+    ['http://127.0.0.1:6000/elsewhere'],
+    ['http://localhost:6000/signed-out'],
+    ['https://127.0.0.1:6000/signed-out'],
+  ])('refuses %s', async (uri) => {
     const { p, c } = await tenant(['http://127.0.0.1/cb'], ['http://127.0.0.1/signed-out']);
-    const res = await request(t.app).get(logout(p, { client_id: c.id, post_logout_redirect_uri: uri })).set('Accept', 'text/html');
+    const res = await request(t.app)
+      .get(logout(p, { client_id: c.id, post_logout_redirect_uri: uri }))
+      .set('Accept', 'text/html');
     expect(res.status).toBe(400);
     expect(res.headers.location).toBeUndefined();
   });

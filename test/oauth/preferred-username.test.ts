@@ -10,7 +10,9 @@ import { checkPreferredUsername, defaultPreferredUsername } from '../../src/serv
 import { up as backfill } from '../../migrations/20261123130000_backfill_users_preferred_username';
 
 let t: Awaited<ReturnType<typeof buildTestApp>>;
-beforeAll(async () => { t = await buildTestApp(); });
+beforeAll(async () => {
+  t = await buildTestApp();
+});
 afterAll(() => t.close());
 
 async function tenant() {
@@ -20,11 +22,23 @@ async function tenant() {
 }
 
 /** userinfo and ID-token claims of a code issued for `scopes`. */
-async function claimsOf(p: { id: string }, c: Awaited<ReturnType<typeof buildClient>>, user: { id: string }, scopes: string[]) {
+async function claimsOf(
+  p: { id: string },
+  c: Awaited<ReturnType<typeof buildClient>>,
+  user: { id: string },
+  scopes: string[],
+) {
   const code = await buildCode(t.services, { platformId: p.id, client: c, user, scopes });
-  const tokens = await request(t.app).post('/oauth/token').auth(c.id, c.secret!).type('form')
-    .send({ grant_type: 'authorization_code', code, redirect_uri: c.redirectUris[0], platform_guid: p.id }).expect(200);
-  return { userinfo: (await userinfo(t.app, p, tokens.body.access_token)).body, idToken: jwtPayload(tokens.body.id_token) };
+  const tokens = await request(t.app)
+    .post('/oauth/token')
+    .auth(c.id, c.secret!)
+    .type('form')
+    .send({ grant_type: 'authorization_code', code, redirect_uri: c.redirectUris[0], platform_guid: p.id })
+    .expect(200);
+  return {
+    userinfo: (await userinfo(t.app, p, tokens.body.access_token)).body,
+    idToken: jwtPayload(tokens.body.id_token),
+  };
 }
 
 describe('preferred_username is always released with profile', () => {
@@ -46,17 +60,43 @@ describe('preferred_username is always released with profile', () => {
 
   it('a user who signed up through the hosted pages', async () => {
     const { p, c } = await tenant();
-    const tokens = await exchange(t.app, p, c, await signUpThrough(browser(t.app), p, c, `signup-${Date.now()}@example.com`));
+    const tokens = await exchange(
+      t.app,
+      p,
+      c,
+      await signUpThrough(browser(t.app), p, c, `signup-${Date.now()}@example.com`),
+    );
     expect((await userinfo(t.app, p, tokens.access_token)).body.preferred_username).toBe('grace.hopper');
     expect(jwtPayload(tokens.id_token).preferred_username).toBe('grace.hopper');
   });
 
   it('a user created with the CLI: derived, or chosen with --preferred-username', async () => {
     const { p, c } = await tenant();
-    const args = (email: string) => ['user', 'create', '--platform', p.id, '--email', email, '--password', TEST_PASSWORD, '--given-name', 'Grace', '--family-name', 'Hopper', '--birthdate', '1990-01-01'];
+    const args = (email: string) => [
+      'user',
+      'create',
+      '--platform',
+      p.id,
+      '--email',
+      email,
+      '--password',
+      TEST_PASSWORD,
+      '--given-name',
+      'Grace',
+      '--family-name',
+      'Hopper',
+      '--birthdate',
+      '1990-01-01',
+    ];
     const derived = await runCommand(t.services, args(`cli-a-${Date.now()}@example.com`));
-    const chosen = await runCommand(t.services, [...args(`cli-b-${Date.now()}@example.com`), '--preferred-username', 'Amazing_Grace']);
-    expect((await claimsOf(p, c, { id: derived.sub as string }, ['openid', 'profile'])).userinfo.preferred_username).toBe('grace.hopper');
+    const chosen = await runCommand(t.services, [
+      ...args(`cli-b-${Date.now()}@example.com`),
+      '--preferred-username',
+      'Amazing_Grace',
+    ]);
+    expect(
+      (await claimsOf(p, c, { id: derived.sub as string }, ['openid', 'profile'])).userinfo.preferred_username,
+    ).toBe('grace.hopper');
     const both = await claimsOf(p, c, { id: chosen.sub as string }, ['openid', 'profile']);
     expect(both.userinfo.preferred_username).toBe('Amazing_Grace');
     expect(both.idToken.preferred_username).toBe('Amazing_Grace');
@@ -71,15 +111,36 @@ describe('preferred_username is always released with profile', () => {
   ])('the CLI refuses --preferred-username %j and creates nothing', async (value, message) => {
     const { p } = await tenant();
     const email = `cli-bad-${Math.random().toString(36).slice(2)}@example.com`;
-    await expect(runCommand(t.services, ['user', 'create', '--platform', p.id, '--email', email, '--password', TEST_PASSWORD,
-      '--given-name', 'A', '--family-name', 'B', '--birthdate', '1990-01-01', '--preferred-username', value])).rejects.toThrow(new RegExp(`preferred_username: .*${message.source}`));
+    await expect(
+      runCommand(t.services, [
+        'user',
+        'create',
+        '--platform',
+        p.id,
+        '--email',
+        email,
+        '--password',
+        TEST_PASSWORD,
+        '--given-name',
+        'A',
+        '--family-name',
+        'B',
+        '--birthdate',
+        '1990-01-01',
+        '--preferred-username',
+        value,
+      ]),
+    ).rejects.toThrow(new RegExp(`preferred_username: .*${message.source}`));
     expect(await t.services.users.findByEmail(p.id, email)).toBeUndefined();
   });
 });
 
 describe('the stored column', () => {
   it('is NOT NULL and no user is without one after the migrations', async () => {
-    const column = await t.database.db('information_schema.columns').where({ table_name: 'users', column_name: 'preferred_username' }).first();
+    const column = await t.database
+      .db('information_schema.columns')
+      .where({ table_name: 'users', column_name: 'preferred_username' })
+      .first();
     expect(column.is_nullable).toBe('NO');
     const [{ n }] = await t.database.db('users').whereNull('preferred_username').count('* as n');
     expect(Number(n)).toBe(0);
@@ -88,20 +149,33 @@ describe('the stored column', () => {
   it('the migration backfills a user stored without one from the name, and bumps updated_at', async () => {
     const p = await buildPlatform(t.services);
     const rolledBack = new Error('roll back');
-    await expect(t.database.db.transaction(async (trx) => {
-      // As before the migration: a nullable column and a user without a username.
-      await trx.raw('ALTER TABLE users ALTER COLUMN preferred_username DROP NOT NULL');
-      const id = '00000000-0000-4000-8000-00000000e011';
-      await trx('users').insert({ id, platform_id: p.id, email: 'old@example.com', email_normalized: 'old@example.com', password_hash: 'x',
-        given_name: 'José', family_name: "O'Brien Núñez", preferred_username: null, updated_at: new Date('2020-01-01T00:00:00Z') });
-      await backfill(trx);
-      const row = await trx('users').where({ id }).first();
-      expect(row.preferred_username).toBe('josé.o-brien-núñez');
-      expect(row.updated_at.getTime()).toBeGreaterThan(new Date('2021-01-01T00:00:00Z').getTime());
-      const column = await trx('information_schema.columns').where({ table_name: 'users', column_name: 'preferred_username' }).first();
-      expect(column.is_nullable).toBe('NO');
-      throw rolledBack;
-    })).rejects.toBe(rolledBack);
+    await expect(
+      t.database.db.transaction(async (trx) => {
+        // As before the migration: a nullable column and a user without a username.
+        await trx.raw('ALTER TABLE users ALTER COLUMN preferred_username DROP NOT NULL');
+        const id = '00000000-0000-4000-8000-00000000e011';
+        await trx('users').insert({
+          id,
+          platform_id: p.id,
+          email: 'old@example.com',
+          email_normalized: 'old@example.com',
+          password_hash: 'x',
+          given_name: 'José',
+          family_name: "O'Brien Núñez",
+          preferred_username: null,
+          updated_at: new Date('2020-01-01T00:00:00Z'),
+        });
+        await backfill(trx);
+        const row = await trx('users').where({ id }).first();
+        expect(row.preferred_username).toBe('josé.o-brien-núñez');
+        expect(row.updated_at.getTime()).toBeGreaterThan(new Date('2021-01-01T00:00:00Z').getTime());
+        const column = await trx('information_schema.columns')
+          .where({ table_name: 'users', column_name: 'preferred_username' })
+          .first();
+        expect(column.is_nullable).toBe('NO');
+        throw rolledBack;
+      }),
+    ).rejects.toBe(rolledBack);
   });
 });
 
@@ -122,11 +196,25 @@ describe('the rules', () => {
     expect(checkPreferredUsername(derived)).toBeUndefined();
   });
 
-  it.each([['ada'], ['Ada_L'], ['ada.lovelace-1815'], ['Łukasz'], ['ελένη'], ['a'.repeat(64)]])('accepts %j', (value) => {
-    expect(checkPreferredUsername(value)).toBeUndefined();
-  });
+  it.each([['ada'], ['Ada_L'], ['ada.lovelace-1815'], ['Łukasz'], ['ελένη'], ['a'.repeat(64)]])(
+    'accepts %j',
+    (value) => {
+      expect(checkPreferredUsername(value)).toBeUndefined();
+    },
+  );
 
-  it.each([[''], ['   '], ['two words'], ['tab\there'], ['ada@example.com'], ['a/b'], ['rtl\u202eevil'], ['zero\u200bwidth'], ['a'.repeat(65)], ['---']])('refuses %j', (value) => {
+  it.each([
+    [''],
+    ['   '],
+    ['two words'],
+    ['tab\there'],
+    ['ada@example.com'],
+    ['a/b'],
+    ['rtl\u202eevil'],
+    ['zero\u200bwidth'],
+    ['a'.repeat(65)],
+    ['---'],
+  ])('refuses %j', (value) => {
     expect(checkPreferredUsername(value)).toEqual(expect.any(String));
   });
 });

@@ -24,7 +24,8 @@ afterEach(async () => {
   for (const t of opened.splice(0)) await t.close();
 });
 
-const discovery = (t: TestApp, platformId: string) => request(t.app).get(`/.well-known/openid-configuration?platform_guid=${platformId}`);
+const discovery = (t: TestApp, platformId: string) =>
+  request(t.app).get(`/.well-known/openid-configuration?platform_guid=${platformId}`);
 
 /** Sends n requests one after another; returns the statuses. */
 async function statuses(n: number, send: () => request.Test): Promise<number[]> {
@@ -44,14 +45,18 @@ function limiterApp(s: Services, endpoint: string) {
   return app;
 }
 
-const basic = (id: string, secret = 's3cret') => `Basic ${Buffer.from(`${encodeURIComponent(id)}:${secret}`).toString('base64')}`;
+const basic = (id: string, secret = 's3cret') =>
+  `Basic ${Buffer.from(`${encodeURIComponent(id)}:${secret}`).toString('base64')}`;
 const mixedCase = (id: string) => [...id].map((ch, i) => (i % 2 ? ch.toUpperCase() : ch)).join('');
 
 /** A live access token of the client, issued through the real service (no request is counted). */
 async function liveAccessToken(t: TestApp, platform: Platform, client: ClientRow): Promise<string> {
   const user = await buildUser(t.services, platform.id);
   const code = await buildCode(t.services, { platformId: platform.id, client, user, scopes: ['openid'] });
-  const issued = await t.services.grants.exchangeAuthorizationCode({ platform, client }, { code, redirect_uri: client.redirectUris[0] });
+  const issued = await t.services.grants.exchangeAuthorizationCode(
+    { platform, client },
+    { code, redirect_uri: client.redirectUris[0] },
+  );
   return issued.accessToken;
 }
 
@@ -59,7 +64,10 @@ describe('rate limits', () => {
   it('puts X-RateLimit-* on normal responses of discovery and JWKS', async () => {
     const t = await open();
     const p = await buildPlatform(t.services);
-    for (const [path, limit] of [['/.well-known/openid-configuration', 5], ['/oauth/jwks', 5]] as const) {
+    for (const [path, limit] of [
+      ['/.well-known/openid-configuration', 5],
+      ['/oauth/jwks', 5],
+    ] as const) {
       const res = await request(t.app).get(`${path}?platform_guid=${p.id}`).expect(200);
       expect(res.headers['x-ratelimit-limit']).toBe(String(limit));
       expect(res.headers['x-ratelimit-remaining']).toBe(String(limit - 1));
@@ -85,11 +93,37 @@ describe('rate limits', () => {
   });
 
   it.each([
-    ['authorize', 3, (t: TestApp, g: string) => request(t.app).get(`/oauth/authorize?platform_guid=${g}&client_id=nope`)],
-    ['token', 6, (t: TestApp, g: string) => request(t.app).post('/oauth/token').type('form').send(`platform_guid=${g}&grant_type=authorization_code&code=x&client_id=c`)],
-    ['userinfo', 6, (t: TestApp, g: string) => request(t.app).get(`/oauth/userinfo?platform_guid=${g}`).set('Authorization', 'Bearer abc')],
-    ['introspect', 6, (t: TestApp, g: string) => request(t.app).post('/oauth/introspect').type('form').send(`platform_guid=${g}&token=x`)],
-    ['revoke', 3, (t: TestApp, g: string) => request(t.app).post('/oauth/revoke').type('form').send(`platform_guid=${g}&token=x`)],
+    [
+      'authorize',
+      3,
+      (t: TestApp, g: string) => request(t.app).get(`/oauth/authorize?platform_guid=${g}&client_id=nope`),
+    ],
+    [
+      'token',
+      6,
+      (t: TestApp, g: string) =>
+        request(t.app)
+          .post('/oauth/token')
+          .type('form')
+          .send(`platform_guid=${g}&grant_type=authorization_code&code=x&client_id=c`),
+    ],
+    [
+      'userinfo',
+      6,
+      (t: TestApp, g: string) =>
+        request(t.app).get(`/oauth/userinfo?platform_guid=${g}`).set('Authorization', 'Bearer abc'),
+    ],
+    [
+      'introspect',
+      6,
+      (t: TestApp, g: string) =>
+        request(t.app).post('/oauth/introspect').type('form').send(`platform_guid=${g}&token=x`),
+    ],
+    [
+      'revoke',
+      3,
+      (t: TestApp, g: string) => request(t.app).post('/oauth/revoke').type('form').send(`platform_guid=${g}&token=x`),
+    ],
   ] as const)('puts X-RateLimit-* on responses of %s in the app', async (_name, limit, send) => {
     const t = await open();
     const p = await buildPlatform(t.services);
@@ -103,7 +137,8 @@ describe('rate limits', () => {
   it('answers an exceeded /oauth/authorize with the spec JSON too, not the error page', async () => {
     const t = await open();
     const p = await buildPlatform(t.services);
-    const send = () => request(t.app).get(`/oauth/authorize?platform_guid=${p.id}&client_id=nope`).set('Accept', 'text/html');
+    const send = () =>
+      request(t.app).get(`/oauth/authorize?platform_guid=${p.id}&client_id=nope`).set('Accept', 'text/html');
     expect(await statuses(4, send)).toEqual([400, 400, 400, 429]);
     const res = await send();
     expectOAuthError(res, 429, 'too_many_requests');
@@ -116,13 +151,20 @@ describe('rate limits', () => {
     const clientA = await buildClient(t.services, p.id);
     const clientB = await buildClient(t.services, p.id);
     const token = (auth: string) =>
-      request(t.app).post('/oauth/token').set('Authorization', auth).type('form').send(`platform_guid=${p.id}&grant_type=authorization_code&code=bogus&redirect_uri=https%3A%2F%2Fapp.example%2Fcallback`);
+      request(t.app)
+        .post('/oauth/token')
+        .set('Authorization', auth)
+        .type('form')
+        .send(
+          `platform_guid=${p.id}&grant_type=authorization_code&code=bogus&redirect_uri=https%3A%2F%2Fapp.example%2Fcallback`,
+        );
     expect(await statuses(7, () => token(basic(clientA.id, clientA.secret!)))).toEqual([...Array(6).fill(400), 429]);
     expect((await token(basic(clientB.id, clientB.secret!))).status).toBe(400);
 
     const tokenA = await liveAccessToken(t, p, clientA);
     const tokenB = await liveAccessToken(t, p, clientB);
-    const userinfo = (bearer: string) => request(t.app).get(`/oauth/userinfo?platform_guid=${p.id}`).set('Authorization', `Bearer ${bearer}`);
+    const userinfo = (bearer: string) =>
+      request(t.app).get(`/oauth/userinfo?platform_guid=${p.id}`).set('Authorization', `Bearer ${bearer}`);
     expect(await statuses(7, () => userinfo(tokenA))).toEqual([...Array(6).fill(200), 429]);
     expect((await userinfo(tokenB)).status).toBe(200);
   });
@@ -138,7 +180,9 @@ describe('rate limits', () => {
 
     const res = await discovery(t, p.id);
     expect(res.status).toBe(429);
-    expect(res.text).toBe('{"error":"too_many_requests","error_description":"Rate limit exceeded; retry in 65 seconds"}');
+    expect(res.text).toBe(
+      '{"error":"too_many_requests","error_description":"Rate limit exceeded; retry in 65 seconds"}',
+    );
     expect(res.headers['content-type']).toMatch(/^application\/json/);
     expect(res.headers['cache-control']).toBe('no-store');
     expect(res.headers['retry-after']).toBe('65');
@@ -177,8 +221,13 @@ describe('rate limits', () => {
     const c = await buildClient(t.services, p.id);
     const other = await buildClient(t.services, p.id);
     const grant = `platform_guid=${p.id}&grant_type=authorization_code&code=bogus&redirect_uri=x`;
-    const viaBasic = (id: string, secret = c.secret!) => request(t.app).post('/oauth/token').set('Authorization', basic(id, secret)).type('form').send(grant);
-    const viaPost = (id: string) => request(t.app).post('/oauth/token').type('form').send(`${grant}&client_id=${id}&client_secret=${encodeURIComponent(c.secret!)}`);
+    const viaBasic = (id: string, secret = c.secret!) =>
+      request(t.app).post('/oauth/token').set('Authorization', basic(id, secret)).type('form').send(grant);
+    const viaPost = (id: string) =>
+      request(t.app)
+        .post('/oauth/token')
+        .type('form')
+        .send(`${grant}&client_id=${id}&client_secret=${encodeURIComponent(c.secret!)}`);
     const remaining: string[] = [];
     for (let i = 0; i < 6; i++) {
       const res = await (i % 2 ? viaPost(c.id) : viaBasic(c.id));
@@ -207,7 +256,10 @@ describe('rate limits', () => {
     const q = await buildPlatform(a.services);
     const burst = await Promise.all(Array.from({ length: 12 }, (_, i) => discovery(i % 2 ? b : a, q.id)));
     expect(burst.map((r) => r.status).sort()).toEqual([...Array(5).fill(200), ...Array(7).fill(429)]);
-    const remaining = burst.filter((r) => r.status === 200).map((r) => r.headers['x-ratelimit-remaining']).sort();
+    const remaining = burst
+      .filter((r) => r.status === 200)
+      .map((r) => r.headers['x-ratelimit-remaining'])
+      .sort();
     expect(remaining).toEqual(['0', '1', '2', '3', '4']);
   });
 
@@ -249,7 +301,9 @@ describe('rate limits', () => {
     const unknown = await request(down.app).get('/.well-known/openid-configuration?platform_guid=not-a-uuid');
     expectOAuthError(unknown, 400, 'invalid_request'); // counters failed, the request went on
     expect(unknown.headers['x-ratelimit-limit']).toBeUndefined();
-    const known = await request(down.app).get('/.well-known/openid-configuration?platform_guid=00000000-0000-4000-8000-000000000000');
+    const known = await request(down.app).get(
+      '/.well-known/openid-configuration?platform_guid=00000000-0000-4000-8000-000000000000',
+    );
     expectOAuthError(known, 503, 'temporarily_unavailable');
 
     const noRedis = await open({ REDIS_URL: 'redis://127.0.0.1:1' });
@@ -263,59 +317,75 @@ const freshSource = () => `2001:db8:${randomBytes(2).toString('hex')}:${randomBy
 
 describe('rate limits count a client only once it has authenticated', () => {
   const victimSends = {
-    token: (c: { id: string; secret: string | null }) => `grant_type=authorization_code&code=bogus&redirect_uri=x&client_id=${c.id}&client_secret=${encodeURIComponent(c.secret!)}`,
-    introspect: (c: { id: string; secret: string | null }) => `token=x&client_id=${c.id}&client_secret=${encodeURIComponent(c.secret!)}`,
-    revoke: (c: { id: string; secret: string | null }) => `token=x&client_id=${c.id}&client_secret=${encodeURIComponent(c.secret!)}`,
+    token: (c: { id: string; secret: string | null }) =>
+      `grant_type=authorization_code&code=bogus&redirect_uri=x&client_id=${c.id}&client_secret=${encodeURIComponent(c.secret!)}`,
+    introspect: (c: { id: string; secret: string | null }) =>
+      `token=x&client_id=${c.id}&client_secret=${encodeURIComponent(c.secret!)}`,
+    revoke: (c: { id: string; secret: string | null }) =>
+      `token=x&client_id=${c.id}&client_secret=${encodeURIComponent(c.secret!)}`,
   };
 
   it.each([
     ['token', 6, 400],
     ['introspect', 6, 200],
     ['revoke', 3, 200],
-  ] as const)('%s: junk naming a victim client spends its sender\'s source bucket, never the victim\'s', async (endpoint, limit, victimStatus) => {
-    const t = await open({ TRUST_PROXY: 'loopback' });
-    const p = await buildPlatform(t.services);
-    const victim = await buildClient(t.services, p.id);
-    const attacker = freshSource();
-    const post = (from: string, body: string, auth?: string) => {
-      const r = request(t.app).post(`/oauth/${endpoint}`).set('X-Forwarded-For', from).type('form');
-      return (auth ? r.set('Authorization', auth) : r).send(`platform_guid=${p.id}&${body}`);
-    };
-    const params = 'grant_type=authorization_code&code=x&redirect_uri=x&token=x'; // what each endpoint reads; the rest is ignored
-    const junk = [
-      () => post(attacker, `${params}&client_id=${victim.id}`), // named in the body, no secret
-      () => post(attacker, params, basic(victim.id, 'wrong')), // Basic with a wrong secret
-      () => post(attacker, `${params}&client_id=${victim.id}&client_secret=wrong`), // client_secret_post, wrong secret
-      () => post(attacker, params, basic(victim.id.toUpperCase(), 'wrong')), // a case variant
-      () => post(attacker, `${params}&client_id=${randomUUID()}&client_secret=wrong`), // a random id
-    ];
-    const answers: request.Response[] = [];
-    for (let i = 0; i < limit + 2; i++) answers.push(await junk[i % junk.length]());
-    expect(answers.slice(0, limit).map((r) => r.status)).not.toContain(429);
-    expect(answers.map((r) => r.headers['x-ratelimit-remaining'])).toEqual([...Array.from({ length: limit }, (_, i) => String(limit - 1 - i)), '0', '0']);
-    expectOAuthError(answers[limit], 429, 'too_many_requests'); // rather than invalid_client
-    expectOAuthError(answers[limit + 1], 429, 'too_many_requests');
+  ] as const)(
+    "%s: junk naming a victim client spends its sender's source bucket, never the victim's",
+    async (endpoint, limit, victimStatus) => {
+      const t = await open({ TRUST_PROXY: 'loopback' });
+      const p = await buildPlatform(t.services);
+      const victim = await buildClient(t.services, p.id);
+      const attacker = freshSource();
+      const post = (from: string, body: string, auth?: string) => {
+        const r = request(t.app).post(`/oauth/${endpoint}`).set('X-Forwarded-For', from).type('form');
+        return (auth ? r.set('Authorization', auth) : r).send(`platform_guid=${p.id}&${body}`);
+      };
+      const params = 'grant_type=authorization_code&code=x&redirect_uri=x&token=x'; // what each endpoint reads; the rest is ignored
+      const junk = [
+        () => post(attacker, `${params}&client_id=${victim.id}`), // named in the body, no secret
+        () => post(attacker, params, basic(victim.id, 'wrong')), // Basic with a wrong secret
+        () => post(attacker, `${params}&client_id=${victim.id}&client_secret=wrong`), // client_secret_post, wrong secret
+        () => post(attacker, params, basic(victim.id.toUpperCase(), 'wrong')), // a case variant
+        () => post(attacker, `${params}&client_id=${randomUUID()}&client_secret=wrong`), // a random id
+      ];
+      const answers: request.Response[] = [];
+      for (let i = 0; i < limit + 2; i++) answers.push(await junk[i % junk.length]());
+      expect(answers.slice(0, limit).map((r) => r.status)).not.toContain(429);
+      expect(answers.map((r) => r.headers['x-ratelimit-remaining'])).toEqual([
+        ...Array.from({ length: limit }, (_, i) => String(limit - 1 - i)),
+        '0',
+        '0',
+      ]);
+      expectOAuthError(answers[limit], 429, 'too_many_requests'); // rather than invalid_client
+      expectOAuthError(answers[limit + 1], 429, 'too_many_requests');
 
-    // The victim, from elsewhere, still has its whole minute.
-    const mine = freshSource();
-    const own: string[] = [];
-    for (let i = 0; i < limit; i++) {
-      const res = await post(mine, victimSends[endpoint](victim));
-      expect(res.status).toBe(victimStatus);
-      own.push(res.headers['x-ratelimit-remaining']);
-    }
-    expect(own).toEqual(Array.from({ length: limit }, (_, i) => String(limit - 1 - i)));
-    expectOAuthError(await post(mine, victimSends[endpoint](victim)), 429, 'too_many_requests');
-    // And its own count is its own: from a third address it is still refused.
-    expect((await post(freshSource(), victimSends[endpoint](victim))).status).toBe(429);
-  });
+      // The victim, from elsewhere, still has its whole minute.
+      const mine = freshSource();
+      const own: string[] = [];
+      for (let i = 0; i < limit; i++) {
+        const res = await post(mine, victimSends[endpoint](victim));
+        expect(res.status).toBe(victimStatus);
+        own.push(res.headers['x-ratelimit-remaining']);
+      }
+      expect(own).toEqual(Array.from({ length: limit }, (_, i) => String(limit - 1 - i)));
+      expectOAuthError(await post(mine, victimSends[endpoint](victim)), 429, 'too_many_requests');
+      // And its own count is its own: from a third address it is still refused.
+      expect((await post(freshSource(), victimSends[endpoint](victim))).status).toBe(429);
+    },
+  );
 
   it('token: requests of a public client, which proves nothing by naming itself, count per source address', async () => {
     const t = await open({ TRUST_PROXY: 'loopback' });
     const p = await buildPlatform(t.services);
     const spa = await buildClient(t.services, p.id, { type: 'public' });
-    const from = (ip: string) => request(t.app).post('/oauth/token').set('X-Forwarded-For', ip).type('form')
-      .send(`platform_guid=${p.id}&grant_type=authorization_code&code=bogus&redirect_uri=x&client_id=${spa.id}&code_verifier=${'a'.repeat(43)}`);
+    const from = (ip: string) =>
+      request(t.app)
+        .post('/oauth/token')
+        .set('X-Forwarded-For', ip)
+        .type('form')
+        .send(
+          `platform_guid=${p.id}&grant_type=authorization_code&code=bogus&redirect_uri=x&client_id=${spa.id}&code_verifier=${'a'.repeat(43)}`,
+        );
     const attacker = freshSource();
     expect(await statuses(7, () => from(attacker))).toEqual([...Array(6).fill(400), 429]);
     expect((await from(freshSource())).headers['x-ratelimit-remaining']).toBe('5');
@@ -326,13 +396,21 @@ describe('rate limits count a client only once it has authenticated', () => {
     const p = await buildPlatform(t.services);
     const victim = await buildClient(t.services, p.id);
     const anonymous = freshSource();
-    const revoke = (ip: string, body: string) => request(t.app).post('/oauth/revoke').set('X-Forwarded-For', ip).type('form').send(`platform_guid=${p.id}&token=x&${body}`);
+    const revoke = (ip: string, body: string) =>
+      request(t.app)
+        .post('/oauth/revoke')
+        .set('X-Forwarded-For', ip)
+        .type('form')
+        .send(`platform_guid=${p.id}&token=x&${body}`);
     expect(await statuses(4, () => revoke(anonymous, `client_id=${victim.id}`))).toEqual([200, 200, 200, 429]);
-    const authenticated = await revoke(anonymous, `client_id=${victim.id}&client_secret=${encodeURIComponent(victim.secret!)}`);
+    const authenticated = await revoke(
+      anonymous,
+      `client_id=${victim.id}&client_secret=${encodeURIComponent(victim.secret!)}`,
+    );
     expect([authenticated.status, authenticated.headers['x-ratelimit-remaining']]).toEqual([200, '2']);
   });
 
-  it('userinfo: forged and badly signed tokens naming a victim client spend their sender\'s source bucket', async () => {
+  it("userinfo: forged and badly signed tokens naming a victim client spend their sender's source bucket", async () => {
     const t = await open({ TRUST_PROXY: 'loopback' });
     const p = await buildPlatform(t.services);
     const victim = await buildClient(t.services, p.id);
@@ -340,8 +418,11 @@ describe('rate limits count a client only once it has authenticated', () => {
     const claims = decodeJwt(live);
     const { kid } = decodeProtectedHeader(live);
     const forged = new UnsecuredJWT({ ...claims }).encode();
-    const badSignature = await new SignJWT({ ...claims }).setProtectedHeader({ alg: 'HS512', kid }).sign(randomBytes(64));
-    const userinfo = (ip: string, bearer: string) => request(t.app).get('/oauth/userinfo').set('X-Forwarded-For', ip).set('Authorization', `Bearer ${bearer}`);
+    const badSignature = await new SignJWT({ ...claims })
+      .setProtectedHeader({ alg: 'HS512', kid })
+      .sign(randomBytes(64));
+    const userinfo = (ip: string, bearer: string) =>
+      request(t.app).get('/oauth/userinfo').set('X-Forwarded-For', ip).set('Authorization', `Bearer ${bearer}`);
 
     const attacker = freshSource();
     const junk: request.Response[] = [];
@@ -366,7 +447,13 @@ describe('rate limits count a client only once it has authenticated', () => {
     const c = await buildClient(t.services, p.id);
     const from = freshSource();
     // Wrong secrets for a real client and for made-up ones: all of them count in the source's bucket.
-    const wrong = (id: string) => request(t.app).post('/oauth/introspect').set('X-Forwarded-For', from).set('Authorization', basic(id, 'wrong')).type('form').send(`platform_guid=${p.id}&token=x`);
+    const wrong = (id: string) =>
+      request(t.app)
+        .post('/oauth/introspect')
+        .set('X-Forwarded-For', from)
+        .set('Authorization', basic(id, 'wrong'))
+        .type('form')
+        .send(`platform_guid=${p.id}&token=x`);
     for (let i = 0; i < 6; i++) {
       const res = await wrong(i % 2 ? c.id : randomUUID());
       expectOAuthError(res, 401, 'invalid_client');
@@ -410,7 +497,12 @@ describe('rate limits on Redis', () => {
 
     // An authenticated client's count is joint too; a failed authentication counts its source.
     const c = await buildClient(a.services, p.id);
-    const token = (t: TestApp, secret: string) => request(t.app).post('/oauth/token').set('Authorization', basic(c.id, secret)).type('form').send(`platform_guid=${p.id}&grant_type=authorization_code&code=bogus&redirect_uri=x`);
+    const token = (t: TestApp, secret: string) =>
+      request(t.app)
+        .post('/oauth/token')
+        .set('Authorization', basic(c.id, secret))
+        .type('form')
+        .send(`platform_guid=${p.id}&grant_type=authorization_code&code=bogus&redirect_uri=x`);
     expect((await token(a, 'wrong')).status).toBe(401);
     const seen: string[] = [];
     for (let i = 0; i < 6; i++) seen.push((await token(i % 2 ? b : a, c.secret!)).headers['x-ratelimit-remaining']);

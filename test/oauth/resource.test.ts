@@ -9,22 +9,35 @@ beforeAll(async () => {
   t = await buildTestApp();
   later = await buildTestApp({}, () => new Date(Date.now() + 3601_000));
 });
-afterAll(async () => { await t.close(); await later.close(); });
+afterAll(async () => {
+  await t.close();
+  await later.close();
+});
 
 async function issued(scopes?: string[], userInput = {}) {
   const p = await buildPlatform(t.services);
   const c = await buildClient(t.services, p.id);
   const u = await buildUser(t.services, p.id, userInput);
   const code = await buildCode(t.services, { platformId: p.id, client: c, user: u, scopes });
-  const res = await request(t.app).post('/oauth/token').auth(c.id, c.secret!).type('form')
-    .send({ grant_type: 'authorization_code', code, redirect_uri: c.redirectUris[0], platform_guid: p.id }).expect(200);
+  const res = await request(t.app)
+    .post('/oauth/token')
+    .auth(c.id, c.secret!)
+    .type('form')
+    .send({ grant_type: 'authorization_code', code, redirect_uri: c.redirectUris[0], platform_guid: p.id })
+    .expect(200);
   return { p, c, u, tokens: res.body };
 }
 
-const userinfo = (platformId: string, token: string, app = t) => request(app.app).get(`/oauth/userinfo?platform_guid=${platformId}`).set('Authorization', `Bearer ${token}`);
+const userinfo = (platformId: string, token: string, app = t) =>
+  request(app.app).get(`/oauth/userinfo?platform_guid=${platformId}`).set('Authorization', `Bearer ${token}`);
 const introspect = (ctx: { p: { id: string }; c: { id: string; secret: string | null } }, token: string) =>
-  request(t.app).post('/oauth/introspect').auth(ctx.c.id, ctx.c.secret!).type('form').send({ token, platform_guid: ctx.p.id });
-const revoke = (platformId: string, token: string) => request(t.app).post('/oauth/revoke').type('form').send({ token, platform_guid: platformId });
+  request(t.app)
+    .post('/oauth/introspect')
+    .auth(ctx.c.id, ctx.c.secret!)
+    .type('form')
+    .send({ token, platform_guid: ctx.p.id });
+const revoke = (platformId: string, token: string) =>
+  request(t.app).post('/oauth/revoke').type('form').send({ token, platform_guid: platformId });
 
 describe('GET /oauth/userinfo', () => {
   it('returns sub, human_guid and exactly the claims of the granted scopes', async () => {
@@ -32,20 +45,36 @@ describe('GET /oauth/userinfo', () => {
     const res = await userinfo(ctx.p.id, ctx.tokens.access_token).expect(200);
     expect(res.headers['cache-control']).toBe('no-store');
     expect(res.body).toEqual({
-      sub: ctx.u.id, human_guid: ctx.u.id, name: 'Ada Lovelace', given_name: 'Ada', family_name: 'Lovelace', preferred_username: 'ada.lovelace', birthdate: '1990-12-10',
-      picture: `http://issuer.test/avatars/${ctx.p.id}/${ctx.u.id}.svg`, updated_at: expect.any(Number),
-      email: ctx.u.email, email_verified: false, phone_number: '+442079460958', phone_number_verified: true,
+      sub: ctx.u.id,
+      human_guid: ctx.u.id,
+      name: 'Ada Lovelace',
+      given_name: 'Ada',
+      family_name: 'Lovelace',
+      preferred_username: 'ada.lovelace',
+      birthdate: '1990-12-10',
+      picture: `http://issuer.test/avatars/${ctx.p.id}/${ctx.u.id}.svg`,
+      updated_at: expect.any(Number),
+      email: ctx.u.email,
+      email_verified: false,
+      phone_number: '+442079460958',
+      phone_number_verified: true,
     });
   });
 
   it('releases only openid claims for scope openid', async () => {
     const ctx = await issued(['openid']);
-    expect((await userinfo(ctx.p.id, ctx.tokens.access_token).expect(200)).body).toEqual({ sub: ctx.u.id, human_guid: ctx.u.id });
+    expect((await userinfo(ctx.p.id, ctx.tokens.access_token).expect(200)).body).toEqual({
+      sub: ctx.u.id,
+      human_guid: ctx.u.id,
+    });
   });
 
   it('answers POST with the token in the header', async () => {
     const ctx = await issued(['openid', 'email']);
-    const res = await request(t.app).post(`/oauth/userinfo?platform_guid=${ctx.p.id}`).set('Authorization', `Bearer ${ctx.tokens.access_token}`).expect(200);
+    const res = await request(t.app)
+      .post(`/oauth/userinfo?platform_guid=${ctx.p.id}`)
+      .set('Authorization', `Bearer ${ctx.tokens.access_token}`)
+      .expect(200);
     expect(res.body.email).toBe(ctx.u.email);
   });
 
@@ -62,7 +91,9 @@ describe('GET /oauth/userinfo', () => {
 
   it('refuses a token signed with another key, an expired token and a revoked token', async () => {
     const ctx = await issued();
-    const forged = await new SignJWT({ sub: ctx.u.id, jti: 'x' }).setProtectedHeader({ alg: 'HS512', kid: 'k' }).sign(new Uint8Array(64));
+    const forged = await new SignJWT({ sub: ctx.u.id, jti: 'x' })
+      .setProtectedHeader({ alg: 'HS512', kid: 'k' })
+      .sign(new Uint8Array(64));
     expectOAuthError(await userinfo(ctx.p.id, forged), 401, 'invalid_token');
     expectOAuthError(await userinfo(ctx.p.id, ctx.tokens.access_token, later), 401, 'invalid_token');
     await revoke(ctx.p.id, ctx.tokens.access_token).expect(200);
@@ -71,9 +102,16 @@ describe('GET /oauth/userinfo', () => {
 
   it('works without platform_guid: the spec lists only the Authorization header', async () => {
     const ctx = await issued(['openid', 'email']);
-    const res = await request(t.app).get('/oauth/userinfo').set('Authorization', `Bearer ${ctx.tokens.access_token}`).expect(200);
+    const res = await request(t.app)
+      .get('/oauth/userinfo')
+      .set('Authorization', `Bearer ${ctx.tokens.access_token}`)
+      .expect(200);
     expect(res.body).toEqual({ sub: ctx.u.id, human_guid: ctx.u.id, email: ctx.u.email, email_verified: false });
-    expectOAuthError(await request(t.app).get('/oauth/userinfo').set('Authorization', 'Bearer garbage'), 401, 'invalid_token');
+    expectOAuthError(
+      await request(t.app).get('/oauth/userinfo').set('Authorization', 'Bearer garbage'),
+      401,
+      'invalid_token',
+    );
   });
 
   it('refuses a token of another platform', async () => {
@@ -89,8 +127,14 @@ describe('POST /oauth/introspect', () => {
     const res = await introspect(ctx, ctx.tokens.access_token).expect(200);
     expect(res.headers['cache-control']).toBe('no-store');
     expect(res.body).toEqual({
-      active: true, sub: ctx.u.id, human_guid: ctx.u.id, client_id: ctx.c.id, scope: 'openid profile email offline_access',
-      token_type: 'Bearer', exp: expect.any(Number), iat: expect.any(Number),
+      active: true,
+      sub: ctx.u.id,
+      human_guid: ctx.u.id,
+      client_id: ctx.c.id,
+      scope: 'openid profile email offline_access',
+      token_type: 'Bearer',
+      exp: expect.any(Number),
+      iat: expect.any(Number),
     });
     expect(res.body.exp - res.body.iat).toBe(3600);
   });
@@ -119,7 +163,11 @@ describe('POST /oauth/introspect', () => {
     expect(neighbour.isResourceServer).toBe(false);
     for (const token of [ctx.tokens.access_token, ctx.tokens.refresh_token]) {
       expect((await introspect({ p: ctx.p, c: neighbour }, token).expect(200)).body).toEqual({ active: false });
-      expect((await introspect({ p: ctx.p, c: api }, token).expect(200)).body).toMatchObject({ active: true, sub: ctx.u.id, client_id: ctx.c.id });
+      expect((await introspect({ p: ctx.p, c: api }, token).expect(200)).body).toMatchObject({
+        active: true,
+        sub: ctx.u.id,
+        client_id: ctx.c.id,
+      });
       expect((await introspect(ctx, token).expect(200)).body).toMatchObject({ active: true, client_id: ctx.c.id });
     }
     // The access token is now in the verified-token cache: the neighbour still learns nothing.
@@ -128,24 +176,58 @@ describe('POST /oauth/introspect', () => {
 
   it('a resource server must be a confidential client', async () => {
     const p = await buildPlatform(t.services);
-    await expect(buildClient(t.services, p.id, { type: 'public', isResourceServer: true })).rejects.toMatchObject({ code: 'invalid_request' });
+    await expect(buildClient(t.services, p.id, { type: 'public', isResourceServer: true })).rejects.toMatchObject({
+      code: 'invalid_request',
+    });
   });
 
   it('requires confidential client credentials', async () => {
     const ctx = await issued();
-    expectOAuthError(await request(t.app).post('/oauth/introspect').type('form').send({ token: 'x', platform_guid: ctx.p.id }), 401, 'invalid_client');
-    const bad = await request(t.app).post('/oauth/introspect').auth(ctx.c.id, 'wrong').type('form').send({ token: 'x', platform_guid: ctx.p.id });
+    expectOAuthError(
+      await request(t.app).post('/oauth/introspect').type('form').send({ token: 'x', platform_guid: ctx.p.id }),
+      401,
+      'invalid_client',
+    );
+    const bad = await request(t.app)
+      .post('/oauth/introspect')
+      .auth(ctx.c.id, 'wrong')
+      .type('form')
+      .send({ token: 'x', platform_guid: ctx.p.id });
     expectOAuthError(bad, 401, 'invalid_client');
     expect(bad.headers['www-authenticate']).toMatch(/^Basic/);
     const pub = await buildClient(t.services, ctx.p.id, { type: 'public' });
-    expectOAuthError(await request(t.app).post('/oauth/introspect').type('form').send({ token: 'x', client_id: pub.id, platform_guid: ctx.p.id }), 401, 'invalid_client');
+    expectOAuthError(
+      await request(t.app)
+        .post('/oauth/introspect')
+        .type('form')
+        .send({ token: 'x', client_id: pub.id, platform_guid: ctx.p.id }),
+      401,
+      'invalid_client',
+    );
   });
 
   it('accepts client_secret_post and requires token', async () => {
     const ctx = await issued();
-    const res = await request(t.app).post('/oauth/introspect').type('form').send({ token: ctx.tokens.access_token, client_id: ctx.c.id, client_secret: ctx.c.secret!, platform_guid: ctx.p.id }).expect(200);
+    const res = await request(t.app)
+      .post('/oauth/introspect')
+      .type('form')
+      .send({
+        token: ctx.tokens.access_token,
+        client_id: ctx.c.id,
+        client_secret: ctx.c.secret!,
+        platform_guid: ctx.p.id,
+      })
+      .expect(200);
     expect(res.body.active).toBe(true);
-    expectOAuthError(await request(t.app).post('/oauth/introspect').auth(ctx.c.id, ctx.c.secret!).type('form').send({ platform_guid: ctx.p.id }), 400, 'invalid_request');
+    expectOAuthError(
+      await request(t.app)
+        .post('/oauth/introspect')
+        .auth(ctx.c.id, ctx.c.secret!)
+        .type('form')
+        .send({ platform_guid: ctx.p.id }),
+      400,
+      'invalid_request',
+    );
   });
 });
 
@@ -163,23 +245,53 @@ describe('POST /oauth/revoke', () => {
     const ctx = await issued();
     await revoke(ctx.p.id, ctx.tokens.refresh_token).expect(200);
     expectOAuthError(await userinfo(ctx.p.id, ctx.tokens.access_token), 401, 'invalid_token');
-    const res = await request(t.app).post('/oauth/token').auth(ctx.c.id, ctx.c.secret!).type('form').send({ grant_type: 'refresh_token', refresh_token: ctx.tokens.refresh_token, platform_guid: ctx.p.id });
+    const res = await request(t.app)
+      .post('/oauth/token')
+      .auth(ctx.c.id, ctx.c.secret!)
+      .type('form')
+      .send({ grant_type: 'refresh_token', refresh_token: ctx.tokens.refresh_token, platform_guid: ctx.p.id });
     expectOAuthError(res, 400, 'invalid_grant');
   });
 
   it('requires token and platform_guid', async () => {
     const ctx = await issued();
-    expectOAuthError(await request(t.app).post('/oauth/revoke').type('form').send({ platform_guid: ctx.p.id }), 400, 'invalid_request');
-    expectOAuthError(await request(t.app).post('/oauth/revoke').type('form').send({ token: 'x' }), 400, 'invalid_request');
+    expectOAuthError(
+      await request(t.app).post('/oauth/revoke').type('form').send({ platform_guid: ctx.p.id }),
+      400,
+      'invalid_request',
+    );
+    expectOAuthError(
+      await request(t.app).post('/oauth/revoke').type('form').send({ token: 'x' }),
+      400,
+      'invalid_request',
+    );
   });
 
-  it('checks credentials when a client sends them, and never revokes another client\'s token', async () => {
+  it("checks credentials when a client sends them, and never revokes another client's token", async () => {
     const ctx = await issued();
-    expectOAuthError(await request(t.app).post('/oauth/revoke').auth(ctx.c.id, 'wrong').type('form').send({ token: 'x', platform_guid: ctx.p.id }), 401, 'invalid_client');
+    expectOAuthError(
+      await request(t.app)
+        .post('/oauth/revoke')
+        .auth(ctx.c.id, 'wrong')
+        .type('form')
+        .send({ token: 'x', platform_guid: ctx.p.id }),
+      401,
+      'invalid_client',
+    );
     const other = await buildClient(t.services, ctx.p.id);
-    await request(t.app).post('/oauth/revoke').auth(other.id, other.secret!).type('form').send({ token: ctx.tokens.access_token, platform_guid: ctx.p.id }).expect(200);
+    await request(t.app)
+      .post('/oauth/revoke')
+      .auth(other.id, other.secret!)
+      .type('form')
+      .send({ token: ctx.tokens.access_token, platform_guid: ctx.p.id })
+      .expect(200);
     await userinfo(ctx.p.id, ctx.tokens.access_token).expect(200);
-    await request(t.app).post('/oauth/revoke').auth(ctx.c.id, ctx.c.secret!).type('form').send({ token: ctx.tokens.access_token, platform_guid: ctx.p.id }).expect(200);
+    await request(t.app)
+      .post('/oauth/revoke')
+      .auth(ctx.c.id, ctx.c.secret!)
+      .type('form')
+      .send({ token: ctx.tokens.access_token, platform_guid: ctx.p.id })
+      .expect(200);
     expectOAuthError(await userinfo(ctx.p.id, ctx.tokens.access_token), 401, 'invalid_token');
   });
 });

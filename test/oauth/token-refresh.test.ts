@@ -8,23 +8,44 @@ beforeAll(async () => {
   t = await buildTestApp();
   later = await buildTestApp({}, () => new Date(Date.now() + 11_000)); // past the 10 s reuse grace window
 });
-afterAll(async () => { await t.close(); await later.close(); });
+afterAll(async () => {
+  await t.close();
+  await later.close();
+});
 
 async function issued(app = t) {
   const p = await buildPlatform(app.services);
   const c = await buildClient(app.services, p.id);
   const u = await buildUser(app.services, p.id);
   const code = await buildCode(app.services, { platformId: p.id, client: c, user: u });
-  const res = await request(app.app).post('/oauth/token').auth(c.id, c.secret!).type('form')
-    .send({ grant_type: 'authorization_code', code, redirect_uri: c.redirectUris[0], platform_guid: p.id }).expect(200);
+  const res = await request(app.app)
+    .post('/oauth/token')
+    .auth(c.id, c.secret!)
+    .type('form')
+    .send({ grant_type: 'authorization_code', code, redirect_uri: c.redirectUris[0], platform_guid: p.id })
+    .expect(200);
   return { p, c, u, tokens: res.body };
 }
 
-const refresh = (app: typeof t, ctx: { p: { id: string }; c: { id: string; secret: string | null } }, refreshToken: string, extra: Record<string, string> = {}) =>
-  request(app.app).post('/oauth/token').auth(ctx.c.id, ctx.c.secret!).type('form').send({ grant_type: 'refresh_token', refresh_token: refreshToken, platform_guid: ctx.p.id, ...extra });
+const refresh = (
+  app: typeof t,
+  ctx: { p: { id: string }; c: { id: string; secret: string | null } },
+  refreshToken: string,
+  extra: Record<string, string> = {},
+) =>
+  request(app.app)
+    .post('/oauth/token')
+    .auth(ctx.c.id, ctx.c.secret!)
+    .type('form')
+    .send({ grant_type: 'refresh_token', refresh_token: refreshToken, platform_guid: ctx.p.id, ...extra });
 
 const introspect = (ctx: { p: { id: string }; c: { id: string; secret: string | null } }, token: string) =>
-  request(t.app).post('/oauth/introspect').auth(ctx.c.id, ctx.c.secret!).type('form').send({ token, platform_guid: ctx.p.id }).expect(200);
+  request(t.app)
+    .post('/oauth/introspect')
+    .auth(ctx.c.id, ctx.c.secret!)
+    .type('form')
+    .send({ token, platform_guid: ctx.p.id })
+    .expect(200);
 
 const userinfo = (app: typeof t, platformId: string, accessToken: string) =>
   request(app.app).get(`/oauth/userinfo?platform_guid=${platformId}`).set('Authorization', `Bearer ${accessToken}`);

@@ -22,7 +22,12 @@ async function appWithLog(overrides: Record<string, string> = {}) {
   const config = testConfig(overrides);
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: 2 });
   opened.push(database);
-  const { app } = createApp({ config, db: database.db, sessionPool: database.sessionPool, logger: pino({ level: 'warn' }, stream) });
+  const { app } = createApp({
+    config,
+    db: database.db,
+    sessionPool: database.sessionPool,
+    logger: pino({ level: 'warn' }, stream),
+  });
   return { app, warnings: () => lines.filter((l) => l.level === 40) };
 }
 

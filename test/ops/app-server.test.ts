@@ -57,11 +57,23 @@ describe('the app server gives the same answers as a plain node:http server', ()
     ['JWKS', () => `/oauth/jwks?platform_guid=${guid}`, () => ({})],
     ['an unknown platform', () => '/oauth/jwks?platform_guid=nope', () => ({})],
     ['userinfo without a token', () => '/oauth/userinfo', () => ({})],
-    ['the token endpoint with a wrong secret', () => '/oauth/token', () => ({
-      ...form({ grant_type: 'refresh_token', refresh_token: 'rt_x', platform_guid: guid }),
-      headers: { 'Content-Type': 'application/x-www-form-urlencoded', Authorization: `Basic ${Buffer.from(`${clientId}:wrong`).toString('base64')}` },
-    })],
-    ['an authorize request (a browser page)', () => `/oauth/authorize?platform_guid=${guid}&client_id=${clientId}&response_type=code&redirect_uri=https%3A%2F%2Fevil.example%2Fcb&scope=openid`, () => ({})],
+    [
+      'the token endpoint with a wrong secret',
+      () => '/oauth/token',
+      () => ({
+        ...form({ grant_type: 'refresh_token', refresh_token: 'rt_x', platform_guid: guid }),
+        headers: {
+          'Content-Type': 'application/x-www-form-urlencoded',
+          Authorization: `Basic ${Buffer.from(`${clientId}:wrong`).toString('base64')}`,
+        },
+      }),
+    ],
+    [
+      'an authorize request (a browser page)',
+      () =>
+        `/oauth/authorize?platform_guid=${guid}&client_id=${clientId}&response_type=code&redirect_uri=https%3A%2F%2Fevil.example%2Fcb&scope=openid`,
+      () => ({}),
+    ],
     ['a missing page', () => '/account/nowhere', () => ({ headers: { Accept: 'text/html' } })],
     ['the home page', () => '/', () => ({})],
     ['a static file', () => '/static/app.css', () => ({})],

@@ -17,10 +17,14 @@ import { adminProcess } from '../support/admin-process';
 const OTHER_MASTER_KEY = 'b3RoZXItbWFzdGVyLWtleS0zMi1ieXRlcy1sb25nISE';
 const env = { ...TEST_ENV, LOG_LEVEL: 'warn', DEMO_SEED: 'false' };
 const onPostgres = process.env.TEST_DATABASE_KIND === 'postgres';
-if (!onPostgres) console.warn('backup: the restore into Postgres is skipped on the embedded database run (run with DATABASE_URL for it)');
+if (!onPostgres)
+  console.warn(
+    'backup: the restore into Postgres is skipped on the embedded database run (run with DATABASE_URL for it)',
+  );
 
 /** `admin …` on DATA_DIR, the embedded database. */
-const admin = (dataDir: string, argv: string[], extraEnv: Record<string, string> = {}) => adminProcess({ ...env, DATA_DIR: dataDir, ...extraEnv }, argv);
+const admin = (dataDir: string, argv: string[], extraEnv: Record<string, string> = {}) =>
+  adminProcess({ ...env, DATA_DIR: dataDir, ...extraEnv }, argv);
 
 const dirs: string[] = [];
 const freshDir = (name: string) => {
@@ -37,13 +41,18 @@ afterAll(async () => {
 }, 30_000);
 
 // A PNG signature and bytes of every value: the picture must come back byte for byte (bytea).
-const PICTURE = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.from(Array.from({ length: 512 }, (_, i) => i % 256))]);
+const PICTURE = Buffer.concat([
+  Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+  Buffer.from(Array.from({ length: 512 }, (_, i) => i % 256)),
+]);
 
 it('backs up the embedded database while the provider serves, and a provider on the restored copy signs the user in with the client', async () => {
   const source = freshDir('backup-source');
   const running = await startProvider({ ...env, DATA_DIR: source });
   providers.push(running);
-  setup = await buildTestApp({ DATABASE_URL: `postgres://postgres@localhost/postgres?host=${encodeURIComponent(source)}` });
+  setup = await buildTestApp({
+    DATABASE_URL: `postgres://postgres@localhost/postgres?host=${encodeURIComponent(source)}`,
+  });
   const p = await buildPlatform(setup.services);
   const c = await buildClient(setup.services, p.id, { scopes: 'openid profile email offline_access' });
   await setup.services.platforms.setRateLimit(p.id, 'token', 1234); // a jsonb column
@@ -58,12 +67,16 @@ it('backs up the embedded database while the provider serves, and a provider on 
   let backupDone = false;
   const statuses: number[] = [];
   const serving = (async () => {
-    while (!backupDone) statuses.push((await fetch(`${running.url}/.well-known/openid-configuration?platform_guid=${p.id}`)).status);
+    while (!backupDone)
+      statuses.push((await fetch(`${running.url}/.well-known/openid-configuration?platform_guid=${p.id}`)).status);
   })();
   const backup = await admin(source, ['backup', '--out', file]).finally(() => (backupDone = true));
   await serving;
   expect(backup.err).toBe('');
-  expect(backup.out).toMatchObject({ backup: file, rows: { platforms: 1, clients: 1, users: 1, user_pictures: 1, signing_keys: 1 } });
+  expect(backup.out).toMatchObject({
+    backup: file,
+    rows: { platforms: 1, clients: 1, users: 1, user_pictures: 1, signing_keys: 1 },
+  });
   expect(statuses.length).toBeGreaterThan(0);
   expect(statuses.every((s) => s === 200)).toBe(true);
   expect(fs.statSync(file).mode & 0o077).toBe(0); // password hashes and sealed secrets: owner only
@@ -91,8 +104,12 @@ it('backs up the embedded database while the provider serves, and a provider on 
   expect([info.status, info.body.email, info.body.given_name]).toEqual([200, u.email, 'Zoë']);
   const picture = await fetch(info.body.picture.replace(TEST_ENV.BASE_URL, copy.url));
   expect([picture.status, Buffer.from(await picture.arrayBuffer()).equals(PICTURE)]).toEqual([200, true]);
-  setup = await buildTestApp({ DATABASE_URL: `postgres://postgres@localhost/postgres?host=${encodeURIComponent(target)}` });
-  expect((await setup.database.db('platforms').where({ id: p.id }).first()).rate_limit_overrides).toEqual({ token: 1234 });
+  setup = await buildTestApp({
+    DATABASE_URL: `postgres://postgres@localhost/postgres?host=${encodeURIComponent(target)}`,
+  });
+  expect((await setup.database.db('platforms').where({ id: p.id }).first()).rate_limit_overrides).toEqual({
+    token: 1234,
+  });
 }, 120_000);
 
 it('says what to keep with a backup: the MASTER_KEY of the environment is never in it, and another key is refused before anything is written', async () => {
@@ -101,28 +118,54 @@ it('says what to keep with a backup: the MASTER_KEY of the environment is never 
   expect((await admin(source, ['platform', 'create', '--name', 'Keyed'])).code).toBe(0); // provider stopped: the CLI opens the directory
   expect((await admin(source, ['backup', '--out', file])).code).toBe(0);
   const text = fs.readFileSync(file, 'utf8');
-  expect([text.includes(TEST_ENV.MASTER_KEY), text.includes(TEST_ENV.SESSION_SECRET), text.includes('developmentSecrets')]).toEqual([false, false, false]);
+  expect([
+    text.includes(TEST_ENV.MASTER_KEY),
+    text.includes(TEST_ENV.SESSION_SECRET),
+    text.includes('developmentSecrets'),
+  ]).toEqual([false, false, false]);
   const target = freshDir('backup-key-target');
   const refused = await admin(target, ['restore', '--in', file], { MASTER_KEY: OTHER_MASTER_KEY });
-  expect([refused.code, refused.err]).toEqual([1, expect.stringMatching(/^error: MASTER_KEY does not match this backup: .*set the MASTER_KEY of the deployment it was taken from.*; nothing was restored/)]);
+  expect([refused.code, refused.err]).toEqual([
+    1,
+    expect.stringMatching(
+      /^error: MASTER_KEY does not match this backup: .*set the MASTER_KEY of the deployment it was taken from.*; nothing was restored/,
+    ),
+  ]);
   const restored = await admin(target, ['restore', '--in', file]);
   expect([restored.code, restored.err]).toEqual([0, '']);
 }, 60_000);
 
 // The format does not depend on the server: the way from the embedded database to Postgres.
-(onPostgres ? it : it.skip)('restores a backup of the embedded database into an empty Postgres database', async () => {
-  const source = freshDir('backup-pg-source');
-  const file = path.join(freshDir('backup-pg-file'), 'latchkey.backup');
-  const created = await admin(source, ['platform', 'create', '--name', 'Moving']);
-  expect((await admin(source, ['backup', '--out', file])).code).toBe(0);
-  const pgDatabase = await freshDatabase();
-  try {
-    const restored = await admin(pgDatabase.dataDir, ['restore', '--in', file], pgDatabase.env);
-    expect(restored.err).toBe('');
-    expect(restored.out.rows).toMatchObject({ platforms: 1, signing_keys: 1 });
-    const listed = await admin(pgDatabase.dataDir, ['platform', 'rate-limit', '--platform', created.out.platform_guid, '--endpoint', 'token', '--per-minute', '10'], pgDatabase.env);
-    expect(listed.code).toBe(0);
-  } finally {
-    await pgDatabase.drop();
-  }
-}, 60_000);
+(onPostgres ? it : it.skip)(
+  'restores a backup of the embedded database into an empty Postgres database',
+  async () => {
+    const source = freshDir('backup-pg-source');
+    const file = path.join(freshDir('backup-pg-file'), 'latchkey.backup');
+    const created = await admin(source, ['platform', 'create', '--name', 'Moving']);
+    expect((await admin(source, ['backup', '--out', file])).code).toBe(0);
+    const pgDatabase = await freshDatabase();
+    try {
+      const restored = await admin(pgDatabase.dataDir, ['restore', '--in', file], pgDatabase.env);
+      expect(restored.err).toBe('');
+      expect(restored.out.rows).toMatchObject({ platforms: 1, signing_keys: 1 });
+      const listed = await admin(
+        pgDatabase.dataDir,
+        [
+          'platform',
+          'rate-limit',
+          '--platform',
+          created.out.platform_guid,
+          '--endpoint',
+          'token',
+          '--per-minute',
+          '10',
+        ],
+        pgDatabase.env,
+      );
+      expect(listed.code).toBe(0);
+    } finally {
+      await pgDatabase.drop();
+    }
+  },
+  60_000,
+);

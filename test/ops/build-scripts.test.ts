@@ -16,15 +16,31 @@ const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'))
 function project(withTypeScript: boolean): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'latchkey-build-'));
   fs.mkdirSync(path.join(dir, 'scripts'));
-  for (const f of ['build.js', 'ensure-build.js']) fs.copyFileSync(path.join(ROOT, 'scripts', f), path.join(dir, 'scripts', f));
+  for (const f of ['build.js', 'ensure-build.js'])
+    fs.copyFileSync(path.join(ROOT, 'scripts', f), path.join(dir, 'scripts', f));
   if (withTypeScript) fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'));
-  fs.writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify({
-    compilerOptions: { target: 'ES2022', module: 'commonjs', lib: ['ES2022'], types: [], strict: true, rootDir: 'src', outDir: 'dist', skipLibCheck: true },
-    include: ['src/**/*.ts'],
-  }));
+  fs.writeFileSync(
+    path.join(dir, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: {
+        target: 'ES2022',
+        module: 'commonjs',
+        lib: ['ES2022'],
+        types: [],
+        strict: true,
+        rootDir: 'src',
+        outDir: 'dist',
+        skipLibCheck: true,
+      },
+      include: ['src/**/*.ts'],
+    }),
+  );
   fs.mkdirSync(path.join(dir, 'src'));
   fs.mkdirSync(path.join(dir, 'migrations'));
-  fs.writeFileSync(path.join(dir, 'migrations', 'tsconfig.json'), fs.readFileSync(path.join(ROOT, 'migrations', 'tsconfig.json')));
+  fs.writeFileSync(
+    path.join(dir, 'migrations', 'tsconfig.json'),
+    fs.readFileSync(path.join(ROOT, 'migrations', 'tsconfig.json')),
+  );
   fs.writeFileSync(path.join(dir, 'src', 'main.ts'), 'export const answer: number = 42;\n');
   fs.writeFileSync(path.join(dir, 'migrations', '20260101000000_first.ts'), 'export const up = 1;\n');
   fs.writeFileSync(path.join(dir, 'migrations', '20260102000000_second.ts'), 'export const up = 2;\n');
@@ -59,8 +75,12 @@ describe('npm ci builds', () => {
       expect(first).toMatchObject({ code: 0, stdout: '' });
       expect(first.stderr).toMatch(/Compiling TypeScript/);
       expect(fs.existsSync(path.join(dir, 'dist', 'main.js'))).toBe(true);
-      expect(fs.readdirSync(path.join(dir, 'dist', 'migrations')).filter((f) => f.endsWith('.js')).sort())
-        .toEqual(['20260101000000_first.js', '20260102000000_second.js']);
+      expect(
+        fs
+          .readdirSync(path.join(dir, 'dist', 'migrations'))
+          .filter((f) => f.endsWith('.js'))
+          .sort(),
+      ).toEqual(['20260101000000_first.js', '20260102000000_second.js']);
 
       const builtAt = fs.statSync(path.join(dir, 'dist', 'main.js')).mtimeMs;
       const second = await ensureBuild(dir);
@@ -81,7 +101,9 @@ describe('npm ci builds', () => {
       const res = await ensureBuild(dir);
       expect(res.code).toBe(0);
       expect(fs.readFileSync(path.join(dir, 'dist', 'main.js'), 'utf8')).toMatch(/43/);
-      expect(fs.readdirSync(path.join(dir, 'dist', 'migrations')).filter((f) => f.endsWith('.js'))).toEqual(['20260101000000_first.js']);
+      expect(fs.readdirSync(path.join(dir, 'dist', 'migrations')).filter((f) => f.endsWith('.js'))).toEqual([
+        '20260101000000_first.js',
+      ]);
       expect(fs.readdirSync(dir).filter((f) => f.startsWith('dist.'))).toEqual([]);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
@@ -108,10 +130,16 @@ describe('npm ci builds', () => {
     const dir = project(false);
     try {
       const prepare = await ensureBuild(dir, '--prepare');
-      expect(prepare).toEqual({ code: 0, stdout: '', stderr: 'prepare: TypeScript is not installed (production dependencies only); dist/ was not built\n' });
+      expect(prepare).toEqual({
+        code: 0,
+        stdout: '',
+        stderr: 'prepare: TypeScript is not installed (production dependencies only); dist/ was not built\n',
+      });
       const start = await ensureBuild(dir);
       expect(start.code).toBe(1);
-      expect(start.stderr).toBe('error: dist/ is missing or older than src/ and TypeScript is not installed: run `npm ci` (with dev dependencies) to build it\n');
+      expect(start.stderr).toBe(
+        'error: dist/ is missing or older than src/ and TypeScript is not installed: run `npm ci` (with dev dependencies) to build it\n',
+      );
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

@@ -21,7 +21,9 @@ describe('database connections', () => {
     const database = await open({ statementTimeoutMs: 300 });
     // On PGlite a statement runs inside the provider's own process, so what can run long is the
     // wait for the one session: here an outside client holds it in an open transaction.
-    const holder = onPostgres ? undefined : new pg.Client({ host: new URL(url).searchParams.get('host')!, user: 'postgres', database: 'postgres' });
+    const holder = onPostgres
+      ? undefined
+      : new pg.Client({ host: new URL(url).searchParams.get('host')!, user: 'postgres', database: 'postgres' });
     try {
       await database.db.raw('select 1');
       await database.sessionPool.query('select 1'); // connected, so only the statements are timed
@@ -34,7 +36,8 @@ describe('database connections', () => {
         await expect(run()).rejects.toThrow(cut);
       }
       await holder?.query('ROLLBACK');
-      if (onPostgres) expect((await database.db.raw('show statement_timeout')).rows).toEqual([{ statement_timeout: '300ms' }]);
+      if (onPostgres)
+        expect((await database.db.raw('show statement_timeout')).rows).toEqual([{ statement_timeout: '300ms' }]);
       expect((await database.db.raw('select 1 as ok')).rows).toEqual([{ ok: 1 }]); // the pool goes on
     } finally {
       await holder?.end();
@@ -48,25 +51,35 @@ describe('database connections', () => {
       const knexConnection = database.db.client.config.connection;
       const sessionOptions = (database.sessionPool as unknown as { options: Record<string, unknown> }).options;
       for (const settings of [knexConnection, sessionOptions]) {
-        expect(settings).toMatchObject({ keepAlive: true, connectionTimeoutMillis: 5_000, application_name: 'latchkey' });
+        expect(settings).toMatchObject({
+          keepAlive: true,
+          connectionTimeoutMillis: 5_000,
+          application_name: 'latchkey',
+        });
       }
     } finally {
       await database.close();
     }
   });
 
-  (onPostgres ? it : it.skip)('through a transaction pooler (DATABASE_LISTEN_URL set) keep the timeout client-side, sending PgBouncer no startup parameter it refuses', async () => {
-    const database = await open({ statementTimeoutMs: 300, listenUrl: url });
-    try {
-      expect((await database.db.raw('show statement_timeout')).rows).toEqual([{ statement_timeout: '0' }]);
-      await expect(database.db.raw('select pg_sleep(1.5)')).rejects.toThrow(/Query read timeout/);
-    } finally {
-      await database.close();
-    }
-  });
+  (onPostgres ? it : it.skip)(
+    'through a transaction pooler (DATABASE_LISTEN_URL set) keep the timeout client-side, sending PgBouncer no startup parameter it refuses',
+    async () => {
+      const database = await open({ statementTimeoutMs: 300, listenUrl: url });
+      try {
+        expect((await database.db.raw('show statement_timeout')).rows).toEqual([{ statement_timeout: '0' }]);
+        await expect(database.db.raw('select pg_sleep(1.5)')).rejects.toThrow(/Query read timeout/);
+      } finally {
+        await database.close();
+      }
+    },
+  );
 
   it('answer a statement timeout as 503 temporarily_unavailable, not 500', () => {
-    for (const err of [Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' }), new Error('Query read timeout')]) {
+    for (const err of [
+      Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' }),
+      new Error('Query read timeout'),
+    ]) {
       const mapped = toOAuthError(err);
       expect([mapped.status, mapped.code]).toEqual([503, 'temporarily_unavailable']);
     }

@@ -31,7 +31,8 @@ const REDIRECT_URI = 'https://app.image-test.example/callback';
 /** What the proxy in front of the container would send: https, and the browser's cookies. */
 function httpsBrowser(url: string, language = 'en') {
   const jar = new Map<string, string>();
-  const local = (location: string) => (location.startsWith(BASE_URL) ? url + location.slice(BASE_URL.length) : new URL(location, url).toString());
+  const local = (location: string) =>
+    location.startsWith(BASE_URL) ? url + location.slice(BASE_URL.length) : new URL(location, url).toString();
   async function request(method: string, target: string, body?: URLSearchParams) {
     const res = await fetch(local(target), {
       method,
@@ -54,7 +55,8 @@ function httpsBrowser(url: string, language = 'en') {
   async function follow(res: Response): Promise<{ status: number; html: string; location?: string }> {
     for (let i = 0; i < 10 && res.status >= 300 && res.status < 400; i++) {
       const location = res.headers.get('location')!;
-      if (!location.startsWith('/') && !location.startsWith(BASE_URL)) return { status: res.status, html: '', location };
+      if (!location.startsWith('/') && !location.startsWith(BASE_URL))
+        return { status: res.status, html: '', location };
       res = await request('GET', location);
     }
     return { status: res.status, html: await res.text() };
@@ -67,7 +69,8 @@ function httpsBrowser(url: string, language = 'en') {
       const form = forms.find((f) => f[1].replace(/&amp;/g, '&').split('?')[0].endsWith(suffix));
       if (!form) throw new Error(`no form ending in ${suffix}:\n${html.slice(0, 2000)}`);
       const body = new URLSearchParams();
-      for (const [, name, value] of form[2].matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)"/g)) body.set(name, value.replace(/&amp;/g, '&'));
+      for (const [, name, value] of form[2].matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)"/g))
+        body.set(name, value.replace(/&amp;/g, '&'));
       for (const [k, v] of Object.entries(fields)) body.set(k, v);
       return follow(await request('POST', form[1].replace(/&amp;/g, '&'), body));
     },
@@ -138,7 +141,13 @@ describe('the image the Dockerfile builds', () => {
     const started = Date.now();
     for (;;) {
       if (child.exitCode !== null) throw new Error(`the image's CMD exited with ${child.exitCode}:\n${output}`);
-      if (await fetch(`${url}/readyz`).then((r) => r.status === 200, () => false)) break;
+      if (
+        await fetch(`${url}/readyz`).then(
+          (r) => r.status === 200,
+          () => false,
+        )
+      )
+        break;
       if (Date.now() - started > 90_000) throw new Error(`not ready after 90 s:\n${output}`);
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -199,8 +208,20 @@ describe('the image the Dockerfile builds', () => {
 
     beforeAll(async () => {
       platform = await admin('platform', 'create', '--name', 'First platform');
-      const client = await admin('client', 'create', '--platform', platform.platform_guid, '--name', 'Image app', '--type', 'confidential',
-        '--redirect-uri', REDIRECT_URI, '--scopes', 'openid profile email');
+      const client = await admin(
+        'client',
+        'create',
+        '--platform',
+        platform.platform_guid,
+        '--name',
+        'Image app',
+        '--type',
+        'confidential',
+        '--redirect-uri',
+        REDIRECT_URI,
+        '--scopes',
+        'openid profile email',
+      );
       clientId = client.client_id;
     }, 60_000);
 
@@ -219,7 +240,12 @@ describe('the image the Dockerfile builds', () => {
       expect(signUp.status).toBe(200);
       expect(signUp.html).toContain('<title>Create account');
       const consent = await browser.submit(signUp.html, '/signup', {
-        email: 'first.user@example.com', given_name: 'First', family_name: 'User', birthdate: '1990-05-17', phone_number: '', password: 'correct horse battery staple',
+        email: 'first.user@example.com',
+        given_name: 'First',
+        family_name: 'User',
+        birthdate: '1990-05-17',
+        phone_number: '',
+        password: 'correct horse battery staple',
       });
       expect(consent.status).toBe(200);
       const done = await browser.submit(consent.html, '/consent', { decision: 'allow' });

@@ -34,7 +34,7 @@ function interpolate(value: string, vars: Record<string, string>): string {
     const v = vars[name];
     if (v) return v;
     if (kind === '?') throw new Error(`compose refuses: ${name}: ${arg}`);
-    return kind === '-' ? arg ?? '' : '';
+    return kind === '-' ? (arg ?? '') : '';
   });
 }
 
@@ -58,14 +58,19 @@ describe('Dockerfile', () => {
       expect({ from: stage.from, tagged: Boolean(m) }).toEqual({ from: stage.from, tagged: true });
       const line = NODE_LTS[Number(m![1])];
       expect({ from: stage.from, knownLts: Boolean(line) }).toEqual({ from: stage.from, knownLts: true });
-      expect({ from: stage.from, ltsSince: Date.parse(line.lts) <= now, beforeEol: now < Date.parse(line.eol) })
-        .toEqual({ from: stage.from, ltsSince: true, beforeEol: true });
+      expect({
+        from: stage.from,
+        ltsSince: Date.parse(line.lts) <= now,
+        beforeEol: now < Date.parse(line.eol),
+      }).toEqual({ from: stage.from, ltsSince: true, beforeEol: true });
     }
     expect(new Set(dockerfile.stages.map((s) => s.from)).size).toBe(1);
   });
 
   it("labels the image with package.json's version, CHANGELOG.md's newest release", () => {
-    const labels = Object.fromEntries(all(runtime, 'LABEL').flatMap((l) => [...l.args.matchAll(/([\w.-]+)="([^"]*)"/g)].map((m) => [m[1], m[2]])));
+    const labels = Object.fromEntries(
+      all(runtime, 'LABEL').flatMap((l) => [...l.args.matchAll(/([\w.-]+)="([^"]*)"/g)].map((m) => [m[1], m[2]])),
+    );
     expect(labels['org.opencontainers.image.version']).toBe(pkg.version);
     const newest = /^## \[(\d+\.\d+\.\d+)\] - \d{4}-\d{2}-\d{2}$/m.exec(read('CHANGELOG.md'))?.[1];
     expect(newest).toBe(pkg.version);
@@ -81,10 +86,16 @@ describe('Dockerfile', () => {
     const env = stageEnv(runtime);
     expect(env.NODE_ENV).toBe('production');
     expect(env.DATA_DIR).toBe('/app/data');
-    const volumes = all(runtime, 'VOLUME').flatMap((v) => (v.args.startsWith('[') ? execForm(v.args) : v.args.split(/\s+/)));
+    const volumes = all(runtime, 'VOLUME').flatMap((v) =>
+      v.args.startsWith('[') ? execForm(v.args) : v.args.split(/\s+/),
+    );
     expect(volumes).toContain(env.DATA_DIR);
     // The directory exists and belongs to the user before VOLUME copies it into a new volume.
-    expect(all(runtime, 'RUN').map((r) => r.args).join('\n')).toMatch(/chown node:node \/app\/data/);
+    expect(
+      all(runtime, 'RUN')
+        .map((r) => r.args)
+        .join('\n'),
+    ).toMatch(/chown node:node \/app\/data/);
   });
 
   it("caps V8's heap as `npm start` does, through NODE_OPTIONS so an operator can change it", () => {
@@ -115,7 +126,9 @@ describe('Dockerfile', () => {
 
   it('puts the admin CLI on PATH as `latchkey-admin`, the package.json bin entry', () => {
     expect(pkg.bin).toEqual({ 'latchkey-admin': 'bin/latchkey-admin.js' });
-    const runs = all(runtime, 'RUN').map((r) => r.args).join('\n');
+    const runs = all(runtime, 'RUN')
+      .map((r) => r.args)
+      .join('\n');
     expect(runs).toContain('ln -s /app/bin/latchkey-admin.js /usr/local/bin/latchkey-admin');
     expect(all(runtime, 'COPY').map((c) => c.args)).toContain('bin ./bin');
     expect(fs.statSync(path.join(ROOT, 'bin/latchkey-admin.js')).mode & 0o111).toBeTruthy();
@@ -123,7 +136,10 @@ describe('Dockerfile', () => {
   });
 
   it('copies only files that exist and that .dockerignore lets through', () => {
-    const ignored = read('.dockerignore').split('\n').map((l) => l.trim()).filter(Boolean);
+    const ignored = read('.dockerignore')
+      .split('\n')
+      .map((l) => l.trim())
+      .filter(Boolean);
     for (const stage of dockerfile.stages) {
       for (const copy of all(stage, 'COPY').filter((c) => !c.args.startsWith('--from='))) {
         const sources = copy.args.split(/\s+/).slice(0, -1);
@@ -199,11 +215,18 @@ describe('docker-compose.yml with a .env made from .env.example', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'latchkey-compose-'));
     try {
       const envFile = path.join(dir, '.env');
-      const { stderr } = await exec(process.execPath, [path.join(ROOT, 'scripts/generate-secrets.js'), '--write', envFile]);
+      const { stderr } = await exec(process.execPath, [
+        path.join(ROOT, 'scripts/generate-secrets.js'),
+        '--write',
+        envFile,
+      ]);
       expect(stderr).toMatch(/added MASTER_KEY, SESSION_SECRET, POSTGRES_PASSWORD/);
       expect(fs.statSync(envFile).mode & 0o077).toBe(0);
       // What the operator adds by hand, as the README says.
-      fs.appendFileSync(envFile, 'BASE_URL=https://id.example.com\nSMTP_URL=smtps://mailer:secret@smtp.example.com:465\n');
+      fs.appendFileSync(
+        envFile,
+        'BASE_URL=https://id.example.com\nSMTP_URL=smtps://mailer:secret@smtp.example.com:465\n',
+      );
       const dotenv = parseDotenv(fs.readFileSync(envFile, 'utf8'));
       // Docker's precedence: the image's ENV < env_file < the service's `environment`.
       const composed = Object.fromEntries(Object.entries(serviceEnv(app)).map(([k, v]) => [k, interpolate(v, dotenv)]));
@@ -214,7 +237,10 @@ describe('docker-compose.yml with a .env made from .env.example', () => {
       expect(config.databaseUrl).toBe(`postgres://latchkey:${dotenv.POSTGRES_PASSWORD}@postgres:5432/latchkey`);
       expect(config.masterKey).toBe(dotenv.MASTER_KEY);
       // Even an operator who uncomments NODE_ENV=development in .env stays in production.
-      expect(loadConfig({ ...stageEnv(runtime), ...dotenv, NODE_ENV: 'development', DEMO_SEED: 'true', ...composed }).isProduction).toBe(true);
+      expect(
+        loadConfig({ ...stageEnv(runtime), ...dotenv, NODE_ENV: 'development', DEMO_SEED: 'true', ...composed })
+          .isProduction,
+      ).toBe(true);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
@@ -235,7 +261,11 @@ describe('generate-secrets', () => {
     try {
       const envFile = path.join(dir, '.env');
       fs.writeFileSync(envFile, 'MASTER_KEY=kept-as-it-was\n');
-      const { stderr } = await exec(process.execPath, [path.join(ROOT, 'scripts/generate-secrets.js'), '--write', envFile]);
+      const { stderr } = await exec(process.execPath, [
+        path.join(ROOT, 'scripts/generate-secrets.js'),
+        '--write',
+        envFile,
+      ]);
       expect(stderr).toMatch(/added SESSION_SECRET, POSTGRES_PASSWORD/);
       expect(stderr).toMatch(/kept the existing MASTER_KEY/);
       const env = parseDotenv(fs.readFileSync(envFile, 'utf8'));
@@ -253,7 +283,13 @@ describe('generate-secrets', () => {
     const { stdout } = await exec(process.execPath, [path.join(ROOT, 'scripts/generate-secrets.js')]);
     const env = parseDotenv(stdout);
     expect(Object.keys(env)).toEqual(['MASTER_KEY', 'SESSION_SECRET', 'POSTGRES_PASSWORD']);
-    expect(() => loadConfig({ ...env, NODE_ENV: 'production', BASE_URL: 'https://id.example.com', SMTP_URL: 'smtp://mail.example.com' })).not.toThrow();
+    expect(() =>
+      loadConfig({
+        ...env,
+        NODE_ENV: 'production',
+        BASE_URL: 'https://id.example.com',
+        SMTP_URL: 'smtp://mail.example.com',
+      }),
+    ).not.toThrow();
   });
 });
-

@@ -31,12 +31,21 @@ async function outsideClient(): Promise<pg.Client> {
 }
 
 const psql = (sql: string) =>
-  promisify(execFile)('psql', [`host=${dataDir} user=postgres dbname=postgres`, '-X', '-v', 'ON_ERROR_STOP=1', '-Atc', sql]);
+  promisify(execFile)('psql', [
+    `host=${dataDir} user=postgres dbname=postgres`,
+    '-X',
+    '-v',
+    'ON_ERROR_STOP=1',
+    '-Atc',
+    sql,
+  ]);
 
 beforeAll(async () => {
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'latchkey-isolation-'));
   provider = await startProvider({ ...TEST_ENV, LOG_LEVEL: 'warn', DEMO_SEED: 'false', DATA_DIR: dataDir });
-  setup = await buildTestApp({ DATABASE_URL: `postgres://postgres@localhost/postgres?host=${encodeURIComponent(dataDir)}` });
+  setup = await buildTestApp({
+    DATABASE_URL: `postgres://postgres@localhost/postgres?host=${encodeURIComponent(dataDir)}`,
+  });
 }, 90_000);
 afterAll(async () => {
   await Promise.all(outsiders.map((c) => c.end().catch(() => {})));
@@ -75,7 +84,11 @@ describe('the embedded database socket keeps each client’s session to itself',
       "SET search_path = ''; SET default_transaction_read_only = on; SET DateStyle = 'SQL, DMY'; SET bytea_output = 'escape'; SET TIME ZONE 'Pacific/Chatham'",
     );
     const settings = async () =>
-      (await outsider.query("select current_setting('search_path') as s, current_setting('default_transaction_read_only') as r, current_setting('DateStyle') as d, current_setting('TimeZone') as z")).rows[0];
+      (
+        await outsider.query(
+          "select current_setting('search_path') as s, current_setting('default_transaction_read_only') as r, current_setting('DateStyle') as d, current_setting('TimeZone') as z",
+        )
+      ).rows[0];
     const own = { s: '""', r: 'on', d: 'SQL, DMY', z: 'Pacific/Chatham' };
 
     // The outsider keeps querying while the flow runs, so the session passes back and forth.
@@ -112,14 +125,24 @@ describe('the embedded database socket keeps each client’s session to itself',
     const c = await buildClient(setup.services, p.id);
     const dump = await outsideClient();
     for (const sql of [
-      "SELECT pg_catalog.set_config('search_path', '', false)", 'SET DATESTYLE = ISO', 'SET INTERVALSTYLE = POSTGRES', 'SET extra_float_digits TO 3',
-      'SET synchronize_seqscans TO off', 'SET statement_timeout = 0', 'SET lock_timeout = 0', 'SET idle_in_transaction_session_timeout = 0', 'SET row_security = off',
+      "SELECT pg_catalog.set_config('search_path', '', false)",
+      'SET DATESTYLE = ISO',
+      'SET INTERVALSTYLE = POSTGRES',
+      'SET extra_float_digits TO 3',
+      'SET synchronize_seqscans TO off',
+      'SET statement_timeout = 0',
+      'SET lock_timeout = 0',
+      'SET idle_in_transaction_session_timeout = 0',
+      'SET row_security = off',
       'BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY',
-    ]) await dump.query(sql);
+    ])
+      await dump.query(sql);
     const reading = (async () => {
       let rows = 0;
       for (let i = 0; i < 20; i++) {
-        const tables = await dump.query("SELECT c.relname FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'public' AND c.relkind = 'r'");
+        const tables = await dump.query(
+          "SELECT c.relname FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'public' AND c.relkind = 'r'",
+        );
         rows += tables.rowCount ?? 0;
         await dump.query('SELECT id, name FROM public.platforms');
       }

@@ -10,13 +10,22 @@ const ROOT = path.resolve(__dirname, '..', '..');
 
 describe('the embedded database template', () => {
   it('is built with dist/, and a fresh DATA_DIR starts from it with nothing left to migrate', async () => {
-    if (!fs.existsSync(path.join(ROOT, 'dist', 'main.js'))) throw new Error('dist/ is missing: run `npm ci` or `npm run build` first (.ci/run does)');
+    if (!fs.existsSync(path.join(ROOT, 'dist', 'main.js')))
+      throw new Error('dist/ is missing: run `npm ci` or `npm run build` first (.ci/run does)');
     expect(fs.statSync(path.join(ROOT, 'dist', 'pglite-template.tgz')).size).toBeGreaterThan(0);
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'latchkey-template-test-'));
     const port = await freePort();
     const child = spawn(process.execPath, ['dist/main.js'], {
       cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_ENV: 'development', PORT: String(port), DATA_DIR: dataDir, LOG_FORMAT: 'json', LOG_LEVEL: 'info' },
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '',
+        NODE_ENV: 'development',
+        PORT: String(port),
+        DATA_DIR: dataDir,
+        LOG_FORMAT: 'json',
+        LOG_LEVEL: 'info',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
@@ -29,7 +38,9 @@ describe('the embedded database template', () => {
       }
       expect(out).not.toContain('database migrated'); // the template holds every migration already
       const demo = JSON.parse(fs.readFileSync(path.join(dataDir, 'demo-client.json'), 'utf8'));
-      const discovery = await fetch(`http://127.0.0.1:${port}/.well-known/openid-configuration?platform_guid=${demo.platform_guid}`);
+      const discovery = await fetch(
+        `http://127.0.0.1:${port}/.well-known/openid-configuration?platform_guid=${demo.platform_guid}`,
+      );
       expect(discovery.status).toBe(200);
       expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200);
     } finally {
@@ -41,9 +52,18 @@ describe('the embedded database template', () => {
     const backup = path.join(dataDir, 'latchkey.backup');
     const fresh = fs.mkdtempSync(path.join(os.tmpdir(), 'latchkey-template-restore-'));
     const secrets = JSON.parse(fs.readFileSync(path.join(dataDir, 'secrets.json'), 'utf8'));
-    const cli = (dir: string, ...argv: string[]) => execFileSync(process.execPath, ['bin/latchkey-admin.js', ...argv], {
-      cwd: ROOT, encoding: 'utf8', env: { PATH: process.env.PATH ?? '', NODE_ENV: 'development', DATA_DIR: dir, MASTER_KEY: secrets.masterKey, SESSION_SECRET: secrets.sessionSecret },
-    });
+    const cli = (dir: string, ...argv: string[]) =>
+      execFileSync(process.execPath, ['bin/latchkey-admin.js', ...argv], {
+        cwd: ROOT,
+        encoding: 'utf8',
+        env: {
+          PATH: process.env.PATH ?? '',
+          NODE_ENV: 'development',
+          DATA_DIR: dir,
+          MASTER_KEY: secrets.masterKey,
+          SESSION_SECRET: secrets.sessionSecret,
+        },
+      });
     try {
       expect(JSON.parse(cli(dataDir, 'backup', '--out', backup)).rows.platforms).toBe(1);
       expect(JSON.parse(cli(fresh, 'restore', '--in', backup)).rows.platforms).toBe(1);

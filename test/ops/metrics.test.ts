@@ -18,7 +18,10 @@ beforeAll(async () => {
   t = await buildTestApp({ METRICS_TOKEN: TOKEN }, () => new Date(Date.now() + offsetMs));
   bare = await buildTestApp();
 });
-afterAll(async () => { await t.close(); await bare.close(); });
+afterAll(async () => {
+  await t.close();
+  await bare.close();
+});
 
 const scrape = async (app = t) => {
   const res = await request(app.app).get('/metrics').set('Authorization', `Bearer ${TOKEN}`).expect(200);
@@ -39,7 +42,10 @@ const value = (text: string, name: string, labels: Record<string, string> = {}) 
 
 describe('GET /metrics', () => {
   it('is 404 on the main port when METRICS_TOKEN is unset, whatever the caller sends', async () => {
-    const res = await request(bare.app).get('/metrics').set('Accept', 'application/json').set('Authorization', `Bearer ${TOKEN}`);
+    const res = await request(bare.app)
+      .get('/metrics')
+      .set('Accept', 'application/json')
+      .set('Authorization', `Bearer ${TOKEN}`);
     expect(res.status).toBe(404);
     expect(res.body.error).toBe('not_found');
     // Nobody can scrape it, so Node's process metrics are not even collected.
@@ -48,8 +54,18 @@ describe('GET /metrics', () => {
 
   it('is 401 invalid_token without the bearer token or with a wrong one', async () => {
     expectOAuthError(await request(t.app).get('/metrics'), 401, 'invalid_token');
-    expectOAuthError(await request(t.app).get('/metrics').set('Authorization', `Bearer ${TOKEN}x`), 401, 'invalid_token');
-    expectOAuthError(await request(t.app).get('/metrics').set('Authorization', `Basic ${Buffer.from(`x:${TOKEN}`).toString('base64')}`), 401, 'invalid_token');
+    expectOAuthError(
+      await request(t.app).get('/metrics').set('Authorization', `Bearer ${TOKEN}x`),
+      401,
+      'invalid_token',
+    );
+    expectOAuthError(
+      await request(t.app)
+        .get('/metrics')
+        .set('Authorization', `Basic ${Buffer.from(`x:${TOKEN}`).toString('base64')}`),
+      401,
+      'invalid_token',
+    );
   });
 
   it('answers Prometheus text with the token: every provider series and the process metrics', async () => {
@@ -68,14 +84,16 @@ describe('GET /metrics', () => {
       ['latchkey_db_pool_waiting_requests', 'gauge'],
       ['latchkey_db_pool_max_connections', 'gauge'],
       ['process_cpu_user_seconds_total', 'counter'],
-    ]) expect(res.text).toContain(`# TYPE ${name} ${type}\n`);
+    ])
+      expect(res.text).toContain(`# TYPE ${name} ${type}\n`);
     for (const pool of ['main', 'sessions']) {
       expect(sample(res.text, 'latchkey_db_pool_connections', { pool, state: 'used' })).toBeGreaterThanOrEqual(0);
       expect(sample(res.text, 'latchkey_db_pool_connections', { pool, state: 'idle' })).toBeGreaterThanOrEqual(0);
       expect(sample(res.text, 'latchkey_db_pool_waiting_requests', { pool })).toBeGreaterThanOrEqual(0);
     }
     expect(sample(res.text, 'latchkey_db_pool_max_connections', { pool: 'main' })).toBe(5); // buildTestApp's poolMax
-    for (const status of ['queued', 'sending', 'sent', 'dead']) expect(sample(res.text, 'latchkey_mail_outbox_mails', { status })).toBeGreaterThanOrEqual(0);
+    for (const status of ['queued', 'sending', 'sent', 'dead'])
+      expect(sample(res.text, 'latchkey_mail_outbox_mails', { status })).toBeGreaterThanOrEqual(0);
   });
 
   it('counts a code flow: sign-ins, a failed sign-in, tokens per grant, requests per route, a refresh reuse', async () => {
@@ -98,7 +116,8 @@ describe('GET /metrics', () => {
     }
 
     const after = await scrape();
-    const moved = (name: string, labels: Record<string, string> = {}) => value(after, name, labels) - value(before, name, labels);
+    const moved = (name: string, labels: Record<string, string> = {}) =>
+      value(after, name, labels) - value(before, name, labels);
     expect(moved('latchkey_sign_ins_total', { result: 'success' })).toBe(1);
     expect(moved('latchkey_sign_ins_total', { result: 'failure' })).toBe(1);
     expect(moved('latchkey_tokens_issued_total', { grant: 'authorization_code' })).toBe(1);
@@ -109,7 +128,9 @@ describe('GET /metrics', () => {
     expect(moved('latchkey_http_request_duration_seconds_count', { ...token, status: '400' })).toBe(1);
     expect(moved('latchkey_http_request_duration_seconds_bucket', { ...token, status: '200', le: '+Inf' })).toBe(2);
     expect(moved('latchkey_http_request_duration_seconds_sum', { ...token, status: '200' })).toBeGreaterThan(0);
-    expect(moved('latchkey_http_request_duration_seconds_count', { method: 'GET', route: '/oauth/authorize' })).toBeGreaterThanOrEqual(1);
+    expect(
+      moved('latchkey_http_request_duration_seconds_count', { method: 'GET', route: '/oauth/authorize' }),
+    ).toBeGreaterThanOrEqual(1);
     // Route patterns, never URLs: no platform or client id ever lands in a label.
     expect(after).not.toContain(p.id);
     expect(after).not.toContain(c.id);
@@ -122,7 +143,10 @@ describe('GET /metrics', () => {
     await request(t.app).get(`/oauth${probe}`).expect(404);
     const after = await scrape();
     const labels = { method: 'GET', route: 'unmatched', status: '404' };
-    expect(value(after, 'latchkey_http_request_duration_seconds_count', labels) - value(before, 'latchkey_http_request_duration_seconds_count', labels)).toBe(2);
+    expect(
+      value(after, 'latchkey_http_request_duration_seconds_count', labels) -
+        value(before, 'latchkey_http_request_duration_seconds_count', labels),
+    ).toBe(2);
     expect(after).not.toContain(probe);
   });
 
@@ -135,7 +159,8 @@ describe('GET /metrics', () => {
     await b.get(`/oauth/authorize?${authorizeQuery(p, c)}`);
     for (let i = 0; i < 6; i++) await b.submit('/signin', { email: u.email, password: `wrong password ${i}` }); // the 5th locks, the 6th is refused unchecked
     const after = await scrape();
-    const moved = (name: string, labels: Record<string, string>) => value(after, name, labels) - value(before, name, labels);
+    const moved = (name: string, labels: Record<string, string>) =>
+      value(after, name, labels) - value(before, name, labels);
     expect(moved('latchkey_sign_ins_total', { result: 'failure' })).toBe(5);
     expect(moved('latchkey_lockouts_total', { throttle: 'sign_in' })).toBe(1);
     expect(moved('latchkey_sign_ins_total', { result: 'locked' })).toBe(1);
@@ -150,7 +175,13 @@ describe('GET /metrics', () => {
       await request(limited.app).get(discovery).expect(429);
       const text = await scrape(limited);
       expect(value(text, 'latchkey_rate_limit_hits_total', { limit: 'discovery' })).toBe(1);
-      expect(value(text, 'latchkey_http_request_duration_seconds_count', { method: 'GET', route: '/.well-known/openid-configuration', status: '429' })).toBe(1);
+      expect(
+        value(text, 'latchkey_http_request_duration_seconds_count', {
+          method: 'GET',
+          route: '/.well-known/openid-configuration',
+          status: '429',
+        }),
+      ).toBe(1);
     } finally {
       await limited.close();
     }
@@ -159,7 +190,11 @@ describe('GET /metrics', () => {
 
 describe('a scrape while the database is away', () => {
   it('still answers, without the mail gauge, and the pool gauges say so', async () => {
-    const unreachable = knex({ client: 'pg', connection: 'postgres://nobody@127.0.0.1:1/none', pool: { min: 0, max: 3 } });
+    const unreachable = knex({
+      client: 'pg',
+      connection: 'postgres://nobody@127.0.0.1:1/none',
+      pool: { min: 0, max: 3 },
+    });
     try {
       const text = await createMetrics({ db: unreachable }).registry.metrics();
       expect(sample(text, 'latchkey_mail_outbox_mails', { status: 'queued' })).toBeUndefined();
@@ -193,8 +228,15 @@ describe('METRICS_PORT', () => {
   });
 
   it('is refused on PORT itself, and a METRICS_TOKEN shorter than 16 characters is refused', () => {
-    expect(() => loadConfig({ ...TEST_ENV, PORT: '3000', METRICS_PORT: '3000' })).toThrow(/METRICS_PORT: must differ from PORT/);
-    expect(() => loadConfig({ ...TEST_ENV, METRICS_TOKEN: 'short' })).toThrow(/METRICS_TOKEN: must be at least 16 characters/);
-    expect(loadConfig({ ...TEST_ENV, METRICS_PORT: '9464', METRICS_TOKEN: TOKEN })).toMatchObject({ metricsPort: 9464, metricsToken: TOKEN });
+    expect(() => loadConfig({ ...TEST_ENV, PORT: '3000', METRICS_PORT: '3000' })).toThrow(
+      /METRICS_PORT: must differ from PORT/,
+    );
+    expect(() => loadConfig({ ...TEST_ENV, METRICS_TOKEN: 'short' })).toThrow(
+      /METRICS_TOKEN: must be at least 16 characters/,
+    );
+    expect(loadConfig({ ...TEST_ENV, METRICS_PORT: '9464', METRICS_TOKEN: TOKEN })).toMatchObject({
+      metricsPort: 9464,
+      metricsToken: TOKEN,
+    });
   });
 });

@@ -17,8 +17,16 @@ import { adminProcess } from '../support/admin-process';
 // new DATA_DIR: the other machine a backup is restored on).
 const DEV_ENV = { NODE_ENV: 'development', BASE_URL: TEST_ENV.BASE_URL, LOG_LEVEL: 'warn', DEMO_SEED: 'false' };
 const OTHER_MASTER_KEY = 'b3RoZXItbWFzdGVyLWtleS0zMi1ieXRlcy1sb25nISE';
-const PRODUCTION_ENV = { NODE_ENV: 'production', BASE_URL: 'https://id.example.com', MASTER_KEY: OTHER_MASTER_KEY, SESSION_SECRET: 's'.repeat(32), SMTP_URL: 'smtp://127.0.0.1:1', LOG_LEVEL: 'warn' };
-const KINDS = process.env.TEST_DATABASE_KIND === 'postgres' ? (['embedded', 'postgres'] as const) : (['embedded'] as const);
+const PRODUCTION_ENV = {
+  NODE_ENV: 'production',
+  BASE_URL: 'https://id.example.com',
+  MASTER_KEY: OTHER_MASTER_KEY,
+  SESSION_SECRET: 's'.repeat(32),
+  SMTP_URL: 'smtp://127.0.0.1:1',
+  LOG_LEVEL: 'warn',
+};
+const KINDS =
+  process.env.TEST_DATABASE_KIND === 'postgres' ? (['embedded', 'postgres'] as const) : (['embedded'] as const);
 
 const cleanups: Array<() => Promise<void>> = [];
 const tmpDir = (name: string) => {
@@ -45,10 +53,38 @@ async function developmentBackup(kind: (typeof KINDS)[number]) {
   const source = await emptyDatabase(kind);
   const admin = (argv: string[]) => adminProcess({ ...DEV_ENV, ...source.env }, argv);
   const platform = (await admin(['platform', 'create', '--name', 'Moving house'])).out;
-  const client = (await admin(['client', 'create', '--platform', platform.platform_guid, '--name', 'Web app', '--type', 'confidential',
-    '--redirect-uri', 'https://app.example.com/callback', '--scopes', 'openid profile email offline_access'])).out;
-  const user = await admin(['user', 'create', '--platform', platform.platform_guid, '--email', 'ada@example.com', '--password', TEST_PASSWORD,
-    '--given-name', 'Ada', '--family-name', 'Lovelace', '--birthdate', '1990-12-10']);
+  const client = (
+    await admin([
+      'client',
+      'create',
+      '--platform',
+      platform.platform_guid,
+      '--name',
+      'Web app',
+      '--type',
+      'confidential',
+      '--redirect-uri',
+      'https://app.example.com/callback',
+      '--scopes',
+      'openid profile email offline_access',
+    ])
+  ).out;
+  const user = await admin([
+    'user',
+    'create',
+    '--platform',
+    platform.platform_guid,
+    '--email',
+    'ada@example.com',
+    '--password',
+    TEST_PASSWORD,
+    '--given-name',
+    'Ada',
+    '--family-name',
+    'Lovelace',
+    '--birthdate',
+    '1990-12-10',
+  ]);
   expect(user.err).toBe('');
   expect(fs.existsSync(path.join(source.dataDir, 'secrets.json'))).toBe(true); // the generated development key
   const file = path.join(tmpDir('restore-file'), 'latchkey.backup');
@@ -57,7 +93,11 @@ async function developmentBackup(kind: (typeof KINDS)[number]) {
   return {
     file,
     p: { id: platform.platform_guid as string },
-    c: { id: client.client_id as string, secret: client.client_secret as string, redirectUris: ['https://app.example.com/callback'] },
+    c: {
+      id: client.client_id as string,
+      secret: client.client_secret as string,
+      redirectUris: ['https://app.example.com/callback'],
+    },
   };
 }
 
@@ -89,9 +129,21 @@ describe.each(KINDS)('restore in development (%s database)', (kind) => {
     const target = await emptyDatabase(kind);
     // Production never takes the key a development backup carries: it says so, and writes nothing.
     const refused = await adminProcess({ ...PRODUCTION_ENV, ...target.env }, ['restore', '--in', file]);
-    expect([refused.code, refused.err]).toEqual([1, expect.stringMatching(/^error: MASTER_KEY does not match this backup.*taken in development.*nothing was restored/)]);
-    const wrongKey = await adminProcess({ ...DEV_ENV, ...target.env, MASTER_KEY: OTHER_MASTER_KEY }, ['restore', '--in', file]);
-    expect([wrongKey.code, wrongKey.err]).toEqual([1, expect.stringMatching(/^error: MASTER_KEY does not match this backup.*nothing was restored/)]);
+    expect([refused.code, refused.err]).toEqual([
+      1,
+      expect.stringMatching(
+        /^error: MASTER_KEY does not match this backup.*taken in development.*nothing was restored/,
+      ),
+    ]);
+    const wrongKey = await adminProcess({ ...DEV_ENV, ...target.env, MASTER_KEY: OTHER_MASTER_KEY }, [
+      'restore',
+      '--in',
+      file,
+    ]);
+    expect([wrongKey.code, wrongKey.err]).toEqual([
+      1,
+      expect.stringMatching(/^error: MASTER_KEY does not match this backup.*nothing was restored/),
+    ]);
 
     const retried = await adminProcess({ ...DEV_ENV, ...target.env }, ['restore', '--in', file]);
     expect([retried.code, retried.err]).toEqual([0, '']);

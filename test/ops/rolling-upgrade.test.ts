@@ -10,24 +10,28 @@ import { startProvider, type ProviderProcess } from '../support/provider-process
 const embedded = process.env.TEST_DATABASE_KIND === 'embedded';
 if (embedded) console.warn('rolling-upgrade: skipped on the embedded database (run with DATABASE_URL for this test)');
 
-(embedded ? it.skip : it)('starts three instances at once on an empty database: each comes up, each migration runs once', async () => {
-  const database = await freshDatabase();
-  const providers: ProviderProcess[] = [];
-  try {
-    const env = { ...TEST_ENV, LOG_LEVEL: 'warn', DEMO_SEED: 'false', ...database.env };
-    providers.push(...(await Promise.all([startProvider(env), startProvider(env), startProvider(env)])));
-    for (const p of providers) expect((await fetch(`${p.url}/readyz`)).status).toBe(200);
-    const db = knex({ client: 'pg', connection: database.env.DATABASE_URL });
+(embedded ? it.skip : it)(
+  'starts three instances at once on an empty database: each comes up, each migration runs once',
+  async () => {
+    const database = await freshDatabase();
+    const providers: ProviderProcess[] = [];
     try {
-      const rows = await db('knex_migrations').select('name');
-      expect(rows.length).toBeGreaterThan(10);
-      expect(new Set(rows.map((r) => r.name)).size).toBe(rows.length);
-      expect(await db('knex_migrations_lock').select('is_locked')).toEqual([{ is_locked: 0 }]);
+      const env = { ...TEST_ENV, LOG_LEVEL: 'warn', DEMO_SEED: 'false', ...database.env };
+      providers.push(...(await Promise.all([startProvider(env), startProvider(env), startProvider(env)])));
+      for (const p of providers) expect((await fetch(`${p.url}/readyz`)).status).toBe(200);
+      const db = knex({ client: 'pg', connection: database.env.DATABASE_URL });
+      try {
+        const rows = await db('knex_migrations').select('name');
+        expect(rows.length).toBeGreaterThan(10);
+        expect(new Set(rows.map((r) => r.name)).size).toBe(rows.length);
+        expect(await db('knex_migrations_lock').select('is_locked')).toEqual([{ is_locked: 0 }]);
+      } finally {
+        await db.destroy();
+      }
     } finally {
-      await db.destroy();
+      await Promise.all(providers.map((p) => p.stop()));
+      await database.drop();
     }
-  } finally {
-    await Promise.all(providers.map((p) => p.stop()));
-    await database.drop();
-  }
-}, 90_000);
+  },
+  90_000,
+);

@@ -15,7 +15,9 @@ const pkg = JSON.parse(read('package.json'));
 const lock = JSON.parse(read('package-lock.json'));
 const declared = new semver.Range(pkg.engines.node);
 /** The lowest version of each `||` alternative: `^22.13.0 || ^24.0.0` → 22.13.0 and 24.0.0. */
-const minimums = declared.set.map((comparators) => semver.minVersion(new semver.Range(comparators.map((c) => c.value).join(' ')))!.version);
+const minimums = declared.set.map(
+  (comparators) => semver.minVersion(new semver.Range(comparators.map((c) => c.value).join(' ')))!.version,
+);
 const imageMajor = Number(/node:(\d+)/.exec(parseDockerfile(read('Dockerfile')).stages.at(-1)!.from)![1]);
 
 describe('supported Node.js lines', () => {
@@ -36,7 +38,10 @@ describe('supported Node.js lines', () => {
       const range = typeof entry.engines === 'object' ? entry.engines.node : undefined;
       if (!range || !semver.validRange(range)) continue;
       for (const version of minimums) {
-        if (!semver.satisfies(version, range)) unmet.push(`${location.replace(/^.*node_modules\//, '')}@${entry.version} needs node ${range}; ${version} is declared`);
+        if (!semver.satisfies(version, range))
+          unmet.push(
+            `${location.replace(/^.*node_modules\//, '')}@${entry.version} needs node ${range}; ${version} is declared`,
+          );
       }
     }
     expect(unmet).toEqual([]);

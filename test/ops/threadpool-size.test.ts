@@ -30,13 +30,20 @@ describe('UV_THREADPOOL_SIZE default', () => {
       const threads = () => fs.readdirSync('/proc/self/task').length;
       const before = threads();
       for (let i = 0; i < 8; i++) c.pbkdf2('a', 'b', 20000, 32, 'sha256', () => { if (++n === 8) console.log(threads() - before); });`;
-    const { stdout } = await run(process.execPath, ['-e', script], { env: { PATH: process.env.PATH, ...env }, cwd: path.resolve(__dirname, '..', '..') });
+    const { stdout } = await run(process.execPath, ['-e', script], {
+      env: { PATH: process.env.PATH, ...env },
+      cwd: path.resolve(__dirname, '..', '..'),
+    });
     return Number(stdout.trim());
   };
 
-  (process.platform === 'linux' ? it : it.skip)('sizes the pool of the process that loads it first', async () => {
-    expect(await poolThreads(false, {})).toBe(4); // libuv's own default, for reference
-    expect(await poolThreads(true, {})).toBe(Number(defaultThreadpoolSize({}, os.availableParallelism())));
-    expect(await poolThreads(true, { UV_THREADPOOL_SIZE: '6' })).toBe(6);
-  }, 30_000);
+  (process.platform === 'linux' ? it : it.skip)(
+    'sizes the pool of the process that loads it first',
+    async () => {
+      expect(await poolThreads(false, {})).toBe(4); // libuv's own default, for reference
+      expect(await poolThreads(true, {})).toBe(Number(defaultThreadpoolSize({}, os.availableParallelism())));
+      expect(await poolThreads(true, { UV_THREADPOOL_SIZE: '6' })).toBe(6);
+    },
+    30_000,
+  );
 });

@@ -4,7 +4,9 @@ import { browser } from '../support/browser';
 import { accountSignIn } from '../support/account-flows';
 
 let t: Awaited<ReturnType<typeof buildTestApp>>;
-beforeAll(async () => { t = await buildTestApp(); });
+beforeAll(async () => {
+  t = await buildTestApp();
+});
 afterAll(() => t.close());
 
 const newEmail = () => `lang-${Math.random().toString(36).slice(2, 10)}@example.com`;
@@ -17,9 +19,39 @@ function browserIn(language: string) {
 }
 
 const cases = [
-  { lng: 'de', title: 'Ihr Konto', tabs: ['Profil', 'Sicherheit', 'Apps'], save: 'Profil speichern', password: 'Passwort ändern', apps: 'Keine App hat Zugriff auf Ihr Konto.', saved: 'Ihr Profil wurde gespeichert.', badCountry: 'Wählen Sie ein Land aus der Liste', country: 'Deutschland' },
-  { lng: 'fr', title: 'Votre compte', tabs: ['Profil', 'Sécurité', 'Applications'], save: 'Enregistrer le profil', password: 'Changer le mot de passe', apps: 'Aucune application n’a accès à votre compte.', saved: 'Votre profil a été enregistré.', badCountry: 'Choisissez un pays dans la liste', country: 'Allemagne' },
-  { lng: 'es', title: 'Su cuenta', tabs: ['Perfil', 'Seguridad', 'Aplicaciones'], save: 'Guardar perfil', password: 'Cambiar contraseña', apps: 'Ninguna aplicación tiene acceso a su cuenta.', saved: 'Su perfil se ha guardado.', badCountry: 'Elija un país de la lista', country: 'Alemania' },
+  {
+    lng: 'de',
+    title: 'Ihr Konto',
+    tabs: ['Profil', 'Sicherheit', 'Apps'],
+    save: 'Profil speichern',
+    password: 'Passwort ändern',
+    apps: 'Keine App hat Zugriff auf Ihr Konto.',
+    saved: 'Ihr Profil wurde gespeichert.',
+    badCountry: 'Wählen Sie ein Land aus der Liste',
+    country: 'Deutschland',
+  },
+  {
+    lng: 'fr',
+    title: 'Votre compte',
+    tabs: ['Profil', 'Sécurité', 'Applications'],
+    save: 'Enregistrer le profil',
+    password: 'Changer le mot de passe',
+    apps: 'Aucune application n’a accès à votre compte.',
+    saved: 'Votre profil a été enregistré.',
+    badCountry: 'Choisissez un pays dans la liste',
+    country: 'Allemagne',
+  },
+  {
+    lng: 'es',
+    title: 'Su cuenta',
+    tabs: ['Perfil', 'Seguridad', 'Aplicaciones'],
+    save: 'Guardar perfil',
+    password: 'Cambiar contraseña',
+    apps: 'Ninguna aplicación tiene acceso a su cuenta.',
+    saved: 'Su perfil se ha guardado.',
+    badCountry: 'Elija un país de la lista',
+    country: 'Alemania',
+  },
 ];
 
 describe('account page in German, French and Spanish (Accept-Language)', () => {
@@ -43,7 +75,20 @@ describe('account page in German, French and Spanish (Accept-Language)', () => {
     expect(b.html).toContain(c.apps);
 
     await b.get(`/account?platform_guid=${p.id}`);
-    const form = { account: u.id, given_name: 'Ada', middle_name: '', family_name: 'Lovelace', nickname: '', preferred_username: 'ada', phone_number: '', street_address: '', locality: '', region: '', postal_code: '', country: '' };
+    const form = {
+      account: u.id,
+      given_name: 'Ada',
+      middle_name: '',
+      family_name: 'Lovelace',
+      nickname: '',
+      preferred_username: 'ada',
+      phone_number: '',
+      street_address: '',
+      locality: '',
+      region: '',
+      postal_code: '',
+      country: '',
+    };
     const bad = await b.submit(`/account/profile?platform_guid=${p.id}`, { ...form, country: 'ZZ' });
     expect(bad.res.status).toBe(400);
     expect(b.html).toContain(c.badCountry);
@@ -83,7 +128,14 @@ describe('account page in German, French and Spanish (Accept-Language)', () => {
     await b.get(`/account/signup?platform_guid=${p.id}`);
     expect(b.html).toContain(`action="/account/signup?platform_guid=${p.id}"`);
     const email = newEmail();
-    const form = { email, given_name: 'Grace', family_name: 'Hopper', birthdate: '1990-01-01', phone_number: '', password: 'a long pass phrase' };
+    const form = {
+      email,
+      given_name: 'Grace',
+      family_name: 'Hopper',
+      birthdate: '1990-01-01',
+      phone_number: '',
+      password: 'a long pass phrase',
+    };
     const refused = await b.submit(`/account/signup?platform_guid=${p.id}`, { ...form, birthdate: 'yesterday' });
     expect(refused.res.status).toBe(400);
     await b.submit(`/account/signup?platform_guid=${p.id}`, form);

@@ -2,14 +2,27 @@ import request from 'supertest';
 import { buildTestApp } from '../helpers';
 import { buildClient, buildPlatform, buildUser, TEST_PASSWORD } from '../factories';
 import { browser } from '../support/browser';
-import { accountSignIn, authorizeQuery, exchange, refresh, signInThrough, userinfo, jwtPayload } from '../support/account-flows';
+import {
+  accountSignIn,
+  authorizeQuery,
+  exchange,
+  refresh,
+  signInThrough,
+  userinfo,
+  jwtPayload,
+} from '../support/account-flows';
 
 let t: Awaited<ReturnType<typeof buildTestApp>>;
-beforeAll(async () => { t = await buildTestApp(); });
+beforeAll(async () => {
+  t = await buildTestApp();
+});
 afterAll(() => t.close());
 
 const newEmail = () => `account-${Math.random().toString(36).slice(2, 10)}@example.com`;
-const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
+const PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
+  'base64',
+);
 
 async function tenant() {
   const p = await buildPlatform(t.services, 'Acme Travel');
@@ -19,8 +32,18 @@ async function tenant() {
 }
 
 const profile = (over: Record<string, string> = {}) => ({
-  given_name: 'Ada', middle_name: '', family_name: 'Lovelace', nickname: '', preferred_username: 'ada.lovelace', phone_number: '',
-  street_address: '', locality: '', region: '', postal_code: '', country: '', ...over,
+  given_name: 'Ada',
+  middle_name: '',
+  family_name: 'Lovelace',
+  nickname: '',
+  preferred_username: 'ada.lovelace',
+  phone_number: '',
+  street_address: '',
+  locality: '',
+  region: '',
+  postal_code: '',
+  country: '',
+  ...over,
 });
 
 describe('account page', () => {
@@ -30,7 +53,10 @@ describe('account page', () => {
     await b.get(`/account?platform_guid=${p.id}`);
     expect(b.pageTitle()).toBe('Sign in');
     expect(b.html).toContain('Forgot password?');
-    const wrong = await b.submit(`/account/signin?platform_guid=${p.id}`, { email: u.email, password: 'not the password' });
+    const wrong = await b.submit(`/account/signin?platform_guid=${p.id}`, {
+      email: u.email,
+      password: 'not the password',
+    });
     expect(wrong.res.status).toBe(400);
     await b.submit(`/account/signin?platform_guid=${p.id}`, { email: u.email, password: TEST_PASSWORD });
     expect(b.pageTitle()).toBe('Your account');
@@ -40,11 +66,15 @@ describe('account page', () => {
 
   it('keeps the tab a signed-out browser asked for (section=security) across the sign-in, and across the choice of account', async () => {
     const { p, c, u } = await tenant();
-    const currentTab = (html: string) => /<a href="[^"]*" class="account-tab" aria-current="page">([^<]*)<\/a>/.exec(html)?.[1];
+    const currentTab = (html: string) =>
+      /<a href="[^"]*" class="account-tab" aria-current="page">([^<]*)<\/a>/.exec(html)?.[1];
     const b = browser(t.app);
     await b.get(`/account?platform_guid=${p.id}&section=security`);
     expect(b.pageTitle()).toBe('Sign in');
-    await b.submit(`/account/signin?platform_guid=${p.id}&section=security`, { email: u.email, password: TEST_PASSWORD });
+    await b.submit(`/account/signin?platform_guid=${p.id}&section=security`, {
+      email: u.email,
+      password: TEST_PASSWORD,
+    });
     expect(b.pageTitle()).toBe('Your account');
     expect(currentTab(b.html)).toBe('Security');
     // Asked for once: the next plain visit is the profile again.
@@ -85,7 +115,10 @@ describe('account page', () => {
     const before = (await userinfo(t.app, p, tokens.access_token)).body;
     await b.get(`/account?platform_guid=${p.id}`);
 
-    const bad = await b.submit(`/account/profile?platform_guid=${p.id}`, { account: u.id, ...profile({ phone_number: '12', country: 'XX', preferred_username: 'two words' }) });
+    const bad = await b.submit(`/account/profile?platform_guid=${p.id}`, {
+      account: u.id,
+      ...profile({ phone_number: '12', country: 'XX', preferred_username: 'two words' }),
+    });
     expect(bad.res.status).toBe(400);
     expect(b.html).toMatch(/valid phone number/);
     expect(b.html).toMatch(/ISO 3166-1/);
@@ -94,23 +127,54 @@ describe('account page', () => {
     await new Promise((r) => setTimeout(r, 1100)); // updated_at has whole seconds
     await b.submit(`/account/profile?platform_guid=${p.id}`, {
       account: u.id,
-      ...profile({ middle_name: 'King', nickname: 'Countess', preferred_username: 'ada', phone_number: '+44 20 7946 0958', street_address: '12 St James Square', locality: 'London', postal_code: 'SW1Y 4JH', country: 'gb' }),
+      ...profile({
+        middle_name: 'King',
+        nickname: 'Countess',
+        preferred_username: 'ada',
+        phone_number: '+44 20 7946 0958',
+        street_address: '12 St James Square',
+        locality: 'London',
+        postal_code: 'SW1Y 4JH',
+        country: 'gb',
+      }),
     });
     expect(b.html).toContain('Your profile has been saved.');
     const after = (await userinfo(t.app, p, tokens.access_token)).body;
     expect(after).toMatchObject({
-      name: 'Ada King Lovelace', middle_name: 'King', nickname: 'Countess', preferred_username: 'ada', phone_number: '+442079460958',
-      address: { street_address: '12 St James Square', locality: 'London', postal_code: 'SW1Y 4JH', country: 'GB', formatted: '12 St James Square\nLondon SW1Y 4JH\nUnited Kingdom' },
+      name: 'Ada King Lovelace',
+      middle_name: 'King',
+      nickname: 'Countess',
+      preferred_username: 'ada',
+      phone_number: '+442079460958',
+      address: {
+        street_address: '12 St James Square',
+        locality: 'London',
+        postal_code: 'SW1Y 4JH',
+        country: 'GB',
+        formatted: '12 St James Square\nLondon SW1Y 4JH\nUnited Kingdom',
+      },
     });
     expect(after.updated_at).toBeGreaterThan(before.updated_at);
 
     // Saving the same values changes nothing, not even updated_at.
-    await b.submit(`/account/profile?platform_guid=${p.id}`, { account: u.id, ...profile({ middle_name: 'King', nickname: 'Countess', preferred_username: 'ada', phone_number: '+442079460958', street_address: '12 St James Square', locality: 'London', postal_code: 'SW1Y 4JH', country: 'GB' }) });
+    await b.submit(`/account/profile?platform_guid=${p.id}`, {
+      account: u.id,
+      ...profile({
+        middle_name: 'King',
+        nickname: 'Countess',
+        preferred_username: 'ada',
+        phone_number: '+442079460958',
+        street_address: '12 St James Square',
+        locality: 'London',
+        postal_code: 'SW1Y 4JH',
+        country: 'GB',
+      }),
+    });
     expect(b.html).toContain('your profile is unchanged');
     expect((await userinfo(t.app, p, tokens.access_token)).body.updated_at).toBe(after.updated_at);
   });
 
-  it('a phone number over 64 characters is a field error on the profile and on the account sign-up, in the page\'s language; the fields say their limit', async () => {
+  it("a phone number over 64 characters is a field error on the profile and on the account sign-up, in the page's language; the fields say their limit", async () => {
     const { p, u } = await tenant();
     await t.services.account.profile.updateProfile(u, profile({ phone_number: '+44 20 7946 0958' }));
     const long = '+44 20 7946 0958 (home; call after six in the evening, thank you)'; // the same number, inside a note
@@ -118,18 +182,32 @@ describe('account page', () => {
     await accountSignIn(b, p, u.email);
     await b.get(`/account?platform_guid=${p.id}`);
     expect(b.html).toMatch(/<input id="phone_number" name="phone_number"[^>]* maxlength="64"/);
-    const bad = await b.submit(`/account/profile?platform_guid=${p.id}`, { account: u.id, ...profile({ phone_number: long }) });
+    const bad = await b.submit(`/account/profile?platform_guid=${p.id}`, {
+      account: u.id,
+      ...profile({ phone_number: long }),
+    });
     expect(bad.res.status).toBe(400);
-    expect(/<p class="field-error" id="phone_number-error">([^<]*)<\/p>/.exec(b.html)?.[1]).toBe('Enter a phone number of at most 64 characters.');
+    expect(/<p class="field-error" id="phone_number-error">([^<]*)<\/p>/.exec(b.html)?.[1]).toBe(
+      'Enter a phone number of at most 64 characters.',
+    );
     expect(b.html).not.toContain('Nothing to save');
 
     const german = browser(t.app);
     german.agent.set('Accept-Language', 'de');
     await german.get(`/account/signup?platform_guid=${p.id}`);
     expect(german.html).toMatch(/<input id="phone_number" name="phone_number"[^>]* maxlength="64"/);
-    const refused = await german.submit(`/account/signup?platform_guid=${p.id}`, { email: newEmail(), given_name: 'Nia', family_name: 'Okafor', birthdate: '2000-01-31', phone_number: long, password: 'a long pass phrase' });
+    const refused = await german.submit(`/account/signup?platform_guid=${p.id}`, {
+      email: newEmail(),
+      given_name: 'Nia',
+      family_name: 'Okafor',
+      birthdate: '2000-01-31',
+      phone_number: long,
+      password: 'a long pass phrase',
+    });
     expect(refused.res.status).toBe(400);
-    expect(/<p class="field-error" id="phone_number-error">([^<]*)<\/p>/.exec(german.html)?.[1]).toBe('Geben Sie eine Telefonnummer mit höchstens 64 Zeichen ein.');
+    expect(/<p class="field-error" id="phone_number-error">([^<]*)<\/p>/.exec(german.html)?.[1]).toBe(
+      'Geben Sie eine Telefonnummer mit höchstens 64 Zeichen ein.',
+    );
   });
 
   it('shows the username (a default from the name), saves a new one that apps receive, and refuses bad ones with a field error', async () => {
@@ -141,15 +219,28 @@ describe('account page', () => {
     expect(b.html).toMatch(/<label for="preferred_username">Username<\/label>/);
     expect(b.html).toMatch(/id="preferred_username" name="preferred_username"[^>]* required[^>]* value="ada.lovelace"/);
 
-    for (const [value, message] of [['', /Enter a username/], ['ada@example.com', /letters, digits/], ['x'.repeat(65), /at most 64/], ['  ', /Enter a username/]] as const) {
-      const bad = await b.submit(`/account/profile?platform_guid=${p.id}`, { account: u.id, ...profile({ preferred_username: value }) });
+    for (const [value, message] of [
+      ['', /Enter a username/],
+      ['ada@example.com', /letters, digits/],
+      ['x'.repeat(65), /at most 64/],
+      ['  ', /Enter a username/],
+    ] as const) {
+      const bad = await b.submit(`/account/profile?platform_guid=${p.id}`, {
+        account: u.id,
+        ...profile({ preferred_username: value }),
+      });
       expect(bad.res.status).toBe(400);
       expect(/<p class="field-error" id="preferred_username-error">([^<]*)<\/p>/.exec(b.html)?.[1]).toMatch(message);
-      expect(b.html).toMatch(/id="preferred_username"[^>]* aria-invalid="true" aria-describedby="preferred_username-error"/);
+      expect(b.html).toMatch(
+        /id="preferred_username"[^>]* aria-invalid="true" aria-describedby="preferred_username-error"/,
+      );
     }
     expect((await t.services.users.findById(p.id, u.id))!.preferredUsername).toBe('ada.lovelace');
 
-    await b.submit(`/account/profile?platform_guid=${p.id}`, { account: u.id, ...profile({ preferred_username: '  Countess_Ada ' }) });
+    await b.submit(`/account/profile?platform_guid=${p.id}`, {
+      account: u.id,
+      ...profile({ preferred_username: '  Countess_Ada ' }),
+    });
     expect(b.html).toContain('Your profile has been saved.');
     expect((await userinfo(t.app, p, tokens.access_token)).body.preferred_username).toBe('Countess_Ada');
     const fresh = await exchange(t.app, p, c, await signInThrough(b, p, c, u.email));
@@ -161,10 +252,19 @@ describe('account page', () => {
     await t.database.db('users').where({ id: u.id }).update({ preferred_username: 'ada@home' });
     const b = browser(t.app);
     await accountSignIn(b, p, u.email);
-    await b.submit(`/account/profile?platform_guid=${p.id}`, { account: u.id, ...profile({ preferred_username: 'ada@home', nickname: 'Countess' }) });
+    await b.submit(`/account/profile?platform_guid=${p.id}`, {
+      account: u.id,
+      ...profile({ preferred_username: 'ada@home', nickname: 'Countess' }),
+    });
     expect(b.html).toContain('Your profile has been saved.');
-    expect((await t.services.users.findById(p.id, u.id))!).toMatchObject({ preferredUsername: 'ada@home', nickname: 'Countess' });
-    const changed = await b.submit(`/account/profile?platform_guid=${p.id}`, { account: u.id, ...profile({ preferred_username: 'ada@work' }) });
+    expect((await t.services.users.findById(p.id, u.id))!).toMatchObject({
+      preferredUsername: 'ada@home',
+      nickname: 'Countess',
+    });
+    const changed = await b.submit(`/account/profile?platform_guid=${p.id}`, {
+      account: u.id,
+      ...profile({ preferred_username: 'ada@work' }),
+    });
     expect(changed.res.status).toBe(400);
   });
 
@@ -174,9 +274,17 @@ describe('account page', () => {
     await accountSignIn(b, p, u.email);
     const csrf = /name="_csrf" value="([^"]+)"/.exec(b.html)![1];
     const upload = (buf: Buffer, name: string, type: string) =>
-      b.agent.post(`/account/picture?platform_guid=${p.id}`).field('_csrf', csrf).field('account', u.id).attach('picture', buf, { filename: name, contentType: type });
+      b.agent
+        .post(`/account/picture?platform_guid=${p.id}`)
+        .field('_csrf', csrf)
+        .field('account', u.id)
+        .attach('picture', buf, { filename: name, contentType: type });
 
-    const svg = await upload(Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>'), 'x.svg', 'image/svg+xml');
+    const svg = await upload(
+      Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>'),
+      'x.svg',
+      'image/svg+xml',
+    );
     expect(svg.status).toBe(400);
     expect(svg.text).toMatch(/PNG, JPEG, GIF or WebP/);
     const big = await upload(Buffer.concat([PNG, Buffer.alloc(1024 * 1024)]), 'big.png', 'image/png');
@@ -196,9 +304,15 @@ describe('account page', () => {
     expect(jwtPayload(tokens.id_token).picture).toBe(user.pictureUrl);
 
     await b.get(`/account?platform_guid=${p.id}`);
-    const http = await b.submit(`/account/picture-url?platform_guid=${p.id}`, { account: u.id, picture_url: 'http://example.com/me.png' });
+    const http = await b.submit(`/account/picture-url?platform_guid=${p.id}`, {
+      account: u.id,
+      picture_url: 'http://example.com/me.png',
+    });
     expect(http.res.status).toBe(400);
-    await b.submit(`/account/picture-url?platform_guid=${p.id}`, { account: u.id, picture_url: 'https://images.example.com/ada.jpg' });
+    await b.submit(`/account/picture-url?platform_guid=${p.id}`, {
+      account: u.id,
+      picture_url: 'https://images.example.com/ada.jpg',
+    });
     expect((await t.services.users.findById(p.id, u.id))!.pictureUrl).toBe('https://images.example.com/ada.jpg');
     expect((await request(t.app).get(new URL(user.pictureUrl!).pathname)).status).toBe(404);
     await b.submit(`/account/picture/remove?platform_guid=${p.id}`, { account: u.id });
@@ -212,14 +326,26 @@ describe('account page', () => {
     const b = browser(t.app);
     await accountSignIn(b, p, u.email);
     await b.get(`/account?platform_guid=${p.id}&section=security`); // the password form is on the Security tab
-    const wrong = await b.submit(`/account/password?platform_guid=${p.id}`, { account: u.id, current_password: 'nope nope nope', new_password: 'a new pass phrase' });
+    const wrong = await b.submit(`/account/password?platform_guid=${p.id}`, {
+      account: u.id,
+      current_password: 'nope nope nope',
+      new_password: 'a new pass phrase',
+    });
     expect(wrong.res.status).toBe(400);
     expect(b.html).toContain('Your current password is not correct');
     await b.get(`/account?platform_guid=${p.id}&section=security`);
-    const weak = await b.submit(`/account/password?platform_guid=${p.id}`, { account: u.id, current_password: TEST_PASSWORD, new_password: 'short' });
+    const weak = await b.submit(`/account/password?platform_guid=${p.id}`, {
+      account: u.id,
+      current_password: TEST_PASSWORD,
+      new_password: 'short',
+    });
     expect(weak.res.status).toBe(400);
     await b.get(`/account?platform_guid=${p.id}&section=security`);
-    await b.submit(`/account/password?platform_guid=${p.id}`, { account: u.id, current_password: TEST_PASSWORD, new_password: 'a new pass phrase' });
+    await b.submit(`/account/password?platform_guid=${p.id}`, {
+      account: u.id,
+      current_password: TEST_PASSWORD,
+      new_password: 'a new pass phrase',
+    });
     expect(b.html).toContain('Your password has been changed');
     expect(b.pageTitle()).toBe('Your account'); // this browser stays signed in
     expect((await refresh(t.app, p, c, tokens.refresh_token!)).body.error).toBe('invalid_grant');
@@ -266,10 +392,16 @@ describe('account page', () => {
     const { p, u } = await tenant();
     const b = browser(t.app);
     await accountSignIn(b, p, u.email);
-    const noCsrf = await b.agent.post(`/account/profile?platform_guid=${p.id}`).type('form').send({ account: u.id, ...profile({ given_name: 'Mallory' }) });
+    const noCsrf = await b.agent
+      .post(`/account/profile?platform_guid=${p.id}`)
+      .type('form')
+      .send({ account: u.id, ...profile({ given_name: 'Mallory' }) });
     expect(noCsrf.status).toBe(403);
     const stranger = await buildUser(t.services, p.id, { email: newEmail() });
-    const other = await b.submit(`/account/profile?platform_guid=${p.id}`, { account: stranger.id, ...profile({ given_name: 'Mallory' }) });
+    const other = await b.submit(`/account/profile?platform_guid=${p.id}`, {
+      account: stranger.id,
+      ...profile({ given_name: 'Mallory' }),
+    });
     expect(other.res.status).toBe(200);
     expect((await t.services.users.findById(p.id, stranger.id))!.givenName).toBe('Ada');
     expect((await t.services.users.findById(p.id, u.id))!.givenName).toBe('Ada');

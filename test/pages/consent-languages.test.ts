@@ -10,7 +10,9 @@ import * as clientsRepo from '../../src/repositories/client.repository';
 let clock = Date.now();
 const now = () => new Date(clock);
 let t: Awaited<ReturnType<typeof buildTestApp>>;
-beforeAll(async () => { t = await buildTestApp({}, now); });
+beforeAll(async () => {
+  t = await buildTestApp({}, now);
+});
 afterAll(() => t.close());
 
 async function tenant() {
@@ -28,12 +30,35 @@ function newBrowser(acceptLanguage?: string): Browser {
 }
 
 const htmlLang = (html: string) => /<html[^>]*lang="([^"]+)"/.exec(html)?.[1];
-const text = (html: string) => html.replace(/<[^>]+>/g, ' ').replace(/&#39;/g, "'").replace(/&amp;/g, '&').replace(/\s+/g, ' ');
+const text = (html: string) =>
+  html
+    .replace(/<[^>]+>/g, ' ')
+    .replace(/&#39;/g, "'")
+    .replace(/&amp;/g, '&')
+    .replace(/\s+/g, ' ');
 
 const CONSENT = {
-  de: { heading: 'Trip Planner möchte auf Ihr Konto zugreifen', scope: 'Ihre E-Mail-Adresse', allow: 'Erlauben', notYou: 'Nicht Sie?', continueTo: 'um mit Trip Planner fortzufahren' },
-  fr: { heading: 'Trip Planner souhaite accéder à votre compte', scope: 'Votre adresse e-mail', allow: 'Autoriser', notYou: 'Ce n’est pas vous', continueTo: 'pour continuer vers Trip Planner' },
-  es: { heading: 'Trip Planner quiere acceder a su cuenta', scope: 'Su correo electrónico', allow: 'Permitir', notYou: '¿No es usted?', continueTo: 'para continuar a Trip Planner' },
+  de: {
+    heading: 'Trip Planner möchte auf Ihr Konto zugreifen',
+    scope: 'Ihre E-Mail-Adresse',
+    allow: 'Erlauben',
+    notYou: 'Nicht Sie?',
+    continueTo: 'um mit Trip Planner fortzufahren',
+  },
+  fr: {
+    heading: 'Trip Planner souhaite accéder à votre compte',
+    scope: 'Votre adresse e-mail',
+    allow: 'Autoriser',
+    notYou: 'Ce n’est pas vous',
+    continueTo: 'pour continuer vers Trip Planner',
+  },
+  es: {
+    heading: 'Trip Planner quiere acceder a su cuenta',
+    scope: 'Su correo electrónico',
+    allow: 'Permitir',
+    notYou: '¿No es usted?',
+    continueTo: 'para continuar a Trip Planner',
+  },
 } as const;
 const CHOOSER = {
   de: { title: 'Konto auswählen', signedIn: 'Angemeldet', another: 'Anderes Konto verwenden' },
@@ -51,7 +76,8 @@ describe.each(LANGS)('%s', (lng) => {
     expect(htmlLang(b.html)).toBe(lng);
     const page = text(b.html);
     expect(b.pageTitle()).toBe(CONSENT[lng].heading);
-    for (const s of [CONSENT[lng].scope, CONSENT[lng].allow, CONSENT[lng].notYou, CONSENT[lng].continueTo]) expect(page).toContain(s);
+    for (const s of [CONSENT[lng].scope, CONSENT[lng].allow, CONSENT[lng].notYou, CONSENT[lng].continueTo])
+      expect(page).toContain(s);
     expect(page).not.toContain('wants to access');
   });
 
@@ -69,7 +95,7 @@ describe.each(LANGS)('%s', (lng) => {
     expect(page).toContain(CHOOSER[lng].another);
   });
 
-  it('second factor: the page and a wrong code\'s message in the language', async () => {
+  it("second factor: the page and a wrong code's message in the language", async () => {
     const { p, c, u } = await tenant();
     const enrolment = (await t.services.mfa.totp.beginEnrolment(u, 'Acme Travel'))!;
     const confirmed = await t.services.mfa.confirmTotp(u.id, totpAt(enrolment.secret, now()));
@@ -78,11 +104,24 @@ describe.each(LANGS)('%s', (lng) => {
     const b = newBrowser();
     await b.get(`/oauth/authorize?${authorizeQuery(p, c, { ui_locales: lng })}`);
     await b.submit('/signin', { email: u.email, password: TEST_PASSWORD });
-    expect(b.pageTitle()).toBe({ de: 'Bestätigung in zwei Schritten', fr: 'Validation en deux étapes', es: 'Verificación en dos pasos' }[lng]);
-    const wrong = await b.submit('/second-factor', { method: 'totp', code: '000000' === totpAt(enrolment.secret, now()) ? '111111' : '000000' });
+    expect(b.pageTitle()).toBe(
+      { de: 'Bestätigung in zwei Schritten', fr: 'Validation en deux étapes', es: 'Verificación en dos pasos' }[lng],
+    );
+    const wrong = await b.submit('/second-factor', {
+      method: 'totp',
+      code: '000000' === totpAt(enrolment.secret, now()) ? '111111' : '000000',
+    });
     expect(wrong.res.status).toBe(400);
-    expect(text(b.html)).toContain({ de: 'Dieser Code ist nicht richtig.', fr: 'Ce code n’est pas correct.', es: 'Ese código no es correcto.' }[lng]);
-    expect(text(b.html)).toContain({ de: 'Wiederherstellungscode verwenden', fr: 'Utiliser un code de récupération', es: 'Usar un código de recuperación' }[lng]);
+    expect(text(b.html)).toContain(
+      { de: 'Dieser Code ist nicht richtig.', fr: 'Ce code n’est pas correct.', es: 'Ese código no es correcto.' }[lng],
+    );
+    expect(text(b.html)).toContain(
+      {
+        de: 'Wiederherstellungscode verwenden',
+        fr: 'Utiliser un code de récupération',
+        es: 'Usar un código de recuperación',
+      }[lng],
+    );
   });
 
   it('the upstream failure page (Accept-Language) says why in the language', async () => {
@@ -91,11 +130,13 @@ describe.each(LANGS)('%s', (lng) => {
     const res = await b.get(`/platforms/${p.id}/upstream/callback?state=nothing-pending&code=x`);
     expect(res.res.status).toBe(400);
     expect(htmlLang(b.html)).toBe(lng);
-    expect(b.pageTitle()).toBe({ de: 'Anmeldung fehlgeschlagen', fr: 'Impossible de se connecter', es: 'No se pudo iniciar sesión' }[lng]);
+    expect(b.pageTitle()).toBe(
+      { de: 'Anmeldung fehlgeschlagen', fr: 'Impossible de se connecter', es: 'No se pudo iniciar sesión' }[lng],
+    );
   });
 });
 
-describe('consent: the app\'s branding', () => {
+describe("consent: the app's branding", () => {
   it('shows the registered logo and links (noopener noreferrer); none registered: the initial and no links', async () => {
     const { p, c, u } = await tenant();
     const b = newBrowser();
@@ -107,13 +148,22 @@ describe('consent: the app\'s branding', () => {
     expect(b.html).not.toContain('rel="noopener noreferrer"');
 
     await clientsRepo.update(t.services.deps.db, p.id, c.id, {
-      logoUri: 'https://cdn.trip.example/logo.png', clientUri: 'https://trip.example/', policyUri: 'https://trip.example/privacy', tosUri: 'https://trip.example/terms',
+      logoUri: 'https://cdn.trip.example/logo.png',
+      clientUri: 'https://trip.example/',
+      policyUri: 'https://trip.example/privacy',
+      tosUri: 'https://trip.example/terms',
     });
     await b.get(`/oauth/authorize?${authorizeQuery(p, c, { prompt: 'consent' })}`);
     if (b.pageTitle() === 'Choose an account') await b.submit('/chooser', { account: u.id });
     expect(b.pageTitle()).toBe('Trip Planner wants to access your account');
-    expect(b.html).toMatch(/<img class="app-logo" src="https:\/\/cdn\.trip\.example\/logo\.png" alt="Trip Planner logo"/);
-    for (const [href, label] of [['https://trip.example/', 'Website'], ['https://trip.example/privacy', 'Privacy policy'], ['https://trip.example/terms', 'Terms of service']]) {
+    expect(b.html).toMatch(
+      /<img class="app-logo" src="https:\/\/cdn\.trip\.example\/logo\.png" alt="Trip Planner logo"/,
+    );
+    for (const [href, label] of [
+      ['https://trip.example/', 'Website'],
+      ['https://trip.example/privacy', 'Privacy policy'],
+      ['https://trip.example/terms', 'Terms of service'],
+    ]) {
       expect(b.html).toContain(`<a href="${href}" class="link" rel="noopener noreferrer">${label}</a>`);
     }
     expect(text(b.html)).toContain('to continue to Trip Planner');

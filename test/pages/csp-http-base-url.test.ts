@@ -21,7 +21,12 @@ describe('the CSP of hosted pages and the scheme of BASE_URL', () => {
   });
 
   it('keeps it behind https', async () => {
-    const csp = await cspOf({ NODE_ENV: 'production', BASE_URL: 'https://id.example.com', SMTP_URL: 'smtp://127.0.0.1:1', MASTER_KEY: TEST_MASTER_KEY });
+    const csp = await cspOf({
+      NODE_ENV: 'production',
+      BASE_URL: 'https://id.example.com',
+      SMTP_URL: 'smtp://127.0.0.1:1',
+      MASTER_KEY: TEST_MASTER_KEY,
+    });
     expect(csp).toContain('upgrade-insecure-requests');
   });
 });

@@ -3,10 +3,20 @@ import { buildTestApp } from '../helpers';
 import { buildClient, buildPlatform, buildUser } from '../factories';
 import { browser } from '../support/browser';
 import { linkIn, mailsTo, waitForMail } from '../support/outbox';
-import { accountSignIn, exchange, pathOf, signInThrough, signUpThrough, userinfo, jwtPayload } from '../support/account-flows';
+import {
+  accountSignIn,
+  exchange,
+  pathOf,
+  signInThrough,
+  signUpThrough,
+  userinfo,
+  jwtPayload,
+} from '../support/account-flows';
 
 let t: Awaited<ReturnType<typeof buildTestApp>>;
-beforeAll(async () => { t = await buildTestApp(); });
+beforeAll(async () => {
+  t = await buildTestApp();
+});
 afterAll(() => t.close());
 
 const newEmail = () => `verify-${Math.random().toString(36).slice(2, 10)}@example.com`;
@@ -82,7 +92,9 @@ describe('email verification', () => {
     expect(b.html).toMatch(/sent a moment ago/);
     const mail = await waitForMail(t.config.dataDir, u.email, /Verify/);
     expect(await mailsTo(t.config.dataDir, u.email)).toHaveLength(1);
-    await request(t.app).get(pathOf(linkIn(mail, '/verify-email'))).expect(200);
+    await request(t.app)
+      .get(pathOf(linkIn(mail, '/verify-email')))
+      .expect(200);
     await b.get(`/account?platform_guid=${p.id}`);
     expect(b.html).toContain('badge-ok');
   });

@@ -8,12 +8,17 @@ import { waitForMail } from '../support/outbox';
 import { TEST_MASTER_KEY } from '../helpers';
 
 let t: Awaited<ReturnType<typeof buildTestApp>>;
-beforeAll(async () => { t = await buildTestApp(); });
+beforeAll(async () => {
+  t = await buildTestApp();
+});
 afterAll(() => t.close());
 
 async function mailSomeone() {
   const p = await buildPlatform(t.services, 'Globex Bank');
-  const u = await buildUser(t.services, p.id, { email: `outbox-${Math.random().toString(36).slice(2, 10)}@example.com`, emailVerified: true });
+  const u = await buildUser(t.services, p.id, {
+    email: `outbox-${Math.random().toString(36).slice(2, 10)}@example.com`,
+    emailVerified: true,
+  });
   await t.services.account.passwordReset.requestReset(p, u.email);
   return { p, u, mail: await waitForMail(t.config.dataDir, u.email, /Reset your Globex Bank password/) };
 }
@@ -46,11 +51,15 @@ describe('mail outbox (development)', () => {
 
   it('lists the outbox at /dev/outbox and shows each mail with clickable links', async () => {
     const { u, mail } = await mailSomeone();
-    const list = await request(t.app).get(`/dev/outbox?to=${encodeURIComponent(u.email)}`).expect(200);
+    const list = await request(t.app)
+      .get(`/dev/outbox?to=${encodeURIComponent(u.email)}`)
+      .expect(200);
     expect(list.text).toContain('Reset your Globex Bank password');
     expect(list.text).toContain(`href="/dev/outbox/${mail.id}"`);
     const one = await request(t.app).get(`/dev/outbox/${mail.id}`).expect(200);
-    expect(one.text).toMatch(/<a href="http:\/\/issuer\.test\/password\/reset\?platform_guid=[^"]+&amp;token=[^"]+" class="link">/);
+    expect(one.text).toMatch(
+      /<a href="http:\/\/issuer\.test\/password\/reset\?platform_guid=[^"]+&amp;token=[^"]+" class="link">/,
+    );
     const html = await request(t.app).get(`/dev/outbox/${mail.id}/html`).expect(200);
     expect(html.headers['content-security-policy']).toMatch(/sandbox/);
     expect((await request(t.app).get('/dev/outbox/../../etc/passwd')).status).toBe(404);
@@ -58,7 +67,12 @@ describe('mail outbox (development)', () => {
   });
 
   it('does not exist in production', async () => {
-    const prod = await buildTestApp({ NODE_ENV: 'production', BASE_URL: 'https://id.example.com', SMTP_URL: 'smtp://127.0.0.1:1', MASTER_KEY: TEST_MASTER_KEY });
+    const prod = await buildTestApp({
+      NODE_ENV: 'production',
+      BASE_URL: 'https://id.example.com',
+      SMTP_URL: 'smtp://127.0.0.1:1',
+      MASTER_KEY: TEST_MASTER_KEY,
+    });
     try {
       expect(prod.services.account.mail.transport.kind).toBe('smtp');
       const res = await request(prod.app).get('/dev/outbox').set('Accept', 'text/html');
@@ -69,14 +83,26 @@ describe('mail outbox (development)', () => {
   });
 
   it('uses SMTP when SMTP_URL is set, even in development', () => {
-    expect(createMailTransport({ smtpUrl: 'smtp://localhost:2525', dataDir: '/nonexistent', from: 'a@b.c' }).kind).toBe('smtp');
+    expect(createMailTransport({ smtpUrl: 'smtp://localhost:2525', dataDir: '/nonexistent', from: 'a@b.c' }).kind).toBe(
+      'smtp',
+    );
     expect(createMailTransport({ dataDir: '/tmp/x', from: 'a@b.c' }).kind).toBe('outbox');
   });
 
   it('delivers over SMTP with nodemailer (a local SMTP listener receives the message)', async () => {
     const received = await withSmtpServer(async (port) => {
-      const smtp = createMailTransport({ smtpUrl: `smtp://127.0.0.1:${port}`, dataDir: '/nonexistent', from: 'no-reply@id.example.com' });
-      await smtp.send({ to: { address: 'ada@example.com' }, fromName: 'Globex Bank', subject: 'Hi', text: 'plain', html: '<p>html</p>' });
+      const smtp = createMailTransport({
+        smtpUrl: `smtp://127.0.0.1:${port}`,
+        dataDir: '/nonexistent',
+        from: 'no-reply@id.example.com',
+      });
+      await smtp.send({
+        to: { address: 'ada@example.com' },
+        fromName: 'Globex Bank',
+        subject: 'Hi',
+        text: 'plain',
+        html: '<p>html</p>',
+      });
     });
     expect(received).toMatch(/^Subject: Hi$/m);
     expect(received).toMatch(/^From: Globex Bank <no-reply@id\.example\.com>$/m);
@@ -98,12 +124,21 @@ async function withSmtpServer(fn: (port: number) => Promise<void>): Promise<stri
         const line = buffer.slice(0, i);
         buffer = buffer.slice(i + 2);
         if (inData) {
-          if (line === '.') { inData = false; socket.write('250 OK queued\r\n'); } else data += `${line}\n`;
+          if (line === '.') {
+            inData = false;
+            socket.write('250 OK queued\r\n');
+          } else data += `${line}\n`;
           continue;
         }
         const cmd = line.slice(0, 4).toUpperCase();
         if (cmd === 'EHLO' || cmd === 'HELO') socket.write('250 test\r\n');
-        else if (cmd === 'DATA') { inData = true; socket.write('354 go ahead\r\n'); } else if (cmd === 'QUIT') { socket.write('221 bye\r\n'); socket.end(); } else socket.write('250 OK\r\n');
+        else if (cmd === 'DATA') {
+          inData = true;
+          socket.write('354 go ahead\r\n');
+        } else if (cmd === 'QUIT') {
+          socket.write('221 bye\r\n');
+          socket.end();
+        } else socket.write('250 OK\r\n');
       }
     });
   });

@@ -8,10 +8,14 @@ import { runCommand } from '../../src/cli/commands';
 // One clock for the provider and the test's authenticator app: a new TOTP step is 30 s away.
 let clock = Date.now();
 const now = () => new Date(clock);
-const tick = (seconds: number) => { clock += seconds * 1000; };
+const tick = (seconds: number) => {
+  clock += seconds * 1000;
+};
 
 let t: Awaited<ReturnType<typeof buildTestApp>>;
-beforeAll(async () => { t = await buildTestApp({}, now); });
+beforeAll(async () => {
+  t = await buildTestApp({}, now);
+});
 afterAll(() => t.close());
 
 const newEmail = () => `mfa-${Math.random().toString(36).slice(2, 10)}@example.com`;
@@ -59,7 +63,10 @@ describe('two-step verification on the account page', () => {
     expect(row.sealed_secret).not.toContain(secret);
     expect(row.confirmed_at).toBeNull();
 
-    const wrong = await b.submit(`/account/totp/confirm?platform_guid=${p.id}`, { account: u.id, code: '000000' === totpAt(secret, now()) ? '111111' : '000000' });
+    const wrong = await b.submit(`/account/totp/confirm?platform_guid=${p.id}`, {
+      account: u.id,
+      code: '000000' === totpAt(secret, now()) ? '111111' : '000000',
+    });
     expect(wrong.res.status).toBe(400);
     expect(b.html).toContain('That code did not match');
     expect(setupKeyOf(b.html)).toBe(secret); // the same pending secret, shown again
@@ -108,7 +115,10 @@ describe('two-step verification on the account page', () => {
     const { codes } = await enrol(b, p, u);
     await b.get(`/account/recovery-codes?platform_guid=${p.id}&account=${u.id}`);
     expect(b.pageTitle()).toBe('Get new recovery codes');
-    const bad = await b.submit(`/account/recovery-codes?platform_guid=${p.id}`, { account: u.id, proof: 'not the password' });
+    const bad = await b.submit(`/account/recovery-codes?platform_guid=${p.id}`, {
+      account: u.id,
+      proof: 'not the password',
+    });
     expect(bad.res.status).toBe(400);
     await b.submit(`/account/recovery-codes?platform_guid=${p.id}`, { account: u.id, proof: TEST_PASSWORD });
     expect(b.pageTitle()).toBe('Save your recovery codes');
@@ -128,7 +138,11 @@ describe('two-step verification on the account page', () => {
     await enrol(b, p, u);
     await b.get(`/account/totp/remove?platform_guid=${p.id}&account=${u.id}`);
     const statuses: number[] = [];
-    for (let i = 0; i < 6; i++) statuses.push((await b.submit(`/account/totp/remove?platform_guid=${p.id}`, { account: u.id, proof: String(100000 + i) })).res.status);
+    for (let i = 0; i < 6; i++)
+      statuses.push(
+        (await b.submit(`/account/totp/remove?platform_guid=${p.id}`, { account: u.id, proof: String(100000 + i) })).res
+          .status,
+      );
     expect(statuses.slice(0, 4)).toEqual([400, 400, 400, 400]);
     expect(statuses.slice(4)).toEqual([429, 429]);
     expect(b.html).toContain('Too many attempts');
@@ -146,8 +160,13 @@ describe('two-step verification on the account page', () => {
 
   it('admin platform mfa sets the policy; off hides the section; admin user reset-mfa removes the app', async () => {
     const { p, u, b } = await signedIn();
-    await expect(runCommand(t.services, ['platform', 'mfa', '--platform', p.id, '--policy', 'sometimes'])).rejects.toThrow(/--policy must be one of off, optional, required/);
-    expect(await runCommand(t.services, ['platform', 'mfa', '--platform', p.id, '--policy', 'off'])).toEqual({ platform_guid: p.id, mfa: 'off' });
+    await expect(
+      runCommand(t.services, ['platform', 'mfa', '--platform', p.id, '--policy', 'sometimes']),
+    ).rejects.toThrow(/--policy must be one of off, optional, required/);
+    expect(await runCommand(t.services, ['platform', 'mfa', '--platform', p.id, '--policy', 'off'])).toEqual({
+      platform_guid: p.id,
+      mfa: 'off',
+    });
     expect(await t.services.mfa.policyOf(p.id)).toBe('off');
     await b.get(`/account?platform_guid=${p.id}&section=security`);
     expect(b.html).not.toContain('Two-step verification');
@@ -155,7 +174,10 @@ describe('two-step verification on the account page', () => {
     await b.get(`/account?platform_guid=${p.id}&section=security`);
     expect(b.html).toContain('This service requires a second step');
     await enrol(b, p, u);
-    expect(await runCommand(t.services, ['user', 'reset-mfa', '--platform', p.id, '--email', u.email])).toMatchObject({ sub: u.id, totp_removed: true });
+    expect(await runCommand(t.services, ['user', 'reset-mfa', '--platform', p.id, '--email', u.email])).toMatchObject({
+      sub: u.id,
+      totp_removed: true,
+    });
     expect((await t.services.mfa.totp.status(u.id)).enrolled).toBe(false);
   });
 });

@@ -11,10 +11,14 @@ import { runCommand } from '../../src/cli/commands';
 // One clock for the provider and the test's authenticator app: a new TOTP step is 30 s away.
 let clock = Date.now();
 const now = () => new Date(clock);
-const tick = (seconds: number) => { clock += seconds * 1000; };
+const tick = (seconds: number) => {
+  clock += seconds * 1000;
+};
 
 let t: Awaited<ReturnType<typeof buildTestApp>>;
-beforeAll(async () => { t = await buildTestApp({}, now); });
+beforeAll(async () => {
+  t = await buildTestApp({}, now);
+});
 afterAll(() => t.close());
 
 const newEmail = () => `mfa-${Math.random().toString(36).slice(2, 10)}@example.com`;
@@ -38,7 +42,13 @@ async function enrolTotp(u: { id: string; email: string }) {
 }
 
 /** Authorize → (chooser: another account) → password; the page or callback after the password. */
-async function passwordStep(b: Browser, p: { id: string }, c: Client, email: string, extra: Record<string, string> = {}) {
+async function passwordStep(
+  b: Browser,
+  p: { id: string },
+  c: Client,
+  email: string,
+  extra: Record<string, string> = {},
+) {
   let step = await b.get(`/oauth/authorize?${authorizeQuery(p, c, extra)}`);
   if (step.location) return step;
   if (b.pageTitle() === 'Choose an account') step = await b.submit('/chooser', { another: '1' });
@@ -51,7 +61,8 @@ async function allowIfAsked(b: Browser, step: { location?: string }) {
   return step;
 }
 
-const idClaims = async (c: Client, idToken: string) => (await jwtVerify(idToken, new TextEncoder().encode(c.secret!), { algorithms: ['HS512'] })).payload;
+const idClaims = async (c: Client, idToken: string) =>
+  (await jwtVerify(idToken, new TextEncoder().encode(c.secret!), { algorithms: ['HS512'] })).payload;
 
 describe('sign-in with a second factor', () => {
   it('asks a user with an authenticator app for a code after the password; the ID token says pwd, otp, mfa', async () => {
@@ -107,7 +118,9 @@ describe('sign-in with a second factor', () => {
     expect(replay.res.status).toBe(400);
     expect(second.pageTitle()).toBe('Two-step verification');
     tick(30);
-    expect((await allowIfAsked(second, await second.submit('/second-factor', { code: totpAt(secret, now()) }))).location).toBeDefined();
+    expect(
+      (await allowIfAsked(second, await second.submit('/second-factor', { code: totpAt(secret, now()) }))).location,
+    ).toBeDefined();
   });
 
   it('a recovery code signs in once', async () => {
@@ -136,18 +149,29 @@ describe('sign-in with a second factor', () => {
     const b = browser(t.app);
     await passwordStep(b, p, c, u.email);
     const statuses: number[] = [];
-    for (let i = 0; i < 5; i++) statuses.push((await b.submit('/second-factor', { code: String(200000 + i) })).res.status);
+    for (let i = 0; i < 5; i++)
+      statuses.push((await b.submit('/second-factor', { code: String(200000 + i) })).res.status);
     expect(statuses).toEqual([400, 400, 400, 400, 429]);
     const locked = await b.submit('/second-factor', { code: totpAt(secret, now()) });
     expect(locked.res.status).toBe(429);
     expect(Number(locked.res.headers['retry-after'])).toBeGreaterThan(0);
     expect(b.html).toContain('Too many attempts');
     // Operators see and clear it like a sign-in lock.
-    const listed = await runCommand(t.services, ['throttle', 'list', '--platform', p.id, '--email', u.email, '--locked']);
+    const listed = await runCommand(t.services, [
+      'throttle',
+      'list',
+      '--platform',
+      p.id,
+      '--email',
+      u.email,
+      '--locked',
+    ]);
     expect(listed.throttles).toEqual([expect.objectContaining({ kind: 'second_factor_account', locks: 1 })]);
     await runCommand(t.services, ['throttle', 'clear', '--platform', p.id, '--email', u.email]);
     tick(30);
-    expect((await allowIfAsked(b, await b.submit('/second-factor', { code: totpAt(secret, now()) }))).location).toMatch(/code=/);
+    expect((await allowIfAsked(b, await b.submit('/second-factor', { code: totpAt(secret, now()) }))).location).toMatch(
+      /code=/,
+    );
   });
 
   it('policy required: a user without a second factor sets up an authenticator app before the flow finishes', async () => {
@@ -239,7 +263,9 @@ describe('sign-in with a second factor', () => {
     const { secret } = await enrolTotp(u);
     const b = browser(t.app);
     await passwordStep(b, p, c, u.email);
-    expect((await allowIfAsked(b, await b.submit('/second-factor', { code: totpAt(secret, now()) }))).location).toMatch(/code=/);
+    expect((await allowIfAsked(b, await b.submit('/second-factor', { code: totpAt(secret, now()) }))).location).toMatch(
+      /code=/,
+    );
     tick(120);
     await b.get(`/oauth/authorize?${authorizeQuery(p, c, { max_age: '60' })}`);
     await b.submit('/chooser', { account: u.id });
@@ -261,18 +287,24 @@ describe('sign-in with a second factor', () => {
     await b.get(`/account?platform_guid=${p.id}`);
     expect(b.pageTitle()).toBe('Sign in'); // not signed in before the code
     await accountSignIn(b, p, u.email);
-    const wrong = await b.submit(`/account/second-factor?platform_guid=${p.id}`, { method: 'totp', code: '000000' === totpAt(secret, now()) ? '111111' : '000000' });
+    const wrong = await b.submit(`/account/second-factor?platform_guid=${p.id}`, {
+      method: 'totp',
+      code: '000000' === totpAt(secret, now()) ? '111111' : '000000',
+    });
     expect(wrong.res.status).toBe(400);
     await b.submit(`/account/second-factor?platform_guid=${p.id}`, { method: 'totp', code: totpAt(secret, now()) });
     expect(b.pageTitle()).toBe('Your account');
   });
 
-  it('the account page\'s tab asked for before the sign-in (section=security) is where the second factor ends', async () => {
+  it("the account page's tab asked for before the sign-in (section=security) is where the second factor ends", async () => {
     const { p, u } = await tenant();
     const { secret } = await enrolTotp(u);
     const b = browser(t.app);
     await b.get(`/account?platform_guid=${p.id}&section=security`);
-    await b.submit(`/account/signin?platform_guid=${p.id}&section=security`, { email: u.email, password: TEST_PASSWORD });
+    await b.submit(`/account/signin?platform_guid=${p.id}&section=security`, {
+      email: u.email,
+      password: TEST_PASSWORD,
+    });
     expect(b.pageTitle()).toBe('Two-step verification');
     await b.submit(`/account/second-factor?platform_guid=${p.id}`, { method: 'totp', code: totpAt(secret, now()) });
     expect(b.pageTitle()).toBe('Your account');

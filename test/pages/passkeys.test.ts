@@ -1,7 +1,14 @@
 import { buildTestApp } from '../helpers';
 import { buildClient, buildPlatform, buildUser } from '../factories';
 import { browser, type Browser } from '../support/browser';
-import { accountSignIn, authorizeQuery, exchange, inputValue, jwtPayload, signInThrough } from '../support/account-flows';
+import {
+  accountSignIn,
+  authorizeQuery,
+  exchange,
+  inputValue,
+  jwtPayload,
+  signInThrough,
+} from '../support/account-flows';
 import { createCredential, getAssertion, type SoftCredential } from '../support/soft-authenticator';
 
 // Passkeys over HTTP with the software authenticator: the account page's routes, the
@@ -30,7 +37,11 @@ const optionsUrl = (b: Browser) => {
 /** What public/passkeys.js does: POST the form's hidden fields for the options. */
 async function fetchOptions(b: Browser, extra: Record<string, string> = {}) {
   const restart = inputValue(b.html, 'restart');
-  const body = { _csrf: inputValue(b.html, '_csrf')!, ...(restart ? { restart: restart.replace(/&amp;/g, '&') } : {}), ...extra };
+  const body = {
+    _csrf: inputValue(b.html, '_csrf')!,
+    ...(restart ? { restart: restart.replace(/&amp;/g, '&') } : {}),
+    ...extra,
+  };
   return b.agent.post(optionsUrl(b)).type('form').send(body);
 }
 
@@ -58,7 +69,11 @@ describe('passkeys over HTTP', () => {
     expect(b.html).toContain('autocomplete="username webauthn"');
     const options = await fetchOptions(b);
     expect(options.status).toBe(200);
-    expect(options.body.options).toMatchObject({ rpId: 'localhost', userVerification: 'required', allowCredentials: [] });
+    expect(options.body.options).toMatchObject({
+      rpId: 'localhost',
+      userVerification: 'required',
+      allowCredentials: [],
+    });
     let step = await b.submit('/passkey', { credential: getAssertion(credential, options.body.options, BASE) });
     if (!step.location) step = await b.submit('/consent', { decision: 'allow' });
     const tokens = await exchange(t.app, p, c, step.location!);
@@ -79,16 +94,20 @@ describe('passkeys over HTTP', () => {
     expect(b.html).not.toContain('username webauthn'); // no autofill there: no session row before the user asks
     const options = await fetchOptions(b);
     expect(options.status).toBe(200);
-    await b.submit(`/account/passkey-signin?platform_guid=${p.id}&section=apps`, { credential: getAssertion(credential, options.body.options, BASE, { uv: false }) });
+    await b.submit(`/account/passkey-signin?platform_guid=${p.id}&section=apps`, {
+      credential: getAssertion(credential, options.body.options, BASE, { uv: false }),
+    });
     expect(b.pageTitle()).toBe('Sign in'); // user verification required
     const again = await fetchOptions(b);
-    await b.submit(`/account/passkey-signin?platform_guid=${p.id}&section=apps`, { credential: getAssertion(credential, again.body.options, BASE) });
+    await b.submit(`/account/passkey-signin?platform_guid=${p.id}&section=apps`, {
+      credential: getAssertion(credential, again.body.options, BASE),
+    });
     expect(b.pageTitle()).toBe('Your account');
     expect(b.html).toContain(u.email);
     expect(b.html).toMatch(/class="account-tab" aria-current="page">Apps</); // the tab asked for before the sign-in
   });
 
-  it('a sign-in pinned to an email (login_hint) takes only that account\'s passkey, and offers no autofill', async () => {
+  it("a sign-in pinned to an email (login_hint) takes only that account's passkey, and offers no autofill", async () => {
     const { p, c, u } = await tenant();
     const other = await buildUser(t.services, p.id);
     const owner = browser(t.app);
@@ -149,7 +168,9 @@ describe('passkeys over HTTP', () => {
     expect(b.html).toContain('Use a passkey');
     const options = await fetchOptions(b);
     expect(options.body.options.allowCredentials.map((x: { id: string }) => x.id)).toEqual([credential.id]);
-    let step = await b.submit('/second-factor-passkey', { credential: getAssertion(credential, options.body.options, BASE, { uv: false }) });
+    let step = await b.submit('/second-factor-passkey', {
+      credential: getAssertion(credential, options.body.options, BASE, { uv: false }),
+    });
     if (!step.location) step = await b.submit('/consent', { decision: 'allow' });
     const idToken = jwtPayload((await exchange(t.app, p, c, step.location!)).id_token);
     expect(idToken.amr).toEqual(['pwd', 'hwk', 'mfa']);
@@ -160,7 +181,13 @@ describe('passkeys over HTTP', () => {
     const b = browser(t.app);
     await b.get(`/oauth/authorize?${authorizeQuery(p, c)}`);
     await fetchOptions(b);
-    for (const credential of ['', 'null', '{', '{"id":"x","rawId":"x","type":"public-key","response":{}}', 'x'.repeat(16_000)]) {
+    for (const credential of [
+      '',
+      'null',
+      '{',
+      '{"id":"x","rawId":"x","type":"public-key","response":{}}',
+      'x'.repeat(16_000),
+    ]) {
       await fetchOptions(b);
       const res = await b.submit('/passkey', { credential });
       expect(res.res.status).toBe(400);
@@ -174,32 +201,45 @@ describe('passkeys over HTTP', () => {
     expect(owner.html).toContain('The passkey was not added.');
     await owner.submit(`/account/passkeys?platform_guid=${p.id}`, { account: u.id, name: 'X', credential: '{}' }); // no challenge at all now
     expect(owner.html).toContain('The passkey was not added.');
-    const remove = await owner.agent.post(`/account/passkeys/remove?platform_guid=${p.id}`).type('form')
+    const remove = await owner.agent
+      .post(`/account/passkeys/remove?platform_guid=${p.id}`)
+      .type('form')
       .send({ _csrf: inputValue(owner.html, '_csrf'), account: u.id, passkey: '{not-a-uuid}' });
     expect(remove.status).toBe(303);
     // Options for an account this browser is not signed in to: 401 JSON, not a page.
-    const stranger = await owner.agent.post(`/account/passkeys/options?platform_guid=${p.id}`).type('form')
+    const stranger = await owner.agent
+      .post(`/account/passkeys/options?platform_guid=${p.id}`)
+      .type('form')
       .send({ _csrf: inputValue(owner.html, '_csrf'), account: '00000000-0000-4000-8000-000000000000' });
     expect(stranger.status).toBe(401);
     // A second-factor passkey route without a pending sign-in.
-    const lost = await owner.agent.post(`/account/second-factor-passkey-options?platform_guid=${p.id}`).type('form').send({ _csrf: inputValue(owner.html, '_csrf') });
+    const lost = await owner.agent
+      .post(`/account/second-factor-passkey-options?platform_guid=${p.id}`)
+      .type('form')
+      .send({ _csrf: inputValue(owner.html, '_csrf') });
     expect(lost.status).toBe(409);
     await signInThrough(browser(t.app), p, c, u.email); // the password still works
   });
 
-  it('says where passkeys work when the browser refuses this address: BASE_URL\'s origin, on the sign-in page and the account page, in the page\'s language', async () => {
+  it("says where passkeys work when the browser refuses this address: BASE_URL's origin, on the sign-in page and the account page, in the page's language", async () => {
     const { p, c, u } = await tenant();
     const insecureMessage = (b: Browser) => /data-msg-insecure="([^"]*)"/.exec(b.html)?.[1];
     const b = browser(t.app);
     await b.get(`/oauth/authorize?${authorizeQuery(p, c)}`);
-    expect(insecureMessage(b)).toBe('Passkeys cannot be used on this address: open this page at http://localhost:4567.');
+    expect(insecureMessage(b)).toBe(
+      'Passkeys cannot be used on this address: open this page at http://localhost:4567.',
+    );
     const owner = browser(t.app);
     await accountSignIn(owner, p, u.email);
     await owner.get(`/account?platform_guid=${p.id}&section=security`);
-    expect(insecureMessage(owner)).toBe('Passkeys cannot be used on this address: open this page at http://localhost:4567.');
+    expect(insecureMessage(owner)).toBe(
+      'Passkeys cannot be used on this address: open this page at http://localhost:4567.',
+    );
     const german = browser(t.app);
     await german.get(`/oauth/authorize?${authorizeQuery(p, c, { ui_locales: 'de' })}`);
-    expect(insecureMessage(german)).toBe('Passkeys können unter dieser Adresse nicht verwendet werden: Öffnen Sie diese Seite unter http://localhost:4567.');
+    expect(insecureMessage(german)).toBe(
+      'Passkeys können unter dieser Adresse nicht verwendet werden: Öffnen Sie diese Seite unter http://localhost:4567.',
+    );
   });
 });
 
@@ -217,7 +257,10 @@ describe('passkeys with an IP BASE_URL', () => {
       expect(b.html).not.toContain('/static/passkeys.js');
       expect(page.res.headers['content-security-policy']).toContain("script-src 'self'");
       const iid = /action="\/interaction\/([^/"]+)\/signin"/.exec(b.html)![1];
-      const res = await b.agent.post(`/interaction/${iid}/passkey-options`).type('form').send({ _csrf: inputValue(b.html, '_csrf') });
+      const res = await b.agent
+        .post(`/interaction/${iid}/passkey-options`)
+        .type('form')
+        .send({ _csrf: inputValue(b.html, '_csrf') });
       expect(res.status).toBe(409);
     } finally {
       await ip.close();

@@ -7,7 +7,9 @@ import { linkIn, mailsTo, waitForMail } from '../support/outbox';
 import { authorizeQuery, exchange, inputValue, pathOf, refresh, signInThrough } from '../support/account-flows';
 
 let t: Awaited<ReturnType<typeof buildTestApp>>;
-beforeAll(async () => { t = await buildTestApp(); });
+beforeAll(async () => {
+  t = await buildTestApp();
+});
 afterAll(() => t.close());
 
 const NEW_PASSWORD = 'a brand new pass phrase';
@@ -93,10 +95,16 @@ describe('password reset', () => {
     await b.get(pathOf(link));
     expect(b.pageTitle()).toBe('Choose a new password');
 
-    const weak = await b.submit(`/password/reset?platform_guid=${p.id}`, { token: inputValue(b.html, 'token')!, password: 'password' });
+    const weak = await b.submit(`/password/reset?platform_guid=${p.id}`, {
+      token: inputValue(b.html, 'token')!,
+      password: 'password',
+    });
     expect(weak.res.status).toBe(400);
     expect(b.html).toMatch(/too common|at least/);
-    const done = await b.submit(`/password/reset?platform_guid=${p.id}`, { token: inputValue(b.html, 'token')!, password: NEW_PASSWORD });
+    const done = await b.submit(`/password/reset?platform_guid=${p.id}`, {
+      token: inputValue(b.html, 'token')!,
+      password: NEW_PASSWORD,
+    });
     expect(done.res.status).toBe(200);
     expect(b.pageTitle()).toBe('Your password has been changed');
 
@@ -152,7 +160,10 @@ describe('password reset', () => {
 
   it('requires the CSRF token', async () => {
     const { p, u } = await tenant();
-    const res = await request(t.app).post(`/password/forgot?platform_guid=${p.id}`).type('form').send({ email: u.email });
+    const res = await request(t.app)
+      .post(`/password/forgot?platform_guid=${p.id}`)
+      .type('form')
+      .send({ email: u.email });
     expect(res.status).toBe(403);
   });
 });

@@ -2,7 +2,12 @@ import { buildTestApp } from '../helpers';
 import { buildClient, buildPlatform, buildUser, TEST_PASSWORD } from '../factories';
 import { browser } from '../support/browser';
 import { runCommand } from '../../src/cli/commands';
-import { afterAttempt, createAttemptThrottle, lockedSeconds, SIGN_IN_ACCOUNT_SOURCE } from '../../src/services/attempt-throttle.service';
+import {
+  afterAttempt,
+  createAttemptThrottle,
+  lockedSeconds,
+  SIGN_IN_ACCOUNT_SOURCE,
+} from '../../src/services/attempt-throttle.service';
 
 // A movable clock: locks are minutes long, tests move time instead of waiting.
 let clock = Date.now();
@@ -26,7 +31,11 @@ async function setup() {
   return { p, c, u };
 }
 
-const authorizeUrl = (p: { id: string }, c: { id: string; redirectUris: string[] }, extra: Record<string, string> = {}) =>
+const authorizeUrl = (
+  p: { id: string },
+  c: { id: string; redirectUris: string[] },
+  extra: Record<string, string> = {},
+) =>
   `/oauth/authorize?${new URLSearchParams({ platform_guid: p.id, response_type: 'code', client_id: c.id, redirect_uri: c.redirectUris[0], scope: 'openid email', state: 's', ...extra })}`;
 const message = (html: string) => /role="alert"[^>]*>\s*<p>([^<]+)/.exec(html)?.[1];
 
@@ -88,7 +97,14 @@ describe('sign-in throttling', () => {
 
   it('grows the lock with each consecutive lock, up to 15 minutes', () => {
     const p = SIGN_IN_ACCOUNT_SOURCE;
-    let row = { key: 'k', failures: 0, windowStartedAt: new Date(0), locks: 0, lockedUntil: null as Date | null, expiresAt: new Date(0) };
+    let row = {
+      key: 'k',
+      failures: 0,
+      windowStartedAt: new Date(0),
+      locks: 0,
+      lockedUntil: null as Date | null,
+      expiresAt: new Date(0),
+    };
     let at = Date.UTC(2030, 0, 1);
     const locks: number[] = [];
     for (let round = 0; round < 7; round++) {
@@ -114,8 +130,14 @@ describe('sign-in throttling', () => {
     const throttle = createAttemptThrottle(t.services.deps, verify);
     for (let i = 0; i < 5; i++) await throttle.attemptSignIn(p.id, u.email, 'wrong', '198.51.100.14');
     expect(verify).toHaveBeenCalledTimes(5);
-    expect(await throttle.attemptSignIn(p.id, u.email, TEST_PASSWORD, '198.51.100.14')).toEqual({ ok: false, lockedSeconds: 60 });
-    expect(await throttle.attemptSignIn(p.id, u.email.toUpperCase(), TEST_PASSWORD, '198.51.100.14')).toEqual({ ok: false, lockedSeconds: 60 });
+    expect(await throttle.attemptSignIn(p.id, u.email, TEST_PASSWORD, '198.51.100.14')).toEqual({
+      ok: false,
+      lockedSeconds: 60,
+    });
+    expect(await throttle.attemptSignIn(p.id, u.email.toUpperCase(), TEST_PASSWORD, '198.51.100.14')).toEqual({
+      ok: false,
+      lockedSeconds: 60,
+    });
     expect(verify).toHaveBeenCalledTimes(5);
   });
 
@@ -134,24 +156,37 @@ describe('sign-in throttling', () => {
     // 4 failures at once, split over both instances: below the threshold, so every one must be
     // counted (no lost update) whatever the interleaving.
     const results = await Promise.all(
-      Array.from({ length: 4 }, (_, i) => (i % 2 ? other : t).services.throttle.attemptSignIn(p.id, u.email, `wrong ${i}`, source)),
+      Array.from({ length: 4 }, (_, i) =>
+        (i % 2 ? other : t).services.throttle.attemptSignIn(p.id, u.email, `wrong ${i}`, source),
+      ),
     );
     expect(results.every((r) => !r.ok)).toBe(true);
-    const key = () => t.database.db('attempt_throttles').where('key', 'like', `signin:account:${p.id}:%:${source}`).first();
+    const key = () =>
+      t.database.db('attempt_throttles').where('key', 'like', `signin:account:${p.id}:%:${source}`).first();
     expect({ locks: (await key()).locks, failures: (await key()).failures }).toEqual({ locks: 0, failures: 4 });
     // the fifth, on the other instance, reaches the threshold and locks the pair
-    expect(await other.services.throttle.attemptSignIn(p.id, u.email, 'wrong 5', source)).toEqual({ ok: false, lockedSeconds: 60 });
-    expect(await t.services.throttle.attemptSignIn(p.id, u.email, TEST_PASSWORD, source)).toEqual({ ok: false, lockedSeconds: 60 });
+    expect(await other.services.throttle.attemptSignIn(p.id, u.email, 'wrong 5', source)).toEqual({
+      ok: false,
+      lockedSeconds: 60,
+    });
+    expect(await t.services.throttle.attemptSignIn(p.id, u.email, TEST_PASSWORD, source)).toEqual({
+      ok: false,
+      lockedSeconds: 60,
+    });
   });
 
   it('locks a source that guesses across many accounts after 20 failures, only that source', async () => {
     const { p, u } = await setup();
     const source = '198.51.100.12';
     const outcomes = [];
-    for (let i = 0; i < 20; i++) outcomes.push(await t.services.throttle.attemptSignIn(p.id, `victim-${i}@example.com`, 'Summer2026!', source));
+    for (let i = 0; i < 20; i++)
+      outcomes.push(await t.services.throttle.attemptSignIn(p.id, `victim-${i}@example.com`, 'Summer2026!', source));
     expect(outcomes.slice(0, 19).every((o) => !o.ok && o.lockedSeconds === 0)).toBe(true);
     expect(outcomes[19]).toEqual({ ok: false, lockedSeconds: 60 });
-    expect(await t.services.throttle.attemptSignIn(p.id, u.email, TEST_PASSWORD, source)).toEqual({ ok: false, lockedSeconds: 60 });
+    expect(await t.services.throttle.attemptSignIn(p.id, u.email, TEST_PASSWORD, source)).toEqual({
+      ok: false,
+      lockedSeconds: 60,
+    });
     expect((await t.services.throttle.attemptSignIn(p.id, u.email, TEST_PASSWORD, '198.51.100.13')).ok).toBe(true);
     // Another platform's users are not affected by this platform's lock.
     const q = await buildPlatform(t.services);
@@ -174,7 +209,13 @@ describe('sign-up throttling', () => {
 
   it('never locks out a person correcting form mistakes: validation errors are not counted', async () => {
     const { p, b } = await signUpPage('198.51.100.22');
-    const mistakes: Array<Record<string, string>> = [{ password: 'short' }, { birthdate: '2020-01-01' }, { phone_number: '12' }, { given_name: '' }, { email: 'not-an-email' }];
+    const mistakes: Array<Record<string, string>> = [
+      { password: 'short' },
+      { birthdate: '2020-01-01' },
+      { phone_number: '12' },
+      { given_name: '' },
+      { email: 'not-an-email' },
+    ];
     for (let i = 0; i < 15; i++) {
       const res = await b.submit('/signup', { ...fields, email: 'nia@example.com', ...mistakes[i % mistakes.length] });
       expect(res.res.status).toBe(400);
@@ -209,8 +250,16 @@ describe('sign-up throttling', () => {
   it('counts created accounts: ten from one source lock the eleventh', async () => {
     const p = await buildPlatform(t.services);
     const source = '198.51.100.23';
-    const signUp = (i: number) => t.services.throttle.attemptSignUp(p.id, source, () =>
-      t.services.users.createUser(p.id, { email: `c${i}@example.com`, password: fields.password, givenName: 'C', familyName: 'D', birthdate: fields.birthdate }));
+    const signUp = (i: number) =>
+      t.services.throttle.attemptSignUp(p.id, source, () =>
+        t.services.users.createUser(p.id, {
+          email: `c${i}@example.com`,
+          password: fields.password,
+          givenName: 'C',
+          familyName: 'D',
+          birthdate: fields.birthdate,
+        }),
+      );
     for (let i = 0; i < 10; i++) expect((await signUp(i)).ok).toBe(true);
     expect(await signUp(10)).toEqual({ ok: false, errors: [], lockedSeconds: 600 });
   });
@@ -223,22 +272,42 @@ describe('operators: admin throttle list and clear', () => {
     for (let i = 0; i < 5; i++) await t.services.throttle.attemptSignIn(p.id, u.email, `wrong ${i}`, source);
     const locked = await runCommand(t.services, ['throttle', 'list', '--platform', p.id, '--locked']);
     expect(locked.throttles).toEqual([
-      expect.objectContaining({ kind: 'sign_in_account', platform_guid: p.id, source, locked_seconds: 60, locks: 1, email_sha256: expect.any(String) }),
+      expect.objectContaining({
+        kind: 'sign_in_account',
+        platform_guid: p.id,
+        source,
+        locked_seconds: 60,
+        locks: 1,
+        email_sha256: expect.any(String),
+      }),
     ]);
     expect(JSON.stringify(locked)).not.toContain(u.email);
     const all = await runCommand(t.services, ['throttle', 'list', '--platform', p.id]);
-    expect((all.throttles as Array<{ kind: string }>).map((x) => x.kind).sort()).toEqual(['sign_in_account', 'sign_in_source']);
-    expect((await runCommand(t.services, ['throttle', 'list', '--platform', p.id, '--email', 'someone-else@example.com'])).throttles).toEqual([]);
+    expect((all.throttles as Array<{ kind: string }>).map((x) => x.kind).sort()).toEqual([
+      'sign_in_account',
+      'sign_in_source',
+    ]);
+    expect(
+      (await runCommand(t.services, ['throttle', 'list', '--platform', p.id, '--email', 'someone-else@example.com']))
+        .throttles,
+    ).toEqual([]);
 
-    expect(await runCommand(t.services, ['throttle', 'clear', '--platform', p.id, '--email', u.email.toUpperCase()])).toEqual({ platform_guid: p.id, cleared: 1 });
+    expect(
+      await runCommand(t.services, ['throttle', 'clear', '--platform', p.id, '--email', u.email.toUpperCase()]),
+    ).toEqual({ platform_guid: p.id, cleared: 1 });
     expect((await t.services.throttle.attemptSignIn(p.id, u.email, TEST_PASSWORD, source)).ok).toBe(true);
-    expect(await runCommand(t.services, ['throttle', 'clear', '--platform', p.id, '--source', source])).toEqual({ platform_guid: p.id, cleared: 1 });
+    expect(await runCommand(t.services, ['throttle', 'clear', '--platform', p.id, '--source', source])).toEqual({
+      platform_guid: p.id,
+      cleared: 1,
+    });
     expect((await runCommand(t.services, ['throttle', 'list', '--platform', p.id])).throttles).toEqual([]);
   });
 
   it('refuses a clear without a filter and unknown options', async () => {
     const p = await buildPlatform(t.services);
-    await expect(runCommand(t.services, ['throttle', 'clear', '--platform', p.id])).rejects.toThrow(/--email, --source or --all/);
+    await expect(runCommand(t.services, ['throttle', 'clear', '--platform', p.id])).rejects.toThrow(
+      /--email, --source or --all/,
+    );
     await expect(runCommand(t.services, ['throttle', 'list', '--nope'])).rejects.toThrow(/unknown option --nope/);
   });
 });

@@ -8,7 +8,9 @@ import { browser, type Browser } from '../support/browser';
 import { authorizeQuery } from '../support/account-flows';
 
 let t: Awaited<ReturnType<typeof buildTestApp>>;
-beforeAll(async () => { t = await buildTestApp(); });
+beforeAll(async () => {
+  t = await buildTestApp();
+});
 afterAll(() => t.close());
 
 const unique = () => Math.random().toString(36).slice(2, 10);
@@ -19,20 +21,68 @@ async function tenant() {
   return { p, c, u };
 }
 
-const text = (html: string, pattern: RegExp) => pattern.exec(html)?.[1].replace(/<[^>]+>/g, '').replace(/\s+/g, ' ').trim();
+const text = (html: string, pattern: RegExp) =>
+  pattern
+    .exec(html)?.[1]
+    .replace(/<[^>]+>/g, '')
+    .replace(/\s+/g, ' ')
+    .trim();
 const subtitle = (html: string) => text(html, /<p class="card-subtitle">([\s\S]*?)<\/p>/);
 const alert = (html: string) => text(html, /role="alert"[^>]*>([\s\S]*?)<\/(?:div|p)>/);
 const unescape = (s: string) => s.replace(/&amp;/g, '&').replace(/&#39;/g, "'").replace(/&#34;/g, '"');
 
 const LANGS = {
-  de: { signin: 'Anmelden', subtitle: 'um mit Test app fortzufahren', forgot: 'Passwort vergessen?', wrong: 'E-Mail-Adresse oder Passwort ist falsch.', signup: 'Konto erstellen', young: 'Sie müssen mindestens 16 Jahre alt sein, um ein Konto zu erstellen', short: 'Verwenden Sie mindestens 8 Zeichen', reset: 'Passwort zurücksetzen', badEmail: 'Geben Sie eine gültige E-Mail-Adresse ein.', phone: '+49 30 12345678', example: '31. Dezember 1990' },
-  fr: { signin: 'Se connecter', subtitle: 'pour continuer vers Test app', forgot: 'Mot de passe oublié ?', wrong: 'Adresse e-mail ou mot de passe incorrect.', signup: 'Créez votre compte', young: 'Vous devez avoir au moins 16 ans pour créer un compte', short: 'Utilisez au moins 8 caractères', reset: 'Réinitialisez votre mot de passe', badEmail: 'Saisissez une adresse e-mail valide.', phone: '+33 1 23 45 67 89', example: '31 décembre 1990' },
-  es: { signin: 'Iniciar sesión', subtitle: 'para continuar a Test app', forgot: '¿Olvidó su contraseña?', wrong: 'El correo electrónico o la contraseña no son correctos.', signup: 'Cree su cuenta', young: 'Debe tener al menos 16 años para crear una cuenta', short: 'Use al menos 8 caracteres', reset: 'Restablezca su contraseña', badEmail: 'Introduzca una dirección de correo electrónico válida.', phone: '+34 912 345 678', example: '31 de diciembre de 1990' },
+  de: {
+    signin: 'Anmelden',
+    subtitle: 'um mit Test app fortzufahren',
+    forgot: 'Passwort vergessen?',
+    wrong: 'E-Mail-Adresse oder Passwort ist falsch.',
+    signup: 'Konto erstellen',
+    young: 'Sie müssen mindestens 16 Jahre alt sein, um ein Konto zu erstellen',
+    short: 'Verwenden Sie mindestens 8 Zeichen',
+    reset: 'Passwort zurücksetzen',
+    badEmail: 'Geben Sie eine gültige E-Mail-Adresse ein.',
+    phone: '+49 30 12345678',
+    example: '31. Dezember 1990',
+  },
+  fr: {
+    signin: 'Se connecter',
+    subtitle: 'pour continuer vers Test app',
+    forgot: 'Mot de passe oublié ?',
+    wrong: 'Adresse e-mail ou mot de passe incorrect.',
+    signup: 'Créez votre compte',
+    young: 'Vous devez avoir au moins 16 ans pour créer un compte',
+    short: 'Utilisez au moins 8 caractères',
+    reset: 'Réinitialisez votre mot de passe',
+    badEmail: 'Saisissez une adresse e-mail valide.',
+    phone: '+33 1 23 45 67 89',
+    example: '31 décembre 1990',
+  },
+  es: {
+    signin: 'Iniciar sesión',
+    subtitle: 'para continuar a Test app',
+    forgot: '¿Olvidó su contraseña?',
+    wrong: 'El correo electrónico o la contraseña no son correctos.',
+    signup: 'Cree su cuenta',
+    young: 'Debe tener al menos 16 años para crear una cuenta',
+    short: 'Use al menos 8 caracteres',
+    reset: 'Restablezca su contraseña',
+    badEmail: 'Introduzca una dirección de correo electrónico válida.',
+    phone: '+34 912 345 678',
+    example: '31 de diciembre de 1990',
+  },
 } as const;
 type Lang = keyof typeof LANGS;
 
 /** A young applicant with a short password: two field errors that name a number ({{minAge}}, {{min}}). */
-const badSignUp = (email: string) => ({ email, given_name: 'Ada', family_name: 'Lovelace', birthdate: `${new Date().getUTCFullYear() - 10}-01-01`, phone_number: '', password: 'short' });
+const badSignUp = (email: string) => ({
+  email,
+  given_name: 'Ada',
+  family_name: 'Lovelace',
+  birthdate: `${new Date().getUTCFullYear() - 10}-01-01`,
+  phone_number: '',
+  password: 'short',
+});
 
 async function checkPages(b: Browser, lang: Lang, start: string, email: string) {
   const L = LANGS[lang];
@@ -54,25 +104,36 @@ async function checkPages(b: Browser, lang: Lang, start: string, email: string) 
 }
 
 describe('sign-in pages in every language', () => {
-  it.each(Object.keys(LANGS) as Lang[])('%s through ui_locales: sign-in, a wrong password, sign-up and its field errors', async (lang) => {
-    const { p, c, u } = await tenant();
-    const b = browser(t.app);
-    await checkPages(b, lang, `/oauth/authorize?${authorizeQuery(p, c, { ui_locales: `xx ${lang}-XX en` })}`, u.email);
-  });
+  it.each(Object.keys(LANGS) as Lang[])(
+    '%s through ui_locales: sign-in, a wrong password, sign-up and its field errors',
+    async (lang) => {
+      const { p, c, u } = await tenant();
+      const b = browser(t.app);
+      await checkPages(
+        b,
+        lang,
+        `/oauth/authorize?${authorizeQuery(p, c, { ui_locales: `xx ${lang}-XX en` })}`,
+        u.email,
+      );
+    },
+  );
 
-  it.each(Object.keys(LANGS) as Lang[])('%s through Accept-Language: the same, and the forgot-password page with its error at the field', async (lang) => {
-    const { p, c, u } = await tenant();
-    const b = browser(t.app);
-    b.agent.set('Accept-Language', `${lang};q=0.9, en;q=0.5`);
-    await checkPages(b, lang, `/oauth/authorize?${authorizeQuery(p, c)}`, u.email);
-    await b.get(`/password/forgot?platform_guid=${p.id}&email=${encodeURIComponent(u.email)}`);
-    expect(b.pageTitle()).toBe(LANGS[lang].reset);
-    expect(b.html).toContain(`value="${u.email}"`);
-    const bad = await b.submit(`/password/forgot?platform_guid=${p.id}`, { email: 'not-an-email' });
-    expect(bad.res.status).toBe(400);
-    expect(text(b.html, /id="email-error"[^>]*>([\s\S]*?)<\/p>/)).toBe(LANGS[lang].badEmail);
-    expect(b.html).toMatch(/id="email"[^>]*aria-invalid="true" aria-describedby="email-error"/);
-  });
+  it.each(Object.keys(LANGS) as Lang[])(
+    '%s through Accept-Language: the same, and the forgot-password page with its error at the field',
+    async (lang) => {
+      const { p, c, u } = await tenant();
+      const b = browser(t.app);
+      b.agent.set('Accept-Language', `${lang};q=0.9, en;q=0.5`);
+      await checkPages(b, lang, `/oauth/authorize?${authorizeQuery(p, c)}`, u.email);
+      await b.get(`/password/forgot?platform_guid=${p.id}&email=${encodeURIComponent(u.email)}`);
+      expect(b.pageTitle()).toBe(LANGS[lang].reset);
+      expect(b.html).toContain(`value="${u.email}"`);
+      const bad = await b.submit(`/password/forgot?platform_guid=${p.id}`, { email: 'not-an-email' });
+      expect(bad.res.status).toBe(400);
+      expect(text(b.html, /id="email-error"[^>]*>([\s\S]*?)<\/p>/)).toBe(LANGS[lang].badEmail);
+      expect(b.html).toMatch(/id="email"[^>]*aria-invalid="true" aria-describedby="email-error"/);
+    },
+  );
 
   it('English stays as it was, and names the app: "Sign in", "to continue to Test app"', async () => {
     const { p, c } = await tenant();
@@ -121,7 +182,7 @@ describe('sign-in findings', () => {
     expect([res.status, res.headers.location]).toEqual([303, `/interaction/${iid}`]);
   });
 
-  it('the sign-in, sign-up and reset pages load the show-password script, and only with script-src \'self\'', async () => {
+  it("the sign-in, sign-up and reset pages load the show-password script, and only with script-src 'self'", async () => {
     const { p, c } = await tenant();
     const b = browser(t.app);
     const page = await b.get(`/oauth/authorize?${authorizeQuery(p, c)}`);
@@ -134,7 +195,7 @@ describe('sign-in findings', () => {
     expect([js.status, js.type]).toEqual([200, 'text/javascript']);
   });
 
-  it('a throttled sign-in says how long to wait in the page\'s language', async () => {
+  it("a throttled sign-in says how long to wait in the page's language", async () => {
     const { p, c, u } = await tenant();
     const b = browser(t.app);
     await b.get(`/oauth/authorize?${authorizeQuery(p, c, { ui_locales: 'de' })}`);

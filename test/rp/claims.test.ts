@@ -3,7 +3,9 @@ import { jwtVerify } from 'jose';
 import { codeFlow, setup, startProvider, type Provider, type Setup } from '../support/rp';
 
 let p: Provider;
-beforeAll(async () => { p = await startProvider(); });
+beforeAll(async () => {
+  p = await startProvider();
+});
 afterAll(() => p.close());
 
 const ADDRESS = {
@@ -19,12 +21,21 @@ const PHONE = '+14155552671';
 /** A user with every scope-gated claim set (address has no factory field: set in the store). */
 async function setupFullUser(clientScopes?: string): Promise<Setup> {
   const s = await setup(p, 'client_secret_basic', { clientScopes, user: { phoneNumber: PHONE } });
-  await p.t.database.db('users').where({ id: s.user.id }).update({ address: JSON.stringify(ADDRESS) });
+  await p.t.database
+    .db('users')
+    .where({ id: s.user.id })
+    .update({ address: JSON.stringify(ADDRESS) });
   return s;
 }
 
 const idTokenClaims = async (s: Setup, idToken: string) =>
-  (await jwtVerify(idToken, new TextEncoder().encode(s.secret!), { algorithms: ['HS512'], issuer: p.base, audience: s.clientId })).payload;
+  (
+    await jwtVerify(idToken, new TextEncoder().encode(s.secret!), {
+      algorithms: ['HS512'],
+      issuer: p.base,
+      audience: s.clientId,
+    })
+  ).payload;
 
 const PROFILE = ['name', 'given_name', 'family_name', 'preferred_username', 'birthdate', 'picture', 'updated_at']; // middle_name, nickname unset
 const EMAIL = ['email', 'email_verified'];
@@ -50,7 +61,9 @@ it('all claim scopes: userinfo has exactly their claims; ID token has birthdate,
   expect(tokens.scope).toBe('openid profile email phone address');
 
   const info = await client.fetchUserInfo(s.config, tokens.access_token, s.user.id);
-  expect(sorted(Object.keys(info))).toEqual(sorted(['sub', 'human_guid', ...PROFILE, ...EMAIL, ...PHONE_CLAIMS, 'address']));
+  expect(sorted(Object.keys(info))).toEqual(
+    sorted(['sub', 'human_guid', ...PROFILE, ...EMAIL, ...PHONE_CLAIMS, 'address']),
+  );
   expect(info).toMatchObject({
     sub: s.user.id,
     human_guid: s.user.id,
@@ -69,7 +82,14 @@ it('all claim scopes: userinfo has exactly their claims; ID token has birthdate,
   expect(info.picture).toMatch(/^https?:\/\//);
 
   const c = await idTokenClaims(s, tokens.id_token!);
-  expect(c).toMatchObject({ sub: s.user.id, birthdate: '1990-12-10', phone_number: PHONE, address: ADDRESS, email: s.user.email, name: 'Ada Lovelace' });
+  expect(c).toMatchObject({
+    sub: s.user.id,
+    birthdate: '1990-12-10',
+    phone_number: PHONE,
+    address: ADDRESS,
+    email: s.user.email,
+    name: 'Ada Lovelace',
+  });
 });
 
 it('scope=openid profile: email stays in the ID token (rule 3) but not in userinfo; phone and address in neither', async () => {
@@ -115,14 +135,24 @@ it('userinfo answers a forged access token with a Bearer invalid_token challenge
   const [h, pl] = tokens.access_token.split('.');
   const err = await client.fetchUserInfo(s.config, `${h}.${pl}.AAAA`, s.user.id).catch((e: unknown) => e);
   expect(err).toBeInstanceOf(client.WWWAuthenticateChallengeError);
-  expect(err).toMatchObject({ status: 401, cause: [expect.objectContaining({ scheme: 'bearer', parameters: expect.objectContaining({ error: 'invalid_token' }) })] });
+  expect(err).toMatchObject({
+    status: 401,
+    cause: [
+      expect.objectContaining({ scheme: 'bearer', parameters: expect.objectContaining({ error: 'invalid_token' }) }),
+    ],
+  });
 });
 
 it('an unknown scope is dropped silently as well', async () => {
   const s = await setup(p, 'client_secret_basic');
   const { tokens } = await codeFlow(p, s, 'openid email frobnicate');
   expect(tokens.scope).toBe('openid email');
-  expect(await client.fetchUserInfo(s.config, tokens.access_token, s.user.id)).toEqual({ sub: s.user.id, human_guid: s.user.id, email: s.user.email, email_verified: false });
+  expect(await client.fetchUserInfo(s.config, tokens.access_token, s.user.id)).toEqual({
+    sub: s.user.id,
+    human_guid: s.user.id,
+    email: s.user.email,
+    email_verified: false,
+  });
 });
 
 it('the picture URL in the ID token is served by the provider at its own address', async () => {

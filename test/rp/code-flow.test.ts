@@ -1,26 +1,44 @@
 import { createHash } from 'node:crypto';
 import * as client from 'openid-client';
 import { decodeProtectedHeader, jwtVerify } from 'jose';
-import { codeFlow, discoveryUrl, REDIRECT_URI, setup, signInAndConsent, startProvider, type Method, type Provider } from '../support/rp';
+import {
+  codeFlow,
+  discoveryUrl,
+  REDIRECT_URI,
+  setup,
+  signInAndConsent,
+  startProvider,
+  type Method,
+  type Provider,
+} from '../support/rp';
 
 let p: Provider;
-beforeAll(async () => { p = await startProvider(); });
+beforeAll(async () => {
+  p = await startProvider();
+});
 afterAll(() => p.close());
 
-const atHash = (accessToken: string) => createHash('sha512').update(accessToken).digest().subarray(0, 32).toString('base64url');
+const atHash = (accessToken: string) =>
+  createHash('sha512').update(accessToken).digest().subarray(0, 32).toString('base64url');
 
 it('discovery works from the full well-known URL with ?platform_guid, and the issuer is the base URL', async () => {
   const s = await setup(p, 'client_secret_basic');
   const md = s.config.serverMetadata();
   expect(md.issuer).toBe(p.base);
   for (const [field, path] of [
-    ['authorization_endpoint', '/oauth/authorize'], ['token_endpoint', '/oauth/token'], ['userinfo_endpoint', '/oauth/userinfo'],
-    ['jwks_uri', '/oauth/jwks'], ['introspection_endpoint', '/oauth/introspect'], ['revocation_endpoint', '/oauth/revoke'],
+    ['authorization_endpoint', '/oauth/authorize'],
+    ['token_endpoint', '/oauth/token'],
+    ['userinfo_endpoint', '/oauth/userinfo'],
+    ['jwks_uri', '/oauth/jwks'],
+    ['introspection_endpoint', '/oauth/introspect'],
+    ['revocation_endpoint', '/oauth/revoke'],
   ] as const) {
     expect(md[field]).toBe(`${p.base}${path}?platform_guid=${s.platformId}`);
   }
   expect(md.id_token_signing_alg_values_supported).toEqual(['HS512']);
-  expect(md.token_endpoint_auth_methods_supported).toEqual(expect.arrayContaining(['client_secret_basic', 'client_secret_post', 'none']));
+  expect(md.token_endpoint_auth_methods_supported).toEqual(
+    expect.arrayContaining(['client_secret_basic', 'client_secret_post', 'none']),
+  );
   expect(md.authorization_response_iss_parameter_supported).toBe(true);
   expect(discoveryUrl(p.base, s.platformId).href).toContain('/.well-known/openid-configuration?platform_guid=');
 });
@@ -51,7 +69,9 @@ describe.each<[Method, string]>([
     if (method === 'none') {
       // Public client: platform key, kid listed in the JWKS (descriptors only, no key material).
       expect(typeof header.kid).toBe('string');
-      const jwks = (await (await fetch(s.config.serverMetadata().jwks_uri!)).json()) as { keys: Record<string, unknown>[] };
+      const jwks = (await (await fetch(s.config.serverMetadata().jwks_uri!)).json()) as {
+        keys: Record<string, unknown>[];
+      };
       expect(jwks.keys.map((k) => k.kid)).toContain(header.kid);
       for (const k of jwks.keys) {
         expect(k).toMatchObject({ kty: 'oct', alg: 'HS512', use: 'sig' });
@@ -60,7 +80,11 @@ describe.each<[Method, string]>([
     } else {
       // Confidential client: keyed with the client secret's UTF-8 octets (OIDC Core 10.1), no kid.
       expect(header).not.toHaveProperty('kid');
-      const { payload } = await jwtVerify(idToken, new TextEncoder().encode(s.secret!), { algorithms: ['HS512'], issuer: p.base, audience: s.clientId });
+      const { payload } = await jwtVerify(idToken, new TextEncoder().encode(s.secret!), {
+        algorithms: ['HS512'],
+        issuer: p.base,
+        audience: s.clientId,
+      });
       expect(payload.sub).toBe(s.user.id);
     }
 
@@ -77,7 +101,11 @@ it('ID token carries nonce, auth_time, a correct at_hash and the scope rule 3 cl
   const before = Math.floor(Date.now() / 1000);
   const { tokens, nonce } = await codeFlow(p, s, 'openid');
   const after = Math.floor(Date.now() / 1000);
-  const { payload: c } = await jwtVerify(tokens.id_token!, new TextEncoder().encode(s.secret!), { algorithms: ['HS512'], issuer: p.base, audience: s.clientId });
+  const { payload: c } = await jwtVerify(tokens.id_token!, new TextEncoder().encode(s.secret!), {
+    algorithms: ['HS512'],
+    issuer: p.base,
+    audience: s.clientId,
+  });
 
   expect(c.nonce).toBe(nonce);
   expect(typeof c.auth_time).toBe('number');
@@ -105,9 +133,17 @@ it('a wrong PKCE verifier is refused with invalid_grant (public client)', async 
   const s = await setup(p, 'none');
   const verifier = client.randomPKCECodeVerifier();
   const url = client.buildAuthorizationUrl(s.config, {
-    redirect_uri: REDIRECT_URI, scope: 'openid', state: 's1', code_challenge: await client.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256',
+    redirect_uri: REDIRECT_URI,
+    scope: 'openid',
+    state: 's1',
+    code_challenge: await client.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
   });
   const redirect = await signInAndConsent(p, url, s.user.email);
-  await expect(client.authorizationCodeGrant(s.config, redirect, { pkceCodeVerifier: client.randomPKCECodeVerifier(), expectedState: 's1' }))
-    .rejects.toMatchObject({ error: 'invalid_grant', status: 400 });
+  await expect(
+    client.authorizationCodeGrant(s.config, redirect, {
+      pkceCodeVerifier: client.randomPKCECodeVerifier(),
+      expectedState: 's1',
+    }),
+  ).rejects.toMatchObject({ error: 'invalid_grant', status: 400 });
 });

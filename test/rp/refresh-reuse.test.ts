@@ -3,7 +3,9 @@ import { codeFlow, setup, startProvider, type Provider } from '../support/rp';
 
 // No grace window: presenting a rotated refresh token is reuse at once.
 let p: Provider;
-beforeAll(async () => { p = await startProvider({ REFRESH_REUSE_GRACE_SECONDS: '0' }); });
+beforeAll(async () => {
+  p = await startProvider({ REFRESH_REUSE_GRACE_SECONDS: '0' });
+});
 afterAll(() => p.close());
 
 it('presenting a rotated refresh token after the grace window revokes the whole family', async () => {
@@ -12,7 +14,10 @@ it('presenting a rotated refresh token after the grace window revokes the whole 
   const rotated = await client.refreshTokenGrant(s.config, tokens.refresh_token!);
   await new Promise((r) => setTimeout(r, 20));
 
-  await expect(client.refreshTokenGrant(s.config, tokens.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant', status: 400 });
+  await expect(client.refreshTokenGrant(s.config, tokens.refresh_token!)).rejects.toMatchObject({
+    error: 'invalid_grant',
+    status: 400,
+  });
 
   // The legitimate successor and every access token of the family are dead too.
   expect(await client.tokenIntrospection(s.config, rotated.refresh_token!)).toEqual({ active: false });
@@ -20,5 +25,7 @@ it('presenting a rotated refresh token after the grace window revokes the whole 
     expect(await client.tokenIntrospection(s.config, at)).toEqual({ active: false });
     await expect(client.fetchUserInfo(s.config, at, s.user.id)).rejects.toMatchObject({ status: 401 });
   }
-  await expect(client.refreshTokenGrant(s.config, rotated.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
+  await expect(client.refreshTokenGrant(s.config, rotated.refresh_token!)).rejects.toMatchObject({
+    error: 'invalid_grant',
+  });
 });

@@ -2,7 +2,9 @@ import * as client from 'openid-client';
 import { codeFlow, decodeJwt, discover, setup, startProvider, type Provider, type Setup } from '../support/rp';
 
 let p: Provider;
-beforeAll(async () => { p = await startProvider(); });
+beforeAll(async () => {
+  p = await startProvider();
+});
 afterAll(() => p.close());
 
 const INTROSPECTION_FIELDS = ['active', 'sub', 'human_guid', 'client_id', 'scope', 'token_type', 'exp', 'iat'].sort();
@@ -29,7 +31,10 @@ const expectInactive = (res: Record<string, unknown>) => expect(res).toEqual({ a
 async function expectUserinfoDead(s: Setup, accessToken: string) {
   const err = await client.fetchUserInfo(s.config, accessToken, s.user.id).catch((e: unknown) => e);
   expect(err).toBeInstanceOf(client.WWWAuthenticateChallengeError);
-  expect(err).toMatchObject({ status: 401, cause: [expect.objectContaining({ parameters: expect.objectContaining({ error: 'invalid_token' }) })] });
+  expect(err).toMatchObject({
+    status: 401,
+    cause: [expect.objectContaining({ parameters: expect.objectContaining({ error: 'invalid_token' }) })],
+  });
 }
 
 const SCOPE = 'openid profile email offline_access';
@@ -55,7 +60,12 @@ describe.each(['client_secret_basic', 'none'] as const)('refresh (%s)', (method)
     expect(typeof refreshed.id_token).toBe('string');
     const before = tokens.claims()!;
     const after = refreshed.claims()!;
-    expect({ iss: after.iss, sub: after.sub, aud: after.aud, auth_time: after.auth_time }).toEqual({ iss: before.iss, sub: before.sub, aud: before.aud, auth_time: before.auth_time });
+    expect({ iss: after.iss, sub: after.sub, aud: after.aud, auth_time: after.auth_time }).toEqual({
+      iss: before.iss,
+      sub: before.sub,
+      aud: before.aud,
+      auth_time: before.auth_time,
+    });
 
     // The new refresh token rotates again.
     const again = await client.refreshTokenGrant(s.config, refreshed.refresh_token!);
@@ -120,7 +130,8 @@ describe('revocation', () => {
     const s = await setup(p, 'client_secret_basic');
     const { tokens } = await codeFlow(p, s, SCOPE);
     const refreshed = await client.refreshTokenGrant(s.config, tokens.refresh_token!);
-    for (const at of [tokens.access_token, refreshed.access_token]) expectActive(await client.tokenIntrospection(s.config, at), s, SCOPE);
+    for (const at of [tokens.access_token, refreshed.access_token])
+      expectActive(await client.tokenIntrospection(s.config, at), s, SCOPE);
 
     await client.tokenRevocation(s.config, refreshed.refresh_token!);
 
@@ -129,7 +140,10 @@ describe('revocation', () => {
       expectInactive(await client.tokenIntrospection(s.config, at));
       await expectUserinfoDead(s, at);
     }
-    await expect(client.refreshTokenGrant(s.config, refreshed.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant', status: 400 });
+    await expect(client.refreshTokenGrant(s.config, refreshed.refresh_token!)).rejects.toMatchObject({
+      error: 'invalid_grant',
+      status: 400,
+    });
   });
 
   it('a public client revokes its refresh token without credentials (client_id only)', async () => {
@@ -137,7 +151,9 @@ describe('revocation', () => {
     const { tokens } = await codeFlow(p, s, SCOPE);
     await expect(client.tokenRevocation(s.config, tokens.refresh_token!)).resolves.toBeUndefined();
     await expectUserinfoDead(s, tokens.access_token);
-    await expect(client.refreshTokenGrant(s.config, tokens.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
+    await expect(client.refreshTokenGrant(s.config, tokens.refresh_token!)).rejects.toMatchObject({
+      error: 'invalid_grant',
+    });
   });
 
   it('an unknown or already revoked token still answers 200 (openid-client resolves)', async () => {
@@ -151,7 +167,12 @@ describe('revocation', () => {
   it("another client of the platform cannot revoke this client's refresh token", async () => {
     const s = await setup(p, 'client_secret_basic');
     const { tokens } = await codeFlow(p, s, SCOPE);
-    const other = await p.t.services.platforms.createClient(s.platformId, { name: 'Other', type: 'confidential', redirectUris: ['https://other.example/cb'], scopes: 'openid' });
+    const other = await p.t.services.platforms.createClient(s.platformId, {
+      name: 'Other',
+      type: 'confidential',
+      redirectUris: ['https://other.example/cb'],
+      scopes: 'openid',
+    });
     const otherConfig = await discover(p.base, s.platformId, other.client.id, 'client_secret_basic', other.secret);
     await expect(client.tokenRevocation(otherConfig, tokens.refresh_token!)).resolves.toBeUndefined();
     expectActive(await client.tokenIntrospection(s.config, tokens.refresh_token!), s, SCOPE);

@@ -9,7 +9,16 @@ import { proxyPlan, startTcpProxy } from '../support/tcp-proxy';
 // reaches the database through a TCP proxy that the test cuts and restores.
 type TestApp = Awaited<ReturnType<typeof buildTestApp>>;
 type Phase = 'up' | 'down' | 'recovering' | 'back';
-interface Outcome { ended: number; action: string; phase: Phase; status: number; type: string; body: any; retryAfter: string | null; code?: string }
+interface Outcome {
+  ended: number;
+  action: string;
+  phase: Phase;
+  status: number;
+  type: string;
+  body: any;
+  retryAfter: string | null;
+  code?: string;
+}
 
 let direct: TestApp; // straight to the database: fixtures and the final checks
 let proxied: TestApp; // the provider under test, through the proxy
@@ -68,18 +77,34 @@ describe('database outage', () => {
       const type = res.headers.get('content-type') ?? '';
       const text = await res.text();
       const body = type.startsWith('application/json') && text ? JSON.parse(text) : text;
-      outcomes.push({ ended: Date.now(), action, phase: started, status: res.status, type, body, retryAfter: res.headers.get('retry-after'), code });
+      outcomes.push({
+        ended: Date.now(),
+        action,
+        phase: started,
+        status: res.status,
+        type,
+        body,
+        retryAfter: res.headers.get('retry-after'),
+        code,
+      });
       return { status: res.status, body };
     };
     const tokenRequest = (body: Record<string, string>) => ({
-      method: 'POST', headers: { authorization: auth, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ platform_guid: p.id, ...body }).toString(),
+      method: 'POST',
+      headers: { authorization: auth, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ platform_guid: p.id, ...body }).toString(),
     });
 
     const actions = [
       async () => {
         const code = await buildCode(direct.services, { platformId: p.id, client: c, user: u });
         usedCodes.push(code);
-        const res = await call('exchange', '/oauth/token', tokenRequest({ grant_type: 'authorization_code', code, redirect_uri: c.redirectUris[0] }), code);
+        const res = await call(
+          'exchange',
+          '/oauth/token',
+          tokenRequest({ grant_type: 'authorization_code', code, redirect_uri: c.redirectUris[0] }),
+          code,
+        );
         if (res.status === 200) {
           refreshTokens.push(res.body.refresh_token);
           accessTokens.push(res.body.access_token);
@@ -91,15 +116,27 @@ describe('database outage', () => {
         // rotated is invalid_grant, which concurrent holders of one token could cause.
         // A 503 puts the token back; if its rotation did commit, the retry is a grace-window replay.
         const [token] = refreshTokens.splice(Math.floor(Math.random() * refreshTokens.length), 1);
-        const res = await call('refresh', '/oauth/token', tokenRequest({ grant_type: 'refresh_token', refresh_token: token }));
+        const res = await call(
+          'refresh',
+          '/oauth/token',
+          tokenRequest({ grant_type: 'refresh_token', refresh_token: token }),
+        );
         refreshTokens.push(res.status === 200 ? res.body.refresh_token : token);
       },
       async () => {
         if (!accessTokens.length) return;
-        await call('userinfo', `/oauth/userinfo?platform_guid=${p.id}`, { headers: { authorization: `Bearer ${accessTokens[accessTokens.length - 1]}` } });
+        await call('userinfo', `/oauth/userinfo?platform_guid=${p.id}`, {
+          headers: { authorization: `Bearer ${accessTokens[accessTokens.length - 1]}` },
+        });
       },
       async () => {
-        const q = new URLSearchParams({ platform_guid: p.id, client_id: c.id, redirect_uri: c.redirectUris[0], response_type: 'code', scope: 'openid' });
+        const q = new URLSearchParams({
+          platform_guid: p.id,
+          client_id: c.id,
+          redirect_uri: c.redirectUris[0],
+          response_type: 'code',
+          scope: 'openid',
+        });
         await call('authorize', `/oauth/authorize?${q}`, { headers: { accept: 'text/html' } });
       },
     ];
@@ -109,7 +146,12 @@ describe('database outage', () => {
 
     const workers = Array.from({ length: 6 }, (_, i) => sleep(i * 7).then(worker));
     // Up: until a few exchanges have gone through (the embedded database is much slower).
-    for (let waited = 0; waited < 10_000 && outcomes.filter((o) => o.action === 'exchange' && o.status === 200).length < 6; waited += 50) await sleep(50);
+    for (
+      let waited = 0;
+      waited < 10_000 && outcomes.filter((o) => o.action === 'exchange' && o.status === 200).length < 6;
+      waited += 50
+    )
+      await sleep(50);
     await proxy.cut();
     phase = 'down';
     // Down long enough for a dozen answers (a loaded machine answers slower; the count, not the clock, decides).
@@ -123,7 +165,8 @@ describe('database outage', () => {
     await proxy.restore();
     const recoveredIn = await waitUntilReady(15_000);
     phase = 'back';
-    for (let waited = 0; waited < 10_000 && outcomes.filter((o) => o.phase === 'back').length < 12; waited += 100) await sleep(100);
+    for (let waited = 0; waited < 10_000 && outcomes.filter((o) => o.phase === 'back').length < 12; waited += 100)
+      await sleep(100);
     running = false;
     await Promise.all(workers);
 
@@ -159,20 +202,30 @@ describe('database outage', () => {
     const db = direct.database.db;
     const codes = await db('authorization_codes').where({ client_id: c.id }).select('id', 'consumed_at');
     expect(codes).toHaveLength(usedCodes.length);
-    const families = await db('refresh_token_families').where({ client_id: c.id }).select('id', 'code_id', 'revoked_at');
+    const families = await db('refresh_token_families')
+      .where({ client_id: c.id })
+      .select('id', 'code_id', 'revoked_at');
     const accessByCode = await db('access_tokens').where({ client_id: c.id }).whereNotNull('code_id').select('code_id');
     for (const code of codes) {
       const issued = families.filter((f) => f.code_id === code.id).length;
-      expect({ code: code.id, consumed: code.consumed_at !== null, families: issued, access: accessByCode.some((a) => a.code_id === code.id) })
-        .toEqual({ code: code.id, consumed: issued === 1, families: issued, access: issued === 1 });
+      expect({
+        code: code.id,
+        consumed: code.consumed_at !== null,
+        families: issued,
+        access: accessByCode.some((a) => a.code_id === code.id),
+      }).toEqual({ code: code.id, consumed: issued === 1, families: issued, access: issued === 1 });
     }
     const exchanged200 = outcomes.filter((o) => o.action === 'exchange' && o.status === 200).length;
     expect(families.length).toBeGreaterThanOrEqual(exchanged200);
     for (const f of families) {
       const rts = await db('refresh_tokens').where({ family_id: f.id }).select('rotated_at');
       const ats = await db('access_tokens').where({ family_id: f.id }).count({ n: '*' }).first();
-      expect({ family: f.id, revoked: f.revoked_at, enoughAccess: Number(ats!.n) >= rts.length, heads: rts.filter((r) => r.rotated_at === null).length })
-        .toEqual({ family: f.id, revoked: null, enoughAccess: true, heads: 1 });
+      expect({
+        family: f.id,
+        revoked: f.revoked_at,
+        enoughAccess: Number(ats!.n) >= rts.length,
+        heads: rts.filter((r) => r.rotated_at === null).length,
+      }).toEqual({ family: f.id, revoked: null, enoughAccess: true, heads: 1 });
     }
   }, 60_000);
 
@@ -180,17 +233,25 @@ describe('database outage', () => {
     const sockets: net.Socket[] = [];
     const silent = net.createServer((socket) => void sockets.push(socket)); // a host that is gone without refusing
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
-    const hung = await buildTestApp({ DATABASE_URL: `postgres://postgres@127.0.0.1:${(silent.address() as AddressInfo).port}/none` });
+    const hung = await buildTestApp({
+      DATABASE_URL: `postgres://postgres@127.0.0.1:${(silent.address() as AddressInfo).port}/none`,
+    });
     // A real browser session (made while the database answered), so the hung app must read the store.
     const p = await buildPlatform(direct.services);
     const c = await buildClient(direct.services, p.id);
-    const start = await request(direct.app).get(`/oauth/authorize?${new URLSearchParams({ platform_guid: p.id, client_id: c.id, redirect_uri: c.redirectUris[0], response_type: 'code', scope: 'openid' })}`);
+    const start = await request(direct.app).get(
+      `/oauth/authorize?${new URLSearchParams({ platform_guid: p.id, client_id: c.id, redirect_uri: c.redirectUris[0], response_type: 'code', scope: 'openid' })}`,
+    );
     const cookie = String(start.headers['set-cookie']?.[0]).split(';')[0];
     try {
       const started = Date.now();
       const [ready, token, page] = await Promise.all([
         request(hung.app).get('/readyz'),
-        request(hung.app).post('/oauth/token').type('form').send({ platform_guid: '00000000-0000-4000-8000-000000000000', grant_type: 'refresh_token', refresh_token: 'rt_x' }),
+        request(hung.app).post('/oauth/token').type('form').send({
+          platform_guid: '00000000-0000-4000-8000-000000000000',
+          grant_type: 'refresh_token',
+          refresh_token: 'rt_x',
+        }),
         request(hung.app).get(start.headers.location).set('Cookie', cookie).set('Accept', 'text/html'), // reads the session store
       ]);
       expect([ready.status, token.status, page.status]).toEqual([503, 503, 503]);

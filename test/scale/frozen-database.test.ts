@@ -24,7 +24,12 @@ beforeAll(async () => {
   await migrateLatest(migrator);
   await migrator.destroy();
   // Small bounds, so the frozen phase is short; the pool smaller than the requests sent.
-  t = await buildTestApp({ DATABASE_URL: pg.url, DB_STATEMENT_TIMEOUT_MS: '1000', DB_ACQUIRE_TIMEOUT_MS: '1500', DB_CONNECT_TIMEOUT_MS: '1000' });
+  t = await buildTestApp({
+    DATABASE_URL: pg.url,
+    DB_STATEMENT_TIMEOUT_MS: '1000',
+    DB_ACQUIRE_TIMEOUT_MS: '1500',
+    DB_CONNECT_TIMEOUT_MS: '1000',
+  });
 }, 60_000);
 
 afterAll(async () => {
@@ -37,8 +42,12 @@ it('answers 503 temporarily_unavailable while the server is frozen, then recover
   const p = await buildPlatform(t.services);
   const c = await buildClient(t.services, p.id, { type: 'confidential' });
   // A token request reads the platform and authenticates the client: the database on every one.
-  const tokenRequest = () => request(t.app).post('/oauth/token').set('Authorization', basic(c)).type('form')
-    .send({ platform_guid: p.id, grant_type: 'refresh_token', refresh_token: 'rt_unknown' });
+  const tokenRequest = () =>
+    request(t.app)
+      .post('/oauth/token')
+      .set('Authorization', basic(c))
+      .type('form')
+      .send({ platform_guid: p.id, grant_type: 'refresh_token', refresh_token: 'rt_unknown' });
   expectOAuthError(await tokenRequest(), 400, 'invalid_grant');
 
   await pg.freeze();
@@ -69,7 +78,10 @@ it('answers 503 temporarily_unavailable while the server is frozen, then recover
 it('the LISTEN connection finds a hung server by its heartbeat, reconnects, and hears notifications again', async () => {
   const events: boolean[] = [];
   const heard: string[] = [];
-  const notifications = createNotifications({ connectionString: pg.url, connectionTimeoutMillis: 1000 }, { everyMs: 200, timeoutMs: 500 });
+  const notifications = createNotifications(
+    { connectionString: pg.url, connectionTimeoutMillis: 1000 },
+    { everyMs: 200, timeoutMs: 500 },
+  );
   const waitFor = async (check: () => boolean, what: string) => {
     for (let i = 0; i < 100 && !check(); i++) await new Promise((r) => setTimeout(r, 100));
     if (!check()) throw new Error(`never: ${what} (listening events: ${JSON.stringify(events)})`);

@@ -31,8 +31,13 @@ describeOnPostgres('two instances with their pools behind PgBouncer (transaction
     bouncer = await startPgBouncer(process.env.TEST_DATABASE_URL!);
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'latchkey-pgbouncer-data-'));
     const env = {
-      ...TEST_ENV, LOG_LEVEL: 'warn', DEMO_SEED: 'false', DATA_DIR: dataDir, BASE_URL: 'http://lb.test',
-      DATABASE_URL: bouncer.url, DATABASE_LISTEN_URL: process.env.TEST_DATABASE_URL!,
+      ...TEST_ENV,
+      LOG_LEVEL: 'warn',
+      DEMO_SEED: 'false',
+      DATA_DIR: dataDir,
+      BASE_URL: 'http://lb.test',
+      DATABASE_URL: bouncer.url,
+      DATABASE_LISTEN_URL: process.env.TEST_DATABASE_URL!,
     };
     [a, b] = await Promise.all([startProvider(env), startProvider(env)]);
   }, 90_000);
@@ -63,16 +68,21 @@ describeOnPostgres('two instances with their pools behind PgBouncer (transaction
     // change made without a notification (triggers off for one transaction) stays unseen there.
     await setup.database.db.transaction(async (trx) => {
       await trx.raw('SET LOCAL session_replication_role = replica');
-      await trx('users').where({ id: u.id }).update({ email: `unseen-${u.email}` });
+      await trx('users')
+        .where({ id: u.id })
+        .update({ email: `unseen-${u.email}` });
     });
     expect([(await onB()).status, (await onB()).body.email]).toEqual([200, u.email]);
 
-    const revoked = await request(A).post('/oauth/revoke').set('Authorization', basic(c)).type('form')
+    const revoked = await request(A)
+      .post('/oauth/revoke')
+      .set('Authorization', basic(c))
+      .type('form')
       .send({ platform_guid: p.id, token: rotated.body.refresh_token, token_type_hint: 'refresh_token' });
     expect(revoked.status).toBe(200);
     // B learns it through NOTIFY on its direct LISTEN connection, not by re-reading the row.
     let status = 0;
-    for (const started = Date.now(); Date.now() - started < 3_000 && status !== 401; ) {
+    for (const started = Date.now(); Date.now() - started < 3_000 && status !== 401;) {
       status = (await onB()).status;
       if (status !== 401) await new Promise((resolve) => setTimeout(resolve, 100));
     }

@@ -8,7 +8,10 @@ import { startProvider, type ProviderProcess } from '../support/provider-process
 // Two provider PROCESSES on one Postgres database, as behind a load balancer.
 // The embedded database is single-process by design, so there is nothing to show there.
 const embedded = process.env.TEST_DATABASE_KIND === 'embedded';
-if (embedded) console.warn('two-instances: skipped on the embedded database (PGlite serves one process; run with DATABASE_URL for this test)');
+if (embedded)
+  console.warn(
+    'two-instances: skipped on the embedded database (PGlite serves one process; run with DATABASE_URL for this test)',
+  );
 const describeOnPostgres = embedded ? describe.skip : describe;
 
 // REFRESH_REUSE_GRACE_SECONDS of both instances: long enough that 50 concurrent refreshes on a
@@ -27,9 +30,16 @@ describeOnPostgres('two instances, one database', () => {
     setup = await buildTestApp();
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'latchkey-two-'));
     const env = {
-      NODE_ENV: 'test', DEMO_SEED: 'false', LOG_LEVEL: 'warn', DATABASE_URL: process.env.TEST_DATABASE_URL!, DATA_DIR: dataDir,
-      BASE_URL: 'http://lb.test', MASTER_KEY: TEST_ENV.MASTER_KEY, SESSION_SECRET: TEST_ENV.SESSION_SECRET,
-      RATE_LIMIT_SCALE: String(SCALE), REFRESH_REUSE_GRACE_SECONDS: String(GRACE_SECONDS),
+      NODE_ENV: 'test',
+      DEMO_SEED: 'false',
+      LOG_LEVEL: 'warn',
+      DATABASE_URL: process.env.TEST_DATABASE_URL!,
+      DATA_DIR: dataDir,
+      BASE_URL: 'http://lb.test',
+      MASTER_KEY: TEST_ENV.MASTER_KEY,
+      SESSION_SECRET: TEST_ENV.SESSION_SECRET,
+      RATE_LIMIT_SCALE: String(SCALE),
+      REFRESH_REUSE_GRACE_SECONDS: String(GRACE_SECONDS),
     };
     [a, b] = await Promise.all([startProvider(env), startProvider(env)]);
   }, 90_000);
@@ -40,21 +50,45 @@ describeOnPostgres('two instances, one database', () => {
   }, 30_000);
 
   const form = (body: Record<string, string>, headers: Record<string, string> = {}) => ({
-    method: 'POST', redirect: 'manual' as const, headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams(body).toString(),
+    method: 'POST',
+    redirect: 'manual' as const,
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+    body: new URLSearchParams(body).toString(),
   });
-  const basic = (c: { id: string; secret: string | null }) => ({ authorization: `Basic ${Buffer.from(`${c.id}:${encodeURIComponent(c.secret!)}`).toString('base64')}` });
+  const basic = (c: { id: string; secret: string | null }) => ({
+    authorization: `Basic ${Buffer.from(`${c.id}:${encodeURIComponent(c.secret!)}`).toString('base64')}`,
+  });
 
   it('counts rate limits jointly', async () => {
     const p = await buildPlatform(setup.services);
     const path = `/.well-known/openid-configuration?platform_guid=${p.id}`;
     const seen: Array<[string, number, string | null]> = [];
-    for (const [name, inst] of [['A', a], ['B', b], ['A', a], ['B', b], ['A', a], ['B', b], ['A', a]] as const) {
+    for (const [name, inst] of [
+      ['A', a],
+      ['B', b],
+      ['A', a],
+      ['B', b],
+      ['A', a],
+      ['B', b],
+      ['A', a],
+    ] as const) {
       const res = await fetch(inst.url + path);
       seen.push([name, res.status, res.headers.get('x-ratelimit-remaining')]);
     }
-    expect(seen).toEqual([['A', 200, '4'], ['B', 200, '3'], ['A', 200, '2'], ['B', 200, '1'], ['A', 200, '0'], ['B', 429, '0'], ['A', 429, '0']]);
+    expect(seen).toEqual([
+      ['A', 200, '4'],
+      ['B', 200, '3'],
+      ['A', 200, '2'],
+      ['B', 200, '1'],
+      ['A', 200, '0'],
+      ['B', 429, '0'],
+      ['A', 429, '0'],
+    ]);
     const refused = await fetch(b.url + path);
-    expect(await refused.json()).toEqual({ error: 'too_many_requests', error_description: expect.stringMatching(/^Rate limit exceeded; retry in \d+ seconds$/) });
+    expect(await refused.json()).toEqual({
+      error: 'too_many_requests',
+      error_description: expect.stringMatching(/^Rate limit exceeded; retry in \d+ seconds$/),
+    });
   });
 
   it('continues a browser session started on one instance on the other, and refuses a rotated refresh token on both after the grace window', async () => {
@@ -64,19 +98,34 @@ describeOnPostgres('two instances, one database', () => {
     let cookie = '';
     /** A browser that alternates between the instances, keeping the session cookie. */
     const go = async (inst: ProviderProcess, pathOrUrl: string, init: RequestInit = {}) => {
-      const res = await fetch(inst.url + pathOrUrl, { redirect: 'manual', ...init, headers: { ...(init.headers as object), cookie } });
+      const res = await fetch(inst.url + pathOrUrl, {
+        redirect: 'manual',
+        ...init,
+        headers: { ...(init.headers as object), cookie },
+      });
       const set = res.headers.get('set-cookie');
       if (set) cookie = set.split(';')[0];
       return { res, html: await res.text(), location: res.headers.get('location') ?? '' };
     };
     const csrf = (html: string) => /name="_csrf" value="([^"]+)"/.exec(html)![1];
-    const query = new URLSearchParams({ platform_guid: p.id, client_id: c.id, redirect_uri: c.redirectUris[0], response_type: 'code', scope: 'openid email offline_access', state: 'xyz' });
+    const query = new URLSearchParams({
+      platform_guid: p.id,
+      client_id: c.id,
+      redirect_uri: c.redirectUris[0],
+      response_type: 'code',
+      scope: 'openid email offline_access',
+      state: 'xyz',
+    });
 
     const start = await go(a, `/oauth/authorize?${query}`); // A starts the flow
     expect(start.location).toMatch(/^\/interaction\//);
     const signin = await go(b, start.location); // B shows the sign-in page of A's interaction
     expect(signin.html).toMatch(/<h1[^>]*>\s*Sign in/);
-    const signedIn = await go(a, `${start.location}/signin`, form({ _csrf: csrf(signin.html), email: u.email, password: TEST_PASSWORD }));
+    const signedIn = await go(
+      a,
+      `${start.location}/signin`,
+      form({ _csrf: csrf(signin.html), email: u.email, password: TEST_PASSWORD }),
+    );
     expect(signedIn.res.status).toBe(303);
     const consent = await go(b, signedIn.location); // the regenerated session is known to B
     expect(consent.html).toMatch(/wants to access your account/);
@@ -85,7 +134,18 @@ describeOnPostgres('two instances, one database', () => {
     expect(callback.searchParams.get('state')).toBe('xyz');
     expect(callback.searchParams.get('iss')).toBe('http://lb.test');
 
-    const exchanged = await fetch(`${b.url}/oauth/token`, form({ platform_guid: p.id, grant_type: 'authorization_code', code: callback.searchParams.get('code')!, redirect_uri: c.redirectUris[0] }, basic(c)));
+    const exchanged = await fetch(
+      `${b.url}/oauth/token`,
+      form(
+        {
+          platform_guid: p.id,
+          grant_type: 'authorization_code',
+          code: callback.searchParams.get('code')!,
+          redirect_uri: c.redirectUris[0],
+        },
+        basic(c),
+      ),
+    );
     expect(exchanged.status).toBe(200);
     const first = await exchanged.json();
     // B also knows the signed-in account: a new authorization shows the chooser with it.
@@ -93,7 +153,11 @@ describeOnPostgres('two instances, one database', () => {
     expect((await go(a, again.location)).html).toContain(u.email);
 
     // Rotated on A; within the window B may still answer it with the same successor; after it, B refuses it and revokes the family.
-    const refresh = (inst: ProviderProcess, token: string) => fetch(`${inst.url}/oauth/token`, form({ platform_guid: p.id, grant_type: 'refresh_token', refresh_token: token }, basic(c)));
+    const refresh = (inst: ProviderProcess, token: string) =>
+      fetch(
+        `${inst.url}/oauth/token`,
+        form({ platform_guid: p.id, grant_type: 'refresh_token', refresh_token: token }, basic(c)),
+      );
     const rotated = await refresh(a, first.refresh_token);
     expect(rotated.status).toBe(200);
     const second = await rotated.json();
@@ -109,9 +173,17 @@ describeOnPostgres('two instances, one database', () => {
     await setup.services.platforms.setRateLimit(p.id, 'token', 100_000); // "higher limits by platform": 5 000/min at this scale
     const c = await buildClient(setup.services, p.id);
     const u = await buildUser(setup.services, p.id);
-    const code = await buildCode(setup.services, { platformId: p.id, client: c, user: u, scopes: ['openid', 'offline_access'] });
-    const tokenAt = (inst: ProviderProcess, body: Record<string, string>) => fetch(`${inst.url}/oauth/token`, form({ platform_guid: p.id, ...body }, basic(c)));
-    const issued = await (await tokenAt(a, { grant_type: 'authorization_code', code, redirect_uri: c.redirectUris[0] })).json();
+    const code = await buildCode(setup.services, {
+      platformId: p.id,
+      client: c,
+      user: u,
+      scopes: ['openid', 'offline_access'],
+    });
+    const tokenAt = (inst: ProviderProcess, body: Record<string, string>) =>
+      fetch(`${inst.url}/oauth/token`, form({ platform_guid: p.id, ...body }, basic(c)));
+    const issued = await (
+      await tokenAt(a, { grant_type: 'authorization_code', code, redirect_uri: c.redirectUris[0] })
+    ).json();
 
     const started = Date.now();
     const results = await Promise.all(
@@ -121,7 +193,8 @@ describeOnPostgres('two instances, one database', () => {
       }),
     );
     // Precondition, not a speed check: were the window over, it and not the code would decide.
-    if (Date.now() - started >= GRACE_SECONDS * 1000) throw new Error('the 50 refreshes outlasted the grace window: raise GRACE_SECONDS');
+    if (Date.now() - started >= GRACE_SECONDS * 1000)
+      throw new Error('the 50 refreshes outlasted the grace window: raise GRACE_SECONDS');
     expect(results.map((r) => r.status)).toEqual(Array(50).fill(200));
     expect(new Set(results.map((r) => r.body.refresh_token)).size).toBe(1); // the same successor for every replay
     expect(new Set(results.map((r) => r.body.access_token)).size).toBe(50);
@@ -131,19 +204,34 @@ describeOnPostgres('two instances, one database', () => {
     expect(families).toHaveLength(1);
     expect(families[0].revoked_at).toBeNull();
     expect(await db('refresh_tokens').where({ family_id: families[0].id }).count({ n: '*' }).first()).toEqual({ n: 2 });
-    expect(await db('refresh_tokens').where({ family_id: families[0].id }).whereNull('rotated_at').count({ n: '*' }).first()).toEqual({ n: 1 });
-    expect(await db('refresh_tokens').where({ family_id: families[0].id }).whereNotNull('rotated_at').count({ n: '*' }).first()).toEqual({ n: 1 });
-    expect(await db('access_tokens').where({ family_id: families[0].id }).whereNull('revoked_at').count({ n: '*' }).first()).toEqual({ n: 51 });
+    expect(
+      await db('refresh_tokens').where({ family_id: families[0].id }).whereNull('rotated_at').count({ n: '*' }).first(),
+    ).toEqual({ n: 1 });
+    expect(
+      await db('refresh_tokens')
+        .where({ family_id: families[0].id })
+        .whereNotNull('rotated_at')
+        .count({ n: '*' })
+        .first(),
+    ).toEqual({ n: 1 });
+    expect(
+      await db('access_tokens').where({ family_id: families[0].id }).whereNull('revoked_at').count({ n: '*' }).first(),
+    ).toEqual({ n: 51 });
     const survivor = results[7].body;
-    const userinfo = (inst: ProviderProcess, at: string) => fetch(`${inst.url}/oauth/userinfo?platform_guid=${p.id}`, { headers: { authorization: `Bearer ${at}` } });
+    const userinfo = (inst: ProviderProcess, at: string) =>
+      fetch(`${inst.url}/oauth/userinfo?platform_guid=${p.id}`, { headers: { authorization: `Bearer ${at}` } });
     expect((await userinfo(a, survivor.access_token)).status).toBe(200); // A now knows this access token
 
     // After the window, presenting the original again revokes the whole family, on both instances.
-    await new Promise((resolve) => setTimeout(resolve, Math.max(0, GRACE_SECONDS * 1000 + 500 - (Date.now() - started))));
+    await new Promise((resolve) =>
+      setTimeout(resolve, Math.max(0, GRACE_SECONDS * 1000 + 500 - (Date.now() - started))),
+    );
     const reuse = await tokenAt(b, { grant_type: 'refresh_token', refresh_token: issued.refresh_token });
     expect([reuse.status, (await reuse.json()).error]).toEqual([400, 'invalid_grant']);
     expect((await db('refresh_token_families').where({ id: families[0].id }).first()).revoked_at).not.toBeNull();
-    expect(await db('access_tokens').where({ family_id: families[0].id }).whereNull('revoked_at').count({ n: '*' }).first()).toEqual({ n: 0 });
+    expect(
+      await db('access_tokens').where({ family_id: families[0].id }).whereNull('revoked_at').count({ n: '*' }).first(),
+    ).toEqual({ n: 0 });
     const refused = await tokenAt(a, { grant_type: 'refresh_token', refresh_token: results[12].body.refresh_token });
     expect([refused.status, (await refused.json()).error]).toEqual([400, 'invalid_grant']);
     // A revoked access token is dead at once on the instance that had just accepted it.

@@ -5,7 +5,9 @@ import { createAccessTokenCache, type LiveAccessToken } from '../../src/services
 import type { Notifications } from '../../src/db/notifications';
 
 let t: Awaited<ReturnType<typeof buildTestApp>>;
-beforeAll(async () => { t = await buildTestApp(); });
+beforeAll(async () => {
+  t = await buildTestApp();
+});
 afterAll(() => t.close());
 
 async function issued() {
@@ -13,8 +15,12 @@ async function issued() {
   const c = await buildClient(t.services, p.id);
   const u = await buildUser(t.services, p.id);
   const code = await buildCode(t.services, { platformId: p.id, client: c, user: u });
-  const res = await request(t.app).post('/oauth/token').auth(c.id, c.secret!).type('form')
-    .send({ grant_type: 'authorization_code', code, redirect_uri: c.redirectUris[0], platform_guid: p.id }).expect(200);
+  const res = await request(t.app)
+    .post('/oauth/token')
+    .auth(c.id, c.secret!)
+    .type('form')
+    .send({ grant_type: 'authorization_code', code, redirect_uri: c.redirectUris[0], platform_guid: p.id })
+    .expect(200);
   return { p, c, u, accessToken: res.body.access_token as string };
 }
 
@@ -50,7 +56,11 @@ describe('access-token cache invalidation', () => {
   it('a revocation through this process takes effect on the very next request', async () => {
     const ctx = await issued();
     await userinfo(ctx.accessToken).expect(200);
-    await request(t.app).post('/oauth/revoke').type('form').send({ token: ctx.accessToken, platform_guid: ctx.p.id }).expect(200);
+    await request(t.app)
+      .post('/oauth/revoke')
+      .type('form')
+      .send({ token: ctx.accessToken, platform_guid: ctx.p.id })
+      .expect(200);
     await userinfo(ctx.accessToken).expect(401);
   });
 });
@@ -58,11 +68,14 @@ describe('access-token cache invalidation', () => {
 describe('access-token cache memory', () => {
   const METRICS_TOKEN = 'metrics-token-for-the-cache-test';
   let m: Awaited<ReturnType<typeof buildTestApp>>;
-  beforeAll(async () => { m = await buildTestApp({ METRICS_TOKEN }); });
+  beforeAll(async () => {
+    m = await buildTestApp({ METRICS_TOKEN });
+  });
   afterAll(() => m.close());
 
   const cached = async () => {
-    const text = (await request(m.app).get('/metrics').set('Authorization', `Bearer ${METRICS_TOKEN}`).expect(200)).text;
+    const text = (await request(m.app).get('/metrics').set('Authorization', `Bearer ${METRICS_TOKEN}`).expect(200))
+      .text;
     return Number(/^latchkey_access_token_cache_entries (\d+)$/m.exec(text)?.[1]);
   };
 
@@ -72,12 +85,30 @@ describe('access-token cache memory', () => {
     const c = await buildClient(m.services, p.id);
     const u = await buildUser(m.services, p.id);
     const code = await buildCode(m.services, { platformId: p.id, client: c, user: u });
-    const first = (await request(m.app).post('/oauth/token').auth(c.id, c.secret!).type('form')
-      .send({ grant_type: 'authorization_code', code, redirect_uri: c.redirectUris[0], platform_guid: p.id }).expect(200)).body;
-    const bearer = (token: string) => request(m.app).get('/oauth/userinfo').set('Authorization', `Bearer ${token}`).expect(200);
-    expect(await eventually(async () => { await bearer(first.access_token); return (await cached()) === 1; })).toBe(true);
-    const second = (await request(m.app).post('/oauth/token').auth(c.id, c.secret!).type('form')
-      .send({ grant_type: 'refresh_token', refresh_token: first.refresh_token, platform_guid: p.id }).expect(200)).body;
+    const first = (
+      await request(m.app)
+        .post('/oauth/token')
+        .auth(c.id, c.secret!)
+        .type('form')
+        .send({ grant_type: 'authorization_code', code, redirect_uri: c.redirectUris[0], platform_guid: p.id })
+        .expect(200)
+    ).body;
+    const bearer = (token: string) =>
+      request(m.app).get('/oauth/userinfo').set('Authorization', `Bearer ${token}`).expect(200);
+    expect(
+      await eventually(async () => {
+        await bearer(first.access_token);
+        return (await cached()) === 1;
+      }),
+    ).toBe(true);
+    const second = (
+      await request(m.app)
+        .post('/oauth/token')
+        .auth(c.id, c.secret!)
+        .type('form')
+        .send({ grant_type: 'refresh_token', refresh_token: first.refresh_token, platform_guid: p.id })
+        .expect(200)
+    ).body;
     expect(await cached()).toBe(0);
     await bearer(second.access_token);
     expect(await cached()).toBe(1);
@@ -89,7 +120,18 @@ describe('access-token cache bounds', () => {
   /** Notifications that are always listening: the cache serves only while LISTEN is up. */
   const listening: Notifications = { subscribe: (_c, h) => h.onListening(true), close: async () => {} };
   const live = (i: number, familyId: string | null = null): LiveAccessToken => ({
-    token: { jtiHash: `j${i}`, platformId: 'p', clientId: 'c', userId: `u${i % 10}`, scope: 'openid', familyId, codeId: null, expiresAt: new Date(Date.now() + 3_600_000), revokedAt: null, createdAt: new Date() },
+    token: {
+      jtiHash: `j${i}`,
+      platformId: 'p',
+      clientId: 'c',
+      userId: `u${i % 10}`,
+      scope: 'openid',
+      familyId,
+      codeId: null,
+      expiresAt: new Date(Date.now() + 3_600_000),
+      revokedAt: null,
+      createdAt: new Date(),
+    },
     user: { id: `u${i % 10}`, givenName: 'x'.repeat(1000) } as unknown as LiveAccessToken['user'],
   });
 

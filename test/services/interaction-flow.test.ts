@@ -18,7 +18,10 @@ function memoryBrowser(): BrowserAccounts {
     list: () => accounts,
     id: () => 'browser-under-test',
     async signedIn(user, authTime, amr) {
-      accounts = [{ userId: user.id, email: user.email, authTime, amr }, ...accounts.filter((a) => a.userId !== user.id)];
+      accounts = [
+        { userId: user.id, email: user.email, authTime, amr },
+        ...accounts.filter((a) => a.userId !== user.id),
+      ];
     },
     signedOut(userId) {
       accounts = accounts.map((a) => (a.userId === userId ? { ...a, authTime: null } : a));
@@ -35,7 +38,14 @@ async function setup(params: Record<string, string> = {}) {
   const client = await buildClient(s, platform.id);
   const user = await buildUser(s, platform.id);
   const request = async (more: Record<string, string> = {}) =>
-    s.authorize.validate(platform, client, { response_type: 'code', client_id: client.id, redirect_uri: client.redirectUris[0], scope: 'openid email', ...params, ...more });
+    s.authorize.validate(platform, client, {
+      response_type: 'code',
+      client_id: client.id,
+      redirect_uri: client.redirectUris[0],
+      scope: 'openid email',
+      ...params,
+      ...more,
+    });
   return { s, flow: s.interaction, platform, client, user, request };
 }
 
@@ -51,11 +61,22 @@ describe('interaction service', () => {
     if (at.kind !== 'signin') throw new Error('unreachable');
 
     const wrong = await flow.passwordSubmitted(ar, browser, at, { email: user.email, password: 'not it' }, source);
-    expect(wrong).toMatchObject({ kind: 'refused', status: 400, error: 'signin:errors.incorrectPassword', step: { kind: 'signin', email: user.email } });
+    expect(wrong).toMatchObject({
+      kind: 'refused',
+      status: 400,
+      error: 'signin:errors.incorrectPassword',
+      step: { kind: 'signin', email: user.email },
+    });
     const empty = await flow.passwordSubmitted(ar, browser, at, { email: '', password: '' }, source);
     expect(empty).toMatchObject({ kind: 'refused', status: 400, error: 'signin:errors.missingCredentials' });
 
-    const consent = await flow.passwordSubmitted(ar, browser, at, { email: user.email.toUpperCase(), password: TEST_PASSWORD }, source);
+    const consent = await flow.passwordSubmitted(
+      ar,
+      browser,
+      at,
+      { email: user.email.toUpperCase(), password: TEST_PASSWORD },
+      source,
+    );
     expect(consent).toEqual({ kind: 'consent', user: { id: user.id, email: user.email } });
     expect(browser.list()).toEqual([expect.objectContaining({ userId: user.id, authTime: ar.authenticatedAt })]);
     if (consent.kind !== 'consent') throw new Error('unreachable');
@@ -80,9 +101,17 @@ describe('interaction service', () => {
 
     expect(await flow.signOutAccount(ar, browser, user.id)).toEqual({ kind: 'chooser' });
     expect(browser.list()).toEqual([expect.objectContaining({ userId: user.id, authTime: null })]);
-    expect(await flow.pickAccount(ar, browser, user.id)).toEqual({ kind: 'signin', email: user.email, emailLocked: false });
+    expect(await flow.pickAccount(ar, browser, user.id)).toEqual({
+      kind: 'signin',
+      email: user.email,
+      emailLocked: false,
+    });
     flow.switchForm(ar, 'chooser');
-    expect(await flow.signOutAccount(ar, browser, user.id)).toEqual({ kind: 'signin', email: undefined, emailLocked: false });
+    expect(await flow.signOutAccount(ar, browser, user.id)).toEqual({
+      kind: 'signin',
+      email: undefined,
+      emailLocked: false,
+    });
     expect(browser.list()).toEqual([]);
   });
 
@@ -102,11 +131,29 @@ describe('interaction service', () => {
     const at = await flow.current(ar, browser);
     expect(at).toEqual({ kind: 'signup', email: 'new-person@example.com', emailLocked: true });
     if (at.kind !== 'signup') throw new Error('unreachable');
-    const form = { email: 'someone-else@example.com', password: TEST_PASSWORD, given_name: 'Grace', family_name: 'Hopper', birthdate: '1990-01-01', phone_number: '' };
+    const form = {
+      email: 'someone-else@example.com',
+      password: TEST_PASSWORD,
+      given_name: 'Grace',
+      family_name: 'Hopper',
+      birthdate: '1990-01-01',
+      phone_number: '',
+    };
     expect(await flow.signUpSubmitted(ar, browser, at, platform, form, source)).toMatchObject({
-      kind: 'refused', status: 400, error: 'signup:errors.lockedTo', errorValues: { email: 'new-person@example.com' }, values: { email: 'new-person@example.com' },
+      kind: 'refused',
+      status: 400,
+      error: 'signup:errors.lockedTo',
+      errorValues: { email: 'new-person@example.com' },
+      values: { email: 'new-person@example.com' },
     });
-    const next = await flow.signUpSubmitted(ar, browser, at, platform, { ...form, email: 'new-person@example.com' }, source);
+    const next = await flow.signUpSubmitted(
+      ar,
+      browser,
+      at,
+      platform,
+      { ...form, email: 'new-person@example.com' },
+      source,
+    );
     expect(next).toMatchObject({ kind: 'consent', user: { email: 'new-person@example.com' } });
     expect(browser.list()).toHaveLength(1);
   });

@@ -18,10 +18,19 @@ async function tenant() {
   return { platform, user };
 }
 
-async function addPasskey(platform: { id: string; name: string }, user: { id: string; email: string }, name: string, flags = { uv: true }) {
+async function addPasskey(
+  platform: { id: string; name: string },
+  user: { id: string; email: string },
+  name: string,
+  flags = { uv: true },
+) {
   const options = await t.services.passkeys.registrationOptions(platform, user);
   const { credential, json } = createCredential(options, BASE, flags);
-  const result = await t.services.passkeys.register(platform, user, { name, credential: json, expectedChallenge: options.challenge });
+  const result = await t.services.passkeys.register(platform, user, {
+    name,
+    credential: json,
+    expectedChallenge: options.challenge,
+  });
   if (!result.ok) throw new Error(result.message);
   return { credential, passkey: result.passkey };
 }
@@ -34,7 +43,10 @@ describe('passkeys service', () => {
     expect(options.authenticatorSelection).toMatchObject({ residentKey: 'required' });
     const a = await addPasskey(platform, user, '  Laptop   Touch ID ');
     const b = await addPasskey(platform, user, 'Security key');
-    expect((await t.services.passkeys.list(platform.id, user.id)).map((p) => p.name)).toEqual(['Laptop Touch ID', 'Security key']);
+    expect((await t.services.passkeys.list(platform.id, user.id)).map((p) => p.name)).toEqual([
+      'Laptop Touch ID',
+      'Security key',
+    ]);
     // The next registration excludes both (no second registration of one authenticator).
     const again = await t.services.passkeys.registrationOptions(platform, user);
     expect(again.excludeCredentials!.map((c) => c.id).sort()).toEqual([a.credential.id, b.credential.id].sort());
@@ -51,7 +63,9 @@ describe('passkeys service', () => {
     const { platform, user } = await tenant();
     await addPasskey(platform, user, 'A');
     await addPasskey(platform, user, 'B');
-    expect(await runCommand(t.services, ['user', 'reset-mfa', '--platform', platform.id, '--email', user.email])).toMatchObject({ sub: user.id, passkeys_removed: 2 });
+    expect(
+      await runCommand(t.services, ['user', 'reset-mfa', '--platform', platform.id, '--email', user.email]),
+    ).toMatchObject({ sub: user.id, passkeys_removed: 2 });
     expect(await t.services.passkeys.count(platform.id, user.id)).toBe(0);
   });
 
@@ -59,15 +73,63 @@ describe('passkeys service', () => {
     const { platform, user } = await tenant();
     const options = await t.services.passkeys.registrationOptions(platform, user);
     const { json } = createCredential(options, BASE);
-    expect(await t.services.passkeys.register(platform, user, { name: '  ', credential: json, expectedChallenge: options.challenge })).toMatchObject({ ok: false });
-    expect(await t.services.passkeys.register(platform, user, { name: 'x'.repeat(65), credential: json, expectedChallenge: options.challenge })).toMatchObject({ ok: false });
-    expect(await t.services.passkeys.register(platform, user, { name: 'Phone', credential: json, expectedChallenge: 'another-challenge' })).toMatchObject({ ok: false });
-    expect(await t.services.passkeys.register(platform, user, { name: 'Phone', credential: '{"id":1}', expectedChallenge: options.challenge })).toMatchObject({ ok: false });
-    expect(await t.services.passkeys.register(platform, user, { name: 'Phone', credential: 'not json', expectedChallenge: options.challenge })).toMatchObject({ ok: false });
+    expect(
+      await t.services.passkeys.register(platform, user, {
+        name: '  ',
+        credential: json,
+        expectedChallenge: options.challenge,
+      }),
+    ).toMatchObject({ ok: false });
+    expect(
+      await t.services.passkeys.register(platform, user, {
+        name: 'x'.repeat(65),
+        credential: json,
+        expectedChallenge: options.challenge,
+      }),
+    ).toMatchObject({ ok: false });
+    expect(
+      await t.services.passkeys.register(platform, user, {
+        name: 'Phone',
+        credential: json,
+        expectedChallenge: 'another-challenge',
+      }),
+    ).toMatchObject({ ok: false });
+    expect(
+      await t.services.passkeys.register(platform, user, {
+        name: 'Phone',
+        credential: '{"id":1}',
+        expectedChallenge: options.challenge,
+      }),
+    ).toMatchObject({ ok: false });
+    expect(
+      await t.services.passkeys.register(platform, user, {
+        name: 'Phone',
+        credential: 'not json',
+        expectedChallenge: options.challenge,
+      }),
+    ).toMatchObject({ ok: false });
     const foreign = createCredential(options, 'http://evil.example');
-    expect(await t.services.passkeys.register(platform, user, { name: 'Phone', credential: foreign.json, expectedChallenge: options.challenge })).toMatchObject({ ok: false });
-    expect(await t.services.passkeys.register(platform, user, { name: 'Phone', credential: json, expectedChallenge: options.challenge })).toMatchObject({ ok: true });
-    expect(await t.services.passkeys.register(platform, user, { name: 'Phone again', credential: json, expectedChallenge: options.challenge })).toEqual({ ok: false, message: 'security:passkeys.errors.alreadyRegistered' }); // a catalog key: the page translates it
+    expect(
+      await t.services.passkeys.register(platform, user, {
+        name: 'Phone',
+        credential: foreign.json,
+        expectedChallenge: options.challenge,
+      }),
+    ).toMatchObject({ ok: false });
+    expect(
+      await t.services.passkeys.register(platform, user, {
+        name: 'Phone',
+        credential: json,
+        expectedChallenge: options.challenge,
+      }),
+    ).toMatchObject({ ok: true });
+    expect(
+      await t.services.passkeys.register(platform, user, {
+        name: 'Phone again',
+        credential: json,
+        expectedChallenge: options.challenge,
+      }),
+    ).toEqual({ ok: false, message: 'security:passkeys.errors.alreadyRegistered' }); // a catalog key: the page translates it
     expect(await t.services.passkeys.count(platform.id, user.id)).toBe(1);
   });
 
@@ -79,11 +141,22 @@ describe('passkeys service', () => {
     expect(options.allowCredentials).toEqual([]); // discoverable: the browser offers its passkeys
 
     const noUv = getAssertion(credential, options, BASE, { uv: false });
-    const refused = await t.services.passkeys.authenticate(platform, { credential: noUv, expectedChallenge: options.challenge });
+    const refused = await t.services.passkeys.authenticate(platform, {
+      credential: noUv,
+      expectedChallenge: options.challenge,
+    });
     expect(refused).toMatchObject({ ok: false, message: 'security:passkeys.errors.userNotVerified' });
 
-    const ok = await t.services.passkeys.authenticate(platform, { credential: getAssertion(credential, options, BASE), expectedChallenge: options.challenge });
-    expect(ok).toMatchObject({ ok: true, user: { id: user.id, email: user.email }, userVerified: true, amr: ['hwk', 'user'] });
+    const ok = await t.services.passkeys.authenticate(platform, {
+      credential: getAssertion(credential, options, BASE),
+      expectedChallenge: options.challenge,
+    });
+    expect(ok).toMatchObject({
+      ok: true,
+      user: { id: user.id, email: user.email },
+      userVerified: true,
+      amr: ['hwk', 'user'],
+    });
     expect(ok.ok && 'passwordHash' in ok.user).toBe(false);
     const [stored] = await t.services.passkeys.list(platform.id, user.id);
     expect(stored).toMatchObject({ id: passkey.id, counter: credential.counter });
@@ -91,19 +164,27 @@ describe('passkeys service', () => {
 
     // A cloned authenticator (counter not above the stored one) is refused.
     const cloned = getAssertion(credential, options, BASE, { uv: true }, credential.counter);
-    expect(await t.services.passkeys.authenticate(platform, { credential: cloned, expectedChallenge: options.challenge })).toMatchObject({ ok: false });
+    expect(
+      await t.services.passkeys.authenticate(platform, { credential: cloned, expectedChallenge: options.challenge }),
+    ).toMatchObject({ ok: false });
   });
 
   it('reports a synced passkey as swk', async () => {
     const { platform, user } = await tenant();
     const { credential } = await addPasskey(platform, user, 'Synced', { uv: true, be: true, bs: true } as never);
     const options = await t.services.passkeys.authenticationOptions(platform);
-    const ok = await t.services.passkeys.authenticate(platform, { credential: getAssertion(credential, options, BASE, { uv: true, be: true, bs: true }), expectedChallenge: options.challenge });
+    const ok = await t.services.passkeys.authenticate(platform, {
+      credential: getAssertion(credential, options, BASE, { uv: true, be: true, bs: true }),
+      expectedChallenge: options.challenge,
+    });
     expect(ok).toMatchObject({ ok: true, amr: ['swk', 'user'] });
-    expect((await t.services.passkeys.list(platform.id, user.id))[0]).toMatchObject({ isBackupEligible: true, isBackedUp: true });
+    expect((await t.services.passkeys.list(platform.id, user.id))[0]).toMatchObject({
+      isBackupEligible: true,
+      isBackedUp: true,
+    });
   });
 
-  it('as a second factor: the user\'s own passkeys only, user verification not needed', async () => {
+  it("as a second factor: the user's own passkeys only, user verification not needed", async () => {
     const { platform, user } = await tenant();
     const other = await buildUser(t.services, platform.id);
     const mine = await addPasskey(platform, user, 'Mine');
@@ -111,9 +192,17 @@ describe('passkeys service', () => {
     const options = await t.services.passkeys.authenticationOptions(platform, user);
     expect(options.allowCredentials!.map((c) => c.id)).toEqual([mine.credential.id]);
     expect(options.userVerification).toBe('preferred');
-    const ok = await t.services.passkeys.authenticate(platform, { credential: getAssertion(mine.credential, options, BASE, { uv: false }), expectedChallenge: options.challenge, forUser: user });
+    const ok = await t.services.passkeys.authenticate(platform, {
+      credential: getAssertion(mine.credential, options, BASE, { uv: false }),
+      expectedChallenge: options.challenge,
+      forUser: user,
+    });
     expect(ok).toMatchObject({ ok: true, userVerified: false, amr: ['hwk'] });
-    const wrong = await t.services.passkeys.authenticate(platform, { credential: getAssertion(theirs.credential, options, BASE), expectedChallenge: options.challenge, forUser: user });
+    const wrong = await t.services.passkeys.authenticate(platform, {
+      credential: getAssertion(theirs.credential, options, BASE),
+      expectedChallenge: options.challenge,
+      forUser: user,
+    });
     expect(wrong).toMatchObject({ ok: false });
   });
 
@@ -122,20 +211,40 @@ describe('passkeys service', () => {
     const elsewhere = await buildPlatform(t.services);
     const { credential } = await addPasskey(platform, user, 'Laptop');
     const options = await t.services.passkeys.authenticationOptions(elsewhere);
-    expect(await t.services.passkeys.authenticate(elsewhere, { credential: getAssertion(credential, options, BASE), expectedChallenge: options.challenge })).toMatchObject({ ok: false });
+    expect(
+      await t.services.passkeys.authenticate(elsewhere, {
+        credential: getAssertion(credential, options, BASE),
+        expectedChallenge: options.challenge,
+      }),
+    ).toMatchObject({ ok: false });
     const here = await t.services.passkeys.authenticationOptions(platform);
-    expect(await t.services.passkeys.authenticate(platform, { credential: getAssertion(credential, here, BASE), expectedChallenge: 'stale' })).toMatchObject({ ok: false });
+    expect(
+      await t.services.passkeys.authenticate(platform, {
+        credential: getAssertion(credential, here, BASE),
+        expectedChallenge: 'stale',
+      }),
+    ).toMatchObject({ ok: false });
   });
 
   it('has no relying party for an IP BASE_URL (browsers refuse an IP as RP id)', async () => {
-    expect(relyingPartyOf('http://127.0.0.1:3000')).toEqual({ rpId: '127.0.0.1', origin: 'http://127.0.0.1:3000', isAvailable: false });
+    expect(relyingPartyOf('http://127.0.0.1:3000')).toEqual({
+      rpId: '127.0.0.1',
+      origin: 'http://127.0.0.1:3000',
+      isAvailable: false,
+    });
     expect(relyingPartyOf('http://[::1]:3000').isAvailable).toBe(false);
-    expect(relyingPartyOf('https://id.example.com')).toEqual({ rpId: 'id.example.com', origin: 'https://id.example.com', isAvailable: true });
+    expect(relyingPartyOf('https://id.example.com')).toEqual({
+      rpId: 'id.example.com',
+      origin: 'https://id.example.com',
+      isAvailable: true,
+    });
     const ip = await buildTestApp({ BASE_URL: 'http://127.0.0.1:4568' });
     try {
       const platform = await buildPlatform(ip.services);
       const user = await buildUser(ip.services, platform.id);
-      await expect(ip.services.passkeys.registrationOptions(platform, user)).rejects.toMatchObject({ code: 'invalid_request' });
+      await expect(ip.services.passkeys.registrationOptions(platform, user)).rejects.toMatchObject({
+        code: 'invalid_request',
+      });
     } finally {
       await ip.close();
     }

@@ -32,16 +32,44 @@ async function seed() {
   const u = await buildUser(a.services, p.id, { birthdate: '1970-01-01' }); // of age in 2001 too
   const owner = { platform_id: p.id, client_id: c.id, user_id: u.id };
   const code = (expires: Date) => ({
-    id: randomUUID(), code_hash: hex(), ...owner, redirect_uri: c.redirectUris[0], scope: 'openid', auth_time: at('01-01T00:00:00'), expires_at: expires,
+    id: randomUUID(),
+    code_hash: hex(),
+    ...owner,
+    redirect_uri: c.redirectUris[0],
+    scope: 'openid',
+    auth_time: at('01-01T00:00:00'),
+    expires_at: expires,
   });
-  const family = (created: Date) => ({ id: randomUUID(), ...owner, scope: 'openid offline_access', auth_time: at('01-01T00:00:00'), created_at: created });
-  const access = (expires: Date, familyId: string | null = null) => ({ jti_hash: hex(), ...owner, scope: 'openid', family_id: familyId, expires_at: expires, created_at: at('01-01T00:00:00') });
-  const refresh = (familyId: string, expires: Date) => ({ id: randomUUID(), family_id: familyId, token_hash: hex(), expires_at: expires });
+  const family = (created: Date) => ({
+    id: randomUUID(),
+    ...owner,
+    scope: 'openid offline_access',
+    auth_time: at('01-01T00:00:00'),
+    created_at: created,
+  });
+  const access = (expires: Date, familyId: string | null = null) => ({
+    jti_hash: hex(),
+    ...owner,
+    scope: 'openid',
+    family_id: familyId,
+    expires_at: expires,
+    created_at: at('01-01T00:00:00'),
+  });
+  const refresh = (familyId: string, expires: Date) => ({
+    id: randomUUID(),
+    family_id: familyId,
+    token_hash: hex(),
+    expires_at: expires,
+  });
 
   const ids = {
     codes: { gone: code(at('01-10T00:00:00')), keptForReplay: code(at('01-14T12:00:00')), live: code(LIVE) },
     // over: every token expired → the family goes; live: a live token; young: tokenless but created within a day
-    families: { over: family(at('01-01T00:00:00')), live: family(at('01-01T00:00:00')), young: family(at('01-14T20:00:00')) },
+    families: {
+      over: family(at('01-01T00:00:00')),
+      live: family(at('01-01T00:00:00')),
+      young: family(at('01-14T20:00:00')),
+    },
   };
   await db('authorization_codes').insert(Object.values(ids.codes));
   await db('refresh_token_families').insert(Object.values(ids.families));
@@ -56,14 +84,28 @@ async function seed() {
     ...Array.from({ length: BULK }, () => access(EXPIRED)),
   ]);
   const sid = `purge-${hex()}`;
-  const session = (suffix: string, expires: Date) => ({ sid: `${sid}-${suffix}`, sess: JSON.stringify({ cookie: {} }), expire: db.raw('to_timestamp(?)', [expires.getTime() / 1000]) });
+  const session = (suffix: string, expires: Date) => ({
+    sid: `${sid}-${suffix}`,
+    sess: JSON.stringify({ cookie: {} }),
+    expire: db.raw('to_timestamp(?)', [expires.getTime() / 1000]),
+  });
   await db('session').insert([session('gone', EXPIRED), session('live', LIVE)]);
   const counter = (key: string, expires: Date) => ({ key, window_start: 0, hits: 3, expires_at: expires });
-  await db.batchInsert('rate_limit_counters', [
-    counter(`purge:${p.id}:live`, LIVE),
-    ...Array.from({ length: BULK }, (_, i) => counter(`purge:${p.id}:${i}`, EXPIRED)),
-  ], 500);
-  const throttle = (key: string, expires: Date) => ({ key, failures: 1, window_started_at: at('01-13T00:00:00'), locks: 0, expires_at: expires });
+  await db.batchInsert(
+    'rate_limit_counters',
+    [
+      counter(`purge:${p.id}:live`, LIVE),
+      ...Array.from({ length: BULK }, (_, i) => counter(`purge:${p.id}:${i}`, EXPIRED)),
+    ],
+    500,
+  );
+  const throttle = (key: string, expires: Date) => ({
+    key,
+    failures: 1,
+    window_started_at: at('01-13T00:00:00'),
+    locks: 0,
+    expires_at: expires,
+  });
   await db('attempt_throttles').insert([throttle(`purge:${p.id}:gone`, EXPIRED), throttle(`purge:${p.id}:live`, LIVE)]);
   return { p, ids, sid };
 }
@@ -78,18 +120,41 @@ describe('purge of expired rows', () => {
     // Every expired row deleted exactly once, by whichever instance got to it first; no run failed.
     const total = (k: keyof (typeof runs)[number]) => runs.reduce((sum, r) => sum + r[k], 0);
     expect({
-      codes: total('codes'), accessTokens: total('accessTokens'), refreshTokens: total('refreshTokens'), families: total('families'),
-      sessions: total('sessions'), counters: total('counters'), throttles: total('throttles'),
-    }).toEqual({ codes: 1, accessTokens: BULK + 1, refreshTokens: 2, families: 1, sessions: 1, counters: BULK, throttles: 1 });
+      codes: total('codes'),
+      accessTokens: total('accessTokens'),
+      refreshTokens: total('refreshTokens'),
+      families: total('families'),
+      sessions: total('sessions'),
+      counters: total('counters'),
+      throttles: total('throttles'),
+    }).toEqual({
+      codes: 1,
+      accessTokens: BULK + 1,
+      refreshTokens: 2,
+      families: 1,
+      sessions: 1,
+      counters: BULK,
+      throttles: 1,
+    });
 
     const db = a.database.db;
-    expect((await db('authorization_codes').where({ platform_id: p.id }).pluck('id')).sort()).toEqual([ids.codes.keptForReplay.id, ids.codes.live.id].sort());
-    expect((await db('refresh_token_families').where({ platform_id: p.id }).pluck('id')).sort()).toEqual([ids.families.live.id, ids.families.young.id].sort());
-    expect(await db('refresh_tokens').whereIn('family_id', [ids.families.over.id, ids.families.live.id]).pluck('expires_at')).toEqual([LIVE]);
+    expect((await db('authorization_codes').where({ platform_id: p.id }).pluck('id')).sort()).toEqual(
+      [ids.codes.keptForReplay.id, ids.codes.live.id].sort(),
+    );
+    expect((await db('refresh_token_families').where({ platform_id: p.id }).pluck('id')).sort()).toEqual(
+      [ids.families.live.id, ids.families.young.id].sort(),
+    );
+    expect(
+      await db('refresh_tokens').whereIn('family_id', [ids.families.over.id, ids.families.live.id]).pluck('expires_at'),
+    ).toEqual([LIVE]);
     expect(await db('access_tokens').where({ platform_id: p.id }).pluck('expires_at')).toEqual([LIVE]);
     expect(await db('session').where('sid', 'like', `${sid}-%`).pluck('sid')).toEqual([`${sid}-live`]);
-    expect(await db('rate_limit_counters').where('key', 'like', `purge:${p.id}:%`).pluck('key')).toEqual([`purge:${p.id}:live`]);
-    expect(await db('attempt_throttles').where('key', 'like', `purge:${p.id}:%`).pluck('key')).toEqual([`purge:${p.id}:live`]);
+    expect(await db('rate_limit_counters').where('key', 'like', `purge:${p.id}:%`).pluck('key')).toEqual([
+      `purge:${p.id}:live`,
+    ]);
+    expect(await db('attempt_throttles').where('key', 'like', `purge:${p.id}:%`).pluck('key')).toEqual([
+      `purge:${p.id}:live`,
+    ]);
 
     // Nothing left to do: a second round deletes nothing.
     expect(Object.values(await b.services.maintenance.purgeExpired()).every((n) => n === 0)).toBe(true);
@@ -100,7 +165,9 @@ describe('purge of expired rows', () => {
     const job = startPurgeJob(a.services, a.services.deps.logger, 3600);
     try {
       await job.run();
-      expect(await a.database.db('access_tokens').where({ platform_id: p.id }).count({ n: '*' }).first()).toEqual({ n: 1 });
+      expect(await a.database.db('access_tokens').where({ platform_id: p.id }).count({ n: '*' }).first()).toEqual({
+        n: 1,
+      });
     } finally {
       job.stop();
     }
@@ -125,37 +192,53 @@ describe('purge at scale', () => {
       [p.id, c.id, u.id, at('01-01T00:00:00'), at('01-01T00:00:00'), count],
     );
     await a.services.maintenance.purgeExpired();
-    expect(await a.database.db('refresh_token_families').where({ platform_id: p.id }).count({ n: '*' }).first()).toEqual({ n: 0 });
+    expect(
+      await a.database.db('refresh_token_families').where({ platform_id: p.id }).count({ n: '*' }).first(),
+    ).toEqual({ n: 0 });
   });
 
   // The embedded database cannot forward NOTIFY to other connections.
   const withNotify = process.env.TEST_DATABASE_KIND === 'embedded' ? it.skip : it;
-  withNotify('raises no cache invalidation for the expired tokens it deletes, while a revocation still does', async () => {
-    const { Client } = await import('pg');
-    const listener = new Client({ connectionString: process.env.TEST_DATABASE_URL });
-    await listener.connect();
-    const heard: string[] = [];
-    listener.on('notification', (n) => heard.push(String(n.payload)));
-    await listener.query('LISTEN latchkey_cache');
-    try {
-      const p = await buildPlatform(a.services);
-      const c = await buildClient(a.services, p.id);
-      const purged = await buildUser(a.services, p.id, { birthdate: '1970-01-01' });
-      const revoked = await buildUser(a.services, p.id, { birthdate: '1970-01-01' });
-      const token = (userId: string, expires: Date) => ({ jti_hash: hex(), platform_id: p.id, client_id: c.id, user_id: userId, scope: 'openid', expires_at: expires, created_at: at('01-01T00:00:00') });
-      await a.database.db('access_tokens').insert([token(purged.id, EXPIRED), token(purged.id, EXPIRED)]);
-      const live = token(revoked.id, LIVE);
-      await a.database.db('access_tokens').insert(live);
+  withNotify(
+    'raises no cache invalidation for the expired tokens it deletes, while a revocation still does',
+    async () => {
+      const { Client } = await import('pg');
+      const listener = new Client({ connectionString: process.env.TEST_DATABASE_URL });
+      await listener.connect();
+      const heard: string[] = [];
+      listener.on('notification', (n) => heard.push(String(n.payload)));
+      await listener.query('LISTEN latchkey_cache');
+      try {
+        const p = await buildPlatform(a.services);
+        const c = await buildClient(a.services, p.id);
+        const purged = await buildUser(a.services, p.id, { birthdate: '1970-01-01' });
+        const revoked = await buildUser(a.services, p.id, { birthdate: '1970-01-01' });
+        const token = (userId: string, expires: Date) => ({
+          jti_hash: hex(),
+          platform_id: p.id,
+          client_id: c.id,
+          user_id: userId,
+          scope: 'openid',
+          expires_at: expires,
+          created_at: at('01-01T00:00:00'),
+        });
+        await a.database.db('access_tokens').insert([token(purged.id, EXPIRED), token(purged.id, EXPIRED)]);
+        const live = token(revoked.id, LIVE);
+        await a.database.db('access_tokens').insert(live);
 
-      expect((await a.services.maintenance.purgeExpired()).accessTokens).toBeGreaterThanOrEqual(2);
-      expect(await a.database.db('access_tokens').where({ user_id: purged.id }).count({ n: '*' }).first()).toEqual({ n: 0 });
-      await a.database.db('access_tokens').where({ jti_hash: live.jti_hash }).update({ revoked_at: NOW });
-      // Notifications arrive in commit order: once the revocation's is here, any of the purge's would be too.
-      for (let i = 0; i < 250 && !heard.includes(`user:${revoked.id}`); i++) await new Promise((r) => setTimeout(r, 20));
-      expect(heard).toContain(`user:${revoked.id}`);
-      expect(heard).not.toContain(`user:${purged.id}`);
-    } finally {
-      await listener.end();
-    }
-  });
+        expect((await a.services.maintenance.purgeExpired()).accessTokens).toBeGreaterThanOrEqual(2);
+        expect(await a.database.db('access_tokens').where({ user_id: purged.id }).count({ n: '*' }).first()).toEqual({
+          n: 0,
+        });
+        await a.database.db('access_tokens').where({ jti_hash: live.jti_hash }).update({ revoked_at: NOW });
+        // Notifications arrive in commit order: once the revocation's is here, any of the purge's would be too.
+        for (let i = 0; i < 250 && !heard.includes(`user:${revoked.id}`); i++)
+          await new Promise((r) => setTimeout(r, 20));
+        expect(heard).toContain(`user:${revoked.id}`);
+        expect(heard).not.toContain(`user:${purged.id}`);
+      } finally {
+        await listener.end();
+      }
+    },
+  );
 });

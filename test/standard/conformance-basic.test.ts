@@ -2,9 +2,30 @@ import { createHash, createPublicKey, generateKeyPairSync, randomBytes } from 'n
 import * as jose from 'jose';
 import { buildClient } from '../factories';
 import {
-  ADDRESS, PHONE, REDIRECT_URI, api, authorize, authorizeUrl, clientAndUser, codeFlow, drive, exchangeCode, introspect, leftHalfSha256,
-  newBrowser, pathOf, standardOp, startClockedProvider, userinfo, verifyWithJwks, basicAuth,
-  type ClockedProvider, type StandardOp, type TestClient, type TestUser, type TokenResponse,
+  ADDRESS,
+  PHONE,
+  REDIRECT_URI,
+  api,
+  authorize,
+  authorizeUrl,
+  clientAndUser,
+  codeFlow,
+  drive,
+  exchangeCode,
+  introspect,
+  leftHalfSha256,
+  newBrowser,
+  pathOf,
+  standardOp,
+  startClockedProvider,
+  userinfo,
+  verifyWithJwks,
+  basicAuth,
+  type ClockedProvider,
+  type StandardOp,
+  type TestClient,
+  type TestUser,
+  type TokenResponse,
 } from '../support/standard-op';
 
 // The OpenID Foundation's Basic OP certification plan (oidcc-basic-certification-test-plan,
@@ -12,7 +33,9 @@ import {
 // conformance module it mirrors. Every signature is checked against the JWKS the discovery document
 // names; no token is trusted for what it says about itself.
 let p: ClockedProvider;
-beforeAll(async () => { p = await startClockedProvider(); });
+beforeAll(async () => {
+  p = await startClockedProvider();
+});
 afterAll(() => p.close());
 
 const seconds = (d: Date) => Math.floor(d.getTime() / 1000);
@@ -49,7 +72,11 @@ describe('Basic OP: the code flow and its ID token', () => {
   it('oidcc-server: code flow; the ID token is RS256 with a published kid, and iss, aud, azp, exp, iat, auth_time, nonce and at_hash are right', async () => {
     const { op, client, user } = await tenant();
     const signedInAt = seconds(p.now());
-    const { callback, tokens } = await codeFlow(p, op, newBrowser(p), client, user, { scope: 'openid profile email', state: 'state-xyz', nonce: 'nonce-123' });
+    const { callback, tokens } = await codeFlow(p, op, newBrowser(p), client, user, {
+      scope: 'openid profile email',
+      state: 'state-xyz',
+      nonce: 'nonce-123',
+    });
     expect(`${callback.origin}${callback.pathname}`).toBe(REDIRECT_URI);
     expect(callback.searchParams.get('state')).toBe('state-xyz');
     expect(callback.searchParams.get('iss')).toBe(op.issuer);
@@ -68,20 +95,42 @@ describe('Basic OP: the code flow and its ID token', () => {
     expect(c.sid).toEqual(expect.any(String));
 
     // The access token, too, verifies against the JWKS alone (a resource server's view).
-    const at = (await verifyWithJwks(p, tokens.access_token, op.jwks, { alg: 'RS256', issuer: op.issuer, audience: client.id })).payload;
+    const at = (
+      await verifyWithJwks(p, tokens.access_token, op.jwks, { alg: 'RS256', issuer: op.issuer, audience: client.id })
+    ).payload;
     expect(at).toMatchObject({ sub: user.id, client_id: client.id, scope: 'openid profile email' });
   });
 
   it('oidcc-server (public client, PKCE): the ID token of a client without a secret verifies against the JWKS too', async () => {
     const { op, client, user } = await tenant({ type: 'public' });
     const verifier = randomBytes(32).toString('base64url');
-    const pkce = { code_challenge: createHash('sha256').update(verifier).digest('base64url'), code_challenge_method: 'S256' };
-    const { callback } = await authorize(newBrowser(p), authorizeUrl(op, client, { ...pkce, nonce: 'public-nonce' }), user);
-    const res = await api(p).post(pathOf(op.discovery.token_endpoint)).type('form')
-      .send({ grant_type: 'authorization_code', code: callback.searchParams.get('code'), redirect_uri: REDIRECT_URI, client_id: client.id, code_verifier: verifier });
+    const pkce = {
+      code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+      code_challenge_method: 'S256',
+    };
+    const { callback } = await authorize(
+      newBrowser(p),
+      authorizeUrl(op, client, { ...pkce, nonce: 'public-nonce' }),
+      user,
+    );
+    const res = await api(p)
+      .post(pathOf(op.discovery.token_endpoint))
+      .type('form')
+      .send({
+        grant_type: 'authorization_code',
+        code: callback.searchParams.get('code'),
+        redirect_uri: REDIRECT_URI,
+        client_id: client.id,
+        code_verifier: verifier,
+      });
     expect(res.status).toBe(200);
     const c = await idClaims(op, client, res.body.id_token);
-    expect(c).toMatchObject({ sub: user.id, azp: client.id, nonce: 'public-nonce', at_hash: leftHalfSha256(res.body.access_token) });
+    expect(c).toMatchObject({
+      sub: user.id,
+      azp: client.id,
+      nonce: 'public-nonce',
+      at_hash: leftHalfSha256(res.body.access_token),
+    });
     await verifyWithJwks(p, res.body.access_token, op.jwks, { alg: 'RS256', issuer: op.issuer, audience: client.id });
   });
 
@@ -107,10 +156,14 @@ describe('Basic OP: the code flow and its ID token', () => {
     const pkce = { code_challenge: challenge, code_challenge_method: 'S256' };
     const b = newBrowser(p);
     const first = await authorize(b, authorizeUrl(op, client, pkce), user);
-    const ok = await exchangeCode(p, op, client, first.callback.searchParams.get('code'), { extra: { code_verifier: verifier } });
+    const ok = await exchangeCode(p, op, client, first.callback.searchParams.get('code'), {
+      extra: { code_verifier: verifier },
+    });
     expect(ok.status).toBe(200);
     const second = await authorize(b, authorizeUrl(op, client, pkce), user);
-    const wrong = await exchangeCode(p, op, client, second.callback.searchParams.get('code'), { extra: { code_verifier: `${verifier.slice(1)}A` } });
+    const wrong = await exchangeCode(p, op, client, second.callback.searchParams.get('code'), {
+      extra: { code_verifier: `${verifier.slice(1)}A` },
+    });
     expect({ status: wrong.status, error: wrong.body.error }).toEqual({ status: 400, error: 'invalid_grant' });
   });
 
@@ -121,7 +174,9 @@ describe('Basic OP: the code flow and its ID token', () => {
 
   it('oidcc-ensure-registered-redirect-uri: an unregistered redirect_uri gets an error page, never a redirect', async () => {
     const { op, client } = await tenant();
-    const res = await api(p).get(pathOf(authorizeUrl(op, client, { redirect_uri: 'https://attacker.example/callback' }).toString()));
+    const res = await api(p).get(
+      pathOf(authorizeUrl(op, client, { redirect_uri: 'https://attacker.example/callback' }).toString()),
+    );
     expect(res.status).toBe(400);
     expect(res.headers.location).toBeUndefined();
     expect(res.type).toBe('text/html');
@@ -147,7 +202,9 @@ describe('Basic OP: authorization request parameters', () => {
 
   it('oidcc-ensure-request-with-unknown-parameter-succeeds: an unknown parameter is ignored', async () => {
     const { op, client, user } = await tenant();
-    const { tokens } = await codeFlow(p, op, newBrowser(p), client, user, { [`extra_${Math.random().toString(36).slice(2, 8)}`]: 'foobar' });
+    const { tokens } = await codeFlow(p, op, newBrowser(p), client, user, {
+      [`extra_${Math.random().toString(36).slice(2, 8)}`]: 'foobar',
+    });
     expect((await idClaims(op, client, tokens.id_token!)).sub).toBe(user.id);
   });
 
@@ -171,21 +228,42 @@ describe('Basic OP: authorization request parameters', () => {
 
   it('oidcc-claims-essential: the claims parameter is tolerated, and releases nothing beyond the granted scopes', async () => {
     const { op, client, user } = await tenant();
-    const claims = JSON.stringify({ userinfo: { name: { essential: true } }, id_token: { auth_time: { essential: true } } });
+    const claims = JSON.stringify({
+      userinfo: { name: { essential: true } },
+      id_token: { auth_time: { essential: true } },
+    });
     const { tokens } = await codeFlow(p, op, newBrowser(p), client, user, { claims });
     expect((await idClaims(op, client, tokens.id_token!)).auth_time).toEqual(expect.any(Number));
-    expect((await userinfo(p, op, tokens.access_token).expect(200)).body).toEqual({ sub: user.id, human_guid: user.id });
+    expect((await userinfo(p, op, tokens.access_token).expect(200)).body).toEqual({
+      sub: user.id,
+      human_guid: user.id,
+    });
   });
 
   it('oidcc-unsigned-request-object-supported-correctly-or-rejected-as-unsupported: rejected as request_not_supported', async () => {
     const { op, client } = await tenant();
-    const request = unsignedJwt({ iss: client.id, aud: op.issuer, response_type: 'code', client_id: client.id, redirect_uri: REDIRECT_URI, scope: 'openid', state: 'st-1', nonce: 'n-1' });
+    const request = unsignedJwt({
+      iss: client.id,
+      aud: op.issuer,
+      response_type: 'code',
+      client_id: client.id,
+      redirect_uri: REDIRECT_URI,
+      scope: 'openid',
+      state: 'st-1',
+      nonce: 'n-1',
+    });
     expectAuthorizationError(await redirectOf(op, client, { request }), op, 'request_not_supported');
   });
 
   it('oidcc-ensure-request-object-with-redirect-uri: a request object naming another redirect_uri is refused to the registered one', async () => {
     const { op, client } = await tenant();
-    const request = unsignedJwt({ client_id: client.id, redirect_uri: 'https://attacker.example/callback', response_type: 'code', scope: 'openid', state: 'st-1' });
+    const request = unsignedJwt({
+      client_id: client.id,
+      redirect_uri: 'https://attacker.example/callback',
+      response_type: 'code',
+      scope: 'openid',
+      state: 'st-1',
+    });
     expectAuthorizationError(await redirectOf(op, client, { request }), op, 'request_not_supported');
   });
 
@@ -209,7 +287,13 @@ describe('Basic OP: prompt, max_age and id_token_hint', () => {
     return { op, client, user, b, first, firstClaims: await idClaims(op, client, first.tokens.id_token!) };
   }
 
-  async function again(op: StandardOp, b: ReturnType<typeof newBrowser>, client: TestClient, user: TestUser, extra: Record<string, string>) {
+  async function again(
+    op: StandardOp,
+    b: ReturnType<typeof newBrowser>,
+    client: TestClient,
+    user: TestUser,
+    extra: Record<string, string>,
+  ) {
     const driven = await authorize(b, authorizeUrl(op, client, extra), user);
     const res = await exchangeCode(p, op, client, driven.callback.searchParams.get('code'));
     expect(res.status).toBe(200);
@@ -258,18 +342,22 @@ describe('Basic OP: prompt, max_age and id_token_hint', () => {
     expect(claims.auth_time).toBe(firstClaims.auth_time);
   });
 
-  it('oidcc-id-token-hint: with two accounts signed in, prompt=none and an RS256 ID token as hint answer a code for the hint\'s subject', async () => {
+  it("oidcc-id-token-hint: with two accounts signed in, prompt=none and an RS256 ID token as hint answer a code for the hint's subject", async () => {
     const { op, client, user, b, first } = await signedIn();
     // A second account signed in on the same browser: without a hint, prompt=none cannot choose.
     const second = await clientAndUser(p, op);
     await b.get(pathOf(authorizeUrl(op, client).toString()));
     expect(b.pageTitle()).toBe('Choose an account');
     const secondFlow = await drive(b, await b.submit('/chooser', { another: '1' }), second.user);
-    const secondIdToken = (await exchangeCode(p, op, client, secondFlow.callback.searchParams.get('code'))).body.id_token as string;
+    const secondIdToken = (await exchangeCode(p, op, client, secondFlow.callback.searchParams.get('code'))).body
+      .id_token as string;
     const noHint = await b.get(pathOf(authorizeUrl(op, client, { prompt: 'none' }).toString()));
     expectAuthorizationError(new URL(noHint.location!), op, 'account_selection_required');
 
-    for (const [hint, sub] of [[first.tokens.id_token!, user.id], [secondIdToken, second.user.id]]) {
+    for (const [hint, sub] of [
+      [first.tokens.id_token!, user.id],
+      [secondIdToken, second.user.id],
+    ]) {
       const step = await b.get(pathOf(authorizeUrl(op, client, { prompt: 'none', id_token_hint: hint }).toString()));
       const callback = new URL(step.location!);
       expect(callback.searchParams.get('error')).toBeNull();
@@ -278,12 +366,17 @@ describe('Basic OP: prompt, max_age and id_token_hint', () => {
     }
   });
 
-  it('oidcc-id-token-hint (OP side): an unsigned, re-signed or truncated hint, or another client\'s ID token, is refused, never taken for its sub', async () => {
+  it("oidcc-id-token-hint (OP side): an unsigned, re-signed or truncated hint, or another client's ID token, is refused, never taken for its sub", async () => {
     const { op, client, user, b, first } = await signedIn();
     const [h, payload] = first.tokens.id_token!.split('.');
-    const unsigned = unsignedJwt(jose.decodeJwt(first.tokens.id_token!), { alg: 'none', kid: jose.decodeProtectedHeader(first.tokens.id_token!).kid });
+    const unsigned = unsignedJwt(jose.decodeJwt(first.tokens.id_token!), {
+      alg: 'none',
+      kid: jose.decodeProtectedHeader(first.tokens.id_token!).kid,
+    });
     const foreign = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
-    const resigned = await new jose.SignJWT(jose.decodeJwt(first.tokens.id_token!)).setProtectedHeader(jose.decodeProtectedHeader(first.tokens.id_token!) as jose.JWTHeaderParameters).sign(foreign);
+    const resigned = await new jose.SignJWT(jose.decodeJwt(first.tokens.id_token!))
+      .setProtectedHeader(jose.decodeProtectedHeader(first.tokens.id_token!) as jose.JWTHeaderParameters)
+      .sign(foreign);
     const truncated = `${h}.${payload}.${first.tokens.id_token!.split('.')[2].slice(0, -8)}AAAAAAAA`;
     // a genuine ID token of another client of the platform is no hint for this one
     const { client: other } = await clientAndUser(p, op);
@@ -301,7 +394,9 @@ describe('Basic OP: codes and refresh tokens', () => {
     ['oidcc-codereuse-30seconds', 30],
   ])('%s: a second exchange is invalid_grant and revokes the tokens of the first', async (_module, wait) => {
     const { op, client, user } = await tenant();
-    const { code, tokens } = await codeFlow(p, op, newBrowser(p), client, user, { scope: 'openid email offline_access' });
+    const { code, tokens } = await codeFlow(p, op, newBrowser(p), client, user, {
+      scope: 'openid email offline_access',
+    });
     expect((await userinfo(p, op, tokens.access_token)).status).toBe(200);
     p.tick(wait);
     const again = await exchangeCode(p, op, client, code);
@@ -313,7 +408,11 @@ describe('Basic OP: codes and refresh tokens', () => {
   });
 
   const refreshWith = (op: StandardOp, client: TestClient, refreshToken: string) =>
-    api(p).post(pathOf(op.discovery.token_endpoint)).set('Authorization', basicAuth(client)).type('form').send({ grant_type: 'refresh_token', refresh_token: refreshToken });
+    api(p)
+      .post(pathOf(op.discovery.token_endpoint))
+      .set('Authorization', basicAuth(client))
+      .type('form')
+      .send({ grant_type: 'refresh_token', refresh_token: refreshToken });
 
   it('oidcc-refresh-token: a refresh returns new tokens verified against the JWKS, same subject and auth_time; bound to its client', async () => {
     const { op, client, user } = await tenant();
@@ -336,7 +435,13 @@ describe('Basic OP: codes and refresh tokens', () => {
     expect((await userinfo(p, op, refreshed.access_token).expect(200)).body.sub).toBe(user.id);
     // OIDC Core 12.2: a new ID token with the same iss, sub, aud and auth_time, and a new iat
     const c = await idClaims(op, client, refreshed.id_token!);
-    expect(c).toMatchObject({ iss: original.iss, sub: original.sub, aud: original.aud, auth_time: original.auth_time, sid: original.sid });
+    expect(c).toMatchObject({
+      iss: original.iss,
+      sub: original.sub,
+      aud: original.aud,
+      auth_time: original.auth_time,
+      sid: original.sid,
+    });
     expect(c.iat).toBe(original.iat! + 10);
     expect(c.at_hash).toBe(leftHalfSha256(refreshed.access_token));
   });
@@ -364,7 +469,10 @@ describe('Basic OP: userinfo', () => {
 
   it('oidcc-userinfo-post-body: the token in a form body (RFC 6750 §2.2, optional) is refused with the spec error, never a 5xx', async () => {
     const { op, tokens } = await tokensFor('openid email');
-    const res = await api(p).post(pathOf(op.discovery.userinfo_endpoint)).type('form').send({ access_token: tokens.access_token });
+    const res = await api(p)
+      .post(pathOf(op.discovery.userinfo_endpoint))
+      .type('form')
+      .send({ access_token: tokens.access_token });
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ error: 'invalid_request', error_description: expect.any(String) });
   });
@@ -376,7 +484,11 @@ describe('Basic OP: userinfo', () => {
     ['oidcc-scope-email', 'openid email', [...BASE, 'email', 'email_verified']],
     ['oidcc-scope-address', 'openid address', [...BASE, 'address']],
     ['oidcc-scope-phone', 'openid phone', [...BASE, 'phone_number', 'phone_number_verified']],
-    ['oidcc-scope-all', 'openid profile email address phone', [...BASE, ...PROFILE, 'email', 'email_verified', 'address', 'phone_number', 'phone_number_verified']],
+    [
+      'oidcc-scope-all',
+      'openid profile email address phone',
+      [...BASE, ...PROFILE, 'email', 'email_verified', 'address', 'phone_number', 'phone_number_verified'],
+    ],
   ])('%s: userinfo releases exactly the claims of the granted scopes', async (_module, scope, claims) => {
     const { op, user, tokens } = await tokensFor(scope);
     expect(tokens.scope.split(' ').sort()).toEqual(scope.split(' ').sort());
@@ -401,14 +513,25 @@ describe('Basic OP: userinfo', () => {
       'tampered signature': `${h}.${body}.${flip(sig, 10)}`,
       'tampered payload': `${h}.${Buffer.from(JSON.stringify({ ...claims, scope: 'openid email profile phone address' })).toString('base64url')}.${sig}`,
       'alg none': unsignedJwt(claims, { alg: 'none', kid: header.kid }),
-      'HS256 keyed with the public key': await new jose.SignJWT(claims).setProtectedHeader({ alg: 'HS256', kid: header.kid })
-        .sign(new TextEncoder().encode(createPublicKey({ key: rsaJwk, format: 'jwk' }).export({ type: 'spki', format: 'pem' }) as string)),
-      'a foreign key under a published kid': await new jose.SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: header.kid }).sign(foreign),
+      'HS256 keyed with the public key': await new jose.SignJWT(claims)
+        .setProtectedHeader({ alg: 'HS256', kid: header.kid })
+        .sign(
+          new TextEncoder().encode(
+            createPublicKey({ key: rsaJwk, format: 'jwk' }).export({ type: 'spki', format: 'pem' }) as string,
+          ),
+        ),
+      'a foreign key under a published kid': await new jose.SignJWT(claims)
+        .setProtectedHeader({ alg: 'RS256', kid: header.kid })
+        .sign(foreign),
       'the ID token': tokens.id_token!,
     };
     for (const [what, token] of Object.entries(forged)) {
       const res = await userinfo(p, op, token);
-      expect({ what, status: res.status, error: res.body.error }).toEqual({ what, status: 401, error: 'invalid_token' });
+      expect({ what, status: res.status, error: res.body.error }).toEqual({
+        what,
+        status: 401,
+        error: 'invalid_token',
+      });
       expect(res.headers['www-authenticate']).toMatch(/^Bearer error="invalid_token"/);
     }
     // the genuine token still works

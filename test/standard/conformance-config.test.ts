@@ -2,18 +2,38 @@ import * as jose from 'jose';
 import { buildPlatform } from '../factories';
 import { runCommand } from '../../src/cli/commands';
 import {
-  api, authorizeUrl, clientAndUser, codeFlow, fetchJwks, newBrowser, pathOf, standardOp, startClockedProvider, verifyWithJwks,
-  type ClockedProvider, type Jwk,
+  api,
+  authorizeUrl,
+  clientAndUser,
+  codeFlow,
+  fetchJwks,
+  newBrowser,
+  pathOf,
+  standardOp,
+  startClockedProvider,
+  verifyWithJwks,
+  type ClockedProvider,
+  type Jwk,
 } from '../support/standard-op';
 
 // The OpenID Foundation's Config OP certification plan (oidcc-config-certification-test-plan)
 // and the discovery/JWKS checks its modules share with the Basic plan, asserted over HTTP against a
 // `standard` platform. Each test is named after the conformance module it mirrors.
 let p: ClockedProvider;
-beforeAll(async () => { p = await startClockedProvider(); });
+beforeAll(async () => {
+  p = await startClockedProvider();
+});
 afterAll(() => p.close());
 
-const ENDPOINTS = ['authorization_endpoint', 'token_endpoint', 'userinfo_endpoint', 'jwks_uri', 'introspection_endpoint', 'revocation_endpoint', 'end_session_endpoint'];
+const ENDPOINTS = [
+  'authorization_endpoint',
+  'token_endpoint',
+  'userinfo_endpoint',
+  'jwks_uri',
+  'introspection_endpoint',
+  'revocation_endpoint',
+  'end_session_endpoint',
+];
 const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
 const KTY_OF: Record<string, string> = { RS256: 'RSA', ES256: 'EC', EdDSA: 'OKP' };
 
@@ -25,7 +45,7 @@ describe('Config OP: discovery', () => {
     const res = await fetch(`${issuer}/.well-known/openid-configuration`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
-    const doc = await res.json() as Record<string, unknown>;
+    const doc = (await res.json()) as Record<string, unknown>;
     expect(doc.issuer).toBe(issuer); // OIDC Discovery §4.3: exactly, no trailing slash
     expect(`${doc.issuer as string}/.well-known/openid-configuration`).toBe(res.url);
   });
@@ -44,15 +64,28 @@ describe('Config OP: discovery', () => {
     expect(d.id_token_signing_alg_values_supported).toContain('RS256');
     expect(d.id_token_signing_alg_values_supported).not.toContain('none');
     expect(d.scopes_supported).toContain('openid');
-    expect(d.claims_supported).toEqual(expect.arrayContaining(['sub', 'iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'name', 'email', 'sid']));
+    expect(d.claims_supported).toEqual(
+      expect.arrayContaining(['sub', 'iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'name', 'email', 'sid']),
+    );
     expect(d.grant_types_supported).toEqual(expect.arrayContaining(['authorization_code', 'refresh_token']));
-    expect(d.token_endpoint_auth_methods_supported).toEqual(expect.arrayContaining(['client_secret_basic', 'client_secret_post']));
+    expect(d.token_endpoint_auth_methods_supported).toEqual(
+      expect.arrayContaining(['client_secret_basic', 'client_secret_post']),
+    );
     expect(d.code_challenge_methods_supported).toEqual(['S256']);
     if (d.response_modes_supported !== undefined) expect(d.response_modes_supported).toContain('query');
     // What we do not support is declared, so a conformance run skips rather than fails those modules.
-    expect(d).toMatchObject({ claims_parameter_supported: false, request_parameter_supported: false, request_uri_parameter_supported: false });
+    expect(d).toMatchObject({
+      claims_parameter_supported: false,
+      request_parameter_supported: false,
+      request_uri_parameter_supported: false,
+    });
     expect(d.authorization_response_iss_parameter_supported).toBe(true);
-    expect(d).toMatchObject({ backchannel_logout_supported: true, backchannel_logout_session_supported: true, frontchannel_logout_supported: true, frontchannel_logout_session_supported: true });
+    expect(d).toMatchObject({
+      backchannel_logout_supported: true,
+      backchannel_logout_session_supported: true,
+      frontchannel_logout_supported: true,
+      frontchannel_logout_session_supported: true,
+    });
   });
 
   it('oidcc-discovery-endpoint-verification: the RFC 8414 path and the ?platform_guid= URL answer the same document', async () => {
@@ -69,7 +102,10 @@ describe('Config OP: discovery', () => {
     const seed = await buildPlatform(p.t.services);
     const unknown = '00000000-0000-4000-8000-000000000000';
     for (const guid of [seed.id, unknown]) {
-      for (const path of [`/platforms/${guid}/.well-known/openid-configuration`, `/.well-known/oauth-authorization-server/platforms/${guid}`]) {
+      for (const path of [
+        `/platforms/${guid}/.well-known/openid-configuration`,
+        `/.well-known/oauth-authorization-server/platforms/${guid}`,
+      ]) {
         const res = await api(p).get(path);
         expect(res.status).toBe(404);
         expect(res.body).toEqual({ error: expect.any(String), error_description: expect.any(String) });
@@ -122,7 +158,11 @@ describe('Config OP: JWKS', () => {
     const op = await standardOp(p);
     const { client, user } = await clientAndUser(p, op);
     const { tokens } = await codeFlow(p, op, newBrowser(p), client, user);
-    const { header, payload } = await verifyWithJwks(p, tokens.id_token!, op.jwks, { alg: 'RS256', issuer: op.issuer, audience: client.id });
+    const { header, payload } = await verifyWithJwks(p, tokens.id_token!, op.jwks, {
+      alg: 'RS256',
+      issuer: op.issuer,
+      audience: client.id,
+    });
     expect(header.kid).toEqual(expect.any(String));
     expect(payload.sub).toBe(user.id);
   });
@@ -132,7 +172,11 @@ describe('Config OP: JWKS', () => {
     for (const alg of ['ES256', 'EdDSA'] as const) {
       const { client, user } = await clientAndUser(p, op, { idTokenSignedResponseAlg: alg });
       const { tokens } = await codeFlow(p, op, newBrowser(p), client, user);
-      const { payload } = await verifyWithJwks(p, tokens.id_token!, op.jwks, { alg, issuer: op.issuer, audience: client.id });
+      const { payload } = await verifyWithJwks(p, tokens.id_token!, op.jwks, {
+        alg,
+        issuer: op.issuer,
+        audience: client.id,
+      });
       expect(payload.sub).toBe(user.id);
     }
   });
@@ -142,7 +186,10 @@ describe('Config OP: JWKS', () => {
     expect(op.discovery.userinfo_signing_alg_values_supported).toBeUndefined();
     const { client, user } = await clientAndUser(p, op);
     const { tokens } = await codeFlow(p, op, newBrowser(p), client, user);
-    const res = await api(p).get(pathOf(op.discovery.userinfo_endpoint)).set('Authorization', `Bearer ${tokens.access_token}`).expect(200);
+    const res = await api(p)
+      .get(pathOf(op.discovery.userinfo_endpoint))
+      .set('Authorization', `Bearer ${tokens.access_token}`)
+      .expect(200);
     expect(res.headers['content-type']).toMatch(/^application\/json/);
     expect(res.body.sub).toBe(user.id);
   });

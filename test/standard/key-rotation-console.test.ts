@@ -11,11 +11,17 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const rowOf = (html: string, kid: string) => new RegExp(`<tr>\\s*<td class="nowrap"><code>${kid}</code>[\\s\\S]*?</tr>`).exec(html)?.[0] ?? '';
-const lastRotation = async (platformId: string) => (await t.services.audit.list({ platformId, kind: 'key.rotated' }, 1)).events[0];
+const rowOf = (html: string, kid: string) =>
+  new RegExp(`<tr>\\s*<td class="nowrap"><code>${kid}</code>[\\s\\S]*?</tr>`).exec(html)?.[0] ?? '';
+const lastRotation = async (platformId: string) =>
+  (await t.services.audit.list({ platformId, kind: 'key.rotated' }, 1)).events[0];
 
 it('Keys of a standard platform: rotate an algorithm (next, with its time), at once, or call a next key off', async () => {
-  const { platform: p } = await t.services.platforms.createPlatform(`Console keys ${Date.now()}`, undefined, 'standard');
+  const { platform: p } = await t.services.platforms.createPlatform(
+    `Console keys ${Date.now()}`,
+    undefined,
+    'standard',
+  );
   const keys = `/admin/platforms/${p.id}/keys`;
   const page = (await b.get(keys)).text;
   expect(page).toContain('<th scope="col">Signs from (UTC)</th>');
@@ -25,10 +31,15 @@ it('Keys of a standard platform: rotate an algorithm (next, with its time), at o
   const rotated = await b.post(`${keys}/rotate`, { alg: 'ES256' });
   expect(rotated.status).toBe(303);
   const event = await lastRotation(p.id);
-  expect(event).toMatchObject({ actorType: 'operator', details: { alg: 'ES256', previous_kid: oldKid, immediately: false } });
+  expect(event).toMatchObject({
+    actorType: 'operator',
+    details: { alg: 'ES256', previous_kid: oldKid, immediately: false },
+  });
   const kid = String(event.details.kid);
   const after = (await b.follow(rotated)).text;
-  expect(after).toContain(`New ES256 key ${kid}: published now, signs from ${String(event.details.activates_at).slice(0, 16).replace('T', ' ')} UTC.`);
+  expect(after).toContain(
+    `New ES256 key ${kid}: published now, signs from ${String(event.details.activates_at).slice(0, 16).replace('T', ' ')} UTC.`,
+  );
   expect(rowOf(after, kid)).toContain('<span class="badge">next</span>');
   expect(rowOf(after, kid)).toContain(String(event.details.activates_at).slice(0, 19).replace('T', ' '));
   expect(rowOf(after, oldKid)).toContain('<span class="badge badge-ok">active</span>');

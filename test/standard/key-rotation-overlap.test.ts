@@ -20,24 +20,46 @@ beforeAll(async () => {
   ttlMs = t.config.accessTokenTtlSeconds * 1000;
 });
 afterAll(() => t.close());
-afterEach(() => { offsetMs = 0; });
+afterEach(() => {
+  offsetMs = 0;
+});
 
 type Jwk = { kid: string; alg: string };
-type ListedKey = { kid: string; alg: string; status: string; activates_at: string | null; rotated_at: string | null; retired_at: string | null };
-const standardPlatform = async () => (await t.services.platforms.createPlatform(`Rotating ${Date.now()}`, undefined, 'standard')).platform;
-const jwks = async (platformId: string) => (await request(t.app).get(`/oauth/jwks?platform_guid=${platformId}`).expect(200)).body as { keys: Jwk[] };
-const kids = async (platformId: string, alg = 'RS256') => (await jwks(platformId)).keys.filter((k) => k.alg === alg).map((k) => k.kid).sort();
-const listed = async (platformId: string) => (await global.get(`/platforms/${platformId}/keys`)).body.items as ListedKey[];
+type ListedKey = {
+  kid: string;
+  alg: string;
+  status: string;
+  activates_at: string | null;
+  rotated_at: string | null;
+  retired_at: string | null;
+};
+const standardPlatform = async () =>
+  (await t.services.platforms.createPlatform(`Rotating ${Date.now()}`, undefined, 'standard')).platform;
+const jwks = async (platformId: string) =>
+  (await request(t.app).get(`/oauth/jwks?platform_guid=${platformId}`).expect(200)).body as { keys: Jwk[] };
+const kids = async (platformId: string, alg = 'RS256') =>
+  (await jwks(platformId)).keys
+    .filter((k) => k.alg === alg)
+    .map((k) => k.kid)
+    .sort();
+const listed = async (platformId: string) =>
+  (await global.get(`/platforms/${platformId}/keys`)).body.items as ListedKey[];
 const rsKid = async (platformId: string) => (await t.services.signingKeys.activeAsymmetricKey(platformId, 'RS256')).kid;
 
 /** An access token as the token endpoint signs it, its kid, and whether it verifies against the JWKS served now. */
 async function accessToken(platform: Platform) {
-  const jwt = await t.services.tokenSigner.signAccessToken(platform, { sub: 'someone', iat: Math.floor(clock().getTime() / 1000) });
+  const jwt = await t.services.tokenSigner.signAccessToken(platform, {
+    sub: 'someone',
+    iat: Math.floor(clock().getTime() / 1000),
+  });
   return { jwt, kid: jose.decodeProtectedHeader(jwt).kid as string };
 }
 async function verifiesWithJwks(platformId: string, jwt: string) {
   const keySet = jose.createLocalJWKSet(await jwks(platformId));
-  return jose.jwtVerify(jwt, keySet, { currentDate: clock() }).then(() => true, () => false);
+  return jose.jwtVerify(jwt, keySet, { currentDate: clock() }).then(
+    () => true,
+    () => false,
+  );
 }
 
 describe('standard platform: key rotation with overlap', () => {
@@ -55,10 +77,18 @@ describe('standard platform: key rotation with overlap', () => {
     const before = await accessToken(p);
     expect(before.kid).toBe(oldKid);
     expect(await verifiesWithJwks(p.id, before.jwt)).toBe(true);
-    expect(await listed(p.id)).toEqual(expect.arrayContaining([
-      expect.objectContaining({ kid: newKid, status: 'next', activates_at: rotated.body.activates_at, rotated_at: null, retired_at: null }),
-      expect.objectContaining({ kid: oldKid, status: 'active', rotated_at: null }),
-    ]));
+    expect(await listed(p.id)).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          kid: newKid,
+          status: 'next',
+          activates_at: rotated.body.activates_at,
+          rotated_at: null,
+          retired_at: null,
+        }),
+        expect.objectContaining({ kid: oldKid, status: 'active', rotated_at: null }),
+      ]),
+    );
 
     // Just before the activation: still the old key.
     offsetMs = delayMs - 5_000;
@@ -73,16 +103,26 @@ describe('standard platform: key rotation with overlap', () => {
     expect(await kids(p.id)).toEqual([oldKid, newKid].sort());
     expect(await t.services.signingKeys.publicKeyById(p.id, oldKid)).toMatchObject({ alg: 'RS256' });
     const retiresAt = new Date(new Date(rotated.body.activates_at).getTime() + ttlMs).toISOString();
-    expect(await listed(p.id)).toEqual(expect.arrayContaining([
-      expect.objectContaining({ kid: newKid, status: 'active', activates_at: rotated.body.activates_at }),
-      expect.objectContaining({ kid: oldKid, status: 'retiring', rotated_at: rotated.body.activates_at, retired_at: retiresAt }),
-    ]));
+    expect(await listed(p.id)).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ kid: newKid, status: 'active', activates_at: rotated.body.activates_at }),
+        expect.objectContaining({
+          kid: oldKid,
+          status: 'retiring',
+          rotated_at: rotated.body.activates_at,
+          retired_at: retiresAt,
+        }),
+      ]),
+    );
 
     // Once the old key's last token has expired, it leaves the JWKS and verifies nothing.
     offsetMs = delayMs + ttlMs + 5_000;
     expect(await kids(p.id)).toEqual([newKid]);
     expect(await t.services.signingKeys.publicKeyById(p.id, oldKid)).toBeUndefined();
-    expect((await listed(p.id)).find((k) => k.kid === oldKid)).toMatchObject({ status: 'retired', retired_at: retiresAt });
+    expect((await listed(p.id)).find((k) => k.kid === oldKid)).toMatchObject({
+      status: 'retired',
+      retired_at: retiresAt,
+    });
     // The other algorithms were never touched.
     expect((await jwks(p.id)).keys.map((k) => k.alg).sort()).toEqual(['ES256', 'EdDSA', 'RS256']);
   });
@@ -92,7 +132,8 @@ describe('standard platform: key rotation with overlap', () => {
     const other = await buildTestApp({}, clock); // a second instance on the same database
     try {
       const oldKid = await rsKid(p.id);
-      const newKid = (await runCommand(t.services, ['key', 'rotate', '--platform', p.id, '--alg', 'RS256'])).kid as string;
+      const newKid = (await runCommand(t.services, ['key', 'rotate', '--platform', p.id, '--alg', 'RS256']))
+        .kid as string;
       offsetMs = delayMs - 5_000;
       expect((await other.services.signingKeys.activeAsymmetricKey(p.id, 'RS256')).kid).toBe(oldKid); // loads (and caches) the keys
       offsetMs = delayMs + 5_000; // within its 30 s cache
@@ -113,7 +154,10 @@ describe('standard platform: key rotation with overlap', () => {
     expect(await kids(p.id, 'ES256')).toEqual([oldKid, out.kid as string].sort());
     expect((await listed(p.id)).find((k) => k.kid === oldKid)).toMatchObject({ status: 'retiring' });
     const [event] = (await t.services.audit.list({ platformId: p.id, kind: 'key.rotated' }, 1)).events;
-    expect(event).toMatchObject({ actorType: 'cli', details: { kid: out.kid, previous_kid: oldKid, alg: 'ES256', immediately: true } });
+    expect(event).toMatchObject({
+      actorType: 'cli',
+      details: { kid: out.kid, previous_kid: oldKid, alg: 'ES256', immediately: true },
+    });
 
     await runCommand(t.services, ['key', 'retire', '--platform', p.id, '--kid', oldKid]);
     expect(await kids(p.id, 'ES256')).toEqual([out.kid]);
@@ -173,6 +217,10 @@ describe('standard platform: key rotation with overlap', () => {
     const bad = await global.post(`/platforms/${p.id}/keys/rotate`, { alg: 'HS512', immediately: true });
     expectOAuthError(bad, 400, 'invalid_request');
     expect(bad.body.error_description).toMatch(/^immediately: /);
-    expectOAuthError(await global.post(`/platforms/${p.id}/keys/rotate`, { alg: 'RS256', immediately: 'yes' }), 400, 'invalid_request');
+    expectOAuthError(
+      await global.post(`/platforms/${p.id}/keys/rotate`, { alg: 'RS256', immediately: 'yes' }),
+      400,
+      'invalid_request',
+    );
   });
 });

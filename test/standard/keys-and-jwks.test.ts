@@ -7,11 +7,17 @@ import { PUBLIC_JWK_MEMBERS } from '../../src/domain/signing-key';
 
 // A `standard` platform's asymmetric keys and public JWKS (the tokens they sign: tokens.test.ts).
 let t: Awaited<ReturnType<typeof buildTestApp>>;
-beforeAll(async () => { t = await buildTestApp(); });
+beforeAll(async () => {
+  t = await buildTestApp();
+});
 afterAll(() => t.close());
 
-const jwks = async (platformId: string) => (await request(t.app).get(`/oauth/jwks?platform_guid=${platformId}`).expect(200)).body.keys as Array<Record<string, string>>;
-const standardPlatform = async () => (await t.services.platforms.createPlatform(`Standard ${Date.now()}`, undefined, 'standard')).platform;
+const jwks = async (platformId: string) =>
+  (await request(t.app).get(`/oauth/jwks?platform_guid=${platformId}`).expect(200)).body.keys as Array<
+    Record<string, string>
+  >;
+const standardPlatform = async () =>
+  (await t.services.platforms.createPlatform(`Standard ${Date.now()}`, undefined, 'standard')).platform;
 const KTY_OF = { RS256: 'RSA', ES256: 'EC', EdDSA: 'OKP' } as const;
 
 /** Only the public members of the key's kty, plus kid/use/alg: no d, p, q, dp, dq, qi, k, oth, key_ops, ext. */
@@ -43,7 +49,9 @@ describe('standard platform: keys and JWKS', () => {
     const published = await jwks(p.id);
     for (const alg of ['RS256', 'ES256', 'EdDSA'] as const) {
       const active = await t.services.signingKeys.activeAsymmetricKey(p.id, alg);
-      const jws = await new jose.CompactSign(new TextEncoder().encode('test payload')).setProtectedHeader({ alg, kid: active.kid }).sign(active.privateKey);
+      const jws = await new jose.CompactSign(new TextEncoder().encode('test payload'))
+        .setProtectedHeader({ alg, kid: active.kid })
+        .sign(active.privateKey);
       const jwk = published.find((k) => k.kid === active.kid)!;
       expect(jwk.alg).toBe(alg);
       const { payload } = await jose.compactVerify(jws, await jose.importJWK(jwk, alg));
@@ -83,14 +91,28 @@ describe('standard platform: keys and JWKS', () => {
     expect(after).toHaveLength(4);
     // Published before it signs: the old key signs until the publication delay has passed.
     expect((await t.services.signingKeys.activeAsymmetricKey(p.id, 'ES256')).kid).toBe(oldEs);
-    const listed = (await runCommand(t.services, ['key', 'list', '--platform', p.id])).items as Array<{ kid: string; alg: string; status: string }>;
+    const listed = (await runCommand(t.services, ['key', 'list', '--platform', p.id])).items as Array<{
+      kid: string;
+      alg: string;
+      status: string;
+    }>;
     expect(listed.find((k) => k.kid === oldEs)).toMatchObject({ alg: 'ES256', status: 'active' });
     expect(listed.find((k) => k.kid === rotated.kid)).toMatchObject({ alg: 'ES256', status: 'next' });
-    expect(listed.filter((k) => k.status === 'active').map((k) => k.alg).sort()).toEqual(['ES256', 'EdDSA', 'HS512', 'RS256']);
+    expect(
+      listed
+        .filter((k) => k.status === 'active')
+        .map((k) => k.alg)
+        .sort(),
+    ).toEqual(['ES256', 'EdDSA', 'HS512', 'RS256']);
     // past the publication delay and then the access-token lifetime, the old key is no longer published
-    const later = await buildTestApp({}, () => new Date(Date.now() + (t.config.signingKeyPublicationSeconds + 3601) * 1000));
+    const later = await buildTestApp(
+      {},
+      () => new Date(Date.now() + (t.config.signingKeyPublicationSeconds + 3601) * 1000),
+    );
     try {
-      const kids = (await request(later.app).get(`/oauth/jwks?platform_guid=${p.id}`).expect(200)).body.keys.map((k: { kid: string }) => k.kid);
+      const kids = (await request(later.app).get(`/oauth/jwks?platform_guid=${p.id}`).expect(200)).body.keys.map(
+        (k: { kid: string }) => k.kid,
+      );
       expect(kids).not.toContain(oldEs);
       expect(kids).toContain(rotated.kid);
       expect(kids).toHaveLength(3);
@@ -103,7 +125,9 @@ describe('standard platform: keys and JWKS', () => {
     const p = await buildPlatform(t.services);
     const seedKeys = await jwks(p.id);
     expect(seedKeys).toEqual([{ kty: 'oct', alg: 'HS512', use: 'sig', kid: expect.any(String) }]);
-    await expect(runCommand(t.services, ['key', 'rotate', '--platform', p.id, '--alg', 'RS256'])).rejects.toThrow(/standard/);
+    await expect(runCommand(t.services, ['key', 'rotate', '--platform', p.id, '--alg', 'RS256'])).rejects.toThrow(
+      /standard/,
+    );
     const updated = await runCommand(t.services, ['platform', 'update', '--platform', p.id, '--profile', 'standard']);
     expect(updated.signing_profile).toBe('standard');
     const keys = await jwks(p.id);

@@ -11,20 +11,35 @@ const key = () => randomBytes(32).toString('base64url');
 const ROOT = path.resolve(__dirname, '..', '..');
 
 let fresh: FreshDatabase;
-beforeAll(async () => { fresh = await freshDatabase(); });
+beforeAll(async () => {
+  fresh = await freshDatabase();
+});
 afterAll(() => fresh.drop());
 
-const baseEnv = () => ({ ...fresh.env, NODE_ENV: 'development', SESSION_SECRET: TEST_ENV.SESSION_SECRET, RATE_LIMIT_SCALE: '0', LOG_LEVEL: 'silent' });
+const baseEnv = () => ({
+  ...fresh.env,
+  NODE_ENV: 'development',
+  SESSION_SECRET: TEST_ENV.SESSION_SECRET,
+  RATE_LIMIT_SCALE: '0',
+  LOG_LEVEL: 'silent',
+});
 
 /** A node process with tsx (the admin CLI, a script) until it exits: its exit code and output. */
 function run(env: Record<string, string>, args: string[]): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', ...args], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     child.stdout.on('data', (d) => (output += d));
     child.stderr.on('data', (d) => (output += d));
     const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.once('exit', (code) => { clearTimeout(timer); resolve({ code, output }); });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, output });
+    });
   });
 }
 const cli = (env: Record<string, string>, argv: string[]) => run(env, ['src/cli/main.ts', ...argv]);
@@ -41,13 +56,23 @@ const READ_SEALED_KEYS = `
 
 it('reseals the private JWKs of a standard platform under the new MASTER_KEY', async () => {
   const [a, b] = [key(), key()];
-  const created = await cli({ ...baseEnv(), MASTER_KEY: a }, ['platform', 'create', '--name', 'Standard', '--profile', 'standard']);
+  const created = await cli({ ...baseEnv(), MASTER_KEY: a }, [
+    'platform',
+    'create',
+    '--name',
+    'Standard',
+    '--profile',
+    'standard',
+  ]);
   expect(created.code).toBe(0);
   expect(JSON.parse(created.output)).toMatchObject({ signing_profile: 'standard' });
 
   const reseal = await cli({ ...baseEnv(), MASTER_KEY: b, MASTER_KEY_PREVIOUS: a }, ['master-key', 'reseal']);
   expect(reseal.code).toBe(0);
-  expect(JSON.parse(reseal.output).resealed).toMatchObject({ 'signing_keys.sealed_secret': 1, 'signing_keys.sealed_private_jwk': 3 });
+  expect(JSON.parse(reseal.output).resealed).toMatchObject({
+    'signing_keys.sealed_secret': 1,
+    'signing_keys.sealed_private_jwk': 3,
+  });
 
   const read = await run(baseEnv(), ['-e', READ_SEALED_KEYS]);
   expect(read.code).toBe(0);

@@ -10,13 +10,17 @@ import { basic, jwtPayload } from '../support/account-flows';
 // access token, no ID token, no UserInfo, no claims on consent). A seed platform keeps the spec's
 // rules: scope required, openid required.
 let t: Awaited<ReturnType<typeof buildTestApp>>;
-beforeAll(async () => { t = await buildTestApp(); });
+beforeAll(async () => {
+  t = await buildTestApp();
+});
 afterAll(() => t.close());
 
 const CALLBACK = 'https://app.example/callback';
 
 async function standardSetup(clientScopes?: string) {
-  const platform = (await t.services.platforms.createPlatform(`OAuth ${randomBytes(4).toString('hex')}`, undefined, 'standard')).platform;
+  const platform = (
+    await t.services.platforms.createPlatform(`OAuth ${randomBytes(4).toString('hex')}`, undefined, 'standard')
+  ).platform;
   const client = await buildClient(t.services, platform.id, clientScopes ? { scopes: clientScopes } : {});
   const user = await buildUser(t.services, platform.id);
   return { platform, client, user, issuerPath: `/platforms/${platform.id}` };
@@ -24,7 +28,12 @@ async function standardSetup(clientScopes?: string) {
 
 type Setup = Awaited<ReturnType<typeof standardSetup>>;
 const authorizePath = (s: Setup, params: Record<string, string | undefined>) => {
-  const query = new URLSearchParams({ response_type: 'code', client_id: s.client.id, redirect_uri: CALLBACK, state: 'st' });
+  const query = new URLSearchParams({
+    response_type: 'code',
+    client_id: s.client.id,
+    redirect_uri: CALLBACK,
+    state: 'st',
+  });
   for (const [k, v] of Object.entries(params)) if (v !== undefined) query.set(k, v);
   return `${s.issuerPath}/oauth/authorize?${query}`;
 };
@@ -32,7 +41,8 @@ const authorizePath = (s: Setup, params: Record<string, string | undefined>) => 
 /** Authorize, sign in; the consent page's HTML (when shown) and the callback after allowing. */
 async function authorizeAndAllow(s: Setup, params: Record<string, string | undefined>, b: Browser = browser(t.app)) {
   let step = await b.get(authorizePath(s, params));
-  if (!step.location && b.pageTitle() === 'Sign in') step = await b.submit('/signin', { email: s.user.email, password: TEST_PASSWORD });
+  if (!step.location && b.pageTitle() === 'Sign in')
+    step = await b.submit('/signin', { email: s.user.email, password: TEST_PASSWORD });
   const consent = step.location ? undefined : b.html;
   if (!step.location) step = await b.submit('/consent', { decision: 'allow' });
   if (!step.location) throw new Error(`no callback:\n${b.html.slice(0, 2000)}`);
@@ -40,7 +50,10 @@ async function authorizeAndAllow(s: Setup, params: Record<string, string | undef
 }
 
 const exchange = (s: Setup, callback: URL) =>
-  request(t.app).post(`${s.issuerPath}/oauth/token`).set('Authorization', basic(s.client)).type('form')
+  request(t.app)
+    .post(`${s.issuerPath}/oauth/token`)
+    .set('Authorization', basic(s.client))
+    .type('form')
     .send({ grant_type: 'authorization_code', code: callback.searchParams.get('code'), redirect_uri: CALLBACK });
 
 describe('standard platform: an OAuth request without openid', () => {
@@ -48,12 +61,24 @@ describe('standard platform: an OAuth request without openid', () => {
     const s = await standardSetup();
     const { callback } = await authorizeAndAllow(s, { scope: 'email offline_access' });
     const tokens = (await exchange(s, callback).expect(200)).body;
-    expect(tokens).toMatchObject({ token_type: 'Bearer', scope: 'email offline_access', refresh_token: expect.any(String) });
+    expect(tokens).toMatchObject({
+      token_type: 'Bearer',
+      scope: 'email offline_access',
+      refresh_token: expect.any(String),
+    });
     expect(tokens.id_token).toBeUndefined();
-    expect(jwtPayload(tokens.access_token)).toMatchObject({ sub: s.user.id, client_id: s.client.id, scope: 'email offline_access' });
+    expect(jwtPayload(tokens.access_token)).toMatchObject({
+      sub: s.user.id,
+      client_id: s.client.id,
+      scope: 'email offline_access',
+    });
 
-    const refreshed = await request(t.app).post(`${s.issuerPath}/oauth/token`).set('Authorization', basic(s.client)).type('form')
-      .send({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token }).expect(200);
+    const refreshed = await request(t.app)
+      .post(`${s.issuerPath}/oauth/token`)
+      .set('Authorization', basic(s.client))
+      .type('form')
+      .send({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token })
+      .expect(200);
     expect(refreshed.body.id_token).toBeUndefined();
   });
 
@@ -70,14 +95,25 @@ describe('standard platform: an OAuth request without openid', () => {
     const { access_token: accessToken } = (await exchange(s, callback).expect(200)).body;
     for (const res of [
       await request(t.app).get(`${s.issuerPath}/oauth/userinfo`).set('Authorization', `Bearer ${accessToken}`),
-      await request(t.app).post(`/oauth/userinfo?platform_guid=${s.platform.id}`).set('Authorization', `Bearer ${accessToken}`).type('form').send({}),
+      await request(t.app)
+        .post(`/oauth/userinfo?platform_guid=${s.platform.id}`)
+        .set('Authorization', `Bearer ${accessToken}`)
+        .type('form')
+        .send({}),
       await request(t.app).get('/oauth/userinfo').set('Authorization', `Bearer ${accessToken}`), // platform found by the token's key
     ]) {
       expectOAuthError(res, 403, 'insufficient_scope');
-      expect(res.headers['www-authenticate']).toMatch(/^Bearer error="insufficient_scope", error_description="[^"]+", scope="openid"$/);
+      expect(res.headers['www-authenticate']).toMatch(
+        /^Bearer error="insufficient_scope", error_description="[^"]+", scope="openid"$/,
+      );
     }
     // Introspection still reports it: the token is good, only not for UserInfo.
-    const active = await request(t.app).post(`${s.issuerPath}/oauth/introspect`).set('Authorization', basic(s.client)).type('form').send({ token: accessToken }).expect(200);
+    const active = await request(t.app)
+      .post(`${s.issuerPath}/oauth/introspect`)
+      .set('Authorization', basic(s.client))
+      .type('form')
+      .send({ token: accessToken })
+      .expect(200);
     expect(active.body).toMatchObject({ active: true, scope: 'email' });
   });
 
@@ -99,7 +135,9 @@ describe('standard platform: an OAuth request without openid', () => {
   it('prompt=none, max_age and login_hint keep working', async () => {
     const s = await standardSetup();
     const { b } = await authorizeAndAllow(s, { scope: 'email', login_hint: s.user.email, max_age: '600' });
-    const silent = await b.get(authorizePath(s, { scope: 'email', prompt: 'none', max_age: '600', login_hint: s.user.email }));
+    const silent = await b.get(
+      authorizePath(s, { scope: 'email', prompt: 'none', max_age: '600', login_hint: s.user.email }),
+    );
     const callback = new URL(silent.location!);
     expect(callback.searchParams.get('code')).toEqual(expect.any(String));
     expect((await exchange(s, callback).expect(200)).body.id_token).toBeUndefined();
@@ -110,7 +148,9 @@ describe('standard platform: an OAuth request without openid', () => {
 
   it('a scope the client does not hold, leaving nothing to grant, is invalid_scope', async () => {
     const s = await standardSetup('openid email');
-    const res = await request(t.app).get(authorizePath(s, { scope: 'phone' })).expect(302);
+    const res = await request(t.app)
+      .get(authorizePath(s, { scope: 'phone' }))
+      .expect(302);
     expect(new URL(res.headers.location as string).searchParams.get('error')).toBe('invalid_scope');
   });
 });
@@ -119,22 +159,32 @@ describe('standard platform: a request with no scope', () => {
   it.each([
     ['omitted', undefined],
     ['empty', ''],
-  ])('%s: the client\'s registered scopes, openid included, so an ID token too', async (_label, scope) => {
+  ])("%s: the client's registered scopes, openid included, so an ID token too", async (_label, scope) => {
     const s = await standardSetup('openid email offline_access');
     const { callback } = await authorizeAndAllow(s, { scope });
     const tokens = (await exchange(s, callback).expect(200)).body;
-    expect(tokens).toMatchObject({ scope: 'openid email offline_access', id_token: expect.any(String), refresh_token: expect.any(String) });
+    expect(tokens).toMatchObject({
+      scope: 'openid email offline_access',
+      id_token: expect.any(String),
+      refresh_token: expect.any(String),
+    });
   });
 });
 
-describe('a seed platform keeps the spec\'s rules', () => {
+describe("a seed platform keeps the spec's rules", () => {
   it.each([
     ['no scope', 'invalid_request', undefined],
     ['a scope without openid', 'invalid_scope', 'email'],
   ])('%s: %s', async (_label, code, scope) => {
     const platform = await buildPlatform(t.services);
     const client = await buildClient(t.services, platform.id);
-    const query = new URLSearchParams({ platform_guid: platform.id, response_type: 'code', client_id: client.id, redirect_uri: CALLBACK, state: 'st' });
+    const query = new URLSearchParams({
+      platform_guid: platform.id,
+      response_type: 'code',
+      client_id: client.id,
+      redirect_uri: CALLBACK,
+      state: 'st',
+    });
     if (scope) query.set('scope', scope);
     const res = await request(t.app).get(`/oauth/authorize?${query}`).expect(302);
     expect(new URL(res.headers.location as string).searchParams.get('error')).toBe(code);

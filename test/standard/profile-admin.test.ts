@@ -14,7 +14,13 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const jwksAlgs = async (platformId: string) =>
-  ((await request(t.app).get(`/oauth/jwks?platform_guid=${platformId}`).expect(200)).body.keys as Array<{ alg: string }>).map((k) => k.alg).sort();
+  (
+    (await request(t.app).get(`/oauth/jwks?platform_guid=${platformId}`).expect(200)).body.keys as Array<{
+      alg: string;
+    }>
+  )
+    .map((k) => k.alg)
+    .sort();
 
 describe('admin API: signing profile', () => {
   it('creates a standard platform with its three asymmetric keys; audited with the profile and kids', async () => {
@@ -27,7 +33,12 @@ describe('admin API: signing profile', () => {
     expect(event).toMatchObject({
       kind: 'platform.created',
       actorType: 'admin_token',
-      details: { name: 'Standard one', kid: created.body.kid, signing_profile: 'standard', keys_created: { RS256: expect.any(String), ES256: expect.any(String), EdDSA: expect.any(String) } },
+      details: {
+        name: 'Standard one',
+        kid: created.body.kid,
+        signing_profile: 'standard',
+        keys_created: { RS256: expect.any(String), ES256: expect.any(String), EdDSA: expect.any(String) },
+      },
     });
     expect(JSON.stringify(event.details)).not.toMatch(/"d"|"n"|"x"/); // kids only, no key material
 
@@ -47,7 +58,10 @@ describe('admin API: signing profile', () => {
     expect((await global.get(`/platforms/${guid}`)).body.signing_profile).toBe('standard');
     expect(await jwksAlgs(guid)).toEqual(['ES256', 'EdDSA', 'RS256']);
     const [event] = (await t.services.audit.list({ platformId: guid }, 10)).events;
-    expect(event).toMatchObject({ kind: 'platform.updated', details: { signing_profile: { from: 'seed', to: 'standard' }, keys_created: { RS256: expect.any(String) } } });
+    expect(event).toMatchObject({
+      kind: 'platform.updated',
+      details: { signing_profile: { from: 'seed', to: 'standard' }, keys_created: { RS256: expect.any(String) } },
+    });
     const listed: Array<{ platform_guid: string; signing_profile: string }> = [];
     let cursor: string | null = null;
     do {
@@ -59,22 +73,44 @@ describe('admin API: signing profile', () => {
   });
 
   it('rotates one algorithm with {alg}; the seed rotation without a body answers as before', async () => {
-    const guid = (await global.post('/platforms', { name: 'Rotating', signing_profile: 'standard' })).body.platform_guid;
+    const guid = (await global.post('/platforms', { name: 'Rotating', signing_profile: 'standard' })).body
+      .platform_guid;
     const before = (await global.get(`/platforms/${guid}/keys`)).body.items as Array<{ kid: string; alg: string }>;
     const oldRs = before.find((k) => k.alg === 'RS256')!.kid;
     const rotated = await global.post(`/platforms/${guid}/keys/rotate`, { alg: 'RS256' });
     expect(rotated.status).toBe(201);
-    expect(rotated.body).toEqual({ platform_guid: guid, kid: expect.any(String), previous_kid: oldRs, alg: 'RS256', activates_at: expect.any(String) });
+    expect(rotated.body).toEqual({
+      platform_guid: guid,
+      kid: expect.any(String),
+      previous_kid: oldRs,
+      alg: 'RS256',
+      activates_at: expect.any(String),
+    });
     // Published before it signs: the old key signs until activates_at.
-    const after = (await global.get(`/platforms/${guid}/keys`)).body.items as Array<{ kid: string; alg: string; status: string }>;
+    const after = (await global.get(`/platforms/${guid}/keys`)).body.items as Array<{
+      kid: string;
+      alg: string;
+      status: string;
+    }>;
     expect(after.find((k) => k.kid === oldRs)).toMatchObject({ status: 'active', alg: 'RS256' });
-    expect(after.find((k) => k.kid === rotated.body.kid)).toMatchObject({ status: 'next', alg: 'RS256', activates_at: rotated.body.activates_at });
+    expect(after.find((k) => k.kid === rotated.body.kid)).toMatchObject({
+      status: 'next',
+      alg: 'RS256',
+      activates_at: rotated.body.activates_at,
+    });
     const [event] = (await t.services.audit.list({ platformId: guid }, 10)).events;
-    expect(event).toMatchObject({ kind: 'key.rotated', details: { kid: rotated.body.kid, previous_kid: oldRs, alg: 'RS256' } });
+    expect(event).toMatchObject({
+      kind: 'key.rotated',
+      details: { kid: rotated.body.kid, previous_kid: oldRs, alg: 'RS256' },
+    });
 
     const hs = await global.post(`/platforms/${guid}/keys/rotate`);
     expect(hs.status).toBe(201);
-    expect(hs.body).toEqual({ platform_guid: guid, kid: expect.any(String), previous_kid: before.find((k) => k.alg === 'HS512')!.kid });
+    expect(hs.body).toEqual({
+      platform_guid: guid,
+      kid: expect.any(String),
+      previous_kid: before.find((k) => k.alg === 'HS512')!.kid,
+    });
   });
 
   it('answers bad input with a 400 naming the field, asymmetric keys on a seed platform with 409, other platforms with 404', async () => {
@@ -88,7 +124,11 @@ describe('admin API: signing profile', () => {
     const badAlg = await global.post(`/platforms/${seed.id}/keys/rotate`, { alg: 'none' });
     expectOAuthError(badAlg, 400, 'invalid_request');
     expect(badAlg.body.error_description).toMatch(/^alg: /);
-    expectOAuthError(await global.post(`/platforms/${seed.id}/keys/rotate`, { alg: 'RS256', extra: 1 }), 400, 'invalid_request');
+    expectOAuthError(
+      await global.post(`/platforms/${seed.id}/keys/rotate`, { alg: 'RS256', extra: 1 }),
+      400,
+      'invalid_request',
+    );
     const onSeed = await global.post(`/platforms/${seed.id}/keys/rotate`, { alg: 'ES256' });
     expectOAuthError(onSeed, 409, 'invalid_request');
     expect(onSeed.body.error_description).toMatch(/standard/);
@@ -99,23 +139,42 @@ describe('admin API: signing profile', () => {
     expectOAuthError(await scoped.patch(`/platforms/${seed.id}`, { signing_profile: 'standard' }), 404, 'not_found');
     expectOAuthError(await scoped.post(`/platforms/${seed.id}/keys/rotate`, { alg: 'HS512' }), 404, 'not_found');
     expectOAuthError(await scoped.post('/platforms', { name: 'x', signing_profile: 'standard' }), 403, 'access_denied');
-    expect((await scoped.patch(`/platforms/${mine.id}`, { signing_profile: 'standard' })).body.signing_profile).toBe('standard');
+    expect((await scoped.patch(`/platforms/${mine.id}`, { signing_profile: 'standard' })).body.signing_profile).toBe(
+      'standard',
+    );
   });
 });
 
 describe('CLI: signing profile', () => {
   it('platform create --profile standard, update --profile, key rotate --alg; bad values named', async () => {
-    const created = await runCommand(t.services, ['platform', 'create', '--name', 'From the CLI', '--profile', 'standard']);
+    const created = await runCommand(t.services, [
+      'platform',
+      'create',
+      '--name',
+      'From the CLI',
+      '--profile',
+      'standard',
+    ]);
     expect(created).toMatchObject({ signing_profile: 'standard', kid: expect.any(String) });
     const guid = created.platform_guid as string;
     expect(await jwksAlgs(guid)).toEqual(['ES256', 'EdDSA', 'RS256']);
-    expect(await runCommand(t.services, ['platform', 'show', '--platform', guid])).toMatchObject({ signing_profile: 'standard' });
+    expect(await runCommand(t.services, ['platform', 'show', '--platform', guid])).toMatchObject({
+      signing_profile: 'standard',
+    });
     const rotated = await runCommand(t.services, ['key', 'rotate', '--platform', guid, '--alg', 'EdDSA']);
     expect(rotated).toMatchObject({ alg: 'EdDSA', previous_kid: expect.any(String) });
-    expect(await runCommand(t.services, ['platform', 'update', '--platform', guid, '--profile', 'seed'])).toMatchObject({ signing_profile: 'seed' });
+    expect(await runCommand(t.services, ['platform', 'update', '--platform', guid, '--profile', 'seed'])).toMatchObject(
+      { signing_profile: 'seed' },
+    );
     expect(await jwksAlgs(guid)).toEqual(['HS512']);
-    expect(await runCommand(t.services, ['platform', 'create', '--name', 'Plain'])).toMatchObject({ signing_profile: 'seed' });
-    await expect(runCommand(t.services, ['platform', 'create', '--name', 'x', '--profile', 'fancy'])).rejects.toThrow(/signing_profile/);
-    await expect(runCommand(t.services, ['key', 'rotate', '--platform', guid, '--alg', 'HS256'])).rejects.toThrow(/alg/);
+    expect(await runCommand(t.services, ['platform', 'create', '--name', 'Plain'])).toMatchObject({
+      signing_profile: 'seed',
+    });
+    await expect(runCommand(t.services, ['platform', 'create', '--name', 'x', '--profile', 'fancy'])).rejects.toThrow(
+      /signing_profile/,
+    );
+    await expect(runCommand(t.services, ['key', 'rotate', '--platform', guid, '--alg', 'HS256'])).rejects.toThrow(
+      /alg/,
+    );
   });
 });

@@ -17,27 +17,45 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const jwksAlgs = async (platformId: string) =>
-  ((await request(t.app).get(`/oauth/jwks?platform_guid=${platformId}`).expect(200)).body.keys as Array<{ alg: string }>).map((k) => k.alg).sort();
+  (
+    (await request(t.app).get(`/oauth/jwks?platform_guid=${platformId}`).expect(200)).body.keys as Array<{
+      alg: string;
+    }>
+  )
+    .map((k) => k.alg)
+    .sort();
 /** The issuer of the seed-style discovery URL (it answers for both profiles), and the status of the standard path form. */
 async function discovery(platformId: string) {
-  const doc = (await request(t.app).get(`/.well-known/openid-configuration?platform_guid=${platformId}`).expect(200)).body as { issuer: string; jwks_uri: string };
+  const doc = (await request(t.app).get(`/.well-known/openid-configuration?platform_guid=${platformId}`).expect(200))
+    .body as { issuer: string; jwks_uri: string };
   const pathForm = (await request(t.app).get(`/platforms/${platformId}/.well-known/openid-configuration`)).status;
   return { issuer: doc.issuer, pathForm };
 }
-const lastEvent = async (platformId: string, kind: 'platform.created' | 'platform.updated') => (await t.services.audit.list({ platformId, kind }, 1)).events[0];
+const lastEvent = async (platformId: string, kind: 'platform.created' | 'platform.updated') =>
+  (await t.services.audit.list({ platformId, kind }, 1)).events[0];
 const alertOf = (html: string) => /id="form-error"><p>([\s\S]*?)<\/p>/.exec(html)?.[1];
-const flashOf = (html: string) => /<div class="alert alert-ok console-alert" role="status"><p>([\s\S]*?)<\/p>/.exec(html)?.[1];
-const selectedIn = (html: string, id: string) => /<option value="([^"]*)" selected/.exec(new RegExp(`<select id="${id}"[\\s\\S]*?</select>`).exec(html)?.[0] ?? '')?.[1];
+const flashOf = (html: string) =>
+  /<div class="alert alert-ok console-alert" role="status"><p>([\s\S]*?)<\/p>/.exec(html)?.[1];
+const selectedIn = (html: string, id: string) =>
+  /<option value="([^"]*)" selected/.exec(
+    new RegExp(`<select id="${id}"[\\s\\S]*?</select>`).exec(html)?.[0] ?? '',
+  )?.[1];
 
-it('Platforms lists the signing profile; Keys shows each key\'s algorithm', async () => {
-  const { platform } = await t.services.platforms.createPlatform(`Console standard ${Date.now()}`, undefined, 'standard');
+it("Platforms lists the signing profile; Keys shows each key's algorithm", async () => {
+  const { platform } = await t.services.platforms.createPlatform(
+    `Console standard ${Date.now()}`,
+    undefined,
+    'standard',
+  );
   // Oldest first, a page at a time (the run's database holds other files' platforms): follow the pages to it.
   let url: string | undefined = '/admin/platforms';
   let row: string | undefined;
   while (url && !row) {
     const list: string = (await b.get(url)).text;
     expect(list).toContain('<th scope="col">Signing</th>');
-    row = new RegExp(`<tr>\\s*<td><a class="link" href="/admin/platforms/${platform.id}">[\\s\\S]*?</tr>`).exec(list)?.[0];
+    row = new RegExp(`<tr>\\s*<td><a class="link" href="/admin/platforms/${platform.id}">[\\s\\S]*?</tr>`).exec(
+      list,
+    )?.[0];
     url = /href="(\/admin\/platforms\?cursor=[^"]+)"/.exec(list)?.[1];
   }
   expect(row).toMatch(/<span class="badge">standard<\/span>/);
@@ -48,7 +66,9 @@ it('Platforms lists the signing profile; Keys shows each key\'s algorithm', asyn
 
 it('"Create platform" takes the signing profile: a standard platform gets its asymmetric keys, JWKS, issuer and discovery; audited', async () => {
   const form = (await b.get('/admin/platforms')).text;
-  expect(form).toContain('A new platform starts with an active HS512 signing key; a standard one also gets an RS256, an ES256 and an EdDSA key.');
+  expect(form).toContain(
+    'A new platform starts with an active HS512 signing key; a standard one also gets an RS256, an ES256 and an EdDSA key.',
+  );
   expect(form).not.toContain('starts with one active signing key');
   expect(selectedIn(form, 'platform-profile')).toBe('seed');
   expect(form).toContain('<option value="standard">standard</option>');
@@ -57,14 +77,20 @@ it('"Create platform" takes the signing profile: a standard platform gets its as
   const created = await b.post('/admin/platforms', { name, signing_profile: 'standard' });
   expect(created.status).toBe(303);
   const guid = /^\/admin\/platforms\/([0-9a-f-]{36})$/.exec(created.headers.location)![1];
-  expect(flashOf((await b.follow(created)).text)).toContain('(standard profile), with its HS512, RS256, ES256 and EdDSA signing keys.');
+  expect(flashOf((await b.follow(created)).text)).toContain(
+    '(standard profile), with its HS512, RS256, ES256 and EdDSA signing keys.',
+  );
 
   expect(await jwksAlgs(guid)).toEqual(['ES256', 'EdDSA', 'RS256']);
   expect(await discovery(guid)).toEqual({ issuer: `${t.config.baseUrl}/platforms/${guid}`, pathForm: 200 });
   expect(await lastEvent(guid, 'platform.created')).toMatchObject({
     actorType: 'operator',
     actorName: operatorEmail,
-    details: { name, signing_profile: 'standard', keys_created: { RS256: expect.any(String), ES256: expect.any(String), EdDSA: expect.any(String) } },
+    details: {
+      name,
+      signing_profile: 'standard',
+      keys_created: { RS256: expect.any(String), ES256: expect.any(String), EdDSA: expect.any(String) },
+    },
   });
 
   // No choice sent (an older form): the API's default, seed.
@@ -80,7 +106,9 @@ it('"Create platform" with a bad profile re-renders the form as typed with the A
   await b.get('/admin/platforms');
   const bad = await b.post('/admin/platforms', { name: fancy, signing_profile: 'fancy' });
   expect(bad.status).toBe(400);
-  expect(alertOf(bad.text)).toMatch(/^Signing profile: Invalid option: expected one of &#34;seed&#34;\|&#34;standard&#34;$/);
+  expect(alertOf(bad.text)).toMatch(
+    /^Signing profile: Invalid option: expected one of &#34;seed&#34;\|&#34;standard&#34;$/,
+  );
   expect(bad.text).toContain(`value="${fancy}"`);
   expect(bad.text).toMatch(/<select id="platform-profile"[^>]*aria-describedby="platform-profile-hint form-error"/);
   const forged = await b.post('/admin/platforms', { name: forgedName, signing_profile: 'standard' }, false);
@@ -111,17 +139,22 @@ it('the Keys screen switches the signing profile both ways: JWKS, issuer and dis
   expect(await lastEvent(p.id, 'platform.updated')).toMatchObject({
     actorType: 'operator',
     actorName: operatorEmail,
-    details: { signing_profile: { from: 'seed', to: 'standard' }, keys_created: { RS256: expect.any(String), ES256: expect.any(String), EdDSA: expect.any(String) } },
+    details: {
+      signing_profile: { from: 'seed', to: 'standard' },
+      keys_created: { RS256: expect.any(String), ES256: expect.any(String), EdDSA: expect.any(String) },
+    },
   });
 
   const toSeed = await b.follow(await b.post(`${keys}/profile`, { signing_profile: 'seed' }));
   expect(flashOf(toSeed.text)).toContain(`Signing profile: seed. The issuer is ${t.config.baseUrl};`);
   expect(await jwksAlgs(p.id)).toEqual(['HS512']);
   expect(await discovery(p.id)).toEqual({ issuer: t.config.baseUrl, pathForm: 404 });
-  expect((await lastEvent(p.id, 'platform.updated')).details).toEqual({ signing_profile: { from: 'standard', to: 'seed' } }); // the keys are kept, not created again
+  expect((await lastEvent(p.id, 'platform.updated')).details).toEqual({
+    signing_profile: { from: 'standard', to: 'seed' },
+  }); // the keys are kept, not created again
 });
 
-it('the profile switch refuses a bad value with the API\'s message and a form without the CSRF token; nothing changes', async () => {
+it("the profile switch refuses a bad value with the API's message and a form without the CSRF token; nothing changes", async () => {
   const p = await buildPlatform(t.services);
   const keys = `/admin/platforms/${p.id}/keys`;
   await b.get(keys);

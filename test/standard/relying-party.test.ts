@@ -1,7 +1,15 @@
 import * as client from 'openid-client';
 import * as jose from 'jose';
 import { buildClient, buildUser } from '../factories';
-import { clientAuth, codeFlow, REDIRECT_URI, startProvider, type Method, type Provider, type Setup } from '../support/rp';
+import {
+  clientAuth,
+  codeFlow,
+  REDIRECT_URI,
+  startProvider,
+  type Method,
+  type Provider,
+  type Setup,
+} from '../support/rp';
 import * as clients from '../../src/repositories/client.repository';
 import type { IdTokenAlg } from '../../src/domain/client';
 
@@ -10,18 +18,25 @@ import type { IdTokenAlg } from '../../src/domain/client';
 // the code flow, refreshes and reads userinfo; a resource server verifies access tokens from the
 // JWKS it fetches itself (jose.createRemoteJWKSet). All over a real listening port.
 let p: Provider;
-beforeAll(async () => { p = await startProvider(); });
+beforeAll(async () => {
+  p = await startProvider();
+});
 afterAll(() => p.close());
 
 /** A standard platform, a client registered with `alg` (default RS256), a user, and openid-client configured from the issuer alone. */
 async function standardSetup(method: Method, alg?: IdTokenAlg): Promise<Setup & { issuer: string }> {
   const platform = (await p.t.services.platforms.createPlatform(`RP ${Date.now()}`, undefined, 'standard')).platform;
-  const c = await buildClient(p.t.services, platform.id, { type: method === 'none' ? 'public' : 'confidential', redirectUris: [REDIRECT_URI] });
+  const c = await buildClient(p.t.services, platform.id, {
+    type: method === 'none' ? 'public' : 'confidential',
+    redirectUris: [REDIRECT_URI],
+  });
   if (alg) await clients.update(p.t.database.db, platform.id, c.id, { idTokenSignedResponseAlg: alg });
   const user = await buildUser(p.t.services, platform.id);
   const issuer = `${p.base}/platforms/${platform.id}`;
   const metadata = alg ? { id_token_signed_response_alg: alg } : undefined;
-  const config = await client.discovery(new URL(issuer), c.id, metadata, clientAuth(method, c.secret), { execute: [client.allowInsecureRequests] });
+  const config = await client.discovery(new URL(issuer), c.id, metadata, clientAuth(method, c.secret), {
+    execute: [client.allowInsecureRequests],
+  });
   client.enableNonRepudiationChecks(config);
   return { platformId: platform.id, clientId: c.id, secret: c.secret, config, user, issuer };
 }
@@ -40,7 +55,10 @@ describe.each<[Method, IdTokenAlg | undefined, string]>([
 
     const { tokens, redirect } = await codeFlow(p, s, 'openid profile email offline_access');
     expect(redirect.searchParams.get('iss')).toBe(s.issuer);
-    expect(jose.decodeProtectedHeader(tokens.id_token!)).toMatchObject({ alg: alg ?? 'RS256', kid: expect.any(String) });
+    expect(jose.decodeProtectedHeader(tokens.id_token!)).toMatchObject({
+      alg: alg ?? 'RS256',
+      kid: expect.any(String),
+    });
     const claims = tokens.claims()!;
     expect(claims).toMatchObject({ iss: s.issuer, sub: s.user.id, aud: s.clientId });
     expect(claims.sid).toEqual(expect.any(String));
@@ -60,7 +78,11 @@ it('a resource server verifies the access token with jose.createRemoteJWKSet ove
   const jwksUri = s.config.serverMetadata().jwks_uri!;
   expect(jwksUri).toBe(`${s.issuer}/oauth/jwks`); // under the issuer (docs/decisions.md, "Agent-ready authorization")
   const remote = jose.createRemoteJWKSet(new URL(jwksUri));
-  const { payload, protectedHeader } = await jose.jwtVerify(tokens.access_token, remote, { issuer: s.issuer, audience: s.clientId, algorithms: ['RS256'] });
+  const { payload, protectedHeader } = await jose.jwtVerify(tokens.access_token, remote, {
+    issuer: s.issuer,
+    audience: s.clientId,
+    algorithms: ['RS256'],
+  });
   expect(protectedHeader).toMatchObject({ alg: 'RS256', kid: expect.any(String) });
   expect(payload).toMatchObject({ sub: s.user.id, client_id: s.clientId, scope: 'openid' });
 

@@ -9,14 +9,18 @@ import type { IdTokenAlg } from '../../src/domain/client';
 // A `standard` platform signs its tokens with its asymmetric keys; relying parties and
 // resource servers verify them against the public JWKS alone. The seed profile is tested unchanged elsewhere.
 let t: Awaited<ReturnType<typeof buildTestApp>>;
-beforeAll(async () => { t = await buildTestApp(); });
+beforeAll(async () => {
+  t = await buildTestApp();
+});
 afterAll(() => t.close());
 
 const BASE = 'http://issuer.test';
 const unique = () => randomBytes(4).toString('hex');
-const standardPlatform = async () => (await t.services.platforms.createPlatform(`Standard ${unique()}`, undefined, 'standard')).platform;
+const standardPlatform = async () =>
+  (await t.services.platforms.createPlatform(`Standard ${unique()}`, undefined, 'standard')).platform;
 const issuerOf = (p: { id: string }) => `${BASE}/platforms/${p.id}`;
-const jwksOf = async (p: { id: string }) => jose.createLocalJWKSet((await request(t.app).get(`/oauth/jwks?platform_guid=${p.id}`).expect(200)).body);
+const jwksOf = async (p: { id: string }) =>
+  jose.createLocalJWKSet((await request(t.app).get(`/oauth/jwks?platform_guid=${p.id}`).expect(200)).body);
 /** OIDC Core 3.1.3.6: the left half of SHA-256 (RS256, ES256) or SHA-512 (HS512, EdDSA over Ed25519). */
 const leftHalf = (hash: 'sha256' | 'sha512', value: string) => {
   const full = createHash(hash).update(value).digest();
@@ -27,7 +31,12 @@ const leftHalf = (hash: 'sha256' | 'sha512', value: string) => {
 async function tenant(opts: { type?: 'confidential' | 'public'; alg?: IdTokenAlg } = {}) {
   const p = await standardPlatform();
   const created = await buildClient(t.services, p.id, { type: opts.type ?? 'confidential' });
-  const c = opts.alg ? { ...(await clients.update(t.database.db, p.id, created.id, { idTokenSignedResponseAlg: opts.alg })), secret: created.secret } : created;
+  const c = opts.alg
+    ? {
+        ...(await clients.update(t.database.db, p.id, created.id, { idTokenSignedResponseAlg: opts.alg })),
+        secret: created.secret,
+      }
+    : created;
   const u = await buildUser(t.services, p.id);
   return { p, c, u };
 }
@@ -40,9 +49,10 @@ async function exchange({ p, c, u }: Tenant, nonce = 'n-1') {
   const code = await buildCode(t.services, { platformId: p.id, client: c, user: u, nonce, ...pkce });
   const body = { grant_type: 'authorization_code', code, redirect_uri: c.redirectUris[0], platform_guid: p.id };
   const req = request(t.app).post('/oauth/token').type('form');
-  const res = c.type === 'public'
-    ? await req.send({ ...body, client_id: c.id, code_verifier: verifier })
-    : await req.auth(c.id, c.secret!).send(body);
+  const res =
+    c.type === 'public'
+      ? await req.send({ ...body, client_id: c.id, code_verifier: verifier })
+      : await req.auth(c.id, c.secret!).send(body);
   expect(res.status).toBe(200);
   return res.body as { access_token: string; id_token: string; refresh_token: string };
 }
@@ -53,11 +63,23 @@ const refresh = ({ p, c }: Tenant, refreshToken: string) => {
   return c.type === 'public' ? req.send({ ...body, client_id: c.id }) : req.auth(c.id, c.secret!).send(body);
 };
 const userinfo = (token: string, platformId?: string) =>
-  request(t.app).get(platformId ? `/oauth/userinfo?platform_guid=${platformId}` : '/oauth/userinfo').set('Authorization', `Bearer ${token}`);
+  request(t.app)
+    .get(platformId ? `/oauth/userinfo?platform_guid=${platformId}` : '/oauth/userinfo')
+    .set('Authorization', `Bearer ${token}`);
 const introspect = ({ p, c }: Tenant, token: string) =>
-  request(t.app).post('/oauth/introspect').auth(c.id, c.secret!).type('form').send({ token, platform_guid: p.id }).expect(200);
+  request(t.app)
+    .post('/oauth/introspect')
+    .auth(c.id, c.secret!)
+    .type('form')
+    .send({ token, platform_guid: p.id })
+    .expect(200);
 const revoke = ({ p, c }: Tenant, token: string) =>
-  request(t.app).post('/oauth/revoke').auth(c.id, c.secret!).type('form').send({ token, platform_guid: p.id }).expect(200);
+  request(t.app)
+    .post('/oauth/revoke')
+    .auth(c.id, c.secret!)
+    .type('form')
+    .send({ token, platform_guid: p.id })
+    .expect(200);
 
 describe('standard platform: access tokens', () => {
   it('are RS256 with the kid of a published key, typ at+jwt (RFC 9068), iss = BASE_URL/platforms/{guid}, and verify against the JWKS', async () => {
@@ -65,18 +87,33 @@ describe('standard platform: access tokens', () => {
     const tokens = await exchange(ctx);
     const header = jose.decodeProtectedHeader(tokens.access_token);
     expect(header).toEqual({ alg: 'RS256', typ: 'at+jwt', kid: expect.any(String) });
-    const published = (await request(t.app).get(`/oauth/jwks?platform_guid=${ctx.p.id}`)).body.keys as Array<{ kid: string; alg: string }>;
+    const published = (await request(t.app).get(`/oauth/jwks?platform_guid=${ctx.p.id}`)).body.keys as Array<{
+      kid: string;
+      alg: string;
+    }>;
     expect(published.find((k) => k.kid === header.kid)?.alg).toBe('RS256');
-    const { payload } = await jose.jwtVerify(tokens.access_token, await jwksOf(ctx.p), { typ: 'at+jwt', issuer: issuerOf(ctx.p), audience: ctx.c.id, algorithms: ['RS256'] });
+    const { payload } = await jose.jwtVerify(tokens.access_token, await jwksOf(ctx.p), {
+      typ: 'at+jwt',
+      issuer: issuerOf(ctx.p),
+      audience: ctx.c.id,
+      algorithms: ['RS256'],
+    });
     expect(payload).toMatchObject({ sub: ctx.u.id, client_id: ctx.c.id, scope: 'openid profile email offline_access' });
   });
 
   it('work at userinfo (with and without platform_guid: the platform is found by the RS256 kid), introspection and revocation', async () => {
     const ctx = await tenant();
     const tokens = await exchange(ctx);
-    expect((await userinfo(tokens.access_token, ctx.p.id).expect(200)).body).toMatchObject({ sub: ctx.u.id, email: ctx.u.email });
+    expect((await userinfo(tokens.access_token, ctx.p.id).expect(200)).body).toMatchObject({
+      sub: ctx.u.id,
+      email: ctx.u.email,
+    });
     expect((await userinfo(tokens.access_token).expect(200)).body.sub).toBe(ctx.u.id);
-    expect((await introspect(ctx, tokens.access_token)).body).toMatchObject({ active: true, sub: ctx.u.id, client_id: ctx.c.id });
+    expect((await introspect(ctx, tokens.access_token)).body).toMatchObject({
+      active: true,
+      sub: ctx.u.id,
+      client_id: ctx.c.id,
+    });
     await revoke(ctx, tokens.access_token);
     expectOAuthError(await userinfo(tokens.access_token, ctx.p.id), 401, 'invalid_token');
     expect((await introspect(ctx, tokens.access_token)).body).toEqual({ active: false });
@@ -96,10 +133,22 @@ describe('standard platform: ID tokens', () => {
     const ctx = await tenant();
     const tokens = await exchange(ctx, 'nonce-rs');
     expect(jose.decodeProtectedHeader(tokens.id_token)).toEqual({ alg: 'RS256', typ: 'JWT', kid: expect.any(String) });
-    const { payload } = await jose.jwtVerify(tokens.id_token, await jwksOf(ctx.p), { issuer: issuerOf(ctx.p), audience: ctx.c.id, algorithms: ['RS256'] });
-    expect(payload).toMatchObject({ sub: ctx.u.id, azp: ctx.c.id, nonce: 'nonce-rs', at_hash: leftHalf('sha256', tokens.access_token) });
+    const { payload } = await jose.jwtVerify(tokens.id_token, await jwksOf(ctx.p), {
+      issuer: issuerOf(ctx.p),
+      audience: ctx.c.id,
+      algorithms: ['RS256'],
+    });
+    expect(payload).toMatchObject({
+      sub: ctx.u.id,
+      azp: ctx.c.id,
+      nonce: 'nonce-rs',
+      at_hash: leftHalf('sha256', tokens.access_token),
+    });
     // sid: the browser sign-in the code was issued in, as recorded for logout
-    const recorded = await t.database.db('session_clients').where({ platform_id: ctx.p.id, user_id: ctx.u.id, client_id: ctx.c.id }).first('sid');
+    const recorded = await t.database
+      .db('session_clients')
+      .where({ platform_id: ctx.p.id, user_id: ctx.u.id, client_id: ctx.c.id })
+      .first('sid');
     expect(payload.sid).toEqual(expect.any(String));
     expect(payload.sid).toBe(recorded.sid);
   });
@@ -109,21 +158,32 @@ describe('standard platform: ID tokens', () => {
     ['EdDSA', 'sha512', 'confidential'],
     ['ES256', 'sha256', 'public'],
     ['EdDSA', 'sha512', 'public'],
-  ])('registered %s: signed with the published key of that alg (at_hash %s), %s client; the access token stays RS256', async (alg, hash, type) => {
-    const ctx = await tenant({ alg, type });
-    const tokens = await exchange(ctx);
-    const header = jose.decodeProtectedHeader(tokens.id_token);
-    expect(header).toEqual({ alg, typ: 'JWT', kid: expect.any(String) });
-    const { payload } = await jose.jwtVerify(tokens.id_token, await jwksOf(ctx.p), { issuer: issuerOf(ctx.p), audience: ctx.c.id, algorithms: [alg] });
-    expect(payload.at_hash).toBe(leftHalf(hash, tokens.access_token));
-    expect(jose.decodeProtectedHeader(tokens.access_token).alg).toBe('RS256');
-  });
+  ])(
+    'registered %s: signed with the published key of that alg (at_hash %s), %s client; the access token stays RS256',
+    async (alg, hash, type) => {
+      const ctx = await tenant({ alg, type });
+      const tokens = await exchange(ctx);
+      const header = jose.decodeProtectedHeader(tokens.id_token);
+      expect(header).toEqual({ alg, typ: 'JWT', kid: expect.any(String) });
+      const { payload } = await jose.jwtVerify(tokens.id_token, await jwksOf(ctx.p), {
+        issuer: issuerOf(ctx.p),
+        audience: ctx.c.id,
+        algorithms: [alg],
+      });
+      expect(payload.at_hash).toBe(leftHalf(hash, tokens.access_token));
+      expect(jose.decodeProtectedHeader(tokens.access_token).alg).toBe('RS256');
+    },
+  );
 
   it('registered HS512 (confidential client): keyed with the client secret, no kid, at_hash over SHA-512', async () => {
     const ctx = await tenant({ alg: 'HS512' });
     const tokens = await exchange(ctx);
     expect(jose.decodeProtectedHeader(tokens.id_token)).toEqual({ alg: 'HS512', typ: 'JWT' });
-    const { payload } = await jose.jwtVerify(tokens.id_token, new TextEncoder().encode(ctx.c.secret!), { issuer: issuerOf(ctx.p), audience: ctx.c.id, algorithms: ['HS512'] });
+    const { payload } = await jose.jwtVerify(tokens.id_token, new TextEncoder().encode(ctx.c.secret!), {
+      issuer: issuerOf(ctx.p),
+      audience: ctx.c.id,
+      algorithms: ['HS512'],
+    });
     expect(payload.at_hash).toBe(leftHalf('sha512', tokens.access_token));
     expect(payload.sid).toEqual(expect.any(String));
   });
@@ -132,11 +192,16 @@ describe('standard platform: ID tokens', () => {
     const ctx = await tenant({ alg: 'ES256' });
     const first = await exchange(ctx);
     const jwks = await jwksOf(ctx.p);
-    const sid = (await jose.jwtVerify(first.id_token, jwks, { issuer: issuerOf(ctx.p), audience: ctx.c.id })).payload.sid;
+    const sid = (await jose.jwtVerify(first.id_token, jwks, { issuer: issuerOf(ctx.p), audience: ctx.c.id })).payload
+      .sid;
     const second = (await refresh(ctx, first.refresh_token).expect(200)).body;
     const third = (await refresh(ctx, second.refresh_token).expect(200)).body;
     for (const tokens of [second, third]) {
-      const { payload } = await jose.jwtVerify(tokens.id_token, jwks, { issuer: issuerOf(ctx.p), audience: ctx.c.id, algorithms: ['ES256'] });
+      const { payload } = await jose.jwtVerify(tokens.id_token, jwks, {
+        issuer: issuerOf(ctx.p),
+        audience: ctx.c.id,
+        algorithms: ['ES256'],
+      });
       expect(payload.sid).toBe(sid);
       expect(payload.at_hash).toBe(leftHalf('sha256', tokens.access_token));
       await userinfo(tokens.access_token).expect(200);
@@ -145,16 +210,27 @@ describe('standard platform: ID tokens', () => {
 });
 
 describe('seed platform: sid added, nothing else changed', () => {
-  it('a confidential client\'s ID token is HS512 under its secret, no kid, iss = BASE_URL, with sid; the access token HS512 with kid', async () => {
+  it("a confidential client's ID token is HS512 under its secret, no kid, iss = BASE_URL, with sid; the access token HS512 with kid", async () => {
     const p = await buildPlatform(t.services);
     const c = await buildClient(t.services, p.id);
     const u = await buildUser(t.services, p.id);
     const tokens = await exchange({ p, c, u });
     expect(jose.decodeProtectedHeader(tokens.id_token)).toEqual({ alg: 'HS512', typ: 'JWT' });
-    expect(jose.decodeProtectedHeader(tokens.access_token)).toEqual({ alg: 'HS512', typ: 'JWT', kid: expect.any(String) });
-    const { payload } = await jose.jwtVerify(tokens.id_token, new TextEncoder().encode(c.secret!), { issuer: BASE, audience: c.id, algorithms: ['HS512'] });
+    expect(jose.decodeProtectedHeader(tokens.access_token)).toEqual({
+      alg: 'HS512',
+      typ: 'JWT',
+      kid: expect.any(String),
+    });
+    const { payload } = await jose.jwtVerify(tokens.id_token, new TextEncoder().encode(c.secret!), {
+      issuer: BASE,
+      audience: c.id,
+      algorithms: ['HS512'],
+    });
     expect(payload.at_hash).toBe(leftHalf('sha512', tokens.access_token));
-    const recorded = await t.database.db('session_clients').where({ platform_id: p.id, user_id: u.id, client_id: c.id }).first('sid');
+    const recorded = await t.database
+      .db('session_clients')
+      .where({ platform_id: p.id, user_id: u.id, client_id: c.id })
+      .first('sid');
     expect(payload.sid).toBe(recorded.sid);
     expect(jose.decodeJwt(tokens.access_token).iss).toBe(BASE);
   });
@@ -166,7 +242,9 @@ describe('standard platform: forged and confused tokens are refused', () => {
     const ctx = await tenant();
     const tokens = await exchange(ctx);
     const rsKid = jose.decodeProtectedHeader(tokens.access_token).kid!;
-    const jwk = ((await request(t.app).get(`/oauth/jwks?platform_guid=${ctx.p.id}`)).body.keys as Array<Record<string, string>>).find((k) => k.kid === rsKid)!;
+    const jwk = (
+      (await request(t.app).get(`/oauth/jwks?platform_guid=${ctx.p.id}`)).body.keys as Array<Record<string, string>>
+    ).find((k) => k.kid === rsKid)!;
     return { ctx, tokens, rsKid, jwk, claims: jose.decodeJwt(tokens.access_token) };
   }
 
@@ -184,7 +262,9 @@ describe('standard platform: forged and confused tokens are refused', () => {
     const publicKey = await jose.importJWK(jwk, 'RS256');
     const pem = await jose.exportSPKI(publicKey as CryptoKey);
     for (const secret of [JSON.stringify(jwk), pem, jwk.n]) {
-      const forged = await new jose.SignJWT(claims).setProtectedHeader({ alg: 'HS512', typ: 'at+jwt', kid: rsKid }).sign(new TextEncoder().encode(secret));
+      const forged = await new jose.SignJWT(claims)
+        .setProtectedHeader({ alg: 'HS512', typ: 'at+jwt', kid: rsKid })
+        .sign(new TextEncoder().encode(secret));
       await expectRefused(ctx, tokens.access_token, forged);
     }
   });
@@ -194,22 +274,36 @@ describe('standard platform: forged and confused tokens are refused', () => {
     const none = `${jose.base64url.encode(JSON.stringify({ alg: 'none', typ: 'at+jwt', kid: rsKid }))}.${jose.base64url.encode(JSON.stringify(claims))}.`;
     await expectRefused(ctx, tokens.access_token, none);
     const { privateKey } = await jose.generateKeyPair('RS256');
-    const wrongKey = await new jose.SignJWT(claims).setProtectedHeader({ alg: 'RS256', typ: 'at+jwt', kid: rsKid }).sign(privateKey);
+    const wrongKey = await new jose.SignJWT(claims)
+      .setProtectedHeader({ alg: 'RS256', typ: 'at+jwt', kid: rsKid })
+      .sign(privateKey);
     await expectRefused(ctx, tokens.access_token, wrongKey);
   });
 
-  it('the platform\'s own HS512 key (the seed profile\'s) and its ES256 key do not sign access tokens here', async () => {
+  it("the platform's own HS512 key (the seed profile's) and its ES256 key do not sign access tokens here", async () => {
     const { ctx, tokens, claims } = await liveClaims();
     const hs = await t.services.signingKeys.activeKey(ctx.p.id);
-    await expectRefused(ctx, tokens.access_token, await new jose.SignJWT(claims).setProtectedHeader({ alg: 'HS512', typ: 'at+jwt', kid: hs.kid }).sign(hs.secret));
+    await expectRefused(
+      ctx,
+      tokens.access_token,
+      await new jose.SignJWT(claims).setProtectedHeader({ alg: 'HS512', typ: 'at+jwt', kid: hs.kid }).sign(hs.secret),
+    );
     const es = await t.services.signingKeys.activeAsymmetricKey(ctx.p.id, 'ES256');
-    await expectRefused(ctx, tokens.access_token, await new jose.SignJWT(claims).setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid: es.kid }).sign(es.privateKey));
+    await expectRefused(
+      ctx,
+      tokens.access_token,
+      await new jose.SignJWT(claims)
+        .setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid: es.kid })
+        .sign(es.privateKey),
+    );
   });
 
   it('a token with the seed issuer (BASE_URL), though signed with the right key, is refused', async () => {
     const { ctx, tokens, claims } = await liveClaims();
     const rs = await t.services.signingKeys.activeAsymmetricKey(ctx.p.id, 'RS256');
-    const forged = await new jose.SignJWT({ ...claims, iss: BASE }).setProtectedHeader({ alg: 'RS256', typ: 'at+jwt', kid: rs.kid }).sign(rs.privateKey);
+    const forged = await new jose.SignJWT({ ...claims, iss: BASE })
+      .setProtectedHeader({ alg: 'RS256', typ: 'at+jwt', kid: rs.kid })
+      .sign(rs.privateKey);
     await expectRefused(ctx, tokens.access_token, forged);
   });
 });

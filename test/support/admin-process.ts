@@ -16,11 +16,20 @@ export interface AdminResult {
  */
 export function adminProcess(env: Record<string, string>, argv: string[]): Promise<AdminResult> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...argv], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
-    }, (error, stdout, stderr) => {
-      resolve({ code: error ? Number(error.code ?? 1) : 0, out: stdout.trim() ? JSON.parse(stdout) : undefined, err: stderr });
-    });
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', 'src/cli/main.ts', ...argv],
+      {
+        cwd: ROOT,
+        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+      },
+      (error, stdout, stderr) => {
+        resolve({
+          code: error ? Number(error.code ?? 1) : 0,
+          out: stdout.trim() ? JSON.parse(stdout) : undefined,
+          err: stderr,
+        });
+      },
+    );
   });
 }

@@ -8,7 +8,8 @@ export function browser(app: Express) {
 
   const csrfOf = (html: string) => /name="_csrf" value="([^"]+)"/.exec(html)?.[1] ?? '';
   const restartOf = (html: string) => /name="restart" value="([^"]+)"/.exec(html)?.[1];
-  const unescape = (s: string) => s.replace(/&amp;/g, '&').replace(/&#34;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>');
+  const unescape = (s: string) =>
+    s.replace(/&amp;/g, '&').replace(/&#34;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>');
 
   /** Follows same-origin redirects; stops at the first page or at a redirect off-site. */
   async function follow(res: request.Response): Promise<{ res: request.Response; location?: string }> {
@@ -24,17 +25,28 @@ export function browser(app: Express) {
 
   return {
     agent,
-    get html() { return lastHtml; },
-    async get(path: string) { return follow(await agent.get(path)); },
+    get html() {
+      return lastHtml;
+    },
+    async get(path: string) {
+      return follow(await agent.get(path));
+    },
     /** Submits the current page's form (by action suffix) with the given fields. */
     async submit(actionSuffix: string, fields: Record<string, string>) {
-      const action = [...lastHtml.matchAll(/<form[^>]*action="([^"]+)"/g)].map((m) => unescape(m[1])).find((a) => a.endsWith(actionSuffix));
+      const action = [...lastHtml.matchAll(/<form[^>]*action="([^"]+)"/g)]
+        .map((m) => unescape(m[1]))
+        .find((a) => a.endsWith(actionSuffix));
       if (!action) throw new Error(`no form ending in ${actionSuffix} on the page:\n${lastHtml.slice(0, 3000)}`);
       const restart = restartOf(lastHtml);
       const body = { _csrf: csrfOf(lastHtml), ...(restart ? { restart: unescape(restart) } : {}), ...fields };
       return follow(await agent.post(action).type('form').send(body));
     },
-    pageTitle() { return /<h1[^>]*>([\s\S]*?)<\/h1>/.exec(lastHtml)?.[1].replace(/<[^>]+>/g, '').trim(); },
+    pageTitle() {
+      return /<h1[^>]*>([\s\S]*?)<\/h1>/
+        .exec(lastHtml)?.[1]
+        .replace(/<[^>]+>/g, '')
+        .trim();
+    },
   };
 }
 

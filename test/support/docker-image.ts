@@ -12,8 +12,15 @@ import { promisify } from 'node:util';
 
 const exec = promisify(execFile);
 
-export interface Instruction { op: string; args: string }
-export interface Stage { from: string; name?: string; instructions: Instruction[] }
+export interface Instruction {
+  op: string;
+  args: string;
+}
+export interface Stage {
+  from: string;
+  name?: string;
+  instructions: Instruction[];
+}
 
 export function parseDockerfile(text: string): { stages: Stage[] } {
   const logical: string[] = [];
@@ -73,7 +80,11 @@ export const last = (stage: Stage, op: string) => all(stage, op).at(-1);
 function ignoredBy(context: string): (relative: string) => boolean {
   const file = path.join(context, '.dockerignore');
   const entries = fs.existsSync(file)
-    ? fs.readFileSync(file, 'utf8').split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'))
+    ? fs
+        .readFileSync(file, 'utf8')
+        .split('\n')
+        .map((l) => l.trim())
+        .filter((l) => l && !l.startsWith('#'))
     : [];
   return (relative) => entries.some((e) => relative === e || relative.startsWith(`${e}/`));
 }
@@ -114,7 +125,12 @@ export async function assembleImage(dockerfile: { stages: Stage[] }, options: As
   return { stages: byName, runtime: runtime! };
 }
 
-async function assembleStage(stage: Stage, root: string, earlier: Map<string, AssembledStage>, options: AssembleOptions): Promise<AssembledStage> {
+async function assembleStage(
+  stage: Stage,
+  root: string,
+  earlier: Map<string, AssembledStage>,
+  options: AssembleOptions,
+): Promise<AssembledStage> {
   fs.mkdirSync(root, { recursive: true });
   const at = (p: string) => path.join(root, p);
   let workdir = '/';
@@ -188,7 +204,9 @@ async function assembleStage(stage: Stage, root: string, earlier: Map<string, As
       }
       return;
     }
-    throw new Error(`RUN ${words.join(' ')}: this test does not know how to carry out "${command}"; teach it in test/support/docker-image.ts`);
+    throw new Error(
+      `RUN ${words.join(' ')}: this test does not know how to carry out "${command}"; teach it in test/support/docker-image.ts`,
+    );
   };
 
   for (const instruction of stage.instructions) {
@@ -207,10 +225,18 @@ async function assembleStage(stage: Stage, root: string, earlier: Map<string, As
         if (instruction.args.startsWith('[')) throw new Error('RUN in exec form is not carried out by this test');
         for (const part of instruction.args.split('&&')) await runCommand(part.trim().split(/\s+/));
         break;
-      case 'ARG': case 'USER': case 'VOLUME': case 'EXPOSE': case 'HEALTHCHECK': case 'CMD': case 'LABEL':
+      case 'ARG':
+      case 'USER':
+      case 'VOLUME':
+      case 'EXPOSE':
+      case 'HEALTHCHECK':
+      case 'CMD':
+      case 'LABEL':
         break; // metadata, checked by the tests that read them
       default:
-        throw new Error(`${instruction.op}: this test does not know how to carry it out; teach it in test/support/docker-image.ts`);
+        throw new Error(
+          `${instruction.op}: this test does not know how to carry it out; teach it in test/support/docker-image.ts`,
+        );
     }
   }
   const mappedEnv = Object.fromEntries(Object.entries(env).map(([k, v]) => [k, v.startsWith('/') ? at(v) : v]));

@@ -19,7 +19,11 @@ export interface FreshDatabase {
 export async function freshDatabase(): Promise<FreshDatabase> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'latchkey-fresh-'));
   if (process.env.TEST_DATABASE_KIND !== 'postgres') {
-    return { env: { DATA_DIR: dataDir }, dataDir, drop: async () => fs.rmSync(dataDir, { recursive: true, force: true }) };
+    return {
+      env: { DATA_DIR: dataDir },
+      dataDir,
+      drop: async () => fs.rmSync(dataDir, { recursive: true, force: true }),
+    };
   }
   const name = `latchkey_fresh_${randomBytes(5).toString('hex')}`;
   const server = process.env.TEST_DATABASE_URL!;

@@ -5,7 +5,12 @@ import path from 'node:path';
  * Waits for a mail to `to` whose subject matches: mail goes through the outbox table and is
  * written here by a worker (buildTestApp runs one), after the response.
  */
-export async function waitForMail(dataDir: string, to: string, subject: RegExp, timeoutMs = 10_000): Promise<OutboxEntry> {
+export async function waitForMail(
+  dataDir: string,
+  to: string,
+  subject: RegExp,
+  timeoutMs = 10_000,
+): Promise<OutboxEntry> {
   const dir = path.resolve(dataDir, 'outbox');
   const deadline = Date.now() + timeoutMs;
   for (;;) {

@@ -44,12 +44,18 @@ logfile =
   fs.writeFileSync(path.join(dir, 'pgbouncer.ini'), ini, { mode: 0o644 });
   fs.writeFileSync(path.join(dir, 'userlist.txt'), `"${user}" ""\n`, { mode: 0o644 });
   const asRoot = process.getuid?.() === 0;
-  const child = spawn(BINARY, [...(asRoot ? ['-u', runAsUser()] : []), path.join(dir, 'pgbouncer.ini')], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(BINARY, [...(asRoot ? ['-u', runAsUser()] : []), path.join(dir, 'pgbouncer.ini')], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   child.stdout!.on('data', (d) => (out = (out + d).slice(-50_000)));
   child.stderr!.on('data', (d) => (out = (out + d).slice(-50_000)));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  await waitForPort(port, () => child.exitCode, () => out);
+  await waitForPort(
+    port,
+    () => child.exitCode,
+    () => out,
+  );
   const url = new URL(serverUrl);
   url.hostname = '127.0.0.1';
   url.port = String(port);
@@ -81,7 +87,10 @@ async function waitForPort(port: number, exitCode: () => number | null, output: 
     if (exitCode() !== null) throw new Error(`pgbouncer exited with ${exitCode()}:\n${output()}`);
     const open = await new Promise<boolean>((resolve) => {
       const s = net.connect(port, '127.0.0.1');
-      s.once('connect', () => { s.destroy(); resolve(true); });
+      s.once('connect', () => {
+        s.destroy();
+        resolve(true);
+      });
       s.once('error', () => resolve(false));
     });
     if (open) return;

@@ -10,7 +10,9 @@ const exec = promisify(execFile);
 /** Debian's server binaries (postgresql-NN); the newest installed. */
 function binDir(): string {
   const root = '/usr/lib/postgresql';
-  const versions = fs.existsSync(root) ? fs.readdirSync(root).filter((v) => fs.existsSync(path.join(root, v, 'bin', 'initdb'))) : [];
+  const versions = fs.existsSync(root)
+    ? fs.readdirSync(root).filter((v) => fs.existsSync(path.join(root, v, 'bin', 'initdb')))
+    : [];
   if (!versions.length) throw new Error(`no PostgreSQL server binaries under ${root} (Debian's postgresql package)`);
   return path.join(root, versions.sort((a, b) => Number(b) - Number(a))[0], 'bin');
 }
@@ -27,11 +29,22 @@ export async function startPrivatePostgres() {
   const data = path.join(dir, 'data');
   const asRoot = process.getuid?.() === 0;
   const run = (command: string, args: string[]) =>
-    asRoot ? exec('runuser', ['-u', 'postgres', '--', path.join(bin, command), ...args]) : exec(path.join(bin, command), args);
+    asRoot
+      ? exec('runuser', ['-u', 'postgres', '--', path.join(bin, command), ...args])
+      : exec(path.join(bin, command), args);
   if (asRoot) await exec('chown', ['postgres', dir]);
   await run('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '--no-sync', '-E', 'UTF8']);
   const port = await freePort();
-  await run('pg_ctl', ['-D', data, '-w', '-l', path.join(dir, 'log'), '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`, 'start']);
+  await run('pg_ctl', [
+    '-D',
+    data,
+    '-w',
+    '-l',
+    path.join(dir, 'log'),
+    '-o',
+    `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`,
+    'start',
+  ]);
   const postmasterPid = Number(fs.readFileSync(path.join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
   /** The postmaster and every process it forked (backends, checkpointer, walwriter…). */
   const clusterPids = async () => {

@@ -55,9 +55,15 @@ export function clientAuth(method: Method, secret: string | null): client.Client
 
 /** openid-client configured only from our discovery document. */
 export function discover(base: string, platformId: string, clientId: string, method: Method, secret: string | null) {
-  return client.discovery(discoveryUrl(base, platformId), clientId, { id_token_signed_response_alg: 'HS512' }, clientAuth(method, secret), {
-    execute: [client.allowInsecureRequests],
-  });
+  return client.discovery(
+    discoveryUrl(base, platformId),
+    clientId,
+    { id_token_signed_response_alg: 'HS512' },
+    clientAuth(method, secret),
+    {
+      execute: [client.allowInsecureRequests],
+    },
+  );
 }
 
 export interface Setup {
@@ -111,7 +117,11 @@ export async function codeFlow(p: Provider, s: Setup, scope: string): Promise<Fl
   });
   if (url.origin !== p.base) throw new Error(`authorization endpoint ${url.origin} is not on ${p.base}`);
   const redirect = await signInAndConsent(p, url, s.user.email);
-  const tokens = await client.authorizationCodeGrant(s.config, redirect, { pkceCodeVerifier: verifier, expectedState: state, expectedNonce: nonce });
+  const tokens = await client.authorizationCodeGrant(s.config, redirect, {
+    pkceCodeVerifier: verifier,
+    expectedState: state,
+    expectedNonce: nonce,
+  });
   return { tokens, redirect, state, nonce, verifier };
 }
 
@@ -120,7 +130,10 @@ export async function signInAndConsent(p: Provider, authorizationUrl: URL, email
   // supertest uses an already-listening server's own address.
   const b = browser(p.server as unknown as Express);
   let step = await b.get(authorizationUrl.pathname + authorizationUrl.search);
-  if (b.pageTitle() !== 'Sign in') throw new Error(`expected the sign-in page, got ${step.res.status} ${b.pageTitle()}: ${step.res.text?.slice(0, 500)}`);
+  if (b.pageTitle() !== 'Sign in')
+    throw new Error(
+      `expected the sign-in page, got ${step.res.status} ${b.pageTitle()}: ${step.res.text?.slice(0, 500)}`,
+    );
   step = await b.submit('/signin', { email, password: TEST_PASSWORD });
   if (!step.location) step = await b.submit('/consent', { decision: 'allow' });
   if (!step.location) throw new Error(`no redirect to the client: ${step.res.status} ${b.pageTitle()}`);
@@ -130,5 +143,8 @@ export async function signInAndConsent(p: Provider, authorizationUrl: URL, email
 /** Decoded JWT parts, without verification. */
 export function decodeJwt(jwt: string): { header: Record<string, unknown>; payload: Record<string, unknown> } {
   const [h, pl] = jwt.split('.');
-  return { header: JSON.parse(Buffer.from(h, 'base64url').toString()), payload: JSON.parse(Buffer.from(pl, 'base64url').toString()) };
+  return {
+    header: JSON.parse(Buffer.from(h, 'base64url').toString()),
+    payload: JSON.parse(Buffer.from(pl, 'base64url').toString()),
+  };
 }

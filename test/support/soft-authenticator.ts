@@ -55,28 +55,56 @@ function clientData(type: string, challenge: string, origin: string): Buffer {
 }
 
 /** navigator.credentials.create() answered: the credential and the JSON the browser script posts. */
-export function createCredential(options: { challenge: string; rp: { id?: string }; user: { id: string } }, origin: string, flags: Flags = { uv: true }) {
+export function createCredential(
+  options: { challenge: string; rp: { id?: string }; user: { id: string } },
+  origin: string,
+  flags: Flags = { uv: true },
+) {
   const rpId = options.rp.id!;
   const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
   const jwk = publicKey.export({ format: 'jwk' });
-  const coseKey = new Map<Cbor, Cbor>([[1, 2], [3, -7], [-1, 1], [-2, Buffer.from(jwk.x!, 'base64url')], [-3, Buffer.from(jwk.y!, 'base64url')]]);
+  const coseKey = new Map<Cbor, Cbor>([
+    [1, 2],
+    [3, -7],
+    [-1, 1],
+    [-2, Buffer.from(jwk.x!, 'base64url')],
+    [-3, Buffer.from(jwk.y!, 'base64url')],
+  ]);
   const credId = randomBytes(32);
   const idLen = Buffer.from([credId.length >> 8, credId.length & 0xff]);
-  const authData = Buffer.concat([sha256(rpId), Buffer.from([flagsByte(flags, true)]), Buffer.alloc(4), Buffer.alloc(16), idLen, credId, cbor(coseKey)]);
+  const authData = Buffer.concat([
+    sha256(rpId),
+    Buffer.from([flagsByte(flags, true)]),
+    Buffer.alloc(4),
+    Buffer.alloc(16),
+    idLen,
+    credId,
+    cbor(coseKey),
+  ]);
   const attestationObject = cbor({ fmt: 'none', attStmt: {}, authData });
   const credential: SoftCredential = { id: b64u(credId), privateKey, userHandle: options.user.id, counter: 0 };
   const json = {
     id: credential.id,
     rawId: credential.id,
     type: 'public-key',
-    response: { clientDataJSON: b64u(clientData('webauthn.create', options.challenge, origin)), attestationObject: b64u(attestationObject), transports: ['internal'] },
+    response: {
+      clientDataJSON: b64u(clientData('webauthn.create', options.challenge, origin)),
+      attestationObject: b64u(attestationObject),
+      transports: ['internal'],
+    },
     clientExtensionResults: {},
   };
   return { credential, json: JSON.stringify(json) };
 }
 
 /** navigator.credentials.get() answered with this credential; the counter goes up by one unless `counter` is given. */
-export function getAssertion(cred: SoftCredential, options: { challenge: string; rpId?: string }, origin: string, flags: Flags = { uv: true }, counter = cred.counter + 1) {
+export function getAssertion(
+  cred: SoftCredential,
+  options: { challenge: string; rpId?: string },
+  origin: string,
+  flags: Flags = { uv: true },
+  counter = cred.counter + 1,
+) {
   cred.counter = counter;
   const count = Buffer.alloc(4);
   count.writeUInt32BE(counter);
@@ -87,7 +115,12 @@ export function getAssertion(cred: SoftCredential, options: { challenge: string;
     id: cred.id,
     rawId: cred.id,
     type: 'public-key',
-    response: { clientDataJSON: b64u(cd), authenticatorData: b64u(authData), signature: b64u(signature), userHandle: cred.userHandle },
+    response: {
+      clientDataJSON: b64u(cd),
+      authenticatorData: b64u(authData),
+      signature: b64u(signature),
+      userHandle: cred.userHandle,
+    },
     clientExtensionResults: {},
   });
 }

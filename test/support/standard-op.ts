@@ -41,7 +41,9 @@ export async function startClockedProvider(): Promise<ClockedProvider> {
     t,
     server,
     now,
-    tick(seconds) { clock += seconds * 1000; },
+    tick(seconds) {
+      clock += seconds * 1000;
+    },
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -63,7 +65,10 @@ export type Jwk = Record<string, string>;
 
 /** supertest on an absolute URL of the listening provider. */
 export const api = (p: ClockedProvider) => request(p.server as unknown as Express);
-export const pathOf = (url: string) => { const u = new URL(url); return `${u.pathname}${u.search}`; };
+export const pathOf = (url: string) => {
+  const u = new URL(url);
+  return `${u.pathname}${u.search}`;
+};
 
 export interface StandardOp {
   platformId: string;
@@ -74,9 +79,17 @@ export interface StandardOp {
 
 /** A new standard platform, its discovery document fetched from the issuer, and its JWKS from jwks_uri. */
 export async function standardOp(p: ClockedProvider): Promise<StandardOp> {
-  const { platform } = await p.t.services.platforms.createPlatform(`Conformance ${Math.random().toString(36).slice(2, 8)}`, undefined, 'standard');
+  const { platform } = await p.t.services.platforms.createPlatform(
+    `Conformance ${Math.random().toString(36).slice(2, 8)}`,
+    undefined,
+    'standard',
+  );
   const issuer = `${p.base}/platforms/${platform.id}`;
-  const discovery = (await api(p).get(pathOf(`${issuer}/.well-known/openid-configuration`)).expect(200)).body as Discovery;
+  const discovery = (
+    await api(p)
+      .get(pathOf(`${issuer}/.well-known/openid-configuration`))
+      .expect(200)
+  ).body as Discovery;
   return { platformId: platform.id, issuer, discovery, jwks: await fetchJwks(p, discovery) };
 }
 
@@ -102,14 +115,25 @@ export async function clientAndUser(p: ClockedProvider, op: StandardOp, input: P
   const client = await buildClient(p.t.services, op.platformId, { redirectUris: [REDIRECT_URI], ...input });
   const user = await buildUser(p.t.services, op.platformId, { phoneNumber: PHONE });
   // address has no factory field: set in the store, as test/rp/claims.test.ts does
-  await p.t.database.db('users').where({ id: user.id }).update({ address: JSON.stringify(ADDRESS) });
+  await p.t.database
+    .db('users')
+    .where({ id: user.id })
+    .update({ address: JSON.stringify(ADDRESS) });
   return { client, user };
 }
 
 /** The authorization endpoint from discovery with the request's parameters added. */
 export function authorizeUrl(op: StandardOp, client: TestClient, extra: Record<string, string> = {}): URL {
   const url = new URL(op.discovery.authorization_endpoint);
-  const params = { response_type: 'code', client_id: client.id, redirect_uri: REDIRECT_URI, scope: 'openid', state: 'st-1', nonce: 'n-1', ...extra };
+  const params = {
+    response_type: 'code',
+    client_id: client.id,
+    redirect_uri: REDIRECT_URI,
+    scope: 'openid',
+    state: 'st-1',
+    nonce: 'n-1',
+    ...extra,
+  };
   for (const [k, v] of Object.entries(params)) if (v !== '') url.searchParams.set(k, v);
   return url;
 }
@@ -148,18 +172,43 @@ export async function authorize(b: Browser, url: URL, user: TestUser): Promise<D
 export const basicAuth = (c: Pick<TestClient, 'id' | 'secret'>) =>
   `Basic ${Buffer.from(`${encodeURIComponent(c.id)}:${encodeURIComponent(c.secret!)}`).toString('base64')}`;
 
-export interface TokenResponse { access_token: string; token_type: string; expires_in: number; scope: string; id_token?: string; refresh_token?: string }
+export interface TokenResponse {
+  access_token: string;
+  token_type: string;
+  expires_in: number;
+  scope: string;
+  id_token?: string;
+  refresh_token?: string;
+}
 
 /** The code exchange at the discovered token endpoint (client_secret_basic unless told). */
-export function exchangeCode(p: ClockedProvider, op: StandardOp, client: TestClient, code: string | null, opts: { method?: 'basic' | 'post'; extra?: Record<string, string> } = {}) {
-  const body: Record<string, string> = { grant_type: 'authorization_code', code: code ?? '', redirect_uri: REDIRECT_URI, ...opts.extra };
+export function exchangeCode(
+  p: ClockedProvider,
+  op: StandardOp,
+  client: TestClient,
+  code: string | null,
+  opts: { method?: 'basic' | 'post'; extra?: Record<string, string> } = {},
+) {
+  const body: Record<string, string> = {
+    grant_type: 'authorization_code',
+    code: code ?? '',
+    redirect_uri: REDIRECT_URI,
+    ...opts.extra,
+  };
   const req = api(p).post(pathOf(op.discovery.token_endpoint)).type('form');
   if (opts.method === 'post') return req.send({ ...body, client_id: client.id, client_secret: client.secret! });
   return req.set('Authorization', basicAuth(client)).send(body);
 }
 
 /** Authorization code flow through the pages, then the exchange; fails unless the exchange is a 200. */
-export async function codeFlow(p: ClockedProvider, op: StandardOp, b: Browser, client: TestClient, user: TestUser, extra: Record<string, string> = {}) {
+export async function codeFlow(
+  p: ClockedProvider,
+  op: StandardOp,
+  b: Browser,
+  client: TestClient,
+  user: TestUser,
+  extra: Record<string, string> = {},
+) {
   const driven = await authorize(b, authorizeUrl(op, client, extra), user);
   const code = driven.callback.searchParams.get('code');
   if (!code) throw new Error(`no code: ${driven.callback}`);
@@ -172,29 +221,45 @@ export async function codeFlow(p: ClockedProvider, op: StandardOp, b: Browser, c
  * Verifies a JWT against the published JWKS only: the header's kid must name a published key whose
  * alg is the expected one, and the signature must verify with that key.
  */
-export async function verifyWithJwks(p: ClockedProvider, jwt: string, jwks: Jwk[], expected: { alg: string; issuer: string; audience: string }) {
+export async function verifyWithJwks(
+  p: ClockedProvider,
+  jwt: string,
+  jwks: Jwk[],
+  expected: { alg: string; issuer: string; audience: string },
+) {
   const header = jose.decodeProtectedHeader(jwt);
   if (header.alg !== expected.alg) throw new Error(`alg ${header.alg}, expected ${expected.alg}`);
   const key = jwks.find((k) => k.kid === header.kid);
   if (!key) throw new Error(`kid ${String(header.kid)} is not in the JWKS`);
   if (key.alg !== expected.alg) throw new Error(`key ${key.kid} is for ${key.alg}`);
   const { payload, protectedHeader } = await jose.jwtVerify(jwt, jose.createLocalJWKSet({ keys: jwks }), {
-    algorithms: [expected.alg], issuer: expected.issuer, audience: expected.audience, currentDate: p.now(),
+    algorithms: [expected.alg],
+    issuer: expected.issuer,
+    audience: expected.audience,
+    currentDate: p.now(),
   });
   return { payload, header: protectedHeader };
 }
 
 /** OIDC Core 3.1.3.6: base64url of the left half of the hash of the token's ASCII octets (SHA-256 for RS256/ES256). */
-export const leftHalfSha256 = (value: string) => createHash('sha256').update(value, 'ascii').digest().subarray(0, 16).toString('base64url');
+export const leftHalfSha256 = (value: string) =>
+  createHash('sha256').update(value, 'ascii').digest().subarray(0, 16).toString('base64url');
 
 /** UserInfo with the token in the header (GET or POST). */
 export function userinfo(p: ClockedProvider, op: StandardOp, accessToken: string, method: 'get' | 'post' = 'get') {
   const path = pathOf(op.discovery.userinfo_endpoint);
-  return (method === 'get' ? api(p).get(path) : api(p).post(path).type('form').send({})).set('Authorization', `Bearer ${accessToken}`);
+  return (method === 'get' ? api(p).get(path) : api(p).post(path).type('form').send({})).set(
+    'Authorization',
+    `Bearer ${accessToken}`,
+  );
 }
 
 export function introspect(p: ClockedProvider, op: StandardOp, client: TestClient, token: string) {
-  return api(p).post(pathOf(op.discovery.introspection_endpoint)).set('Authorization', basicAuth(client)).type('form').send({ token });
+  return api(p)
+    .post(pathOf(op.discovery.introspection_endpoint))
+    .set('Authorization', basicAuth(client))
+    .type('form')
+    .send({ token });
 }
 
 export function newBrowser(p: ClockedProvider): Browser {

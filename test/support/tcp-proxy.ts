@@ -72,7 +72,10 @@ export function proxyPlan(databaseUrl: string): { target: ProxyTarget; urlVia: (
   const socketDir = url.searchParams.get('host');
   if (socketDir) {
     // Embedded: served on a unix socket; the proxy listens on TCP in front of it.
-    return { target: { path: `${socketDir}/.s.PGSQL.5432` }, urlVia: (port) => `postgres://${url.username || 'postgres'}@127.0.0.1:${port}${url.pathname}` };
+    return {
+      target: { path: `${socketDir}/.s.PGSQL.5432` },
+      urlVia: (port) => `postgres://${url.username || 'postgres'}@127.0.0.1:${port}${url.pathname}`,
+    };
   }
   return {
     target: { host: url.hostname, port: Number(url.port || 5432) },

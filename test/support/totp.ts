@@ -8,7 +8,9 @@ export const setupKeyOf = (html: string): string => {
 };
 
 /** The TOTP code an authenticator app shows at `at` (RFC 6238: SHA-1, 6 digits, 30 s). */
-export const totpAt = (secret: string, at: Date): string => generateSync({ secret, epoch: Math.floor(at.getTime() / 1000) });
+export const totpAt = (secret: string, at: Date): string =>
+  generateSync({ secret, epoch: Math.floor(at.getTime() / 1000) });
 
 /** The recovery codes listed on the recovery-codes page. */
-export const recoveryCodesOf = (html: string): string[] => [...html.matchAll(/<li><code>([a-z0-9-]+)<\/code><\/li>/g)].map((m) => m[1]);
+export const recoveryCodesOf = (html: string): string[] =>
+  [...html.matchAll(/<li><code>([a-z0-9-]+)<\/code><\/li>/g)].map((m) => m[1]);

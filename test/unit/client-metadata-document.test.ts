@@ -83,11 +83,25 @@ describe('host patterns', () => {
   });
 
   it('checks a policy value before it is stored', () => {
-    for (const ok of ['on', 'off', 'app.example.org', '*.example.com app.example.org', '  *.a.b  c.d ']) expect(clientMetadataDocumentPolicyProblem(ok)).toBeUndefined();
-    for (const bad of ['', '   ', '*', '*.com', 'a.*.example.com', 'https://example.com', 'example.com:443', '-bad.example.com', 'under_score.example', 'on example.com']) {
+    for (const ok of ['on', 'off', 'app.example.org', '*.example.com app.example.org', '  *.a.b  c.d '])
+      expect(clientMetadataDocumentPolicyProblem(ok)).toBeUndefined();
+    for (const bad of [
+      '',
+      '   ',
+      '*',
+      '*.com',
+      'a.*.example.com',
+      'https://example.com',
+      'example.com:443',
+      '-bad.example.com',
+      'under_score.example',
+      'on example.com',
+    ]) {
       expect(clientMetadataDocumentPolicyProblem(bad)).toBeDefined();
     }
-    expect(clientMetadataDocumentPolicyProblem(Array.from({ length: 51 }, (_, i) => `h${i}.example.com`).join(' '))).toContain('more than 50');
+    expect(
+      clientMetadataDocumentPolicyProblem(Array.from({ length: 51 }, (_, i) => `h${i}.example.com`).join(' ')),
+    ).toContain('more than 50');
   });
 });
 
@@ -95,7 +109,12 @@ describe('parsing a client metadata document', () => {
   it('makes a public client: exact redirect URIs, the name, https display URIs, OpenID scopes by default', () => {
     const parsed = parseClientMetadataDocument(URL_ID, {
       ...VALID,
-      redirect_uris: ['https://app.example.com/callback', 'http://127.0.0.1/cb', 'http://[::1]:8080/cb', 'https://app.example.com/callback'],
+      redirect_uris: [
+        'https://app.example.com/callback',
+        'http://127.0.0.1/cb',
+        'http://[::1]:8080/cb',
+        'https://app.example.com/callback',
+      ],
       post_logout_redirect_uris: ['https://app.example.com/bye'],
       client_uri: 'https://app.example.com/',
       logo_uri: 'https://app.example.com/logo.png',
@@ -128,7 +147,11 @@ describe('parsing a client metadata document', () => {
     expect(parsed.ok && parsed.client.allowedScopes).toEqual(['openid', 'profile', 'email', 'phone', 'address']);
     const scoped = parseClientMetadataDocument(URL_ID, { ...VALID, scope: 'openid mcp:tools offline_access openid' });
     expect(scoped.ok && scoped.client.allowedScopes).toEqual(['openid', 'mcp:tools']);
-    const refreshing = parseClientMetadataDocument(URL_ID, { ...VALID, scope: 'mcp:tools offline_access', grant_types: ['refresh_token', 'authorization_code'] });
+    const refreshing = parseClientMetadataDocument(URL_ID, {
+      ...VALID,
+      scope: 'mcp:tools offline_access',
+      grant_types: ['refresh_token', 'authorization_code'],
+    });
     expect(refreshing.ok && refreshing.client.allowedScopes).toEqual(['mcp:tools', 'offline_access']);
   });
 
@@ -146,9 +169,17 @@ describe('parsing a client metadata document', () => {
     ['client_secret_basic', { ...VALID, token_endpoint_auth_method: 'client_secret_basic' }, 'only "none"'],
     ['client_secret_post', { ...VALID, token_endpoint_auth_method: 'client_secret_post' }, 'only "none"'],
     ['client_secret_jwt', { ...VALID, token_endpoint_auth_method: 'client_secret_jwt' }, 'only "none"'],
-    ['private_key_jwt (not supported yet)', { ...VALID, token_endpoint_auth_method: 'private_key_jwt', jwks_uri: 'https://app.example.com/jwks' }, 'only "none"'],
+    [
+      'private_key_jwt (not supported yet)',
+      { ...VALID, token_endpoint_auth_method: 'private_key_jwt', jwks_uri: 'https://app.example.com/jwks' },
+      'only "none"',
+    ],
     ['an auth method that is not a string', { ...VALID, token_endpoint_auth_method: ['none'] }, 'must be a string'],
-    ['private key material', { ...VALID, jwks: { keys: [{ kty: 'EC', crv: 'P-256', x: 'x', y: 'y', d: 'secret' }] } }, 'private key material'],
+    [
+      'private key material',
+      { ...VALID, jwks: { keys: [{ kty: 'EC', crv: 'P-256', x: 'x', y: 'y', d: 'secret' }] } },
+      'private key material',
+    ],
     ['a symmetric key', { ...VALID, jwks: { keys: [{ kty: 'oct', k: 'secret' }] } }, 'private key material'],
     ['malformed jwks', { ...VALID, jwks: 'keys' }, 'keys array'],
     ['implicit grant', { ...VALID, grant_types: ['authorization_code', 'implicit'] }, '"implicit" is not supported'],
@@ -160,15 +191,31 @@ describe('parsing a client metadata document', () => {
     ['no redirect_uris', { client_id: URL_ID }, 'at least one redirect URI'],
     ['empty redirect_uris', { ...VALID, redirect_uris: [] }, 'at least one redirect URI'],
     ['redirect_uris as a string', { ...VALID, redirect_uris: 'https://app.example.com/cb' }, 'array of strings'],
-    ['a redirect URI that is not a string', { ...VALID, redirect_uris: [{ uri: 'https://app.example.com/cb' }] }, 'array of strings'],
+    [
+      'a redirect URI that is not a string',
+      { ...VALID, redirect_uris: [{ uri: 'https://app.example.com/cb' }] },
+      'array of strings',
+    ],
     ['an http redirect URI', { ...VALID, redirect_uris: ['http://app.example.com/cb'] }, 'must use https'],
     ['a localhost redirect URI', { ...VALID, redirect_uris: ['http://localhost:3000/cb'] }, 'uses localhost'],
     ['a redirect URI with a fragment', { ...VALID, redirect_uris: ['https://app.example.com/cb#x'] }, 'fragment'],
     ['a javascript: redirect URI', { ...VALID, redirect_uris: ['javascript:alert(1)'] }, 'must use https'],
     ['a relative redirect URI', { ...VALID, redirect_uris: ['/cb'] }, 'not an absolute URL'],
-    ['too many redirect URIs', { ...VALID, redirect_uris: Array.from({ length: 21 }, (_, i) => `https://app.example.com/cb${i}`) }, 'more than 20'],
-    ['an oversized redirect URI', { ...VALID, redirect_uris: ['https://app.example.com/' + 'a'.repeat(2000)] }, 'longer than 2000'],
-    ['a bad post-logout URI', { ...VALID, post_logout_redirect_uris: ['http://app.example.com/bye'] }, 'post_logout_redirect_uris: redirect URI'],
+    [
+      'too many redirect URIs',
+      { ...VALID, redirect_uris: Array.from({ length: 21 }, (_, i) => `https://app.example.com/cb${i}`) },
+      'more than 20',
+    ],
+    [
+      'an oversized redirect URI',
+      { ...VALID, redirect_uris: ['https://app.example.com/' + 'a'.repeat(2000)] },
+      'longer than 2000',
+    ],
+    [
+      'a bad post-logout URI',
+      { ...VALID, post_logout_redirect_uris: ['http://app.example.com/bye'] },
+      'post_logout_redirect_uris: redirect URI',
+    ],
     ['an empty name', { ...VALID, client_name: '   ' }, 'must not be empty'],
     ['a long name', { ...VALID, client_name: 'A'.repeat(101) }, 'longer than 100'],
     ['a name that is not a string', { ...VALID, client_name: { en: 'Agent' } }, 'client_name must be a string'],
@@ -177,7 +224,11 @@ describe('parsing a client metadata document', () => {
     ['an http logo', { ...VALID, logo_uri: 'http://app.example.com/logo.png' }, 'logo_uri must be an https URL'],
     ['a data: logo', { ...VALID, logo_uri: 'data:image/png;base64,AAAA' }, 'logo_uri must be an https URL'],
     ['a javascript: client_uri', { ...VALID, client_uri: 'javascript:alert(1)' }, 'client_uri must be an https URL'],
-    ['a client_uri with credentials', { ...VALID, client_uri: 'https://u:p@app.example.com/' }, 'client_uri must be an https URL'],
+    [
+      'a client_uri with credentials',
+      { ...VALID, client_uri: 'https://u:p@app.example.com/' },
+      'client_uri must be an https URL',
+    ],
     ['a tos_uri that is not a string', { ...VALID, tos_uri: 1 }, 'tos_uri must be a string'],
     ['a scope that is not a string', { ...VALID, scope: ['openid'] }, 'scope must be a string'],
     ['a scope with a quote', { ...VALID, scope: 'openid "x"' }, 'invalid scope token'],

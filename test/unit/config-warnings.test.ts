@@ -6,7 +6,16 @@ const warningsFor = (env: Record<string, string>) => riskySettings(loadConfig({ 
 describe('start-up warnings for risky settings', () => {
   it('says nothing for a local development start or a sound production one', () => {
     expect(warningsFor({})).toEqual([]);
-    expect(warningsFor({ NODE_ENV: 'production', BASE_URL: 'https://id.example.com', MASTER_KEY: 'a'.repeat(43), SESSION_SECRET: 's'.repeat(32), SMTP_URL: 'smtp://mail:25', TRUST_PROXY: '1' })).toEqual([]);
+    expect(
+      warningsFor({
+        NODE_ENV: 'production',
+        BASE_URL: 'https://id.example.com',
+        MASTER_KEY: 'a'.repeat(43),
+        SESSION_SECRET: 's'.repeat(32),
+        SMTP_URL: 'smtp://mail:25',
+        TRUST_PROXY: '1',
+      }),
+    ).toEqual([]);
   });
 
   it('warns once for each risky setting', () => {
@@ -20,18 +29,30 @@ describe('start-up warnings for risky settings', () => {
   });
 
   it('says that DEMO_SEED=true is ignored outside development, and only when it was asked for', () => {
-    const production = { NODE_ENV: 'production', BASE_URL: 'https://id.example.com', MASTER_KEY: 'a'.repeat(43), SESSION_SECRET: 's'.repeat(32), SMTP_URL: 'smtp://mail:25' };
+    const production = {
+      NODE_ENV: 'production',
+      BASE_URL: 'https://id.example.com',
+      MASTER_KEY: 'a'.repeat(43),
+      SESSION_SECRET: 's'.repeat(32),
+      SMTP_URL: 'smtp://mail:25',
+    };
     expect(warningsFor({ ...production, DEMO_SEED: 'true' })).toEqual([
       'DEMO_SEED=true is ignored: NODE_ENV=production, and the demo platform and client are created only in development',
     ]);
-    expect(warningsFor({ NODE_ENV: 'test', DEMO_SEED: '1' })).toEqual([expect.stringMatching(/^DEMO_SEED=true is ignored: NODE_ENV=test/)]);
+    expect(warningsFor({ NODE_ENV: 'test', DEMO_SEED: '1' })).toEqual([
+      expect.stringMatching(/^DEMO_SEED=true is ignored: NODE_ENV=test/),
+    ]);
     expect(warningsFor({ ...production, DEMO_SEED: 'false' })).toEqual([]);
     expect(warningsFor({ DEMO_SEED: 'true' })).toEqual([]);
     expect(loadConfig({ ...production, DEMO_SEED: 'true' }).demoSeed).toBe(false);
   });
 
   it('warns when a rotated key would sign before cached key sets can know it', () => {
-    expect(warningsFor({ SIGNING_KEY_PUBLICATION_SECONDS: '600' })).toEqual([expect.stringMatching(/^SIGNING_KEY_PUBLICATION_SECONDS=600 is shorter than the JWKS's cache lifetime \(3600 s\)/)]);
+    expect(warningsFor({ SIGNING_KEY_PUBLICATION_SECONDS: '600' })).toEqual([
+      expect.stringMatching(
+        /^SIGNING_KEY_PUBLICATION_SECONDS=600 is shorter than the JWKS's cache lifetime \(3600 s\)/,
+      ),
+    ]);
     expect(warningsFor({ SIGNING_KEY_PUBLICATION_SECONDS: '3600' })).toEqual([]);
   });
 });

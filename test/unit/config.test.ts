@@ -89,12 +89,34 @@ describe('configuration', () => {
     const above = example.slice(0, example.indexOf('# ALLOW_PRIVATE_NETWORK_TARGETS=')).trimEnd().split('\n');
     const previous = above.map((l) => /^#?\s*[A-Z0-9_]+=/.test(l)).lastIndexOf(true);
     const exampleBlock = above.slice(previous + 1).join('\n');
-    const readmeRow = fs.readFileSync(path.join(root, 'README.md'), 'utf8').split('\n').find((l) => l.startsWith('| `ALLOW_PRIVATE_NETWORK_TARGETS` |'))!;
-    const warning = riskySettings(loadConfig({ NODE_ENV: 'production', BASE_URL: 'https://id.example.com', MASTER_KEY: 'a'.repeat(43), SESSION_SECRET: 's'.repeat(32), SMTP_URL: 'smtp://mail:25', ALLOW_PRIVATE_NETWORK_TARGETS: 'true' }))[0];
-    const texts = { example: exampleBlock, readme: readmeRow, schema: configSchema.shape.ALLOW_PRIVATE_NETWORK_TARGETS.description!, warning };
+    const readmeRow = fs
+      .readFileSync(path.join(root, 'README.md'), 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith('| `ALLOW_PRIVATE_NETWORK_TARGETS` |'))!;
+    const warning = riskySettings(
+      loadConfig({
+        NODE_ENV: 'production',
+        BASE_URL: 'https://id.example.com',
+        MASTER_KEY: 'a'.repeat(43),
+        SESSION_SECRET: 's'.repeat(32),
+        SMTP_URL: 'smtp://mail:25',
+        ALLOW_PRIVATE_NETWORK_TARGETS: 'true',
+      }),
+    )[0];
+    const texts = {
+      example: exampleBlock,
+      readme: readmeRow,
+      schema: configSchema.shape.ALLOW_PRIVATE_NETWORK_TARGETS.description!,
+      warning,
+    };
     for (const [where, text] of Object.entries(texts)) {
       const listed = /\(([^)]*)\)/.exec(text)?.[1] ?? ''; // the requests, named in the first parentheses
-      expect([where, /back-channel logout/.test(listed), /upstream/.test(listed), /\blogo\b/i.test(listed)]).toEqual([where, true, true, false]);
+      expect([where, /back-channel logout/.test(listed), /upstream/.test(listed), /\blogo\b/i.test(listed)]).toEqual([
+        where,
+        true,
+        true,
+        false,
+      ]);
     }
     for (const text of [texts.example, texts.readme]) expect(text).toMatch(/Logo URLs are never fetched by the server/);
   });

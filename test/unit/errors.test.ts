@@ -30,13 +30,21 @@ describe('toOAuthError', () => {
     ['a statement timeout in our own code', err('the request timeout expired')],
   ])('maps %s to 500 server_error without its text', (_label, e) => {
     const mapped = toOAuthError(e);
-    expect([mapped.code, mapped.status, mapped.description]).toEqual(['server_error', 500, 'An unexpected error occurred']);
+    expect([mapped.code, mapped.status, mapped.description]).toEqual([
+      'server_error',
+      500,
+      'An unexpected error occurred',
+    ]);
   });
 
   it('keeps an OAuthError as it is, and maps malformed bodies to invalid_request', () => {
     const own = new OAuthError('invalid_grant', 'x');
     expect(toOAuthError(own)).toBe(own);
-    expect(toOAuthError(Object.assign(new Error('too large'), { type: 'entity.too.large', status: 413 })).status).toBe(413);
-    expect(toOAuthError(Object.assign(new Error('bad'), { type: 'entity.parse.failed', status: 400 })).code).toBe('invalid_request');
+    expect(toOAuthError(Object.assign(new Error('too large'), { type: 'entity.too.large', status: 413 })).status).toBe(
+      413,
+    );
+    expect(toOAuthError(Object.assign(new Error('bad'), { type: 'entity.parse.failed', status: 400 })).code).toBe(
+      'invalid_request',
+    );
   });
 });

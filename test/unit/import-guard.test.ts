@@ -46,13 +46,15 @@ function arrowsOf(file: string, text: string): Arrow[] {
   const from = path.relative(SRC, file).replace(/\.ts$/, '');
   const out: Arrow[] = [];
   const add = (spec: ts.Node | undefined, typeOnly: boolean) => {
-    if (spec && ts.isStringLiteralLike(spec) && spec.text.startsWith('.')) out.push({ from, to: resolve(file, spec.text), typeOnly });
+    if (spec && ts.isStringLiteralLike(spec) && spec.text.startsWith('.'))
+      out.push({ from, to: resolve(file, spec.text), typeOnly });
   };
   const visit = (node: ts.Node): void => {
     if (ts.isImportDeclaration(node)) add(node.moduleSpecifier, Boolean(node.importClause?.isTypeOnly));
     else if (ts.isExportDeclaration(node)) add(node.moduleSpecifier, node.isTypeOnly);
     else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument)) add(node.argument.literal, true);
-    else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) add(node.arguments[0], false);
+    else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword)
+      add(node.arguments[0], false);
     ts.forEachChild(node, visit);
   };
   visit(ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true));
@@ -158,7 +160,12 @@ const RULES: Rule[] = [
   {
     refuses: 'presenters → db, http, mail, jobs, cli; value imports from repositories/services',
     why: 'presenters are pure functions',
-    breaches: arrowRule((a) => under(a.from, 'presenters') && (['db', 'http', 'mail', 'jobs', 'cli'].some((d) => under(a.to, d)) || (!a.typeOnly && ['repositories', 'services'].some((d) => under(a.to, d))))),
+    breaches: arrowRule(
+      (a) =>
+        under(a.from, 'presenters') &&
+        (['db', 'http', 'mail', 'jobs', 'cli'].some((d) => under(a.to, d)) ||
+          (!a.typeOnly && ['repositories', 'services'].some((d) => under(a.to, d)))),
+    ),
   },
   {
     refuses: 'domain → anything outside `src/domain`',
@@ -171,9 +178,10 @@ const RULES: Rule[] = [
     breaches: (src) => cycles(src.arrows),
   },
   {
-    refuses: 'anything outside `src/services/` → the services\' own dependencies (`s.deps`)',
+    refuses: "anything outside `src/services/` → the services' own dependencies (`s.deps`)",
     why: 'each door gets what it reads as arguments: createApp hands the HTTP wing its `HttpDeps` (`src/http/http-deps.ts`), the CLI and jobs take config and logger; database work is a service function',
-    breaches: (src) => src.files.filter((f) => !under(f.name, 'services') && /\.deps\b/.test(f.text)).map((f) => f.name),
+    breaches: (src) =>
+      src.files.filter((f) => !under(f.name, 'services') && /\.deps\b/.test(f.text)).map((f) => f.name),
   },
   {
     refuses: '`src/wire/` → anything outside `src/wire` and `src/domain`',
@@ -210,7 +218,8 @@ describe('import guard: the layers of src/', () => {
 
   it('finds the imports it checks, of every form', () => {
     expect(src.arrows.length).toBeGreaterThan(300);
-    const has = (from: string, to: string, typeOnly: boolean) => src.arrows.some((a) => a.from === from && a.to === to && a.typeOnly === typeOnly);
+    const has = (from: string, to: string, typeOnly: boolean) =>
+      src.arrows.some((a) => a.from === from && a.to === to && a.typeOnly === typeOnly);
     expect(has('http/interaction/interaction.router', 'http/pages/interaction.pages', false)).toBe(true);
     expect(has('app', 'services/index', false)).toBe(true); // a folder's index
     expect(has('http/session/passkey-session', 'domain/user', true)).toBe(true); // import('…').T in a type

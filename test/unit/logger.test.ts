@@ -4,7 +4,16 @@ import { wantsPrettyLogs } from '../../src/logger';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const logOnce = (pretty: boolean) =>
-  execFileSync(process.execPath, ['--import', 'tsx', '-e', `require('./src/logger').createLogger('info', { pretty: ${pretty} }).info({ client_secret: 's3cret', n: 1 }, 'hello there')`], { cwd: ROOT, encoding: 'utf8' });
+  execFileSync(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      '-e',
+      `require('./src/logger').createLogger('info', { pretty: ${pretty} }).info({ client_secret: 's3cret', n: 1 }, 'hello there')`,
+    ],
+    { cwd: ROOT, encoding: 'utf8' },
+  );
 
 describe('log format', () => {
   it('is pretty only on a terminal outside production, unless asked', () => {

@@ -1,4 +1,13 @@
-import { ACR_MFA, ACR_PWD, acrOf, acrSatisfies, amrOf, formatRecoveryCode, normalizeRecoveryCode, normalizeTotpCode } from '../../src/domain/mfa';
+import {
+  ACR_MFA,
+  ACR_PWD,
+  acrOf,
+  acrSatisfies,
+  amrOf,
+  formatRecoveryCode,
+  normalizeRecoveryCode,
+  normalizeTotpCode,
+} from '../../src/domain/mfa';
 
 describe('amr and acr (RFC 8176)', () => {
   it('adds mfa when two factors were used, once', () => {

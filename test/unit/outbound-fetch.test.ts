@@ -13,13 +13,21 @@ interface LocalServer {
   close(): Promise<void>;
 }
 
-async function startServer(handle: (req: http.IncomingMessage, res: http.ServerResponse) => void): Promise<LocalServer> {
+async function startServer(
+  handle: (req: http.IncomingMessage, res: http.ServerResponse) => void,
+): Promise<LocalServer> {
   const seen: LocalServer['seen'] = [];
   const server = http.createServer((req, res) => {
     let body = '';
     req.on('data', (c: Buffer) => (body += c.toString('utf8')));
     req.on('end', () => {
-      seen.push({ method: req.method ?? '', url: req.url ?? '', host: req.headers.host ?? '', body, headers: req.headers });
+      seen.push({
+        method: req.method ?? '',
+        url: req.url ?? '',
+        host: req.headers.host ?? '',
+        body,
+        headers: req.headers,
+      });
       handle(req, res);
     });
   });
@@ -81,7 +89,11 @@ describe('outbound requests', () => {
     expect(res.headers.get('set-cookie')).toBe('a=1, b=2');
     expect(server.seen).toHaveLength(1);
     // The connection is pinned to the vetted address, but Host still names the URL's host
-    expect(server.seen[0]).toMatchObject({ method: 'POST', host: `localhost:${server.port}`, body: 'logout_token=abc' });
+    expect(server.seen[0]).toMatchObject({
+      method: 'POST',
+      host: `localhost:${server.port}`,
+      body: 'logout_token=abc',
+    });
     expect(server.seen[0].headers['content-type']).toBe('application/x-www-form-urlencoded');
   });
 
@@ -115,7 +127,9 @@ describe('outbound requests', () => {
     const url = `${server.origin}/rp`;
     expect((await failure(outboundFetchFromConfig(loadConfig(production))(url))).reason).toBe('refused');
     expect(server.seen).toHaveLength(0);
-    expect((await outboundFetchFromConfig(loadConfig({ ...production, ALLOW_PRIVATE_NETWORK_TARGETS: 'true' }))(url)).status).toBe(201);
+    expect(
+      (await outboundFetchFromConfig(loadConfig({ ...production, ALLOW_PRIVATE_NETWORK_TARGETS: 'true' }))(url)).status,
+    ).toBe(201);
     expect((await outboundFetchFromConfig(loadConfig({ NODE_ENV: 'development' }))(url)).status).toBe(201);
     expect((await outboundFetchFromConfig(loadConfig({ NODE_ENV: 'test' }))(url)).status).toBe(201);
     expect(server.seen).toHaveLength(3);
@@ -177,7 +191,9 @@ describe('outbound request limits', () => {
       for (let i = 0; i < 32; i++) res.write(chunk); // 2 MiB
       res.end();
     });
-    const err = await failure(createOutboundFetch({ allowPrivateTargets: true, maxResponseBytes: 100 * 1024 })(server.origin));
+    const err = await failure(
+      createOutboundFetch({ allowPrivateTargets: true, maxResponseBytes: 100 * 1024 })(server.origin),
+    );
     expect(err.reason).toBe('too_large');
   });
 
@@ -200,34 +216,85 @@ describe('ALLOW_PRIVATE_NETWORK_TARGETS', () => {
     expect(loadConfig(production).allowPrivateNetworkTargets).toBe(false);
     expect(loadConfig({ ALLOW_PRIVATE_NETWORK_TARGETS: 'true' }).allowPrivateNetworkTargets).toBe(true);
     expect(loadConfig({ ALLOW_PRIVATE_NETWORK_TARGETS: '1' }).allowPrivateNetworkTargets).toBe(true);
-    expect(loadConfig({ ...production, ALLOW_PRIVATE_NETWORK_TARGETS: 'false' }).allowPrivateNetworkTargets).toBe(false);
+    expect(loadConfig({ ...production, ALLOW_PRIVATE_NETWORK_TARGETS: 'false' }).allowPrivateNetworkTargets).toBe(
+      false,
+    );
     expect(() => loadConfig({ ALLOW_PRIVATE_NETWORK_TARGETS: 'yes' })).toThrow(ConfigError);
     expect(() => loadConfig({ ALLOW_PRIVATE_NETWORK_TARGETS: 'yes' })).toThrow(/ALLOW_PRIVATE_NETWORK_TARGETS: /);
   });
 
   it('is a start-up warning in production only', () => {
     const warning = /^ALLOW_PRIVATE_NETWORK_TARGETS=true: /;
-    expect(riskySettings(loadConfig({ ...production, ALLOW_PRIVATE_NETWORK_TARGETS: 'true' }))).toEqual([expect.stringMatching(warning)]);
+    expect(riskySettings(loadConfig({ ...production, ALLOW_PRIVATE_NETWORK_TARGETS: 'true' }))).toEqual([
+      expect.stringMatching(warning),
+    ]);
     expect(riskySettings(loadConfig({ ALLOW_PRIVATE_NETWORK_TARGETS: 'true' }))).toEqual([]);
   });
 });
 
 describe('isPrivateAddress', () => {
   it.each([
-    '127.0.0.1', '127.255.255.254', '10.0.0.1', '172.16.0.1', '172.31.255.255', '192.168.0.1', '169.254.169.254',
-    '100.64.0.1', '100.127.255.255', '0.0.0.0', '0.1.2.3', '224.0.0.1', '239.255.255.250', '255.255.255.255', '240.0.0.1',
-    '192.0.2.1', '198.18.0.1', '::', '::1', '[::1]', 'fe80::1', 'fe80::1%eth0', 'febf::1', 'fc00::1', 'fd12:3456::1',
-    'ff02::1', '::ffff:127.0.0.1', '::ffff:7f00:1', '::FFFF:10.0.0.1', '::ffff:169.254.169.254', '::127.0.0.1',
-    '64:ff9b::10.0.0.1', '64:ff9b::a9fe:a9fe', '2002:7f00:1::1', '2002:c0a8:101::', '2001:db8::1', '2001::1',
-    'not-an-ip', '', '1.2.3', 'localhost',
+    '127.0.0.1',
+    '127.255.255.254',
+    '10.0.0.1',
+    '172.16.0.1',
+    '172.31.255.255',
+    '192.168.0.1',
+    '169.254.169.254',
+    '100.64.0.1',
+    '100.127.255.255',
+    '0.0.0.0',
+    '0.1.2.3',
+    '224.0.0.1',
+    '239.255.255.250',
+    '255.255.255.255',
+    '240.0.0.1',
+    '192.0.2.1',
+    '198.18.0.1',
+    '::',
+    '::1',
+    '[::1]',
+    'fe80::1',
+    'fe80::1%eth0',
+    'febf::1',
+    'fc00::1',
+    'fd12:3456::1',
+    'ff02::1',
+    '::ffff:127.0.0.1',
+    '::ffff:7f00:1',
+    '::FFFF:10.0.0.1',
+    '::ffff:169.254.169.254',
+    '::127.0.0.1',
+    '64:ff9b::10.0.0.1',
+    '64:ff9b::a9fe:a9fe',
+    '2002:7f00:1::1',
+    '2002:c0a8:101::',
+    '2001:db8::1',
+    '2001::1',
+    'not-an-ip',
+    '',
+    '1.2.3',
+    'localhost',
   ])('refuses %s', (address) => {
     expect(isPrivateAddress(address)).toBe(true);
   });
 
   it.each([
-    '8.8.8.8', '1.1.1.1', '93.184.215.14', '172.32.0.1', '172.15.255.255', '100.128.0.1', '100.63.255.255', '169.253.0.1',
-    '11.0.0.1', '223.255.255.255', '2606:4700:4700::1111', '2a00:1450:4001:80b::200e', '::ffff:8.8.8.8',
-    '64:ff9b::808:808', '2002:808:808::1',
+    '8.8.8.8',
+    '1.1.1.1',
+    '93.184.215.14',
+    '172.32.0.1',
+    '172.15.255.255',
+    '100.128.0.1',
+    '100.63.255.255',
+    '169.253.0.1',
+    '11.0.0.1',
+    '223.255.255.255',
+    '2606:4700:4700::1111',
+    '2a00:1450:4001:80b::200e',
+    '::ffff:8.8.8.8',
+    '64:ff9b::808:808',
+    '2002:808:808::1',
   ])('allows the public address %s', (address) => {
     expect(isPrivateAddress(address)).toBe(false);
   });

@@ -44,6 +44,12 @@ describe('sliding window counter', () => {
     expect(allowedAt(0, 6, 15_000, 5)).toBe(65_000); // only the next window helps
     expect(allowedAt(10, 2, 15_000, 5)).toBe(33_000); // the previous window fades within this one
     expect(allowedAt(0, 2, 15_000, 1)).toBe(105_000); // limit 1: two windows
-    for (const [p, c, e, l] of [[7, 3, 1, 6], [120, 1, 59_000, 120], [3, 5, 42_000, 4], [50, 50, 30_000, 60]]) allowedAt(p, c, e, l);
+    for (const [p, c, e, l] of [
+      [7, 3, 1, 6],
+      [120, 1, 59_000, 120],
+      [3, 5, 42_000, 4],
+      [50, 50, 30_000, 60],
+    ])
+      allowedAt(p, c, e, l);
   });
 });

@@ -27,7 +27,11 @@ describe('createTtlCache', () => {
     cache.set('long', 'b', 5000);
     cache.set('default', 'c');
     now = 999;
-    expect([cache.get('short'), cache.get('long'), cache.get('default')]).toEqual([undefined, { value: 'b' }, { value: 'c' }]);
+    expect([cache.get('short'), cache.get('long'), cache.get('default')]).toEqual([
+      undefined,
+      { value: 'b' },
+      { value: 'c' },
+    ]);
     now = 4999;
     expect([cache.get('long'), cache.get('default')]).toEqual([{ value: 'b' }, undefined]);
   });

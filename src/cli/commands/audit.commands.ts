@@ -7,18 +7,21 @@ import { one, pageFlags } from '../flags';
 
 export const auditCommands: CliCommand[] = [
   {
-    group: 'audit', verb: 'list',
-    usage: '[--platform G] [--kind K] [--subject S] [--client C] [--actor-type T] [--since T] [--until T] [--limit N] [--cursor C]',
+    group: 'audit',
+    verb: 'list',
+    usage:
+      '[--platform G] [--kind K] [--subject S] [--client C] [--actor-type T] [--since T] [--until T] [--limit N] [--cursor C]',
     flags: ['platform', 'kind', 'subject', 'client', 'actor-type', 'since', 'until', 'limit', 'cursor'],
     summary: 'Audit events, newest first (a page; next_cursor continues).',
     details: [
-      '--platform: that platform\'s events only; without it, every event (also those of no platform)',
+      "--platform: that platform's events only; without it, every event (also those of no platform)",
       '--kind e.g. sign_in.failed, key.rotated; --actor-type user, admin_token, operator, cli, system',
       '--since (inclusive) and --until (exclusive): ISO 8601 times, e.g. 2026-11-24T10:00:00Z',
     ],
     async run(s, flags, actor) {
       const platform = one(flags, 'platform');
-      const platformId = platform === undefined ? null : parseInput(PlatformParams, { platform_guid: platform }).platform_guid;
+      const platformId =
+        platform === undefined ? null : parseInput(PlatformParams, { platform_guid: platform }).platform_guid;
       const query = parseInput(AuditAllQuery, {
         kind: one(flags, 'kind'),
         subject: one(flags, 'subject'),

@@ -6,8 +6,10 @@ import { presentClient } from '../../presenters/admin/client.presenter';
 import type { CliCommand } from '../command-table';
 import { type Flags, many, one, pageFlags, switchFlag } from '../flags';
 
-const platformOf = (flags: Flags) => parseInput(ClientParams.pick({ platform_guid: true }), { platform_guid: one(flags, 'platform', true) }).platform_guid;
-const clientOf = (flags: Flags) => parseInput(ClientParams, { platform_guid: one(flags, 'platform', true), client_id: one(flags, 'client', true) });
+const platformOf = (flags: Flags) =>
+  parseInput(ClientParams.pick({ platform_guid: true }), { platform_guid: one(flags, 'platform', true) }).platform_guid;
+const clientOf = (flags: Flags) =>
+  parseInput(ClientParams, { platform_guid: one(flags, 'platform', true), client_id: one(flags, 'client', true) });
 
 /** A repeatable URI flag: absent → unchanged; given → the new list. */
 const urisIfGiven = (flags: Flags, name: string) => (flags.has(name) ? many(flags, name) : undefined);
@@ -43,7 +45,8 @@ const metadataOf = (flags: Flags) => ({
   tos_uri: one(flags, 'tos-uri'),
 });
 const METADATA_USAGE = ' [--logo-uri URL] [--client-uri URL] [--policy-uri URL] [--tos-uri URL]';
-const METADATA_DETAILS = '--logo-uri, --client-uri, --policy-uri, --tos-uri: RFC 7591 metadata shown on consent (logo, home page, privacy policy, terms); https (http only on a loopback host), at most 2048 characters';
+const METADATA_DETAILS =
+  '--logo-uri, --client-uri, --policy-uri, --tos-uri: RFC 7591 metadata shown on consent (logo, home page, privacy policy, terms); https (http only on a loopback host), at most 2048 characters';
 
 const SIGNING_AND_LOGOUT_DETAILS = [
   '--id-token-alg RS256|ES256|EdDSA|HS512: standard platforms only: the ID-token algorithm (default RS256; HS512, keyed with the secret: confidential only)',
@@ -54,14 +57,33 @@ const SIGNING_AND_LOGOUT_DETAILS = [
 
 export const clientCommands: CliCommand[] = [
   {
-    group: 'client', verb: 'create',
+    group: 'client',
+    verb: 'create',
     usage:
       '--platform G --name NAME --type confidential|public --redirect-uri URI [--redirect-uri URI ...] --scopes "openid profile email phone address offline_access" [--post-logout-redirect-uri URI ...] [--resource-server]' +
       ' [--id-token-alg RS256|ES256|EdDSA|HS512] [--backchannel-logout-uri URI [--backchannel-logout-session-required]] [--frontchannel-logout-uri URI [--frontchannel-logout-session-required]]' +
       METADATA_USAGE,
-    flags: ['platform', 'name', 'type', 'redirect-uri', 'scopes', 'post-logout-redirect-uri', 'resource-server', 'id-token-alg', 'backchannel-logout-uri', 'backchannel-logout-session-required', 'frontchannel-logout-uri', 'frontchannel-logout-session-required', ...METADATA_FLAGS],
+    flags: [
+      'platform',
+      'name',
+      'type',
+      'redirect-uri',
+      'scopes',
+      'post-logout-redirect-uri',
+      'resource-server',
+      'id-token-alg',
+      'backchannel-logout-uri',
+      'backchannel-logout-session-required',
+      'frontchannel-logout-uri',
+      'frontchannel-logout-session-required',
+      ...METADATA_FLAGS,
+    ],
     summary: 'Register a client; a confidential one gets its secret, shown once.',
-    details: ['--resource-server: confidential only: may introspect other clients\' tokens', ...SIGNING_AND_LOGOUT_DETAILS, METADATA_DETAILS],
+    details: [
+      "--resource-server: confidential only: may introspect other clients' tokens",
+      ...SIGNING_AND_LOGOUT_DETAILS,
+      METADATA_DETAILS,
+    ],
     async run(s, flags, actor) {
       const platformId = platformOf(flags);
       const body = parseInput(ClientCreate, {
@@ -85,15 +107,21 @@ export const clientCommands: CliCommand[] = [
     },
   },
   {
-    group: 'client', verb: 'list', usage: '--platform G [--limit N] [--cursor C]', flags: ['platform', 'limit', 'cursor'],
-    summary: 'List a platform\'s clients, oldest first (a page; next_cursor continues). Secrets are never shown.',
+    group: 'client',
+    verb: 'list',
+    usage: '--platform G [--limit N] [--cursor C]',
+    flags: ['platform', 'limit', 'cursor'],
+    summary: "List a platform's clients, oldest first (a page; next_cursor continues). Secrets are never shown.",
     async run(s, flags, actor) {
       const page = await s.admin.clients.list(actor, platformOf(flags), parseInput(PageQuery, pageFlags(flags)));
       return { items: page.items.map(presentClient), next_cursor: page.nextCursor };
     },
   },
   {
-    group: 'client', verb: 'show', usage: '--platform G --client ID', flags: ['platform', 'client'],
+    group: 'client',
+    verb: 'show',
+    usage: '--platform G --client ID',
+    flags: ['platform', 'client'],
     summary: 'One client: type, URIs, scopes, resource-server flag, secret overlap (never the secret).',
     async run(s, flags, actor) {
       const { platform_guid, client_id } = clientOf(flags);
@@ -101,16 +129,33 @@ export const clientCommands: CliCommand[] = [
     },
   },
   {
-    group: 'client', verb: 'update',
+    group: 'client',
+    verb: 'update',
     usage:
       '--platform G --client ID [--name NAME] [--type confidential|public] [--redirect-uri URI ...] [--post-logout-redirect-uri URI ... | --no-post-logout-redirect-uris] [--scopes "openid ..."] [--resource-server | --no-resource-server]' +
       ' [--id-token-alg RS256|ES256|EdDSA|HS512|default] [--backchannel-logout-uri URI | --no-backchannel-logout-uri] [--backchannel-logout-session-required | --no-backchannel-logout-session-required]' +
       ' [--frontchannel-logout-uri URI | --no-frontchannel-logout-uri] [--frontchannel-logout-session-required | --no-frontchannel-logout-session-required]' +
       ' [--logo-uri URL|""] [--client-uri URL|""] [--policy-uri URL|""] [--tos-uri URL|""]',
     flags: [
-      'platform', 'client', 'name', 'type', 'redirect-uri', 'post-logout-redirect-uri', 'no-post-logout-redirect-uris', 'scopes', 'resource-server', 'no-resource-server',
-      'id-token-alg', 'backchannel-logout-uri', 'no-backchannel-logout-uri', 'backchannel-logout-session-required', 'no-backchannel-logout-session-required',
-      'frontchannel-logout-uri', 'no-frontchannel-logout-uri', 'frontchannel-logout-session-required', 'no-frontchannel-logout-session-required',
+      'platform',
+      'client',
+      'name',
+      'type',
+      'redirect-uri',
+      'post-logout-redirect-uri',
+      'no-post-logout-redirect-uris',
+      'scopes',
+      'resource-server',
+      'no-resource-server',
+      'id-token-alg',
+      'backchannel-logout-uri',
+      'no-backchannel-logout-uri',
+      'backchannel-logout-session-required',
+      'no-backchannel-logout-session-required',
+      'frontchannel-logout-uri',
+      'no-frontchannel-logout-uri',
+      'frontchannel-logout-session-required',
+      'no-frontchannel-logout-session-required',
       ...METADATA_FLAGS,
     ],
     summary: 'Change a client; the rules of create apply to the client as changed.',
@@ -118,7 +163,7 @@ export const clientCommands: CliCommand[] = [
       '--redirect-uri / --post-logout-redirect-uri: the given list replaces the registered one',
       '--no-post-logout-redirect-uris: removes every post-logout redirect URI',
       '--type confidential (from public): a secret is issued, shown once; --type public drops the secret',
-      '--resource-server / --no-resource-server: may (not) introspect other clients\' tokens; confidential only',
+      "--resource-server / --no-resource-server: may (not) introspect other clients' tokens; confidential only",
       ...SIGNING_AND_LOGOUT_DETAILS,
       '--id-token-alg default: back to the default (RS256); --no-backchannel-logout-uri / --no-frontchannel-logout-uri: removes it; --no-…-session-required: turns it off',
       METADATA_DETAILS,
@@ -128,39 +173,54 @@ export const clientCommands: CliCommand[] = [
       const { platform_guid, client_id } = clientOf(flags);
       const clearLogout = switchFlag(flags, 'no-post-logout-redirect-uris');
       const logoutUris = urisIfGiven(flags, 'post-logout-redirect-uri');
-      if (clearLogout && logoutUris) throw invalidRequest('give --post-logout-redirect-uri or --no-post-logout-redirect-uris, not both');
-      const body = parseInput(ClientUpdate, withoutUndefined({
-        name: one(flags, 'name'),
-        type: one(flags, 'type'),
-        redirect_uris: urisIfGiven(flags, 'redirect-uri'),
-        post_logout_redirect_uris: clearLogout ? [] : logoutUris,
-        scopes: one(flags, 'scopes'),
-        is_resource_server: onOff(flags, 'resource-server'),
-        id_token_signed_response_alg: idTokenAlg(flags),
-        backchannel_logout_uri: uriOrNone(flags, 'backchannel-logout-uri'),
-        backchannel_logout_session_required: onOff(flags, 'backchannel-logout-session-required'),
-        frontchannel_logout_uri: uriOrNone(flags, 'frontchannel-logout-uri'),
-        frontchannel_logout_session_required: onOff(flags, 'frontchannel-logout-session-required'),
-        ...metadataOf(flags),
-      }));
+      if (clearLogout && logoutUris)
+        throw invalidRequest('give --post-logout-redirect-uri or --no-post-logout-redirect-uris, not both');
+      const body = parseInput(
+        ClientUpdate,
+        withoutUndefined({
+          name: one(flags, 'name'),
+          type: one(flags, 'type'),
+          redirect_uris: urisIfGiven(flags, 'redirect-uri'),
+          post_logout_redirect_uris: clearLogout ? [] : logoutUris,
+          scopes: one(flags, 'scopes'),
+          is_resource_server: onOff(flags, 'resource-server'),
+          id_token_signed_response_alg: idTokenAlg(flags),
+          backchannel_logout_uri: uriOrNone(flags, 'backchannel-logout-uri'),
+          backchannel_logout_session_required: onOff(flags, 'backchannel-logout-session-required'),
+          frontchannel_logout_uri: uriOrNone(flags, 'frontchannel-logout-uri'),
+          frontchannel_logout_session_required: onOff(flags, 'frontchannel-logout-session-required'),
+          ...metadataOf(flags),
+        }),
+      );
       const { client, secret } = await s.admin.clients.update(actor, platform_guid, client_id, body);
       return secret ? { ...presentClient(client), client_secret: secret } : presentClient(client);
     },
   },
   {
-    group: 'client', verb: 'rotate-secret', usage: '--platform G --client ID [--overlap-seconds N]', flags: ['platform', 'client', 'overlap-seconds'],
+    group: 'client',
+    verb: 'rotate-secret',
+    usage: '--platform G --client ID [--overlap-seconds N]',
+    flags: ['platform', 'client', 'overlap-seconds'],
     summary: 'A new secret, shown once; the previous one keeps working for the overlap.',
-    details: ['--overlap-seconds N: how long the previous secret still works (default CLIENT_SECRET_OVERLAP_SECONDS, 86400; 0: it stops now; at most 2592000)'],
+    details: [
+      '--overlap-seconds N: how long the previous secret still works (default CLIENT_SECRET_OVERLAP_SECONDS, 86400; 0: it stops now; at most 2592000)',
+    ],
     async run(s, flags, actor) {
       const { platform_guid, client_id } = clientOf(flags);
       const raw = one(flags, 'overlap-seconds');
-      const body = parseInput(ClientSecretRotate, raw === undefined ? {} : { overlap_seconds: raw.trim() === '' ? NaN : Number(raw) });
+      const body = parseInput(
+        ClientSecretRotate,
+        raw === undefined ? {} : { overlap_seconds: raw.trim() === '' ? NaN : Number(raw) },
+      );
       const { client, secret } = await s.admin.clients.rotateSecret(actor, platform_guid, client_id, body);
       return { ...presentClient(client), client_secret: secret };
     },
   },
   {
-    group: 'client', verb: 'delete', usage: '--platform G --client ID', flags: ['platform', 'client'],
+    group: 'client',
+    verb: 'delete',
+    usage: '--platform G --client ID',
+    flags: ['platform', 'client'],
     summary: 'Delete a client with its codes, tokens, refresh tokens and consents.',
     async run(s, flags, actor) {
       const { platform_guid, client_id } = clientOf(flags);

@@ -14,12 +14,18 @@ import { registrationTokenCommands } from './registration-token.commands';
 /** Backup and restore work on the database itself (src/cli/database-commands.ts); listed here for --help. */
 const DATABASE_COMMANDS: CliCommand[] = [
   {
-    group: 'backup', verb: '', usage: '--out FILE', flags: ['out'],
+    group: 'backup',
+    verb: '',
+    usage: '--out FILE',
+    flags: ['out'],
     summary: 'One consistent snapshot, also while the provider runs; keep MASTER_KEY with it, apart.',
     run: () => Promise.reject(new Error('backup runs before the services start')),
   },
   {
-    group: 'restore', verb: '', usage: '--in FILE', flags: ['in'],
+    group: 'restore',
+    verb: '',
+    usage: '--in FILE',
+    flags: ['in'],
     summary: 'Into an empty database: a fresh DATA_DIR with the provider stopped, or an empty Postgres.',
     run: () => Promise.reject(new Error('restore runs before the services start')),
   },

@@ -15,22 +15,34 @@ const presentToken = (t: AdminTokenRow) => ({
 
 export const tokenCommands: CliCommand[] = [
   {
-    group: 'token', verb: 'create', usage: '--name NAME [--platform G]', flags: ['name', 'platform'],
+    group: 'token',
+    verb: 'create',
+    usage: '--name NAME [--platform G]',
+    flags: ['name', 'platform'],
     summary: 'Create an admin API token (lk_admin_…), shown once: global, or limited to one platform.',
     details: ['Use it as Authorization: Bearer TOKEN on /admin/api/v1; only its SHA-256 digest is stored.'],
     async run(s, flags, actor) {
       const platform = one(flags, 'platform');
-      const created = await s.admin.tokens.create(actor, { name: one(flags, 'name', true), platformId: platform === undefined ? null : parseInput(Uuid, platform) });
+      const created = await s.admin.tokens.create(actor, {
+        name: one(flags, 'name', true),
+        platformId: platform === undefined ? null : parseInput(Uuid, platform),
+      });
       return { ...presentToken(created), token: created.token };
     },
   },
   {
-    group: 'token', verb: 'list', usage: '', flags: [],
+    group: 'token',
+    verb: 'list',
+    usage: '',
+    flags: [],
     summary: 'Every admin token (never the token itself).',
     run: async (s, _flags, actor) => ({ tokens: (await s.admin.tokens.list(actor)).map(presentToken) }),
   },
   {
-    group: 'token', verb: 'revoke', usage: '--id ID', flags: ['id'],
+    group: 'token',
+    verb: 'revoke',
+    usage: '--id ID',
+    flags: ['id'],
     summary: 'Revoke an admin token: it stops working at once.',
     run: async (s, flags, actor) => presentToken(await s.admin.tokens.revoke(actor, one(flags, 'id', true))),
   },

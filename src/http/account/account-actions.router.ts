@@ -12,7 +12,17 @@ import { securityOrigin } from '../request/security-origin';
 import { frontchannelUrlsBeforeSignOut, stashFrontchannelFrames } from '../oauth/frontchannel-frames';
 
 const PROFILE_FIELDS: (keyof ProfileInput)[] = [
-  'given_name', 'middle_name', 'family_name', 'nickname', 'preferred_username', 'phone_number', 'street_address', 'locality', 'region', 'postal_code', 'country',
+  'given_name',
+  'middle_name',
+  'family_name',
+  'nickname',
+  'preferred_username',
+  'phone_number',
+  'street_address',
+  'locality',
+  'region',
+  'postal_code',
+  'country',
 ];
 
 /** The forms of the account page; each answers with a redirect, or the page again with its errors (status 400). */
@@ -22,24 +32,61 @@ export function accountActionsRouter(s: Services, deps: HttpDeps): Router {
   const form = [resolvePlatform(s), issueCsrf, requireCsrf, requireAccount(s)];
   const user = (res: Response) => res.locals.accountUser!;
   /** Back to the tab the form was on. */
-  const back = (res: Response, section: AccountSection = 'profile') => accountSectionUrl(res.locals.platform.id, section);
+  const back = (res: Response, section: AccountSection = 'profile') =>
+    accountSectionUrl(res.locals.platform.id, section);
   const t = (res: Response) => res.locals.t;
 
   r.post('/account/profile', ...form, async (req, res) => {
-    const input = Object.fromEntries(PROFILE_FIELDS.map((f) => [f, field(req.body, f, 400)])) as unknown as ProfileInput;
+    const input = Object.fromEntries(
+      PROFILE_FIELDS.map((f) => [f, field(req.body, f, 400)]),
+    ) as unknown as ProfileInput;
     const result = await s.account.profile.updateProfile(user(res), input);
-    if (!result.ok) return render(req, res, user(res), { values: { ...input }, fieldErrors: errorsByField(result.errors), formError: 'account:errors.correctFields' }, 400);
-    setFlash(req, res.locals.platform.id, t(res)(result.changed ? 'account:flash.profileSaved' : 'account:flash.profileUnchanged'));
+    if (!result.ok)
+      return render(
+        req,
+        res,
+        user(res),
+        { values: { ...input }, fieldErrors: errorsByField(result.errors), formError: 'account:errors.correctFields' },
+        400,
+      );
+    setFlash(
+      req,
+      res.locals.platform.id,
+      t(res)(result.changed ? 'account:flash.profileSaved' : 'account:flash.profileUnchanged'),
+    );
     await redirectSaved(req, res, back(res));
   });
 
   r.post('/account/password', ...form, async (req, res) => {
     const p = res.locals.platform;
-    const result = await s.account.security.changePassword(p, user(res), field(req.body, 'current_password', 300), field(req.body, 'new_password', 300), securityOrigin(req, p.id), res.locals.locale);
-    if (!result.ok) return render(req, res, user(res), { fieldErrors: errorsByField(result.errors), formError: 'account:errors.passwordNotChanged', section: 'security' }, 400);
+    const result = await s.account.security.changePassword(
+      p,
+      user(res),
+      field(req.body, 'current_password', 300),
+      field(req.body, 'new_password', 300),
+      securityOrigin(req, p.id),
+      res.locals.locale,
+    );
+    if (!result.ok)
+      return render(
+        req,
+        res,
+        user(res),
+        {
+          fieldErrors: errorsByField(result.errors),
+          formError: 'account:errors.passwordNotChanged',
+          section: 'security',
+        },
+        400,
+      );
     // Every session ended; this browser proved the password just now, so it stays signed in.
     await regenerateKeepingData(req);
-    rememberSignIn(req, p.id, { userId: user(res).id, email: user(res).email }, Math.floor(deps.now().getTime() / 1000));
+    rememberSignIn(
+      req,
+      p.id,
+      { userId: user(res).id, email: user(res).email },
+      Math.floor(deps.now().getTime() / 1000),
+    );
     setFlash(req, p.id, t(res)('account:flash.passwordChanged'));
     await redirectSaved(req, res, back(res, 'security'));
   });
@@ -59,7 +106,13 @@ export function accountActionsRouter(s: Services, deps: HttpDeps): Router {
     if (!result.ok && result.reason === 'last_way_in') {
       return render(req, res, user(res), { formError: 'account:errors.lastWayIn', section: 'security' }, 400);
     }
-    setFlash(req, p.id, result.ok ? t(res)('account:flash.unlinked', { provider: result.providerName }) : t(res)('account:flash.alreadyUnlinked'));
+    setFlash(
+      req,
+      p.id,
+      result.ok
+        ? t(res)('account:flash.unlinked', { provider: result.providerName })
+        : t(res)('account:flash.alreadyUnlinked'),
+    );
     await redirectSaved(req, res, back(res, 'security'));
   });
 
@@ -77,8 +130,17 @@ export function accountActionsRouter(s: Services, deps: HttpDeps): Router {
   r.post('/account/apps/revoke', ...form, async (req, res) => {
     const apps = await s.account.security.listApps(user(res).id);
     const app = apps.find((a) => a.clientId === field(req.body, 'client_id'));
-    if (app) await s.account.security.revokeApp(user(res), app.clientId, securityOrigin(req, res.locals.platform.id, app.clientId));
-    setFlash(req, res.locals.platform.id, app ? t(res)('account:flash.appRevoked', { name: app.name }) : t(res)('account:flash.appNoAccess'));
+    if (app)
+      await s.account.security.revokeApp(
+        user(res),
+        app.clientId,
+        securityOrigin(req, res.locals.platform.id, app.clientId),
+      );
+    setFlash(
+      req,
+      res.locals.platform.id,
+      app ? t(res)('account:flash.appRevoked', { name: app.name }) : t(res)('account:flash.appNoAccess'),
+    );
     await redirectSaved(req, res, back(res, 'apps'));
   });
 

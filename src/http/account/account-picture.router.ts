@@ -27,14 +27,32 @@ export function accountPictureRouter(s: Services, deps: HttpDeps): Router {
     const file = res.locals.upload as Blob | undefined;
     const bytes = file ? Buffer.from(await file.arrayBuffer()) : Buffer.alloc(0);
     const result = await s.account.profile.setPictureUpload(user(res), bytes);
-    if (!result.ok) return render(req, res, user(res), { fieldErrors: errorsByField(result.errors), formError: 'account:errors.pictureNotChanged' }, 400);
+    if (!result.ok)
+      return render(
+        req,
+        res,
+        user(res),
+        { fieldErrors: errorsByField(result.errors), formError: 'account:errors.pictureNotChanged' },
+        400,
+      );
     await done(req, res, res.locals.t('account:flash.pictureUpdated'));
   });
 
   r.post('/account/picture-url', ...form, async (req, res) => {
     const url = field(req.body, 'picture_url', 4096);
     const result = await s.account.profile.setPictureUrl(user(res), url);
-    if (!result.ok) return render(req, res, user(res), { values: { picture_url: url }, fieldErrors: errorsByField(result.errors), formError: 'account:errors.pictureNotChanged' }, 400);
+    if (!result.ok)
+      return render(
+        req,
+        res,
+        user(res),
+        {
+          values: { picture_url: url },
+          fieldErrors: errorsByField(result.errors),
+          formError: 'account:errors.pictureNotChanged',
+        },
+        400,
+      );
     await done(req, res, res.locals.t('account:flash.pictureUpdated'));
   });
 
@@ -45,7 +63,10 @@ export function accountPictureRouter(s: Services, deps: HttpDeps): Router {
 
   r.get('/pictures/:platformId/:userId/:version', async (req, res) => {
     const { platformId, userId, version } = req.params;
-    const picture = isUuid(platformId) && isUuid(userId) ? await s.account.profile.findPicture(platformId, userId, version) : undefined;
+    const picture =
+      isUuid(platformId) && isUuid(userId)
+        ? await s.account.profile.findPicture(platformId, userId, version)
+        : undefined;
     if (!picture) throw new OAuthError('not_found', 'No such picture');
     // The version is in the URL: a new picture gets a new URL, so this one never changes.
     res

@@ -44,10 +44,17 @@ export function accountRouter(s: Services, deps: HttpDeps): Router {
     const signedIn = signedInAccounts(req, p.id);
     const section = requestedSection(req.query);
     if (signedIn.length === 0) return redirectSaved(req, res, withSection(accountUrl(p.id, '/signin'), section));
-    const users = await s.users.findManyByIds(p.id, signedIn.map((a) => a.userId));
+    const users = await s.users.findManyByIds(
+      p.id,
+      signedIn.map((a) => a.userId),
+    );
     renderPage(res, 'account-choose', {
-      title: res.locals.t('account:choose.title'), platformName: p.name, csrfToken: res.locals.csrfToken, action: withSection(accountUrl(p.id, '/choose'), section),
-      accounts: presentChooserRows(users, baseUrl), signinUrl: withSection(accountUrl(p.id, '/signin'), section),
+      title: res.locals.t('account:choose.title'),
+      platformName: p.name,
+      csrfToken: res.locals.csrfToken,
+      action: withSection(accountUrl(p.id, '/choose'), section),
+      accounts: presentChooserRows(users, baseUrl),
+      signinUrl: withSection(accountUrl(p.id, '/signin'), section),
     });
   });
 
@@ -59,7 +66,11 @@ export function accountRouter(s: Services, deps: HttpDeps): Router {
   });
 
   // The sign-in page with "Sign in with a passkey" (src/http/pages/passkeys.ts; its routes: ./passkeys.router.ts).
-  const renderSignIn = (res: Response, values: { email: string; error: string | null; errorValues?: Record<string, string | number> }, status = 200) => renderAccountSignIn(s, res, values, status);
+  const renderSignIn = (
+    res: Response,
+    values: { email: string; error: string | null; errorValues?: Record<string, string | number> },
+    status = 200,
+  ) => renderAccountSignIn(s, res, values, status);
 
   r.get('/account/signin', resolvePlatform(s), issueCsrf, async (req, res) => {
     // A remembered, signed-out account of this browser pre-fills the email.
@@ -99,17 +110,34 @@ export function accountRouter(s: Services, deps: HttpDeps): Router {
 
   // "Create account" under the account page's sign-in (docs/decisions.md, "Page usability findings"): the sign-up form of the
   // authorization's pages, without an app; the new account lands on its account page, signed in.
-  const renderSignUp = (res: Response, extra: { values?: Record<string, string>; error?: string | null; fieldErrors?: Record<string, string> } = {}, status = 200) => {
+  const renderSignUp = (
+    res: Response,
+    extra: { values?: Record<string, string>; error?: string | null; fieldErrors?: Record<string, string> } = {},
+    status = 200,
+  ) => {
     const p = platformOf(res);
     const t = res.locals.t;
     const section = requestedSection(res.req.query);
-    renderPage(res, 'signup', {
-      title: t('account:signup.title'), action: withSection(accountUrl(p.id, '/signup'), section), emailLocked: false, signinUrl: withSection(accountUrl(p.id, '/signin'), section),
-      passwordMinLength: deps.config.passwordMinLength, error: extra.error ?? null,
-      fieldErrors: Object.fromEntries(Object.entries(extra.fieldErrors ?? {}).map(([k, m]) => [k, t(m, ruleValues(deps.config.passwordMinLength))])), // {{min}}, {{minAge}}: user-rules.ts
-      values: extra.values ?? { email: '', given_name: '', family_name: '', birthdate: '', phone_number: '' },
-      viaProvider: null, passwordOptional: false, upstreams: [],
-    }, status);
+    renderPage(
+      res,
+      'signup',
+      {
+        title: t('account:signup.title'),
+        action: withSection(accountUrl(p.id, '/signup'), section),
+        emailLocked: false,
+        signinUrl: withSection(accountUrl(p.id, '/signin'), section),
+        passwordMinLength: deps.config.passwordMinLength,
+        error: extra.error ?? null,
+        fieldErrors: Object.fromEntries(
+          Object.entries(extra.fieldErrors ?? {}).map(([k, m]) => [k, t(m, ruleValues(deps.config.passwordMinLength))]),
+        ), // {{min}}, {{minAge}}: user-rules.ts
+        values: extra.values ?? { email: '', given_name: '', family_name: '', birthdate: '', phone_number: '' },
+        viaProvider: null,
+        passwordOptional: false,
+        upstreams: [],
+      },
+      status,
+    );
   };
 
   r.get('/account/signup', resolvePlatform(s), issueCsrf, (_req, res) => renderSignUp(res));
@@ -117,16 +145,37 @@ export function accountRouter(s: Services, deps: HttpDeps): Router {
   r.post('/account/signup', resolvePlatform(s), issueCsrf, requireCsrf, async (req, res) => {
     const p = platformOf(res);
     const values = {
-      email: field(req.body, 'email').trim(), given_name: field(req.body, 'given_name'), family_name: field(req.body, 'family_name'),
-      birthdate: field(req.body, 'birthdate'), phone_number: field(req.body, 'phone_number'),
+      email: field(req.body, 'email').trim(),
+      given_name: field(req.body, 'given_name'),
+      family_name: field(req.body, 'family_name'),
+      birthdate: field(req.body, 'birthdate'),
+      phone_number: field(req.body, 'phone_number'),
     };
-    const result = await s.signUpWithPassword(p, {
-      email: values.email, password: field(req.body, 'password'), givenName: values.given_name, familyName: values.family_name,
-      birthdate: values.birthdate, phoneNumber: values.phone_number || undefined,
-    }, attemptSource(req), securityOrigin(req, p.id), res.locals.locale);
+    const result = await s.signUpWithPassword(
+      p,
+      {
+        email: values.email,
+        password: field(req.body, 'password'),
+        givenName: values.given_name,
+        familyName: values.family_name,
+        birthdate: values.birthdate,
+        phoneNumber: values.phone_number || undefined,
+      },
+      attemptSource(req),
+      securityOrigin(req, p.id),
+      res.locals.locale,
+    );
     if (!result.ok) {
       if (result.retryAfterSeconds) res.set('Retry-After', String(result.retryAfterSeconds));
-      return renderSignUp(res, { values, error: result.error ? res.locals.t(result.error, result.errorValues ?? {}) : null, fieldErrors: result.fieldErrors }, result.status);
+      return renderSignUp(
+        res,
+        {
+          values,
+          error: result.error ? res.locals.t(result.error, result.errorValues ?? {}) : null,
+          fieldErrors: result.fieldErrors,
+        },
+        result.status,
+      );
     }
     // An existing account's own password signs in (sign-in.ts), like the sign-in form.
     await passwordAccepted(req, res, result.user);
@@ -138,7 +187,9 @@ export function accountRouter(s: Services, deps: HttpDeps): Router {
     takeFrontchannelFrames(req, res, p.id); // the apps signed out of through this browser (hidden iframes)
     const t = res.locals.t;
     renderPage(res, 'signed-out', {
-      title: t('account:signedOut.title'), platformName: p.name, heading: t('account:signedOut.heading'),
+      title: t('account:signedOut.title'),
+      platformName: p.name,
+      heading: t('account:signedOut.heading'),
       message: t(everywhere ? 'account:signedOut.everywhere' : 'account:signedOut.here'),
       continueUrl: accountUrl(p.id, '/signin'),
     });

@@ -17,7 +17,11 @@ const REQUEST_LINE = /^[A-Za-z]+ +(\S+)/;
 type ClientError = Error & { code?: string; rawPacket?: Buffer };
 
 /** Renders the hosted pages' error page for a status and an (English) description; errors fall back to JSON. */
-export type ErrorPageRenderer = (status: number, description: string, done: (err: Error | null, html?: string) => void) => void;
+export type ErrorPageRenderer = (
+  status: number,
+  description: string,
+  done: (err: Error | null, html?: string) => void,
+) => void;
 
 /**
  * node:http's `clientError`: a request it refused before the app ran (a request line or headers
@@ -37,7 +41,8 @@ export function clientErrorHandler(renderPage?: ErrorPageRenderer) {
       return;
     }
     const { status, description } = (err.code && REFUSALS[err.code]) || MALFORMED;
-    const json = () => send(socket, status, 'application/json', JSON.stringify(errorBody({ code: 'invalid_request', description })));
+    const json = () =>
+      send(socket, status, 'application/json', JSON.stringify(errorBody({ code: 'invalid_request', description })));
     const target = REQUEST_LINE.exec(err.rawPacket?.subarray(0, 8192).toString('latin1') ?? '')?.[1];
     if (!renderPage || target === undefined || !isHostedPagePath(pathOfTarget(target))) return json();
     renderPage(status, description, (renderErr, html) => {
@@ -74,7 +79,11 @@ function send(socket: Duplex, status: number, type: string, body: string): void 
     'Referrer-Policy: no-referrer',
     'X-Frame-Options: DENY',
     // The error page: our stylesheet, no script, no form.
-    ...(type === 'text/html' ? ["Content-Security-Policy: default-src 'none'; style-src 'self'; img-src 'self' data: https:; form-action 'none'; frame-ancestors 'none'"] : []),
+    ...(type === 'text/html'
+      ? [
+          "Content-Security-Policy: default-src 'none'; style-src 'self'; img-src 'self' data: https:; form-action 'none'; frame-ancestors 'none'",
+        ]
+      : []),
     'Connection: close',
   ];
   socket.end(`${head.join('\r\n')}\r\n\r\n${body}`);

@@ -38,7 +38,10 @@ export function sendJsonError(res: Response, error: OAuthError): void {
 }
 
 /** The spec's error body (RFC 6749 §5.2): what every JSON error says, Node's own refusals included (client-error.ts). */
-export function errorBody(error: Pick<OAuthError, 'code' | 'description'>): { error: string; error_description: string } {
+export function errorBody(error: Pick<OAuthError, 'code' | 'description'>): {
+  error: string;
+  error_description: string;
+} {
   return { error: error.code, error_description: error.description };
 }
 
@@ -50,7 +53,10 @@ function logError(logger: Logger, req: Request, error: OAuthError) {
   const base = { reqId: req.id, code: error.code, status: error.status, path: req.path };
   const cause = error.cause as { message?: string; stack?: string; code?: string } | undefined;
   if (error.status >= 500) {
-    logger.error({ ...base, cause: { message: cause?.message, code: cause?.code, stack: cause?.stack } }, error.description);
+    logger.error(
+      { ...base, cause: { message: cause?.message, code: cause?.code, stack: cause?.stack } },
+      error.description,
+    );
   } else if (isInvalidInput(cause)) {
     // A missed input check, not an outage: the SQLSTATE and route point at it. No stack, and no
     // message either: Postgres quotes the refused value (it may be a password or a token).

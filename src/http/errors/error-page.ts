@@ -34,26 +34,52 @@ export function renderErrorPage(req: Request, res: Response, error: OAuthError):
   const seconds = Number(error.headers['Retry-After']) || 1;
   const app = error.app && isWebUrl(error.app.url) ? error.app : undefined;
   const notFound = error.code === 'not_found';
-  const heading = notFound ? t('errors:notFound.heading') : error.status >= 500 ? t('errors:heading.server') : t('errors:heading.request');
-  renderPage(res, 'error', {
-    title: heading,
-    heading,
-    message: key ? t(key, { count: seconds }) : t('errors:message.request'),
-    detail: showsDetail(error, key, seconds) ? error.description : null,
-    status: error.status,
-    requestId: req.id ? String(req.id) : null,
-    back: app ? { href: app.url, label: t('errors:backToApp', { app: app.name }) } : { href: '/', label: t('errors:home') },
-  }, error.status);
+  const heading = notFound
+    ? t('errors:notFound.heading')
+    : error.status >= 500
+      ? t('errors:heading.server')
+      : t('errors:heading.request');
+  renderPage(
+    res,
+    'error',
+    {
+      title: heading,
+      heading,
+      message: key ? t(key, { count: seconds }) : t('errors:message.request'),
+      detail: showsDetail(error, key, seconds) ? error.description : null,
+      status: error.status,
+      requestId: req.id ? String(req.id) : null,
+      back: app
+        ? { href: app.url, label: t('errors:backToApp', { app: app.name }) }
+        : { href: '/', label: t('errors:home') },
+    },
+    error.status,
+  );
 }
 
 /**
  * The error page for a request node:http refused before there was one (client-error.ts): in
  * English with Latchkey's own brand (app.locals, set in createApp), the description as its detail.
  */
-export function renderRequestlessErrorPage(app: Express, status: number, description: string, done: (err: Error | null, html?: string) => void): void {
+export function renderRequestlessErrorPage(
+  app: Express,
+  status: number,
+  description: string,
+  done: (err: Error | null, html?: string) => void,
+): void {
   const t = app.locals.t as (key: string) => string;
   const heading = t('errors:heading.request');
-  app.render('error', {
-    title: heading, heading, message: t('errors:message.request'), detail: description, status, requestId: null, back: { href: '/', label: t('errors:home') },
-  }, done);
+  app.render(
+    'error',
+    {
+      title: heading,
+      heading,
+      message: t('errors:message.request'),
+      detail: description,
+      status,
+      requestId: null,
+      back: { href: '/', label: t('errors:home') },
+    },
+    done,
+  );
 }

@@ -3,8 +3,24 @@ import { OAuthError } from '../../errors';
 // Socket errors, and SQLSTATE classes 08 (connection exception), 57P (shutdown, cannot connect now), 53300 (too many connections),
 // 57014 (statement cancelled: DB_STATEMENT_TIMEOUT_MS ran out on an overloaded database).
 const DATABASE_UNAVAILABLE_CODES = new Set([
-  'ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN',
-  '57P01', '57P02', '57P03', '53300', '08000', '08001', '08003', '08004', '08006', '57014',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ENOTFOUND',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+  '57P01',
+  '57P02',
+  '57P03',
+  '53300',
+  '08000',
+  '08001',
+  '08003',
+  '08004',
+  '08006',
+  '57014',
 ]);
 
 /** pg error codes that mean "the database is not there right now". */
@@ -14,7 +30,9 @@ function isDatabaseUnavailable(err: unknown): boolean {
   if (e.code && DATABASE_UNAVAILABLE_CODES.has(e.code)) return true;
   // pg and knex: a dead or closed connection, a connect timeout ("timeout expired"), a full pool,
   // the client-side statement timeout (through PgBouncer, on PGlite: "Query read timeout")
-  return /Knex: Timeout acquiring a connection|Connection terminated|connect ECONNREFUSED|not queryable|^timeout expired$|^Query read timeout$/.test(e.message ?? '');
+  return /Knex: Timeout acquiring a connection|Connection terminated|connect ECONNREFUSED|not queryable|^timeout expired$|^Query read timeout$/.test(
+    e.message ?? '',
+  );
 }
 
 /**
@@ -36,10 +54,14 @@ export function toOAuthError(err: unknown): OAuthError {
   if (e?.type === 'entity.parse.failed' || e?.type === 'encoding.unsupported' || e?.type === 'charset.unsupported') {
     return new OAuthError('invalid_request', 'The request body could not be parsed', { cause: err });
   }
-  if (e?.type === 'entity.too.large') return new OAuthError('invalid_request', 'The request body is too large', { status: 413, cause: err });
-  if (e?.type === 'parameters.too.many') return new OAuthError('invalid_request', 'Too many parameters', { status: 413, cause: err });
-  if (e && (e.status === 400 || e.statusCode === 400)) return new OAuthError('invalid_request', 'Malformed request', { cause: err });
-  if (isInvalidInput(err)) return new OAuthError('invalid_request', 'A parameter has a value this server cannot accept', { cause: err });
+  if (e?.type === 'entity.too.large')
+    return new OAuthError('invalid_request', 'The request body is too large', { status: 413, cause: err });
+  if (e?.type === 'parameters.too.many')
+    return new OAuthError('invalid_request', 'Too many parameters', { status: 413, cause: err });
+  if (e && (e.status === 400 || e.statusCode === 400))
+    return new OAuthError('invalid_request', 'Malformed request', { cause: err });
+  if (isInvalidInput(err))
+    return new OAuthError('invalid_request', 'A parameter has a value this server cannot accept', { cause: err });
   if (isDatabaseUnavailable(err)) {
     return new OAuthError('temporarily_unavailable', 'The service is temporarily unavailable, try again shortly', {
       headers: { 'Retry-After': '5' },

@@ -20,17 +20,31 @@ export function emailVerificationRouter(s: Services): Router {
     const toAccount = { href: accountUrl(p.id), label: t('account:emailVerified.toAccount') };
     if (result.status === 'verified') {
       return renderPage(res, 'notice', {
-        title: t('account:emailVerified.title'), platformName: p.name, heading: t('account:emailVerified.heading'),
-        message: t('account:emailVerified.message', { email: result.user.email }), actions: [toAccount],
+        title: t('account:emailVerified.title'),
+        platformName: p.name,
+        heading: t('account:emailVerified.heading'),
+        message: t('account:emailVerified.message', { email: result.user.email }),
+        actions: [toAccount],
       });
     }
     if (result.status === 'used' && result.user?.emailVerified) {
-      return renderPage(res, 'notice', {
-        title: t('account:emailVerified.usedTitle'), platformName: p.name, heading: t('account:emailVerified.usedHeading'),
-        message: t('account:emailVerified.usedMessage', { email: result.user.email }), actions: [toAccount],
-      }, 410);
+      return renderPage(
+        res,
+        'notice',
+        {
+          title: t('account:emailVerified.usedTitle'),
+          platformName: p.name,
+          heading: t('account:emailVerified.usedHeading'),
+          message: t('account:emailVerified.usedMessage', { email: result.user.email }),
+          actions: [toAccount],
+        },
+        410,
+      );
     }
-    renderLinkProblem(res, result.status, 'verify', { href: accountUrl(p.id), label: t('account:emailVerified.sendNew') });
+    renderLinkProblem(res, result.status, 'verify', {
+      href: accountUrl(p.id),
+      label: t('account:emailVerified.sendNew'),
+    });
   });
   return r;
 }

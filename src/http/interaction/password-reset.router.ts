@@ -37,13 +37,24 @@ export function passwordResetRouter(s: Services, deps: HttpDeps): Router {
   });
 
   const renderForgot = (req: Request, res: Response, values: { email: string; error: string | null }, status = 200) =>
-    renderPage(res, 'forgot-password', {
-      title: res.locals.t('password:forgot.title'), platformName: res.locals.platform.name, csrfToken: res.locals.csrfToken,
-      action: `/password/forgot?${q(res.locals.platform.id)}`, backUrl: signInUrl(req, res.locals.platform.id), ...values,
-      error: translateMessage(res.locals.t, values.error),
-    }, status);
+    renderPage(
+      res,
+      'forgot-password',
+      {
+        title: res.locals.t('password:forgot.title'),
+        platformName: res.locals.platform.name,
+        csrfToken: res.locals.csrfToken,
+        action: `/password/forgot?${q(res.locals.platform.id)}`,
+        backUrl: signInUrl(req, res.locals.platform.id),
+        ...values,
+        error: translateMessage(res.locals.t, values.error),
+      },
+      status,
+    );
 
-  r.get('/password/forgot', resolvePlatform(s), issueCsrf, (req, res) => renderForgot(req, res, { email: emailOf(req), error: null }));
+  r.get('/password/forgot', resolvePlatform(s), issueCsrf, (req, res) =>
+    renderForgot(req, res, { email: emailOf(req), error: null }),
+  );
 
   r.post('/password/forgot', resolvePlatform(s), issueCsrf, requireCsrf, async (req, res) => {
     const email = field(req.body, 'email', 320).trim();
@@ -59,7 +70,10 @@ export function passwordResetRouter(s: Services, deps: HttpDeps): Router {
   r.get('/password/forgot/sent', resolvePlatform(s), (req, res) => {
     const t = res.locals.t;
     renderPage(res, 'notice', {
-      title: t('password:sent.title'), platformName: res.locals.platform.name, icon: 'mail', heading: t('password:sent.title'),
+      title: t('password:sent.title'),
+      platformName: res.locals.platform.name,
+      icon: 'mail',
+      heading: t('password:sent.title'),
       // The same answer whether or not the address has an account.
       message: t('password:sent.message'),
       details: t('password:sent.details', { minutes: RESET_PASSWORD_TTL_SECONDS / 60 }),
@@ -70,12 +84,26 @@ export function passwordResetRouter(s: Services, deps: HttpDeps): Router {
   const renderReset = (res: Response, token: string, email: string, error: string | null, status = 200) => {
     allowPageScript(res, 'password-toggle');
     const min = deps.config.passwordMinLength;
-    renderPage(res, 'reset-password', {
-      title: res.locals.t('password:reset.title'), platformName: res.locals.platform.name, csrfToken: res.locals.csrfToken, action: `/password/reset?${q(res.locals.platform.id)}`,
-      token, email, error: translateMessage(res.locals.t, error, ruleValues(min)), passwordMinLength: min,
-    }, status);
+    renderPage(
+      res,
+      'reset-password',
+      {
+        title: res.locals.t('password:reset.title'),
+        platformName: res.locals.platform.name,
+        csrfToken: res.locals.csrfToken,
+        action: `/password/reset?${q(res.locals.platform.id)}`,
+        token,
+        email,
+        error: translateMessage(res.locals.t, error, ruleValues(min)),
+        passwordMinLength: min,
+      },
+      status,
+    );
   };
-  const askAgain = (res: Response) => ({ href: `/password/forgot?${q(res.locals.platform.id)}`, label: res.locals.t('password:reset.newLink') });
+  const askAgain = (res: Response) => ({
+    href: `/password/forgot?${q(res.locals.platform.id)}`,
+    label: res.locals.t('password:reset.newLink'),
+  });
 
   r.get('/password/reset', resolvePlatform(s), issueCsrf, async (req, res) => {
     const token = typeof req.query.token === 'string' ? req.query.token : '';
@@ -87,7 +115,13 @@ export function passwordResetRouter(s: Services, deps: HttpDeps): Router {
   r.post('/password/reset', resolvePlatform(s), issueCsrf, requireCsrf, async (req, res) => {
     const p = res.locals.platform;
     const token = field(req.body, 'token', 100);
-    const result = await s.account.passwordReset.resetPassword(p, token, field(req.body, 'password', 300), securityOrigin(req, p.id), res.locals.locale);
+    const result = await s.account.passwordReset.resetPassword(
+      p,
+      token,
+      field(req.body, 'password', 300),
+      securityOrigin(req, p.id),
+      res.locals.locale,
+    );
     if (result.ok) {
       markSignedOut(req, p.id, result.user.id);
       return redirectSaved(req, res, `/password/reset/done?${q(p.id)}`);
@@ -99,7 +133,9 @@ export function passwordResetRouter(s: Services, deps: HttpDeps): Router {
   r.get('/password/reset/done', resolvePlatform(s), (req, res) => {
     const t = res.locals.t;
     renderPage(res, 'notice', {
-      title: t('password:done.title'), platformName: res.locals.platform.name, heading: t('password:done.heading'),
+      title: t('password:done.title'),
+      platformName: res.locals.platform.name,
+      heading: t('password:done.heading'),
       message: t('password:done.message'),
       actions: [{ href: signInUrl(req, res.locals.platform.id), label: t('password:done.continue') }],
     });

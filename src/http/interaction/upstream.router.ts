@@ -38,7 +38,11 @@ export function upstreamRouter(s: Services, deps: HttpDeps): Router {
   const { baseUrl } = deps.config;
 
   /** The interaction of this browser (as interaction.router.ts loads it), or restart / the expired message. */
-  const loadInteraction = async (req: Request, res: Response, iid: string): Promise<AuthorizationRequest | undefined> => {
+  const loadInteraction = async (
+    req: Request,
+    res: Response,
+    iid: string,
+  ): Promise<AuthorizationRequest | undefined> => {
     const ar = findInteraction(req, iid);
     if (ar) {
       res.locals.platform = (await s.platforms.findPlatform(ar.platformId))!;
@@ -51,24 +55,54 @@ export function upstreamRouter(s: Services, deps: HttpDeps): Router {
       res.redirect(303, `/oauth/authorize?${restart}`);
       return undefined;
     }
-    throw new OAuthError('invalid_request', 'This sign-in page has expired. Go back to the app you came from and start again.');
+    throw new OAuthError(
+      'invalid_request',
+      'This sign-in page has expired. Go back to the app you came from and start again.',
+    );
   };
 
   /** The upstream answered with an error, could not be reached or did not verify: audited, then the failure page. */
-  async function failed(req: Request, res: Response, platformId: string, err: UpstreamSignInError | { reason: 'state_mismatch'; providerName: null }, slug: string | null, signinUrl: string | null) {
+  async function failed(
+    req: Request,
+    res: Response,
+    platformId: string,
+    err: UpstreamSignInError | { reason: 'state_mismatch'; providerName: null },
+    slug: string | null,
+    signinUrl: string | null,
+  ) {
     await s.federation.identities.failed(securityOrigin(req, platformId), slug, err.reason);
-    deps.logger.info({ platformId, provider: slug, reason: err.reason, upstreamError: err instanceof UpstreamSignInError ? err.upstreamError : undefined }, 'upstream sign-in failed');
+    deps.logger.info(
+      {
+        platformId,
+        provider: slug,
+        reason: err.reason,
+        upstreamError: err instanceof UpstreamSignInError ? err.upstreamError : undefined,
+      },
+      'upstream sign-in failed',
+    );
     renderUpstreamFailure(res, { providerName: err.providerName, reason: err.reason, signinUrl });
   }
 
   /** begin() toward the upstream, remembered in this session; undefined: no such enabled provider (or it failed: the page is sent). */
-  async function begin(req: Request, res: Response, platformId: string, slug: string, purpose: PendingUpstreamEntry['purpose'], opts: { prompt?: string; maxAge?: number; loginHint?: string }, signinUrl: string) {
+  async function begin(
+    req: Request,
+    res: Response,
+    platformId: string,
+    slug: string,
+    purpose: PendingUpstreamEntry['purpose'],
+    opts: { prompt?: string; maxAge?: number; loginHint?: string },
+    signinUrl: string,
+  ) {
     try {
-      const started = await s.federation.client.begin(platformId, slug, { redirectUri: upstreamCallbackUrl(baseUrl, platformId), ...opts });
+      const started = await s.federation.client.begin(platformId, slug, {
+        redirectUri: upstreamCallbackUrl(baseUrl, platformId),
+        ...opts,
+      });
       if (!started) return renderUpstreamFailure(res, { providerName: null, reason: 'unknown_provider', signinUrl });
       rememberUpstream(req, { platformId, purpose, pending: started.pending });
       // The page's form-action lists the issuer's origin only (upstream.page.ts: upstreamButtons).
-      if (new URL(started.authorizationUrl).origin !== new URL(started.provider.issuer).origin) return renderContinuePage(res, started.provider.displayName, started.authorizationUrl);
+      if (new URL(started.authorizationUrl).origin !== new URL(started.provider.issuer).origin)
+        return renderContinuePage(res, started.provider.displayName, started.authorizationUrl);
       res.redirect(303, started.authorizationUrl);
     } catch (err) {
       if (!(err instanceof UpstreamSignInError)) throw err;
@@ -91,14 +125,30 @@ export function upstreamRouter(s: Services, deps: HttpDeps): Router {
     const at = await flow.current(ar, browser);
     if (at.kind !== 'signin' && at.kind !== 'signup') return pages.show(req, res, ar, at);
     const opts = flow.upstreamStarted(ar, at);
-    await begin(req, res, ar.platformId, String(req.params.slug), { kind: 'interaction', iid: ar.id }, opts, interactionUrl(ar.id, '/signin'));
+    await begin(
+      req,
+      res,
+      ar.platformId,
+      String(req.params.slug),
+      { kind: 'interaction', iid: ar.id },
+      opts,
+      interactionUrl(ar.id, '/signin'),
+    );
   });
 
   // The account page's sign-in through an upstream: only an identity already linked signs in.
   r.post('/account/upstream/:slug', resolvePlatform(s), issueCsrf, requireCsrf, async (req, res) => {
     const p = res.locals.platform;
     const section = requestedSection(req.query);
-    await begin(req, res, p.id, String(req.params.slug), { kind: 'account', ...(section ? { section } : {}) }, {}, accountUrl(p.id, '/signin'));
+    await begin(
+      req,
+      res,
+      p.id,
+      String(req.params.slug),
+      { kind: 'account', ...(section ? { section } : {}) },
+      {},
+      accountUrl(p.id, '/signin'),
+    );
   });
 
   // The platform's one callback (the redirect_uri registered at every upstream).
@@ -111,9 +161,20 @@ export function upstreamRouter(s: Services, deps: HttpDeps): Router {
     res.locals.platform = platform;
     const interaction = entry?.purpose.kind === 'interaction' ? findInteraction(req, entry.purpose.iid) : undefined;
     if (interaction) useUiLocales(req, res, interaction.uiLocales); // the failure page and the next step speak the authorization's language
-    const signinUrl = interaction ? interactionUrl(interaction.id, '/signin') : entry?.purpose.kind === 'account' ? accountUrl(platform.id, '/signin') : null;
+    const signinUrl = interaction
+      ? interactionUrl(interaction.id, '/signin')
+      : entry?.purpose.kind === 'account'
+        ? accountUrl(platform.id, '/signin')
+        : null;
     if (!entry || entry.platformId !== platform.id || (entry.purpose.kind === 'interaction' && !interaction)) {
-      return failed(req, res, platform.id, { reason: 'state_mismatch', providerName: null }, entry?.pending.slug ?? null, signinUrl);
+      return failed(
+        req,
+        res,
+        platform.id,
+        { reason: 'state_mismatch', providerName: null },
+        entry?.pending.slug ?? null,
+        signinUrl,
+      );
     }
     let profile;
     try {
@@ -123,29 +184,60 @@ export function upstreamRouter(s: Services, deps: HttpDeps): Router {
       return failed(req, res, platform.id, err, entry.pending.slug, signinUrl);
     }
     const provider = (await s.federation.providers.forSignIn(platform.id, entry.pending.slug))?.provider;
-    if (!provider || provider.id !== profile.providerId) return failed(req, res, platform.id, new UpstreamSignInError('state_mismatch', entry.pending.slug), entry.pending.slug, signinUrl);
+    if (!provider || provider.id !== profile.providerId)
+      return failed(
+        req,
+        res,
+        platform.id,
+        new UpstreamSignInError('state_mismatch', entry.pending.slug),
+        entry.pending.slug,
+        signinUrl,
+      );
 
     if (interaction) {
       res.locals.restart = interaction.restart;
       const browser = browserAccounts(req, interaction.platformId);
       const at = await flow.current(interaction, browser);
       // Reached by a redirect of the upstream's sign-in or consent form: the code goes on to the app by a page (ClientHop).
-      if (at.kind !== 'signin' && at.kind !== 'signup') { // signed in meanwhile (another tab)
-        return isPageStep(at) ? pages.show(req, res, interaction, at) : pages.answerStep(req, res, interaction, at, 'page');
+      if (at.kind !== 'signin' && at.kind !== 'signup') {
+        // signed in meanwhile (another tab)
+        return isPageStep(at)
+          ? pages.show(req, res, interaction, at)
+          : pages.answerStep(req, res, interaction, at, 'page');
       }
-      const outcome = await flow.upstreamVerified(interaction, browser, at, provider, profile, auditContext(req, { type: 'user' }));
+      const outcome = await flow.upstreamVerified(
+        interaction,
+        browser,
+        at,
+        provider,
+        profile,
+        auditContext(req, { type: 'user' }),
+      );
       if (outcome.kind !== 'refused') return pages.answerStep(req, res, interaction, outcome, 'page');
-      return pages.show(req, res, interaction, outcome.step, { error: outcome.error, errorValues: outcome.errorValues }, outcome.status);
+      return pages.show(
+        req,
+        res,
+        interaction,
+        outcome.step,
+        { error: outcome.error, errorValues: outcome.errorValues },
+        outcome.status,
+      );
     }
 
     // The account page: a linked identity of an enabled account signs in, as the password form does.
     const identities = s.federation.identities;
     const resolved = await identities.resolve(platform.id, profile);
     if (resolved.kind !== 'linked' || resolved.disabled) {
-      await identities.failed(securityOrigin(req, platform.id), provider.slug, resolved.kind === 'linked' ? 'disabled' : 'not_linked', resolved.kind === 'new' ? null : resolved.user.id);
-      const error = resolved.kind === 'linked'
-        ? res.locals.t('upstream:errors.cannotSignIn')
-        : res.locals.t('upstream:errors.notLinked', { provider: provider.displayName });
+      await identities.failed(
+        securityOrigin(req, platform.id),
+        provider.slug,
+        resolved.kind === 'linked' ? 'disabled' : 'not_linked',
+        resolved.kind === 'new' ? null : resolved.user.id,
+      );
+      const error =
+        resolved.kind === 'linked'
+          ? res.locals.t('upstream:errors.cannotSignIn')
+          : res.locals.t('upstream:errors.notLinked', { provider: provider.displayName });
       return renderAccountSignIn(s, res, { email: '', error }, 400);
     }
     const amr = identities.amrFor(provider, profile);
@@ -158,7 +250,13 @@ export function upstreamRouter(s: Services, deps: HttpDeps): Router {
       return redirectSaved(req, res, accountUrl(platform.id, '/second-factor'));
     }
     await regenerateKeepingData(req);
-    rememberSignIn(req, platform.id, { userId: user.id, email: user.email }, Math.floor(deps.now().getTime() / 1000), amr);
+    rememberSignIn(
+      req,
+      platform.id,
+      { userId: user.id, email: user.email },
+      Math.floor(deps.now().getTime() / 1000),
+      amr,
+    );
     chooseAccount(req, platform.id, user.id);
     await redirectSaved(req, res, accountSectionUrl(platform.id, section));
   });

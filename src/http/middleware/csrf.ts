@@ -81,7 +81,13 @@ export const requireCsrf: RequestHandler = (req, res, next) => {
   const sent = (req.body as Record<string, unknown> | undefined)?._csrf;
   const inSession = req.session?.csrf;
   const nonce = sentNonce(req, settingsOf(res));
-  const ok = typeof sent === 'string' && ((inSession !== undefined && safeEqual(sent, inSession)) || (nonce !== undefined && safeEqual(sent, settingsOf(res).sign(nonce))));
-  if (!ok) throw new OAuthError('invalid_request', 'This form has expired. Go back, reload the page and try again.', { status: 403 });
+  const ok =
+    typeof sent === 'string' &&
+    ((inSession !== undefined && safeEqual(sent, inSession)) ||
+      (nonce !== undefined && safeEqual(sent, settingsOf(res).sign(nonce))));
+  if (!ok)
+    throw new OAuthError('invalid_request', 'This form has expired. Go back, reload the page and try again.', {
+      status: 403,
+    });
   next();
 };

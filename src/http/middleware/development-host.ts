@@ -2,7 +2,10 @@ import type { RequestHandler } from 'express';
 import { isHostedPagePath } from '../surface';
 
 const isLoopbackName = (hostname: string) =>
-  hostname === 'localhost' || hostname.endsWith('.localhost') || hostname === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
+  hostname === 'localhost' ||
+  hostname.endsWith('.localhost') ||
+  hostname === '[::1]' ||
+  /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
 
 /**
  * Whether `host` (a Host header) is this listener under another loopback name than BASE_URL's:
@@ -17,7 +20,9 @@ function isOtherLoopbackName(base: URL, host: string): boolean {
   } catch {
     return false; // not a host at all: left to the routes
   }
-  return url.host !== base.host && url.port === base.port && isLoopbackName(url.hostname) && isLoopbackName(base.hostname);
+  return (
+    url.host !== base.host && url.port === base.port && isLoopbackName(url.hostname) && isLoopbackName(base.hostname)
+  );
 }
 
 /**

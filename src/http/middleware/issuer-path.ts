@@ -17,11 +17,15 @@ export function issuerPathEndpoints(s: Services): RequestHandler {
     const match = ISSUER_PATH_ENDPOINT.exec(path);
     if (!match) return next();
     const platform = await s.platforms.findPlatform(match[1]);
-    if (platform?.signingProfile !== 'standard') throw new OAuthError('not_found', 'No OpenID Provider has this issuer');
+    if (platform?.signingProfile !== 'standard')
+      throw new OAuthError('not_found', 'No OpenID Provider has this issuer');
     const query = queryAt === -1 ? '' : req.url.slice(queryAt + 1);
     const named = new URLSearchParams(query).getAll('platform_guid');
-    if (named.some((guid) => guid !== platform.id)) throw invalidRequest('platform_guid names another platform than the issuer of this endpoint');
-    const carried = named.length ? query : [query, `platform_guid=${encodeURIComponent(platform.id)}`].filter(Boolean).join('&');
+    if (named.some((guid) => guid !== platform.id))
+      throw invalidRequest('platform_guid names another platform than the issuer of this endpoint');
+    const carried = named.length
+      ? query
+      : [query, `platform_guid=${encodeURIComponent(platform.id)}`].filter(Boolean).join('&');
     req.url = `${match[2]}?${carried}`;
     next();
   };

@@ -19,7 +19,8 @@ export function useLocale(res: Response, locale: Locale): void {
 }
 
 /** The language Accept-Language prefers among ours, else English. */
-export const localeOfRequest = (req: Request): Locale => localeOfTag(req.acceptsLanguages(...SUPPORTED_LOCALES)) ?? DEFAULT_LOCALE;
+export const localeOfRequest = (req: Request): Locale =>
+  localeOfTag(req.acceptsLanguages(...SUPPORTED_LOCALES)) ?? DEFAULT_LOCALE;
 
 /** Every browser request: the language from Accept-Language (RFC 9110 §12.5.4), English when none fits. */
 export const localeFromRequest: RequestHandler = (req, res, next) => {

@@ -6,7 +6,8 @@ import { invalidToken } from '../../errors';
 export function requireMetricsToken(token: string): RequestHandler {
   return (req, _res, next) => {
     const match = /^Bearer (\S+)$/.exec(req.get('authorization')?.trim() ?? '');
-    if (!match || !safeEqual(match[1], token)) throw invalidToken('GET /metrics needs "Authorization: Bearer <METRICS_TOKEN>"');
+    if (!match || !safeEqual(match[1], token))
+      throw invalidToken('GET /metrics needs "Authorization: Bearer <METRICS_TOKEN>"');
     next();
   };
 }

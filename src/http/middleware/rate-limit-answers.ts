@@ -14,9 +14,12 @@ export function retryAfterSeconds(req: Request, now: number, windowMs: number): 
  * wants this JSON body on every limited endpoint.
  */
 export function tooManyRequests(res: Response, seconds: number) {
-  sendJsonError(res, new OAuthError('too_many_requests', `Rate limit exceeded; retry in ${seconds} seconds`, {
-    headers: { 'Retry-After': String(seconds) },
-  }));
+  sendJsonError(
+    res,
+    new OAuthError('too_many_requests', `Rate limit exceeded; retry in ${seconds} seconds`, {
+      headers: { 'Retry-After': String(seconds) },
+    }),
+  );
 }
 
 /** Hosted pages: the error middleware renders it as the styled error page (JSON for API callers). */

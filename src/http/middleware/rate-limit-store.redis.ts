@@ -20,7 +20,11 @@ function within<T>(promise: Promise<T>, ms: number): Promise<T> {
  * refused rather than queued while disconnected, so an outage fails open at once; reconnection
  * is attempted on demand, at most every few seconds, so no timer keeps the process alive.
  */
-export function createRedisCounters(url: string, onError: (err: unknown) => void, prefix = 'latchkey:rl:'): CounterBackend {
+export function createRedisCounters(
+  url: string,
+  onError: (err: unknown) => void,
+  prefix = 'latchkey:rl:',
+): CounterBackend {
   // Loaded here, only where REDIS_URL is set: the client library is the largest module of a start without it.
   const { createClient } = require('redis') as typeof Redis;
   const client = createClient({
@@ -56,7 +60,12 @@ export function createRedisCounters(url: string, onError: (err: unknown) => void
       await ready();
       const current = keyOf(key, windowStart);
       const replies = await within(
-        client.multi().incr(current).pExpire(current, 2 * windowMs).get(keyOf(key, windowStart - windowMs)).exec(),
+        client
+          .multi()
+          .incr(current)
+          .pExpire(current, 2 * windowMs)
+          .get(keyOf(key, windowStart - windowMs))
+          .exec(),
         COMMAND_TIMEOUT_MS,
       );
       return { current: Number(replies[0]), previous: Number(replies[2] ?? 0) };

@@ -67,7 +67,10 @@ export class SlidingWindowStore implements Store {
     const elapsed = now - windowStart;
     const counts = await this.backend.hit(key, windowStart, this.windowMs);
     const totalHits = slidingEstimate(counts, elapsed, this.windowMs);
-    const resetAt = totalHits > this.limit ? now + msUntilAllowed(counts, elapsed, this.windowMs, this.limit) : windowStart + this.windowMs;
+    const resetAt =
+      totalHits > this.limit
+        ? now + msUntilAllowed(counts, elapsed, this.windowMs, this.limit)
+        : windowStart + this.windowMs;
     return { totalHits, resetTime: new Date(resetAt) };
   }
 

@@ -75,7 +75,8 @@ export function createRateLimits(s: Services, deps: HttpDeps): RateLimits {
 
   const warn = throttledWarning(deps);
   const backend: CounterBackend = config.redisUrl ? createRedisCounters(config.redisUrl, warn) : s.rateLimitCounters;
-  const findPlatform = (guid: string | undefined) => (guid === undefined ? Promise.resolve(undefined) : s.platforms.findPlatform(guid)); // cached there
+  const findPlatform = (guid: string | undefined) =>
+    guid === undefined ? Promise.resolve(undefined) : s.platforms.findPlatform(guid); // cached there
   const nowMs = () => deps.now().getTime();
   const keys = new WeakMap<Request, string>();
   const counted = new WeakSet<Request>();
@@ -113,7 +114,14 @@ export function createRateLimits(s: Services, deps: HttpDeps): RateLimits {
   };
 
   /** Counts `req` once, at the endpoint's limit or its platform's override; `next` unless it answered 429. */
-  async function count(endpoint: string, platformId: string | undefined, subject: string, req: Request, res: Response, next: NextFunction) {
+  async function count(
+    endpoint: string,
+    platformId: string | undefined,
+    subject: string,
+    req: Request,
+    res: Response,
+    next: NextFunction,
+  ) {
     counted.add(req);
     let platform: Platform | undefined;
     try {
@@ -181,7 +189,12 @@ export function createRateLimits(s: Services, deps: HttpDeps): RateLimits {
 function unlimited(): RateLimits {
   const pass: RequestHandler = (_req, _res, next) => next();
   const passError: ErrorRequestHandler = (err, _req, _res, next) => next(err);
-  return Object.assign(() => pass, { perClient: () => ({ authenticated: pass, failed: passError }), hostedPages: pass, adminApi: pass, registration: pass });
+  return Object.assign(() => pass, {
+    perClient: () => ({ authenticated: pass, failed: passError }),
+    hostedPages: pass,
+    adminApi: pass,
+    registration: pass,
+  });
 }
 
 function requireLimit(endpoint: string) {

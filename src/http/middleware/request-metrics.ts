@@ -25,7 +25,10 @@ export function requestMetrics(metrics: Metrics): RequestHandler {
     const started = this[STARTED];
     if (started === undefined) return;
     const req = this.req;
-    histogram.observe({ method: req.method, route: routeOf(req), status: String(this.statusCode) }, (performance.now() - started) / 1000);
+    histogram.observe(
+      { method: req.method, route: routeOf(req), status: String(this.statusCode) },
+      (performance.now() - started) / 1000,
+    );
   }
   return (_req, res, next) => {
     (res as Timed)[STARTED] = performance.now();

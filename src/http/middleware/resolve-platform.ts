@@ -9,8 +9,10 @@ import type { Services } from '../../services';
 export function resolvePlatform(s: Services, options: { optional?: boolean } = {}): RequestHandler {
   return async (req, res, next) => {
     const fromQuery = req.query?.platform_guid;
-    const fromBody = req.method === 'POST' ? (req.body as Record<string, unknown> | undefined)?.platform_guid : undefined;
-    if (Array.isArray(fromQuery) || Array.isArray(fromBody)) throw invalidRequest('parameter "platform_guid" must not be repeated');
+    const fromBody =
+      req.method === 'POST' ? (req.body as Record<string, unknown> | undefined)?.platform_guid : undefined;
+    if (Array.isArray(fromQuery) || Array.isArray(fromBody))
+      throw invalidRequest('parameter "platform_guid" must not be repeated');
     if (fromQuery !== undefined && fromBody !== undefined && fromQuery !== fromBody) {
       throw invalidRequest('platform_guid in the query and the body differ');
     }

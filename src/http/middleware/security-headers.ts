@@ -15,7 +15,14 @@ declare global {
 
 /** The JSON endpoints: no page is ever rendered there, so a page's CSP and friends are moot. */
 const API_PATHS = new Set([
-  '/.well-known/openid-configuration', '/oauth/jwks', '/oauth/token', '/oauth/userinfo', '/oauth/introspect', '/oauth/revoke', '/healthz', '/readyz',
+  '/.well-known/openid-configuration',
+  '/oauth/jwks',
+  '/oauth/token',
+  '/oauth/userinfo',
+  '/oauth/introspect',
+  '/oauth/revoke',
+  '/healthz',
+  '/readyz',
 ]);
 
 /**
@@ -30,7 +37,9 @@ export function securityHeaders(isHttps: boolean): RequestHandler {
     // form-action 'self': a hosted form posts only here (allowFormRedirectTo widens it per page).
     contentSecurityPolicy: {
       directives: {
-        'form-action': ["'self'"], 'script-src': ["'none'"], 'img-src': ["'self'", 'data:', 'https:'],
+        'form-action': ["'self'"],
+        'script-src': ["'none'"],
+        'img-src': ["'self'", 'data:', 'https:'],
         // Only behind https: over plain http (a LAN address, a first try) it would send the browser
         // to https for the stylesheet and every link, and the pages break.
         'upgrade-insecure-requests': isHttps ? [] : null,
@@ -61,7 +70,8 @@ export function securityHeaders(isHttps: boolean): RequestHandler {
  */
 export function denyFraming(res: Response): void {
   const csp = res.getHeader('Content-Security-Policy');
-  if (typeof csp === 'string') res.setHeader('Content-Security-Policy', csp.replace(/(^|;)frame-ancestors [^;]*/, "$1frame-ancestors 'none'"));
+  if (typeof csp === 'string')
+    res.setHeader('Content-Security-Policy', csp.replace(/(^|;)frame-ancestors [^;]*/, "$1frame-ancestors 'none'"));
   res.setHeader('X-Frame-Options', 'DENY');
 }
 
@@ -99,7 +109,8 @@ function cspSource(uri: string): string | undefined {
  */
 export function allowPasskeyScripts(res: Response): void {
   const csp = res.getHeader('Content-Security-Policy');
-  if (typeof csp === 'string') res.setHeader('Content-Security-Policy', csp.replace(/(^|;)script-src 'none'/, "$1script-src 'self'"));
+  if (typeof csp === 'string')
+    res.setHeader('Content-Security-Policy', csp.replace(/(^|;)script-src 'none'/, "$1script-src 'self'"));
   res.locals.passkeyScripts = true;
 }
 
@@ -110,7 +121,8 @@ export function allowPasskeyScripts(res: Response): void {
  */
 export function allowPageScript(res: Response, name: 'password-toggle'): void {
   const csp = res.getHeader('Content-Security-Policy');
-  if (typeof csp === 'string') res.setHeader('Content-Security-Policy', csp.replace(/(^|;)script-src 'none'/, "$1script-src 'self'"));
+  if (typeof csp === 'string')
+    res.setHeader('Content-Security-Policy', csp.replace(/(^|;)script-src 'none'/, "$1script-src 'self'"));
   res.locals.pageScripts = [...new Set([...(res.locals.pageScripts ?? []), name])];
 }
 
@@ -127,8 +139,15 @@ export function allowFramesOf(res: Response, urls: string[]): string[] {
   if (framed.length === 0) return [];
   const origins = [...new Set(framed.map((u) => cspSource(u)!))];
   const existing = /(^|;)frame-src ([^;]*)/.exec(csp);
-  res.setHeader('Content-Security-Policy', existing
-    ? csp.replace(/(^|;)frame-src ([^;]*)/, (_m, lead: string, sources: string) => `${lead}frame-src ${[...new Set([...sources.split(' '), ...origins])].join(' ')}`)
-    : `${csp};frame-src ${origins.join(' ')}`);
+  res.setHeader(
+    'Content-Security-Policy',
+    existing
+      ? csp.replace(
+          /(^|;)frame-src ([^;]*)/,
+          (_m, lead: string, sources: string) =>
+            `${lead}frame-src ${[...new Set([...sources.split(' '), ...origins])].join(' ')}`,
+        )
+      : `${csp};frame-src ${origins.join(' ')}`,
+  );
   return framed;
 }

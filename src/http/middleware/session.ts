@@ -22,12 +22,24 @@ export function sessionMiddleware(config: Config, pool: Pool): RequestHandler[] 
     secret: config.sessionSecret!,
     // disableTouch: the cookie is not rolling, so a row's expiry is the cookie's from its last save;
     // extending the row on every unchanged request would be a durable write that buys nothing.
-    store: new PgStore({ pool, tableName: 'session', createTableIfMissing: false, pruneSessionInterval: false, disableTouch: true }),
+    store: new PgStore({
+      pool,
+      tableName: 'session',
+      createTableIfMissing: false,
+      pruneSessionInterval: false,
+      disableTouch: true,
+    }),
     resave: false,
     saveUninitialized: false,
     rolling: false,
     proxy: secure ? true : undefined,
-    cookie: { httpOnly: true, sameSite: 'lax', secure, maxAge: Math.min(INTERACTION_TTL_SECONDS * 1000, signedInMs), path: '/' },
+    cookie: {
+      httpOnly: true,
+      sameSite: 'lax',
+      secure,
+      maxAge: Math.min(INTERACTION_TTL_SECONDS * 1000, signedInMs),
+      path: '/',
+    },
   });
   const lifetimes: RequestHandler = (_req, res, next) => {
     res.locals.signedInSessionMs = signedInMs;

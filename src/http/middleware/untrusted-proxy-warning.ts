@@ -17,7 +17,7 @@ export function untrustedProxyWarning(trustProxy: Config['trustProxy'], logger: 
       // The proxy's own address only: the forwarded addresses are the users'.
       logger.warn(
         { proxyAddress: req.socket.remoteAddress },
-        'Requests carry X-Forwarded-For but TRUST_PROXY is not set: every user shares the proxy\'s source address, so rate limits and sign-in throttling count them all as one, and one locked source locks everyone out. Set TRUST_PROXY to the proxy hop count or subnet (e.g. TRUST_PROXY=1).',
+        "Requests carry X-Forwarded-For but TRUST_PROXY is not set: every user shares the proxy's source address, so rate limits and sign-in throttling count them all as one, and one locked source locks everyone out. Set TRUST_PROXY to the proxy hop count or subnet (e.g. TRUST_PROXY=1).",
       );
     }
     next();

@@ -10,7 +10,11 @@ import { interactionUrl } from '../urls';
 import { renderContinuePage } from '../pages/continue.page';
 
 /** The authorization response's URL at the client (RFC 6749 §4.1.2, RFC 9207 `iss`). */
-function authorizationResponseUrl(ar: Pick<AuthorizationRequest, 'redirectUri' | 'state'>, params: Record<string, string>, issuer: string): string {
+function authorizationResponseUrl(
+  ar: Pick<AuthorizationRequest, 'redirectUri' | 'state'>,
+  params: Record<string, string>,
+  issuer: string,
+): string {
   const url = new URL(ar.redirectUri);
   for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
   if (ar.state !== undefined) url.searchParams.set('state', ar.state);
@@ -26,7 +30,9 @@ export function redirectToClient(
   params: Record<string, string>,
   issuer: string,
 ) {
-  res.set('Cache-Control', 'no-store').redirect(req.method === 'POST' ? 303 : 302, authorizationResponseUrl(ar, params, issuer));
+  res
+    .set('Cache-Control', 'no-store')
+    .redirect(req.method === 'POST' ? 303 : 302, authorizationResponseUrl(ar, params, issuer));
 }
 
 /**
@@ -46,11 +52,25 @@ export type ClientHop = 'redirect' | 'page';
 export function createStepAnswer(s: Services, deps: HttpDeps) {
   const { baseUrl } = deps.config;
   const ownOrigin = new URL(baseUrl).origin;
-  const toClient = (req: Request, res: Response, ar: AuthorizationRequest, params: Record<string, string>, issuer: string, hop: ClientHop) => {
-    if (hop === 'redirect' || new URL(ar.redirectUri).origin === ownOrigin) return redirectToClient(req, res, ar, params, issuer);
+  const toClient = (
+    req: Request,
+    res: Response,
+    ar: AuthorizationRequest,
+    params: Record<string, string>,
+    issuer: string,
+    hop: ClientHop,
+  ) => {
+    if (hop === 'redirect' || new URL(ar.redirectUri).origin === ownOrigin)
+      return redirectToClient(req, res, ar, params, issuer);
     renderContinuePage(res, ar.clientName, authorizationResponseUrl(ar, params, issuer));
   };
-  return async function answerStep(req: Request, res: Response, ar: AuthorizationRequest, step: Step, hop: ClientHop = 'redirect'): Promise<void> {
+  return async function answerStep(
+    req: Request,
+    res: Response,
+    ar: AuthorizationRequest,
+    step: Step,
+    hop: ClientHop = 'redirect',
+  ): Promise<void> {
     if (step.kind === 'complete' || step.kind === 'error') {
       const issuer = await issuerOfPlatform(s, baseUrl, ar.platformId);
       if (step.kind === 'error') {

@@ -20,7 +20,8 @@ export function authorizeRouter(s: Services, deps: HttpDeps, rateLimit: (name: s
     const platform = res.locals.platform;
     const { body: query, resource } = resourceParams(platform, req.query);
     const { params, repeated } = splitRepeated(query);
-    if (repeated.includes('client_id') || repeated.includes('redirect_uri')) throw invalidRequest(`parameter "${repeated[0]}" must not be repeated`);
+    if (repeated.includes('client_id') || repeated.includes('redirect_uri'))
+      throw invalidRequest(`parameter "${repeated[0]}" must not be repeated`);
     useUiLocales(req, res, params.ui_locales); // an error page before the interaction speaks its language too
     const client = await s.authorize.resolveClient(platform, params); // errors → page, never a redirect
     let ar: AuthorizationRequest;
@@ -30,7 +31,13 @@ export function authorizeRouter(s: Services, deps: HttpDeps, rateLimit: (name: s
     } catch (err) {
       if (!(err instanceof OAuthError)) throw err;
       const fake = { redirectUri: params.redirect_uri, state: params.state } as AuthorizationRequest;
-      return redirectToClient(req, res, fake, { error: err.code, error_description: err.description }, issuerOf(deps.config.baseUrl, platform));
+      return redirectToClient(
+        req,
+        res,
+        fake,
+        { error: err.code, error_description: err.description },
+        issuerOf(deps.config.baseUrl, platform),
+      );
     }
     ar.restart = restartQuery(params, resource);
     await answerStep(req, res, ar, await s.interaction.current(ar, browserAccounts(req, platform.id)));
@@ -41,9 +48,29 @@ export function authorizeRouter(s: Services, deps: HttpDeps, rateLimit: (name: s
 
 /** The parameters the provider reads; the others are ignored. Typed so none is missed. */
 const KNOWN_PARAMS: Record<keyof AuthorizeParams | 'platform_guid' | 'resource', true> = {
-  platform_guid: true, resource: true, response_type: true, client_id: true, redirect_uri: true, scope: true, state: true, nonce: true,
-  code_challenge: true, code_challenge_method: true, login_hint: true, id_token_hint: true, action: true, prompt: true,
-  max_age: true, acr_values: true, ui_locales: true, first_name: true, last_name: true, phone_number: true, response_mode: true, request: true, request_uri: true,
+  platform_guid: true,
+  resource: true,
+  response_type: true,
+  client_id: true,
+  redirect_uri: true,
+  scope: true,
+  state: true,
+  nonce: true,
+  code_challenge: true,
+  code_challenge_method: true,
+  login_hint: true,
+  id_token_hint: true,
+  action: true,
+  prompt: true,
+  max_age: true,
+  acr_values: true,
+  ui_locales: true,
+  first_name: true,
+  last_name: true,
+  phone_number: true,
+  response_mode: true,
+  request: true,
+  request_uri: true,
 };
 const isKnown = (name: string) => Object.hasOwn(KNOWN_PARAMS, name);
 
@@ -59,7 +86,11 @@ function restartQuery(params: Record<string, string>, resource: string[] = []): 
 }
 
 /** POST /oauth/authorize (OIDC Core 3.1.2.1): 303 to the same request as a GET, before any session work. */
-export const redirectAuthorizePost = redirectPostToGet('/oauth/authorize', isKnown, 'The authorization request is too large. The application should send it with fewer or shorter parameters.');
+export const redirectAuthorizePost = redirectPostToGet(
+  '/oauth/authorize',
+  isKnown,
+  'The authorization request is too large. The application should send it with fewer or shorter parameters.',
+);
 
 function splitRepeated(input: unknown): { params: Record<string, string>; repeated: string[] } {
   const params: Record<string, string> = {};

@@ -1,7 +1,11 @@
 import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
 
-interface Cached { body: Buffer; etag: string; headers: Record<string, string | number> }
+interface Cached {
+  body: Buffer;
+  etag: string;
+  headers: Record<string, string | number>;
+}
 const bodies = new Map<string, Cached>();
 
 /**
@@ -18,7 +22,12 @@ export function sendCacheableJson(req: Request, res: Response, cacheKey: string,
     cached = {
       body,
       etag,
-      headers: { 'Cache-Control': 'public, max-age=3600', ETag: etag, 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': body.length },
+      headers: {
+        'Cache-Control': 'public, max-age=3600',
+        ETag: etag,
+        'Content-Type': 'application/json; charset=utf-8',
+        'Content-Length': body.length,
+      },
     };
     if (bodies.size > 20_000) bodies.clear();
     bodies.set(cacheKey, cached);

@@ -16,14 +16,19 @@ export function discoveryRouter(s: Services, deps: HttpDeps, rateLimit: (name: s
   const r = Router();
   const send = (req: Request, res: Response, platform: Platform) =>
     // The profile and registration policy are in the key: switching either changes the document.
-    sendCacheableJson(req, res, `discovery:${platform.id}:${platform.signingProfile}:${platform.registration}`, () => presentDiscovery(deps.config.baseUrl, platform));
+    sendCacheableJson(req, res, `discovery:${platform.id}:${platform.signingProfile}:${platform.registration}`, () =>
+      presentDiscovery(deps.config.baseUrl, platform),
+    );
 
-  r.get('/.well-known/openid-configuration', rateLimit('discovery'), resolvePlatform(s), (req, res) => send(req, res, res.locals.platform));
+  r.get('/.well-known/openid-configuration', rateLimit('discovery'), resolvePlatform(s), (req, res) =>
+    send(req, res, res.locals.platform),
+  );
 
   // Only a standard platform's issuer has a path: for a seed platform or an unknown guid there is no document here.
   const byIssuerPath: RequestHandler = async (req, res) => {
     const platform = await s.platforms.findPlatform(String(req.params.platform_guid));
-    if (platform?.signingProfile !== 'standard') throw new OAuthError('not_found', 'No OpenID Provider has this issuer');
+    if (platform?.signingProfile !== 'standard')
+      throw new OAuthError('not_found', 'No OpenID Provider has this issuer');
     send(req, res, platform);
   };
   r.get('/platforms/:platform_guid/.well-known/openid-configuration', rateLimit('discovery'), byIssuerPath);

@@ -24,7 +24,12 @@ declare global {
  * The front-channel logout URLs of these users' sign-ins in this browser: read BEFORE signing out
  * (sign-out forgets which applications the session reached). No user: no browser id is made.
  */
-export async function frontchannelUrlsBeforeSignOut(s: Services, req: Request, platform: Platform, userIds: string[]): Promise<string[]> {
+export async function frontchannelUrlsBeforeSignOut(
+  s: Services,
+  req: Request,
+  platform: Platform,
+  userIds: string[],
+): Promise<string[]> {
   if (userIds.length === 0) return [];
   return s.frontchannelLogout.urlsFor(platform, userIds, browserId(req));
 }

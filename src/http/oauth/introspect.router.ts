@@ -19,6 +19,15 @@ export function introspectRouter(s: Services, rateLimit: RateLimits): Router {
     const { token } = parseOAuth(IntrospectBody, req.body);
     res.json(presentIntrospection(await s.tokens.introspect(res.locals.platform, token, res.locals.client)));
   };
-  r.post('/oauth/introspect', noStore, requireFormBody, resolvePlatform(s), clientAuth(s, { allowPublic: false }), limit.authenticated, introspect, limit.failed);
+  r.post(
+    '/oauth/introspect',
+    noStore,
+    requireFormBody,
+    resolvePlatform(s),
+    clientAuth(s, { allowPublic: false }),
+    limit.authenticated,
+    introspect,
+    limit.failed,
+  );
   return r;
 }

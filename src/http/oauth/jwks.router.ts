@@ -11,7 +11,9 @@ export function jwksRouter(s: Services, rateLimit: (name: string) => RequestHand
     if (res.locals.platform.signingProfile === 'standard') {
       const published = await s.signingKeys.publishedKeys(res.locals.platform.id);
       const kids = published.map((k) => k.kid).join(',');
-      return sendCacheableJson(req, res, `jwks-standard:${res.locals.platform.id}:${kids}`, () => presentPublicJwks(published));
+      return sendCacheableJson(req, res, `jwks-standard:${res.locals.platform.id}:${kids}`, () =>
+        presentPublicJwks(published),
+      );
     }
     const keys = await s.signingKeys.usableKeys(res.locals.platform.id);
     const kids = keys.map((k) => k.kid).join(',');

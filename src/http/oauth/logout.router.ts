@@ -18,7 +18,9 @@ const PARAMS = ['id_token_hint', 'client_id', 'post_logout_redirect_uri', 'state
 
 /** POST /oauth/logout (RP-Initiated Logout §2): 303 to the same request as a GET, before any session work. */
 export const redirectLogoutPost = redirectPostToGet(
-  '/oauth/logout', (name) => name === 'platform_guid' || (PARAMS as readonly string[]).includes(name), 'The logout request is too large.',
+  '/oauth/logout',
+  (name) => name === 'platform_guid' || (PARAMS as readonly string[]).includes(name),
+  'The logout request is too large.',
 );
 
 function logoutParams(input: unknown): LogoutParams {
@@ -36,7 +38,10 @@ function logoutParams(input: unknown): LogoutParams {
 /** Where the signed-out page leads: back to the app when it registered its home page, and to the account page. */
 function pageLinks(res: Response, lr: LogoutRequest): Array<{ href: string; label: string }> {
   const t = res.locals.t;
-  const app = lr.client?.clientUri && /^https?:\/\//i.test(lr.client.clientUri) ? [{ href: lr.client.clientUri, label: t('logout:backToApp', { app: lr.client.name }) }] : [];
+  const app =
+    lr.client?.clientUri && /^https?:\/\//i.test(lr.client.clientUri)
+      ? [{ href: lr.client.clientUri, label: t('logout:backToApp', { app: lr.client.name }) }]
+      : [];
   return [...app, { href: accountUrl(res.locals.platform.id), label: t('logout:toAccount') }];
 }
 
@@ -56,12 +61,23 @@ export function logoutRouter(s: Services): Router {
     if (userIds.length === 0) return []; // nothing signed in: no browser id, no session row
     const platformId = res.locals.platform.id;
     const frames = await frontchannelUrlsBeforeSignOut(s, req, res.locals.platform, userIds);
-    await s.logout.endBrowserSessions(platformId, userIds, browserId(req), securityOrigin(req, platformId, lr.client?.id));
+    await s.logout.endBrowserSessions(
+      platformId,
+      userIds,
+      browserId(req),
+      securityOrigin(req, platformId, lr.client?.id),
+    );
     for (const id of userIds) markSignedOut(req, platformId, id);
     return frames;
   }
 
-  async function finish(req: Request, res: Response, lr: LogoutRequest, signedOut: boolean, frontchannel: string[] = []) {
+  async function finish(
+    req: Request,
+    res: Response,
+    lr: LogoutRequest,
+    signedOut: boolean,
+    frontchannel: string[] = [],
+  ) {
     res.set('Cache-Control', 'no-store');
     const p = res.locals.platform;
     const t = res.locals.t;
@@ -72,15 +88,21 @@ export function logoutRouter(s: Services): Router {
       if (frames.length === 0) return res.redirect(req.method === 'POST' ? 303 : 302, url.toString());
       // Front-Channel Logout §3: the apps' frames load on this page, then on to the app (no script: CSP).
       return renderPage(res, 'frontchannel-logout', {
-        title: t('logout:frontchannel.title'), platformName: p.name, heading: t('logout:frontchannel.heading', { count: frames.length }),
+        title: t('logout:frontchannel.title'),
+        platformName: p.name,
+        heading: t('logout:frontchannel.heading', { count: frames.length }),
         message: t('logout:frontchannel.message', { platform: p.name }),
-        continueUrl: url.toString(), refreshUrl: url.toString(),
+        continueUrl: url.toString(),
+        refreshUrl: url.toString(),
       });
     }
     renderPage(res, 'signed-out', {
-      title: signedOut ? t('logout:signedOut.title') : t('logout:stillIn.title'), platformName: p.name,
+      title: signedOut ? t('logout:signedOut.title') : t('logout:stillIn.title'),
+      platformName: p.name,
       heading: signedOut ? t('logout:signedOut.heading') : t('logout:stillIn.heading'),
-      message: signedOut ? t('logout:signedOut.message', { platform: p.name }) : t('logout:stillIn.message', { platform: p.name }),
+      message: signedOut
+        ? t('logout:signedOut.message', { platform: p.name })
+        : t('logout:stillIn.message', { platform: p.name }),
       links: pageLinks(res, lr),
     });
   }
@@ -92,16 +114,28 @@ export function logoutRouter(s: Services): Router {
     const signedIn = signedInAccounts(req, p.id);
     if (lr.hintSub) {
       // Trusted: the app holds an ID token of this user; only that account is signed out.
-      const frames = await signOut(req, res, signedIn.filter((a) => a.userId === lr.hintSub).map((a) => a.userId), lr);
+      const frames = await signOut(
+        req,
+        res,
+        signedIn.filter((a) => a.userId === lr.hintSub).map((a) => a.userId),
+        lr,
+      );
       return await finish(req, res, lr, true, frames);
     }
     if (signedIn.length === 0) return await finish(req, res, lr, true);
     if (lr.redirectUri) allowFormRedirectTo(res, lr.redirectUri); // "Sign out" ends there (CSP form-action)
     renderPage(res, 'logout-confirm', {
-      title: res.locals.t('logout:confirm.title'), platformName: p.name, csrfToken: res.locals.csrfToken, clientName: lr.client?.name ?? null,
+      title: res.locals.t('logout:confirm.title'),
+      platformName: p.name,
+      csrfToken: res.locals.csrfToken,
+      clientName: lr.client?.name ?? null,
       action: `/oauth/logout/confirm?platform_guid=${encodeURIComponent(p.id)}`,
       accounts: signedIn.map((a) => ({ email: a.email })),
-      hidden: Object.fromEntries(Object.entries({ client_id: lr.client?.id, post_logout_redirect_uri: lr.redirectUri, state: lr.state }).filter(([, v]) => v !== undefined)),
+      hidden: Object.fromEntries(
+        Object.entries({ client_id: lr.client?.id, post_logout_redirect_uri: lr.redirectUri, state: lr.state }).filter(
+          ([, v]) => v !== undefined,
+        ),
+      ),
     });
   };
   r.get('/oauth/logout', resolvePlatform(s), issueCsrf, handle);
@@ -110,8 +144,14 @@ export function logoutRouter(s: Services): Router {
     const p = res.locals.platform;
     const hidden = Object.fromEntries(PARAMS.map((k) => [k, field(req.body, k, 8192)]));
     const lr = await s.logout.validateLogout(p, logoutParams(hidden)); // checked again: hidden fields are input too
-    if (field(req.body, 'decision') !== 'logout') return await finish(req, res, { ...lr, redirectUri: undefined }, false);
-    const frames = await signOut(req, res, signedInAccounts(req, p.id).map((a) => a.userId), lr);
+    if (field(req.body, 'decision') !== 'logout')
+      return await finish(req, res, { ...lr, redirectUri: undefined }, false);
+    const frames = await signOut(
+      req,
+      res,
+      signedInAccounts(req, p.id).map((a) => a.userId),
+      lr,
+    );
     // Signed-out accounts stay listed (the chooser offers them with the email pre-filled).
     await finish(req, res, lr, true, frames);
   });

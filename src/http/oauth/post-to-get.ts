@@ -24,7 +24,8 @@ export function redirectPostToGet(path: string, isKnown: (name: string) => boole
       if (typeof v === 'string' && !query.getAll('platform_guid').includes(v)) query.append('platform_guid', v); // different → repeated → refused
     }
     const url = () => `${path}?${query}`;
-    if (url().length > MAX_REDIRECT_URL) for (const name of [...new Set(query.keys())]) if (!isKnown(name)) query.delete(name);
+    if (url().length > MAX_REDIRECT_URL)
+      for (const name of [...new Set(query.keys())]) if (!isKnown(name)) query.delete(name);
     if (url().length > MAX_REDIRECT_URL) throw invalidRequest(tooLarge);
     res.set('Cache-Control', 'no-store').redirect(303, url());
   };

@@ -16,8 +16,15 @@ const parseJson = express.json({ limit: BODY_LIMIT, strict: true, type: 'applica
 
 /** RFC 7591 §3: the body is client metadata as JSON; anything else is invalid_client_metadata (too large: 413). */
 const jsonBody: RequestHandler = (req, res, next) => {
-  if (!req.is('application/json')) throw invalidClientMetadata('the body must be client metadata as JSON (Content-Type: application/json)');
-  parseJson(req, res, (err?: unknown) => next((err as { type?: string } | undefined)?.type === 'entity.parse.failed' ? invalidClientMetadata('the body is not valid JSON') : err));
+  if (!req.is('application/json'))
+    throw invalidClientMetadata('the body must be client metadata as JSON (Content-Type: application/json)');
+  parseJson(req, res, (err?: unknown) =>
+    next(
+      (err as { type?: string } | undefined)?.type === 'entity.parse.failed'
+        ? invalidClientMetadata('the body is not valid JSON')
+        : err,
+    ),
+  );
 };
 
 /** The Bearer token of the Authorization header (RFC 6750 §2.1), or undefined. */
@@ -33,17 +40,26 @@ function bearerOf(req: Request): string | undefined {
  */
 export function registerRouter(s: Services, deps: HttpDeps, rateLimit: RateLimits): Router {
   const r = Router();
-  const clientUri = (req: Request, clientId: string) => `${issuerOf(deps.config.baseUrl, req.res!.locals.platform)}/oauth/register/${clientId}`;
+  const clientUri = (req: Request, clientId: string) =>
+    `${issuerOf(deps.config.baseUrl, req.res!.locals.platform)}/oauth/register/${clientId}`;
   const enabled: RequestHandler = (_req, res, next) => {
     s.registration.assertEnabled(res.locals.platform);
     next();
   };
   const anonymous = (req: Request) => auditContext(req, { type: 'anonymous' });
 
-  r.post('/oauth/register', noStore, resolvePlatform(s), enabled, rateLimit.registration, jsonBody, async (req, res) => {
-    const info = await s.registration.register(res.locals.platform, bearerOf(req), req.body, anonymous(req));
-    res.status(201).json(presentClientInformation(info, clientUri(req, info.client.id)));
-  });
+  r.post(
+    '/oauth/register',
+    noStore,
+    resolvePlatform(s),
+    enabled,
+    rateLimit.registration,
+    jsonBody,
+    async (req, res) => {
+      const info = await s.registration.register(res.locals.platform, bearerOf(req), req.body, anonymous(req));
+      res.status(201).json(presentClientInformation(info, clientUri(req, info.client.id)));
+    },
+  );
 
   const configuration = '/oauth/register/:client_id';
   r.get(configuration, noStore, resolvePlatform(s), enabled, async (req, res) => {
@@ -51,7 +67,13 @@ export function registerRouter(s: Services, deps: HttpDeps, rateLimit: RateLimit
     res.json(presentClientInformation(info, clientUri(req, info.client.id)));
   });
   r.put(configuration, noStore, resolvePlatform(s), enabled, jsonBody, async (req, res) => {
-    const info = await s.registration.replace(res.locals.platform, String(req.params.client_id), bearerOf(req), req.body, anonymous(req));
+    const info = await s.registration.replace(
+      res.locals.platform,
+      String(req.params.client_id),
+      bearerOf(req),
+      req.body,
+      anonymous(req),
+    );
     res.json(presentClientInformation(info, clientUri(req, info.client.id)));
   });
   r.delete(configuration, noStore, resolvePlatform(s), enabled, async (req, res) => {

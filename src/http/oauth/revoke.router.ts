@@ -23,6 +23,15 @@ export function revokeRouter(s: Services, rateLimit: RateLimits): Router {
     await s.tokens.revoke(res.locals.platform, token, res.locals.client);
     res.status(200).end();
   };
-  r.post('/oauth/revoke', noStore, requireFormBody, resolvePlatform(s), clientAuth(s, { allowPublic: true, optional: true }), limit.authenticated, revoke, limit.failed);
+  r.post(
+    '/oauth/revoke',
+    noStore,
+    requireFormBody,
+    resolvePlatform(s),
+    clientAuth(s, { allowPublic: true, optional: true }),
+    limit.authenticated,
+    revoke,
+    limit.failed,
+  );
   return r;
 }

@@ -13,7 +13,9 @@ import { auditContext } from '../request/audit-context';
 import { resourceParams } from '../request/resource-params';
 
 // Built once: a zod schema compiles itself on first use, so one made per request costs more than the grant's own work.
-const CodeBody = z.object({ code: param(512), redirect_uri: param(2048), code_verifier: z.string().max(256).optional() }).passthrough();
+const CodeBody = z
+  .object({ code: param(512), redirect_uri: param(2048), code_verifier: z.string().max(256).optional() })
+  .passthrough();
 const RefreshBody = z.object({ refresh_token: param(512), scope: z.string().max(1024).optional() }).passthrough();
 const GrantType = z.object({ grant_type: param(64) });
 
@@ -29,14 +31,29 @@ export function tokenRouter(s: Services, rateLimit: RateLimits): Router {
     next();
   };
   const issue: RequestHandler = async (req, res) => {
-    const ctx = { platform: res.locals.platform, client: res.locals.client!, audit: auditContext(req, { type: 'user' }) };
+    const ctx = {
+      platform: res.locals.platform,
+      client: res.locals.client!,
+      audit: auditContext(req, { type: 'user' }),
+    };
     const { body, resource } = resourceParams(ctx.platform, req.body);
-    const issued = body.grant_type === 'authorization_code'
-      ? await s.grants.exchangeAuthorizationCode(ctx, { ...parseOAuth(CodeBody, body), resource })
-      : await s.grants.rotateRefreshToken(ctx, { ...parseOAuth(RefreshBody, body), resource });
+    const issued =
+      body.grant_type === 'authorization_code'
+        ? await s.grants.exchangeAuthorizationCode(ctx, { ...parseOAuth(CodeBody, body), resource })
+        : await s.grants.rotateRefreshToken(ctx, { ...parseOAuth(RefreshBody, body), resource });
     await s.registration.markFirstUse(ctx.client); // a self-registered client in use is not purged; a no-op for the others
     res.json(presentTokenResponse(issued));
   };
-  r.post('/oauth/token', noStore, requireFormBody, resolvePlatform(s), supportedGrant, clientAuth(s, { allowPublic: true }), limit.authenticated, issue, limit.failed);
+  r.post(
+    '/oauth/token',
+    noStore,
+    requireFormBody,
+    resolvePlatform(s),
+    supportedGrant,
+    clientAuth(s, { allowPublic: true }),
+    limit.authenticated,
+    issue,
+    limit.failed,
+  );
   return r;
 }

@@ -31,7 +31,10 @@ export function userinfoRouter(s: Services, deps: HttpDeps, rateLimit: RateLimit
     if (req.method === 'POST' && (req.body as Record<string, unknown> | undefined)?.access_token !== undefined) {
       throw invalidRequest('Send the access token in the Authorization header');
     }
-    live.set(req, await s.tokens.authenticateAccessToken(res.locals.platform?.id, bearerToken(req.headers.authorization)));
+    live.set(
+      req,
+      await s.tokens.authenticateAccessToken(res.locals.platform?.id, bearerToken(req.headers.authorization)),
+    );
     next();
   };
   const openIdOnly: RequestHandler = async (req, _res, next) => {
@@ -47,7 +50,9 @@ export function userinfoRouter(s: Services, deps: HttpDeps, rateLimit: RateLimit
       body = JSON.stringify(presentUserinfo(found.user, parseScope(found.token.scope), deps.config.baseUrl));
       bodies.set(found, body);
     }
-    res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body) }).end(body);
+    res
+      .writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body) })
+      .end(body);
   };
   // platform_guid is optional here: the spec lists only the Authorization header for userinfo.
   const platform = resolvePlatform(s, { optional: true });

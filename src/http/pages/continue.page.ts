@@ -10,5 +10,10 @@ import { renderPage } from './render';
  * issuer, and from the upstream's callback on to the app (the texts are the upstream catalog's).
  */
 export function renderContinuePage(res: Response, targetName: string, url: string): void {
-  renderPage(res, 'continue', { title: res.locals.t('upstream:continuing.title', { provider: targetName }), targetName, url, refreshUrl: url });
+  renderPage(res, 'continue', {
+    title: res.locals.t('upstream:continuing.title', { provider: targetName }),
+    targetName,
+    url,
+    refreshUrl: url,
+  });
 }

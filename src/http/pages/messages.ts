@@ -8,7 +8,11 @@ const CATALOG_KEY = /^[a-z][\w-]*:[\w.-]+$/;
  * page's own values for its placeholders); any other text is shown as it is (a message not yet
  * moved to the catalogs), never looked up, since i18next would read a colon in it as a namespace.
  */
-export function translateMessage(t: Translate, message: string | null | undefined, params: Record<string, unknown> = {}): string | null {
+export function translateMessage(
+  t: Translate,
+  message: string | null | undefined,
+  params: Record<string, unknown> = {},
+): string | null {
   if (!message) return null;
   return CATALOG_KEY.test(message) ? String(t(message, params)) : message;
 }

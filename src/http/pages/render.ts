@@ -5,9 +5,18 @@ import { translatorFor } from '../../i18n/catalogs';
 
 /** The templates under views/ that are whole pages. */
 export type PageName =
-  | 'signin' | 'signup' | 'chooser' | 'consent'
-  | 'account' | 'account-choose' | 'signed-out' | 'notice' | 'error'
-  | 'forgot-password' | 'reset-password' | 'logout-confirm'
+  | 'signin'
+  | 'signup'
+  | 'chooser'
+  | 'consent'
+  | 'account'
+  | 'account-choose'
+  | 'signed-out'
+  | 'notice'
+  | 'error'
+  | 'forgot-password'
+  | 'reset-password'
+  | 'logout-confirm'
   | (string & {}); // pages added by other features (views/*.ejs)
 
 /**
@@ -17,12 +26,16 @@ export type PageName =
  */
 export function renderPage(res: Response, page: PageName, model: Record<string, unknown>, status = 200): void {
   const locale = res.locals.locale ?? DEFAULT_LOCALE;
-  res.status(status).set('Cache-Control', 'no-store').set('Content-Language', locale).render(page, {
-    platformName: res.locals.platform?.name ?? null,
-    brand: presentPageBrand(res.locals.platform),
-    lang: locale,
-    t: res.locals.t ?? translatorFor(locale),
-    csrfToken: res.locals.csrfToken,
-    ...model,
-  });
+  res
+    .status(status)
+    .set('Cache-Control', 'no-store')
+    .set('Content-Language', locale)
+    .render(page, {
+      platformName: res.locals.platform?.name ?? null,
+      brand: presentPageBrand(res.locals.platform),
+      lang: locale,
+      t: res.locals.t ?? translatorFor(locale),
+      csrfToken: res.locals.csrfToken,
+      ...model,
+    });
 }

@@ -5,7 +5,10 @@ import type { AuditActorType, AuditContext } from '../../domain/audit';
  * Where a request comes from, for the audit log: the client address as TRUST_PROXY
  * resolves it (never a raw X-Forwarded-For), the user agent and the request id the logs carry.
  */
-export function auditContext(req: Request, actor: { type: AuditActorType; id?: string | null; name?: string | null }): AuditContext {
+export function auditContext(
+  req: Request,
+  actor: { type: AuditActorType; id?: string | null; name?: string | null },
+): AuditContext {
   const userAgent = req.get('user-agent');
   return {
     actorType: actor.type,

@@ -35,7 +35,8 @@ export const HostedForm = z
  * within its bounds; otherwise invalid_request, which the error middleware renders as a page.
  */
 export const hostedFormBody: RequestHandler = (req, _res, next) => {
-  if (!req.is('application/x-www-form-urlencoded')) throw invalidRequest('The form must be sent as application/x-www-form-urlencoded');
+  if (!req.is('application/x-www-form-urlencoded'))
+    throw invalidRequest('The form must be sent as application/x-www-form-urlencoded');
   parseOAuth(HostedForm, req.body);
   next();
 };

@@ -11,7 +11,11 @@ export function multipartForm(fileField: string, maxBytes: number): RequestHandl
   const raw = express.raw({ type: 'multipart/form-data', limit: maxBytes });
   const parse: RequestHandler = async (req, res, next) => {
     if (!Buffer.isBuffer(req.body)) return next();
-    const form = await new Request('http://upload.invalid/', { method: 'POST', headers: { 'content-type': String(req.headers['content-type']) }, body: new Uint8Array(req.body) })
+    const form = await new Request('http://upload.invalid/', {
+      method: 'POST',
+      headers: { 'content-type': String(req.headers['content-type']) },
+      body: new Uint8Array(req.body),
+    })
       .formData()
       .catch(() => undefined);
     const body: Record<string, string> = {};

@@ -19,9 +19,11 @@ export function parseOAuth<T extends z.ZodType>(schema: T, input: unknown): z.in
   if (result.success) return result.data;
   const issue = result.error.issues[0];
   const name = issue.path.join('.');
-  if (issue.code === 'invalid_type' && issue.input === undefined) throw invalidRequest(`missing required parameter "${name}"`);
+  if (issue.code === 'invalid_type' && issue.input === undefined)
+    throw invalidRequest(`missing required parameter "${name}"`);
   throw invalidRequest(name ? `invalid parameter "${name}": ${issue.message}` : issue.message);
 }
 
 /** A required, non-empty, bounded string parameter. */
-export const param = (max = 2048) => z.string().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);
+export const param = (max = 2048) =>
+  z.string().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);

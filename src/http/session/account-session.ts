@@ -16,7 +16,8 @@ declare module 'express-session' {
   }
 }
 
-export const signedInAccounts = (req: Request, platformId: string): KnownAccount[] => accountsOf(req, platformId).filter((a) => a.authTime !== null);
+export const signedInAccounts = (req: Request, platformId: string): KnownAccount[] =>
+  accountsOf(req, platformId).filter((a) => a.authTime !== null);
 
 /** The account the account page acts on: the chosen one, or the only one signed in; 'choose' when several. */
 export function currentAccount(req: Request, platformId: string): KnownAccount | 'choose' | undefined {

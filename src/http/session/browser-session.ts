@@ -39,9 +39,11 @@ export function holdsState(session: object | null | undefined): boolean {
   return Object.entries(session).some(([key, value]) => key !== 'cookie' && !isEmpty(value));
 }
 
-const isEmpty = (value: unknown): boolean => value == null || (typeof value === 'object' && Object.values(value).every(isEmpty));
+const isEmpty = (value: unknown): boolean =>
+  value == null || (typeof value === 'object' && Object.values(value).every(isEmpty));
 
-const hasSignedInAccount = (req: Request) => Object.values(req.session.accounts ?? {}).some((list) => list.some((a) => a.authTime !== null));
+const hasSignedInAccount = (req: Request) =>
+  Object.values(req.session.accounts ?? {}).some((list) => list.some((a) => a.authTime !== null));
 
 export function browserId(req: Request): string {
   req.session.browserId ??= randomToken(18);
@@ -60,7 +62,13 @@ function setAccounts(req: Request, platformId: string, accounts: KnownAccount[])
  * Signed in now: first in the list, with its auth_time. The session now lives SESSION_TTL_SECONDS
  * (cookie and stored row alike, from this sign-in on) instead of an anonymous session's hour.
  */
-export function rememberSignIn(req: Request, platformId: string, account: { userId: string; email: string }, authTime: number, amr: string[] = ['pwd']) {
+export function rememberSignIn(
+  req: Request,
+  platformId: string,
+  account: { userId: string; email: string },
+  authTime: number,
+  amr: string[] = ['pwd'],
+) {
   const others = accountsOf(req, platformId).filter((a) => a.userId !== account.userId);
   setAccounts(req, platformId, [{ ...account, authTime, signedInAt: Date.now(), amr }, ...others]);
   const signedInMs = req.res?.locals.signedInSessionMs;
@@ -72,13 +80,21 @@ export function markSignedOut(req: Request, platformId: string, userId: string) 
   const accounts = accountsOf(req, platformId);
   // An account this browser does not know (a password reset from a fresh browser): nothing to write.
   if (!accounts.some((a) => a.userId === userId)) return;
-  setAccounts(req, platformId, accounts.map((a) => (a.userId === userId ? { ...a, authTime: null } : a)));
+  setAccounts(
+    req,
+    platformId,
+    accounts.map((a) => (a.userId === userId ? { ...a, authTime: null } : a)),
+  );
 }
 
 function forgetAccount(req: Request, platformId: string, userId: string) {
   const accounts = accountsOf(req, platformId);
   if (!accounts.some((a) => a.userId === userId)) return;
-  setAccounts(req, platformId, accounts.filter((a) => a.userId !== userId));
+  setAccounts(
+    req,
+    platformId,
+    accounts.filter((a) => a.userId !== userId),
+  );
 }
 
 /** The session's form token (CSRF), minted on first use. */
@@ -103,7 +119,11 @@ export function saveInteraction(req: Request, interaction: AuthorizationRequest)
   sessionCsrfToken(req);
   // Nobody signed in: the session lives an hour from its latest interaction, never SESSION_TTL_SECONDS.
   const { cookie } = req.session;
-  if (!hasSignedInAccount(req) && cookie.originalMaxAge !== null && cookie.originalMaxAge <= INTERACTION_TTL_SECONDS * 1000) {
+  if (
+    !hasSignedInAccount(req) &&
+    cookie.originalMaxAge !== null &&
+    cookie.originalMaxAge <= INTERACTION_TTL_SECONDS * 1000
+  ) {
     cookie.maxAge = cookie.originalMaxAge;
   }
 }

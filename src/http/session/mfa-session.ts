@@ -8,7 +8,14 @@ declare module 'express-session' {
      * The account page's sign-in waiting for its second factor: the password was right,
      * the browser does not count as signed in until the code is. Lives ten minutes.
      */
-    accountSecondFactor?: { platformId: string; userId: string; email: string; startedAt: number; firstFactor?: AuthMethod[]; section?: AccountSection };
+    accountSecondFactor?: {
+      platformId: string;
+      userId: string;
+      email: string;
+      startedAt: number;
+      firstFactor?: AuthMethod[];
+      section?: AccountSection;
+    };
   }
 }
 
@@ -18,8 +25,21 @@ const TTL_MS = 10 * 60 * 1000;
  * `firstFactor`: the amr of the first step (`pwd` unless told: `fed` after an upstream, docs/decisions.md);
  * `section`: the account page's tab the sign-in ends on.
  */
-export function startAccountSecondFactor(req: Request, platformId: string, user: { id: string; email: string }, firstFactor?: AuthMethod[], section?: AccountSection) {
-  req.session.accountSecondFactor = { platformId, userId: user.id, email: user.email, startedAt: Date.now(), ...(firstFactor ? { firstFactor } : {}), ...(section ? { section } : {}) };
+export function startAccountSecondFactor(
+  req: Request,
+  platformId: string,
+  user: { id: string; email: string },
+  firstFactor?: AuthMethod[],
+  section?: AccountSection,
+) {
+  req.session.accountSecondFactor = {
+    platformId,
+    userId: user.id,
+    email: user.email,
+    startedAt: Date.now(),
+    ...(firstFactor ? { firstFactor } : {}),
+    ...(section ? { section } : {}),
+  };
 }
 
 /** The pending sign-in of this platform, if it is fresh. */

@@ -24,10 +24,21 @@ const key = (purpose: CeremonyPurpose, scope: string) => `${purpose}:${scope}`;
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
 /** Remembers a new challenge (replacing one of the same purpose and scope), dropping expired ones. */
-export function startCeremony(req: Request, purpose: CeremonyPurpose, scope: string, challenge: string, ttlSeconds: number): void {
+export function startCeremony(
+  req: Request,
+  purpose: CeremonyPurpose,
+  scope: string,
+  challenge: string,
+  ttlSeconds: number,
+): void {
   const now = nowSeconds();
-  const live = Object.entries(req.session.passkeyCeremonies ?? {}).filter(([, c]) => c.expiresAt > now).slice(-4);
-  req.session.passkeyCeremonies = Object.fromEntries([...live, [key(purpose, scope), { challenge, expiresAt: now + ttlSeconds }]]);
+  const live = Object.entries(req.session.passkeyCeremonies ?? {})
+    .filter(([, c]) => c.expiresAt > now)
+    .slice(-4);
+  req.session.passkeyCeremonies = Object.fromEntries([
+    ...live,
+    [key(purpose, scope), { challenge, expiresAt: now + ttlSeconds }],
+  ]);
 }
 
 /** The challenge of this ceremony, removed from the session whatever comes next: each is used once. */

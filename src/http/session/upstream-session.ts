@@ -26,12 +26,20 @@ declare module 'express-session' {
 const MAX_PENDING = 5;
 const UPSTREAM_PENDING_TTL_MS = 10 * 60 * 1000;
 
-const live = (req: Request) => Object.entries(req.session.upstreamSignIns ?? {}).filter(([, e]) => Date.now() - e.startedAt < UPSTREAM_PENDING_TTL_MS);
+const live = (req: Request) =>
+  Object.entries(req.session.upstreamSignIns ?? {}).filter(
+    ([, e]) => Date.now() - e.startedAt < UPSTREAM_PENDING_TTL_MS,
+  );
 
 /** Remembers a sign-in sent to the upstream (the oldest beyond a few are dropped). */
 export function rememberUpstream(req: Request, entry: Omit<PendingUpstreamEntry, 'startedAt'>): void {
-  const kept = live(req).sort(([, a], [, b]) => b.startedAt - a.startedAt).slice(0, MAX_PENDING - 1);
-  req.session.upstreamSignIns = Object.fromEntries([[entry.pending.state, { ...entry, startedAt: Date.now() }], ...kept]);
+  const kept = live(req)
+    .sort(([, a], [, b]) => b.startedAt - a.startedAt)
+    .slice(0, MAX_PENDING - 1);
+  req.session.upstreamSignIns = Object.fromEntries([
+    [entry.pending.state, { ...entry, startedAt: Date.now() }],
+    ...kept,
+  ]);
 }
 
 /** The pending sign-in of this `state`, removed whatever comes next (used once); undefined when unknown or expired. */

@@ -13,7 +13,11 @@ export function avatarRouter(s: Services): Router {
     const user = isUuid(platformId) && isUuid(userId) ? await s.users.findById(platformId, userId) : undefined;
     if (!user) throw new OAuthError('not_found', 'No such avatar');
     res
-      .set({ 'Content-Type': 'image/svg+xml', 'Cache-Control': 'public, max-age=86400', 'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'" })
+      .set({
+        'Content-Type': 'image/svg+xml',
+        'Cache-Control': 'public, max-age=86400',
+        'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'",
+      })
       .send(renderAvatarSvg({ seed: user.id, initials: initialsOf(user.givenName, user.familyName, user.email) }));
   });
   return r;

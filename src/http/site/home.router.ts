@@ -30,24 +30,44 @@ function readDemoClient(config: Config): DemoClient | undefined {
  */
 export function homeRouter(config: Config): Router {
   const r = Router();
-  r.get('/', (_req, res) => { // in the language of Accept-Language (views/home.ejs)
+  r.get('/', (_req, res) => {
+    // in the language of Accept-Language (views/home.ejs)
     const demo = config.isProduction ? undefined : readDemoClient(config);
-    const demoSignIn = demo && `/oauth/authorize?${new URLSearchParams({
-      platform_guid: demo.platform_guid, response_type: 'code', client_id: demo.client_id, redirect_uri: demo.redirect_uri,
-      scope: 'openid profile email offline_access', state: 'demo',
-    })}`;
+    const demoSignIn =
+      demo &&
+      `/oauth/authorize?${new URLSearchParams({
+        platform_guid: demo.platform_guid,
+        response_type: 'code',
+        client_id: demo.client_id,
+        redirect_uri: demo.redirect_uri,
+        scope: 'openid profile email offline_access',
+        state: 'demo',
+      })}`;
     renderPage(res, 'home', {
-      title: 'Latchkey', platformName: null, baseUrl: config.baseUrl, isProduction: config.isProduction, demo, demoSignIn,
+      title: 'Latchkey',
+      platformName: null,
+      baseUrl: config.baseUrl,
+      isProduction: config.isProduction,
+      demo,
+      demoSignIn,
     });
   });
 
   if (!config.isProduction) {
     r.get('/dev/callback', (req, res) => {
-      const q = (name: string) => (typeof req.query[name] === 'string' ? (req.query[name] as string).slice(0, 2048) : undefined);
+      const q = (name: string) =>
+        typeof req.query[name] === 'string' ? (req.query[name] as string).slice(0, 2048) : undefined;
       const demo = readDemoClient(config);
       renderPage(res, 'dev-callback', {
-        title: 'Demo app callback', platformName: 'Development', code: q('code'), state: q('state'), error: q('error'),
-        errorDescription: q('error_description'), demo, tokenEndpoint: `${config.baseUrl}/oauth/token`, dataDir: config.dataDir,
+        title: 'Demo app callback',
+        platformName: 'Development',
+        code: q('code'),
+        state: q('state'),
+        error: q('error'),
+        errorDescription: q('error_description'),
+        demo,
+        tokenEndpoint: `${config.baseUrl}/oauth/token`,
+        dataDir: config.dataDir,
       });
     });
   }

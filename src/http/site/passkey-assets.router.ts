@@ -7,9 +7,19 @@ import { Router } from 'express';
  */
 export function passkeyAssetsRouter(): Router {
   const r = Router();
-  const bundle = path.join(path.dirname(require.resolve('@simplewebauthn/browser')), '..', 'dist', 'bundle', 'index.umd.min.js');
+  const bundle = path.join(
+    path.dirname(require.resolve('@simplewebauthn/browser')),
+    '..',
+    'dist',
+    'bundle',
+    'index.umd.min.js',
+  );
   r.get('/static/vendor/simplewebauthn-browser.js', (_req, res, next) => {
-    res.sendFile(bundle, { maxAge: '1h', headers: { 'Content-Type': 'text/javascript; charset=utf-8' } }, (err) => err && next(err));
+    res.sendFile(
+      bundle,
+      { maxAge: '1h', headers: { 'Content-Type': 'text/javascript; charset=utf-8' } },
+      (err) => err && next(err),
+    );
   });
   return r;
 }

@@ -19,5 +19,7 @@ export function presentKey(k: AdminSigningKey): z.infer<typeof SigningKey> {
 export function presentKeyRotated(platformId: string, r: KeyRotation): z.infer<typeof KeyRotated> {
   // HS512 rotations answer exactly as before signing profiles; other algs name theirs and when the new key signs.
   const out = { platform_guid: platformId, kid: r.kid, previous_kid: r.previousKid };
-  return r.alg !== 'HS512' ? { ...out, alg: r.alg, ...(r.activatesAt ? { activates_at: r.activatesAt.toISOString() } : {}) } : out;
+  return r.alg !== 'HS512'
+    ? { ...out, alg: r.alg, ...(r.activatesAt ? { activates_at: r.activatesAt.toISOString() } : {}) }
+    : out;
 }

@@ -29,7 +29,12 @@ export function presentRateLimits(p: PlatformWithPolicy): z.infer<typeof RateLim
     limits: RATE_LIMITED_ENDPOINTS.map((endpoint) => {
       const override = p.rateLimitOverrides[endpoint];
       const overridePerMinute = typeof override === 'number' && override > 0 ? override : null;
-      return { endpoint, default_per_minute: RATE_LIMITS[endpoint], override_per_minute: overridePerMinute, effective_per_minute: overridePerMinute ?? RATE_LIMITS[endpoint] };
+      return {
+        endpoint,
+        default_per_minute: RATE_LIMITS[endpoint],
+        override_per_minute: overridePerMinute,
+        effective_per_minute: overridePerMinute ?? RATE_LIMITS[endpoint],
+      };
     }),
   };
 }

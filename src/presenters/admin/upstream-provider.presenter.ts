@@ -1,5 +1,8 @@
 import type { z } from 'zod';
-import type { UpstreamProvider as ProviderShape, UserIdentity as IdentityShape } from '../../wire/admin/upstream-providers.schemas';
+import type {
+  UpstreamProvider as ProviderShape,
+  UserIdentity as IdentityShape,
+} from '../../wire/admin/upstream-providers.schemas';
 import type { IdentityWithProvider } from '../../services/admin/user-identities.admin';
 import type { UpstreamProvider } from '../../domain/upstream';
 

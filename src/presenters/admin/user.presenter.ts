@@ -25,17 +25,33 @@ export function presentUser(u: UserRow): z.infer<typeof User> {
   };
 }
 
-export function presentUserDetail(d: { user: UserRow; mfa: { totp: boolean; recoveryCodes: number; passkeys: number } }): z.infer<typeof UserDetail> {
-  return { ...presentUser(d.user), mfa: { totp: d.mfa.totp, recovery_codes: d.mfa.recoveryCodes, passkeys: d.mfa.passkeys } };
+export function presentUserDetail(d: {
+  user: UserRow;
+  mfa: { totp: boolean; recoveryCodes: number; passkeys: number };
+}): z.infer<typeof UserDetail> {
+  return {
+    ...presentUser(d.user),
+    mfa: { totp: d.mfa.totp, recovery_codes: d.mfa.recoveryCodes, passkeys: d.mfa.passkeys },
+  };
 }
 
 export function presentUserSession(s: GrantSession): z.infer<typeof UserSession> {
   return {
-    session_id: s.id, client_id: s.clientId, client_name: s.clientName, scope: s.scope,
-    auth_time: s.authTime.toISOString(), created_at: s.createdAt.toISOString(), last_used_at: s.lastUsedAt.toISOString(),
+    session_id: s.id,
+    client_id: s.clientId,
+    client_name: s.clientName,
+    scope: s.scope,
+    auth_time: s.authTime.toISOString(),
+    created_at: s.createdAt.toISOString(),
+    last_used_at: s.lastUsedAt.toISOString(),
   };
 }
 
-export function presentUserConsent(c: { client_id: string; name: string; scopes: string[]; updated_at: Date }): z.infer<typeof UserConsent> {
+export function presentUserConsent(c: {
+  client_id: string;
+  name: string;
+  scopes: string[];
+  updated_at: Date;
+}): z.infer<typeof UserConsent> {
   return { client_id: c.client_id, client_name: c.name, scopes: c.scopes, updated_at: c.updated_at.toISOString() };
 }

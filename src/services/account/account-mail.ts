@@ -32,20 +32,46 @@ interface Content {
  * callers keep compiling).
  */
 export function createAccountMail(outbox: MailOutbox) {
-  async function compose(t: Translate, locale: Locale, platformName: string, user: MailUser, c: Content): Promise<MailMessage> {
+  async function compose(
+    t: Translate,
+    locale: Locale,
+    platformName: string,
+    user: MailUser,
+    c: Content,
+  ): Promise<MailMessage> {
     // Names are what whoever signed up typed: until the address is verified, the mailbox's owner may
     // not be that person, so a mail carries none of it (no greeting by name, no display name).
     const named = user.emailVerified;
     const data = {
-      ...c, platformName, lang: locale,
+      ...c,
+      platformName,
+      lang: locale,
       greeting: named ? t('mail:greeting', { name: user.givenName }) : t('mail:greetingAnonymous'),
-      buttonFallback: t('mail:buttonFallback'), sentBy: t('mail:sentBy', { platform: platformName }), securedBy: t('mail:securedBy'),
+      buttonFallback: t('mail:buttonFallback'),
+      sentBy: t('mail:sentBy', { platform: platformName }),
+      securedBy: t('mail:securedBy'),
     };
-    const [text, html] = await Promise.all([ejs.renderFile(path.join(VIEWS, 'message.text.ejs'), data, { cache: true }), ejs.renderFile(path.join(VIEWS, 'message.html.ejs'), data, { cache: true })]);
-    return { to: { name: named ? `${user.givenName} ${user.familyName}`.trim() : '', address: user.email }, fromName: platformName, subject: c.subject, text, html };
+    const [text, html] = await Promise.all([
+      ejs.renderFile(path.join(VIEWS, 'message.text.ejs'), data, { cache: true }),
+      ejs.renderFile(path.join(VIEWS, 'message.html.ejs'), data, { cache: true }),
+    ]);
+    return {
+      to: { name: named ? `${user.givenName} ${user.familyName}`.trim() : '', address: user.email },
+      fromName: platformName,
+      subject: c.subject,
+      text,
+      html,
+    };
   }
 
-  async function enqueue(db: Queryable, platform: MailPlatform, user: MailUser, kind: string, locale: Locale | undefined, content: (t: Translate) => Content): Promise<void> {
+  async function enqueue(
+    db: Queryable,
+    platform: MailPlatform,
+    user: MailUser,
+    kind: string,
+    locale: Locale | undefined,
+    content: (t: Translate) => Content,
+  ): Promise<void> {
     const lng = isLocale(locale) ? locale : DEFAULT_LOCALE;
     const t = translatorFor(lng);
     const message = await compose(t, lng, platform.name, user, content(t));
@@ -54,7 +80,14 @@ export function createAccountMail(outbox: MailOutbox) {
 
   return {
     transport: outbox.transport,
-    verifyEmail: (db: Queryable, platform: MailPlatform, user: MailUser, url: string, ttlHours: number, locale?: Locale) =>
+    verifyEmail: (
+      db: Queryable,
+      platform: MailPlatform,
+      user: MailUser,
+      url: string,
+      ttlHours: number,
+      locale?: Locale,
+    ) =>
       enqueue(db, platform, user, 'verify_email', locale, (t) => ({
         subject: t('mail:verify.subject', { platform: platform.name }),
         intro: t('mail:verify.intro', { email: user.email, platform: platform.name }),
@@ -62,7 +95,14 @@ export function createAccountMail(outbox: MailOutbox) {
         actionUrl: url,
         outro: t('mail:verify.outro', { hours: ttlHours }),
       })),
-    resetPassword: (db: Queryable, platform: MailPlatform, user: MailUser, url: string, ttlMinutes: number, locale?: Locale) =>
+    resetPassword: (
+      db: Queryable,
+      platform: MailPlatform,
+      user: MailUser,
+      url: string,
+      ttlMinutes: number,
+      locale?: Locale,
+    ) =>
       enqueue(db, platform, user, 'reset_password', locale, (t) => ({
         subject: t('mail:reset.subject', { platform: platform.name }),
         intro: t('mail:reset.intro', { platform: platform.name, email: user.email }),
@@ -71,7 +111,15 @@ export function createAccountMail(outbox: MailOutbox) {
         outro: t('mail:reset.outro', { minutes: ttlMinutes }),
       })),
     /** Proof that the mailbox's owner wants the upstream account linked (opened in the browser that asked). */
-    linkAccount: (db: Queryable, platform: MailPlatform, user: MailUser, providerName: string, url: string, ttlMinutes: number, locale?: Locale) =>
+    linkAccount: (
+      db: Queryable,
+      platform: MailPlatform,
+      user: MailUser,
+      providerName: string,
+      url: string,
+      ttlMinutes: number,
+      locale?: Locale,
+    ) =>
       enqueue(db, platform, user, 'link_account', locale, (t) => ({
         subject: t('mail:link.subject', { provider: providerName, platform: platform.name }),
         intro: t('mail:link.intro', { platform: platform.name, provider: providerName, email: user.email }),

@@ -16,17 +16,30 @@ export interface Throttle {
 }
 
 /** Seconds until another link may be sent; 0 when one may be sent now. */
-export async function throttleWait(db: Queryable, userId: string, purpose: AccountTokenPurpose, t: Throttle, now: Date): Promise<number> {
+export async function throttleWait(
+  db: Queryable,
+  userId: string,
+  purpose: AccountTokenPurpose,
+  t: Throttle,
+  now: Date,
+): Promise<number> {
   const recent = await accountTokens.recentCreationTimes(db, userId, purpose, new Date(now.getTime() - 3600_000));
   if (recent.length === 0) return 0;
   const sinceLast = (now.getTime() - recent[0].getTime()) / 1000;
   if (sinceLast < t.intervalSeconds) return Math.ceil(t.intervalSeconds - sinceLast);
-  if (recent.length >= t.perHour) return Math.ceil((recent[recent.length - 1].getTime() + 3600_000 - now.getTime()) / 1000);
+  if (recent.length >= t.perHour)
+    return Math.ceil((recent[recent.length - 1].getTime() + 3600_000 - now.getTime()) / 1000);
   return 0;
 }
 
 /** A new single-use link secret (256 bits); only its SHA-256 is stored. */
-export async function issueAccountToken(db: Queryable, user: User, purpose: AccountTokenPurpose, ttlSeconds: number, now: Date): Promise<string> {
+export async function issueAccountToken(
+  db: Queryable,
+  user: User,
+  purpose: AccountTokenPurpose,
+  ttlSeconds: number,
+  now: Date,
+): Promise<string> {
   const token = randomToken(32);
   await accountTokens.insert(db, digest(token), {
     id: newId(),

@@ -16,6 +16,7 @@ export const isCountryCode = (code: string): boolean => CODES.has(code);
 export const countryName = (code: string): string => names.of(code) ?? code;
 
 /** Codes with names, sorted by name, for a <select>. */
-export const COUNTRY_OPTIONS: readonly { code: string; name: string }[] = COUNTRY_CODES.map((code) => ({ code, name: countryName(code) })).sort((a, b) =>
-  a.name.localeCompare(b.name, 'en'),
-);
+export const COUNTRY_OPTIONS: readonly { code: string; name: string }[] = COUNTRY_CODES.map((code) => ({
+  code,
+  name: countryName(code),
+})).sort((a, b) => a.name.localeCompare(b.name, 'en'));

@@ -23,13 +23,22 @@ export type ResetResult =
   | { ok: false; status: 'valid'; field: 'password'; message: string; email: string };
 
 /** Password reset: a single-use, hashed, 30-minute link; the answer never tells whether the email exists. */
-export function createPasswordReset(deps: Deps, mail: AccountMail, backchannel: Pick<BackchannelLogout, 'enqueueForUser'>) {
+export function createPasswordReset(
+  deps: Deps,
+  mail: AccountMail,
+  backchannel: Pick<BackchannelLogout, 'enqueueForUser'>,
+) {
   const linkFor = (platformId: string, token: string) =>
     `${deps.config.baseUrl}/password/reset?platform_guid=${encodeURIComponent(platformId)}&token=${encodeURIComponent(token)}`;
 
   const events = createSecurityEvents(deps);
 
-  async function sendResetLink(platform: Platform, email: string, origin?: SecurityOrigin, locale?: Locale): Promise<void> {
+  async function sendResetLink(
+    platform: Platform,
+    email: string,
+    origin?: SecurityOrigin,
+    locale?: Locale,
+  ): Promise<void> {
     const user = email.trim() ? await users.findByEmail(deps.db, platform.id, email) : undefined;
     if (!user) return;
     const now = deps.now();
@@ -49,7 +58,8 @@ export function createPasswordReset(deps: Deps, mail: AccountMail, backchannel: 
 
   return {
     /** An operator's "send a password reset mail" (admin users): in `trx`, without the request throttle. */
-    sendLinkIn: (trx: Queryable, platform: Platform, user: User, locale?: Locale) => issueLink(trx, platform, user, deps.now(), locale),
+    sendLinkIn: (trx: Queryable, platform: Platform, user: User, locale?: Locale) =>
+      issueLink(trx, platform, user, deps.now(), locale),
 
     /**
      * Mails a reset link when the email has an account. Returns nothing either way and never
@@ -67,9 +77,14 @@ export function createPasswordReset(deps: Deps, mail: AccountMail, backchannel: 
     },
 
     /** Whether the link can still be used (the form is shown only then), and for which address. */
-    async checkLink(platformId: string, token: string): Promise<{ status: 'valid'; email: string } | { status: Exclude<LinkStatus, 'valid'> }> {
+    async checkLink(
+      platformId: string,
+      token: string,
+    ): Promise<{ status: 'valid'; email: string } | { status: Exclude<LinkStatus, 'valid'> }> {
       const found = await inspectAccountToken(deps.db, platformId, 'reset_password', token, deps.now());
-      return found.status === 'valid' && found.row ? { status: 'valid', email: found.row.email } : { status: found.status === 'valid' ? 'invalid' : found.status };
+      return found.status === 'valid' && found.row
+        ? { status: 'valid', email: found.row.email }
+        : { status: found.status === 'valid' ? 'invalid' : found.status };
     },
 
     /**
@@ -77,10 +92,17 @@ export function createPasswordReset(deps: Deps, mail: AccountMail, backchannel: 
      * revoked and every browser session signed out. `origin`: password.reset (and email.verified when
      * the link proved an unverified address), same transaction.
      */
-    async resetPassword(platform: Platform, token: string, password: string, origin?: SecurityOrigin, locale?: Locale): Promise<ResetResult> {
+    async resetPassword(
+      platform: Platform,
+      token: string,
+      password: string,
+      origin?: SecurityOrigin,
+      locale?: Locale,
+    ): Promise<ResetResult> {
       const now = deps.now();
       const found = await inspectAccountToken(deps.db, platform.id, 'reset_password', token, now);
-      if (found.status !== 'valid' || !found.row) return { ok: false, status: found.status === 'valid' ? 'invalid' : found.status };
+      if (found.status !== 'valid' || !found.row)
+        return { ok: false, status: found.status === 'valid' ? 'invalid' : found.status };
       const user = await users.findById(deps.db, platform.id, found.row.userId);
       if (!user) return { ok: false, status: 'invalid' };
       const policy = checkPassword(password, deps.config.passwordMinLength, user.email);
@@ -92,8 +114,11 @@ export function createPasswordReset(deps: Deps, mail: AccountMail, backchannel: 
         await accountTokens.consumeAllForUser(trx, user.id, 'reset_password', now);
         // The link reached the mailbox: that proves the address as well as a verification link does,
         // and is audited as one (email-verification.service.ts).
-        const verified = !user.emailVerified && (await userAccount.markEmailVerified(trx, platform.id, user.id, users.normalizeEmail(found.row!.email), now));
-        if (verified && origin) await events.record(trx, origin, 'email.verified', user.id, { email: found.row!.email });
+        const verified =
+          !user.emailVerified &&
+          (await userAccount.markEmailVerified(trx, platform.id, user.id, users.normalizeEmail(found.row!.email), now));
+        if (verified && origin)
+          await events.record(trx, origin, 'email.verified', user.id, { email: found.row!.email });
         const revoked = await endAllSessions(trx, user, now, backchannel);
         await mail.passwordChanged(trx, platform, user, locale);
         if (origin) await events.record(trx, origin, 'password.reset', user.id, { refresh_tokens_revoked: revoked });

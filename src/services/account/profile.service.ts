@@ -3,7 +3,13 @@ import * as pictures from '../../repositories/user-picture.repository';
 import * as userAccount from '../../repositories/user-account.repository';
 import type { Address, User } from '../../domain/user';
 import type { Deps } from '../deps';
-import { checkName, checkPreferredUsername, normalizePhone, normalizePreferredUsername, type FieldError } from '../user-rules';
+import {
+  checkName,
+  checkPreferredUsername,
+  normalizePhone,
+  normalizePreferredUsername,
+  type FieldError,
+} from '../user-rules';
 import { countryName, isCountryCode } from './countries';
 
 /** The profile form, as typed. */
@@ -27,16 +33,26 @@ export type PictureResult = { ok: true } | { ok: false; errors: FieldError[] };
 export const PICTURE_MAX_BYTES = 1024 * 1024;
 /** Raster formats only, recognised by their first bytes (never SVG: it can carry script). */
 const SIGNATURES: { type: string; test: (b: Buffer) => boolean }[] = [
-  { type: 'image/png', test: (b) => b.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) },
+  {
+    type: 'image/png',
+    test: (b) => b.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])),
+  },
   { type: 'image/jpeg', test: (b) => b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff },
   { type: 'image/gif', test: (b) => ['GIF87a', 'GIF89a'].includes(b.subarray(0, 6).toString('latin1')) },
-  { type: 'image/webp', test: (b) => b.subarray(0, 4).toString('latin1') === 'RIFF' && b.subarray(8, 12).toString('latin1') === 'WEBP' },
+  {
+    type: 'image/webp',
+    test: (b) => b.subarray(0, 4).toString('latin1') === 'RIFF' && b.subarray(8, 12).toString('latin1') === 'WEBP',
+  },
 ];
 export const sniffImageType = (bytes: Buffer) => SIGNATURES.find((s) => s.test(bytes))?.type;
 
 /** JSON with sorted keys at every level (jsonb does not keep key order). */
 const canonical = (v: unknown): string =>
-  JSON.stringify(v, (_k, x) => (x && typeof x === 'object' && !Array.isArray(x) ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => a.localeCompare(b))) : x));
+  JSON.stringify(v, (_k, x) =>
+    x && typeof x === 'object' && !Array.isArray(x)
+      ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => a.localeCompare(b)))
+      : x,
+  );
 
 const optional = (v: string) => (v.trim() === '' ? null : v.trim());
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f]/; // eslint-disable-line no-control-regex
@@ -48,13 +64,23 @@ function formatAddress(a: Address): string {
 }
 
 /** The account page's profile rules (also the admin API's user update): field errors, the phone in E.164, the address with `formatted`. */
-export function checkProfile(input: ProfileInput, user: User): { errors: FieldError[]; phone: string | null; address: Address | null } {
+export function checkProfile(
+  input: ProfileInput,
+  user: User,
+): { errors: FieldError[]; phone: string | null; address: Address | null } {
   const errors: FieldError[] = [];
   const push = (field: string, message: string | undefined) => message && errors.push({ field, message });
   push('given_name', checkName(input.given_name, 'given_name'));
   push('family_name', checkName(input.family_name, 'family_name'));
   // Messages are catalog keys (locales/<lng>/account.json: errors.tooLong.<field>, errors.badChars.<field>).
-  const limits: [keyof ProfileInput, number][] = [['middle_name', 100], ['nickname', 100], ['street_address', 300], ['locality', 100], ['region', 100], ['postal_code', 20]];
+  const limits: [keyof ProfileInput, number][] = [
+    ['middle_name', 100],
+    ['nickname', 100],
+    ['street_address', 300],
+    ['locality', 100],
+    ['region', 100],
+    ['postal_code', 20],
+  ];
   for (const [field, max] of limits) {
     const v = input[field].trim();
     if (v.length > max) push(field, `account:errors.tooLong.${field}`);
@@ -62,7 +88,8 @@ export function checkProfile(input: ProfileInput, user: User): { errors: FieldEr
   }
   // Required: the claim is always released with `profile`. A value stored before these rules
   // existed (any string without spaces) stays acceptable while the user leaves it unchanged.
-  if (normalizePreferredUsername(input.preferred_username) !== user.preferredUsername) push('preferred_username', checkPreferredUsername(input.preferred_username));
+  if (normalizePreferredUsername(input.preferred_username) !== user.preferredUsername)
+    push('preferred_username', checkPreferredUsername(input.preferred_username));
   let phone: string | null = null;
   if (input.phone_number.trim()) {
     const parsed = normalizePhone(input.phone_number);
@@ -102,8 +129,13 @@ export function createProfile(deps: Deps) {
         address,
       };
       const current = {
-        givenName: user.givenName, middleName: user.middleName, familyName: user.familyName, nickname: user.nickname,
-        preferredUsername: user.preferredUsername, phoneNumber: user.phoneNumber, address: user.address,
+        givenName: user.givenName,
+        middleName: user.middleName,
+        familyName: user.familyName,
+        nickname: user.nickname,
+        preferredUsername: user.preferredUsername,
+        phoneNumber: user.phoneNumber,
+        address: user.address,
       };
       if (canonical(next) === canonical(current)) return { ok: true, user, changed: false };
       const saved = await userAccount.updateProfile(deps.db, user.platformId, user.id, next, deps.now());
@@ -112,15 +144,23 @@ export function createProfile(deps: Deps) {
 
     /** An uploaded PNG, JPEG, GIF or WebP of at most 1 MiB, served by the provider under a fresh URL. */
     async setPictureUpload(user: User, bytes: Buffer): Promise<PictureResult> {
-      if (bytes.length === 0) return { ok: false, errors: [{ field: 'picture', message: 'account:errors.pictureEmpty' }] };
-      if (bytes.length > PICTURE_MAX_BYTES) return { ok: false, errors: [{ field: 'picture', message: 'account:errors.pictureTooBig' }] };
+      if (bytes.length === 0)
+        return { ok: false, errors: [{ field: 'picture', message: 'account:errors.pictureEmpty' }] };
+      if (bytes.length > PICTURE_MAX_BYTES)
+        return { ok: false, errors: [{ field: 'picture', message: 'account:errors.pictureTooBig' }] };
       const contentType = sniffImageType(bytes);
       if (!contentType) return { ok: false, errors: [{ field: 'picture', message: 'account:errors.pictureType' }] };
       const version = randomToken(9);
       const now = deps.now();
       await deps.db.transaction(async (trx) => {
         await pictures.upsert(trx, { userId: user.id, platformId: user.platformId, contentType, bytes, version }, now);
-        await userAccount.updatePictureUrl(trx, user.platformId, user.id, `${deps.config.baseUrl}/pictures/${user.platformId}/${user.id}/${version}`, now);
+        await userAccount.updatePictureUrl(
+          trx,
+          user.platformId,
+          user.id,
+          `${deps.config.baseUrl}/pictures/${user.platformId}/${user.id}/${version}`,
+          now,
+        );
       });
       return { ok: true };
     },

@@ -13,7 +13,8 @@ export function assertPlatformAccess(actor: AdminActor, platformId: string): voi
 
 /** Global actors only (creating platforms, tokens of any scope, master-key work). */
 export function assertGlobal(actor: AdminActor, what: string): void {
-  if (actor.platformId !== null) throw new OAuthError('access_denied', `${what} needs a global admin token`, { status: 403 });
+  if (actor.platformId !== null)
+    throw new OAuthError('access_denied', `${what} needs a global admin token`, { status: 403 });
 }
 
 /** 409: the change does not fit the resource's current state (the description says what to do instead). */

@@ -22,8 +22,17 @@ export function createAdminTokens(deps: Deps, platforms: Platforms, audit: Audit
       if (input.platformId !== null) await platforms.requirePlatform(input.platformId);
       const token = `${ADMIN_TOKEN_PREFIX}${randomToken(32)}`;
       const row = await deps.db.transaction(async (trx) => {
-        const created = await adminTokens.insert(trx, { id: newId(), name, platformId: input.platformId, tokenDigest: digest(token) });
-        await audit.record(trx, actor, { kind: 'admin_token.created', platformId: input.platformId, details: { token_id: created.id, name } });
+        const created = await adminTokens.insert(trx, {
+          id: newId(),
+          name,
+          platformId: input.platformId,
+          tokenDigest: digest(token),
+        });
+        await audit.record(trx, actor, {
+          kind: 'admin_token.created',
+          platformId: input.platformId,
+          details: { token_id: created.id, name },
+        });
         return created;
       });
       return { ...row, token };
@@ -35,7 +44,11 @@ export function createAdminTokens(deps: Deps, platforms: Platforms, audit: Audit
       if (!row) throw new OAuthError('not_found', `unknown admin token "${id}"`);
       await deps.db.transaction(async (trx) => {
         if (await adminTokens.revoke(trx, id, deps.now())) {
-          await audit.record(trx, actor, { kind: 'admin_token.revoked', platformId: row.platformId, details: { token_id: id, name: row.name } });
+          await audit.record(trx, actor, {
+            kind: 'admin_token.revoked',
+            platformId: row.platformId,
+            details: { token_id: id, name: row.name },
+          });
         }
       });
       return (await adminTokens.findById(deps.db, id))!;

@@ -27,7 +27,11 @@ export function createAuditAdmin(platforms: PlatformsAdmin, audit: Audit) {
      * Newest first. `platformId` null: every event (global actors only), optionally one
      * platform's; otherwise that platform's events only — events of no platform are not among them.
      */
-    async list(actor: AdminActor, platformId: string | null, query: z.infer<typeof AuditQuery> & { platform_guid?: string }): Promise<{ items: AuditEvent[]; nextCursor: string | null }> {
+    async list(
+      actor: AdminActor,
+      platformId: string | null,
+      query: z.infer<typeof AuditQuery> & { platform_guid?: string },
+    ): Promise<{ items: AuditEvent[]; nextCursor: string | null }> {
       if (platformId === null) assertGlobal(actor, "reading every platform's audit events");
       else await platforms.get(actor, platformId);
       const filter: AuditFilter = {
@@ -40,7 +44,8 @@ export function createAuditAdmin(platforms: PlatformsAdmin, audit: Audit) {
         until: query.until ? new Date(query.until) : undefined,
         before: decode(query.cursor),
       };
-      if (filter.since && filter.until && filter.since >= filter.until) throw invalidRequest('since: must be before until');
+      if (filter.since && filter.until && filter.since >= filter.until)
+        throw invalidRequest('since: must be before until');
       const { events, nextCursor } = await audit.list(filter, query.limit);
       return { items: events, nextCursor: nextCursor === null ? null : encode(nextCursor) };
     },

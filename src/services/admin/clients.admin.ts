@@ -22,7 +22,13 @@ const unknownClient = (id: string) => new OAuthError('not_found', `unknown clien
  * rotation and when an update makes a client confidential; every change is audited in its
  * transaction and drops the cached client (this instance at once, others by NOTIFY).
  */
-export function createClientsAdmin(deps: Deps, base: Platforms, clientAuth: ClientAuth, platformsAdmin: PlatformsAdmin, audit: Audit) {
+export function createClientsAdmin(
+  deps: Deps,
+  base: Platforms,
+  clientAuth: ClientAuth,
+  platformsAdmin: PlatformsAdmin,
+  audit: Audit,
+) {
   /** The client of a platform the actor may see; else not_found. */
   async function get(actor: AdminActor, platformId: string, id: string): Promise<Client> {
     return (await withPlatform(actor, platformId, id)).client;
@@ -49,7 +55,10 @@ export function createClientsAdmin(deps: Deps, base: Platforms, clientAuth: Clie
 
     async list(actor: AdminActor, platformId: string, page: { limit: number; cursor?: string }) {
       await platformsAdmin.get(actor, platformId);
-      const rows = await clients.listPage(deps.db, platformId, { after: decodeCursor(page.cursor), limit: page.limit + 1 });
+      const rows = await clients.listPage(deps.db, platformId, {
+        after: decodeCursor(page.cursor),
+        limit: page.limit + 1,
+      });
       return toPage(rows, page.limit, (c) => ({ at: c.createdAt, id: c.id }));
     },
 
@@ -59,7 +68,8 @@ export function createClientsAdmin(deps: Deps, base: Platforms, clientAuth: Clie
         const created = await base.createClient(platformId, toNewClient(input), trx);
         const metadata = metadataOf(input);
         // RFC 7591 metadata is not part of registration's rules (createClient): stored beside it, in the same transaction.
-        if (Object.values(metadata).some((v) => v != null)) created.client = await clients.update(trx, platformId, created.client.id, metadata);
+        if (Object.values(metadata).some((v) => v != null))
+          created.client = await clients.update(trx, platformId, created.client.id, metadata);
         const c = created.client;
         await audit.record(trx, actor, {
           kind: 'client.created',
@@ -81,7 +91,12 @@ export function createClientsAdmin(deps: Deps, base: Platforms, clientAuth: Clie
     },
 
     /** The same rules as creation over the client as it would be; returns the new secret when it became confidential. */
-    async update(actor: AdminActor, platformId: string, id: string, input: z.infer<typeof ClientUpdate>): Promise<{ client: Client; secret?: string }> {
+    async update(
+      actor: AdminActor,
+      platformId: string,
+      id: string,
+      input: z.infer<typeof ClientUpdate>,
+    ): Promise<{ client: Client; secret?: string }> {
       const { platform, client: before } = await withPlatform(actor, platformId, id);
       const checked = checkClientInput({
         name: input.name ?? before.name,
@@ -100,7 +115,12 @@ export function createClientsAdmin(deps: Deps, base: Platforms, clientAuth: Clie
           frontchannelLogoutUri: input.frontchannel_logout_uri,
           frontchannelLogoutSessionRequired: input.frontchannel_logout_session_required,
         },
-        { signingProfile: platform.signingProfile, type: checked.type, isProduction: deps.config.isProduction, currentAlg: before.idTokenSignedResponseAlg },
+        {
+          signingProfile: platform.signingProfile,
+          type: checked.type,
+          isProduction: deps.config.isProduction,
+          currentAlg: before.idTokenSignedResponseAlg,
+        },
       );
       const becomesConfidential = before.type === 'public' && checked.type === 'confidential';
       const becomesPublic = before.type === 'confidential' && checked.type === 'public';
@@ -113,7 +133,12 @@ export function createClientsAdmin(deps: Deps, base: Platforms, clientAuth: Clie
           ...(secret ? { sealedSecret: deps.sealer.seal(secret) } : {}),
           ...(becomesPublic ? { sealedSecret: null, previousSealedSecret: null, previousSecretExpiresAt: null } : {}),
         });
-        await audit.record(trx, actor, { kind: 'client.updated', platformId, clientId: id, details: changes(before, updated) });
+        await audit.record(trx, actor, {
+          kind: 'client.updated',
+          platformId,
+          clientId: id,
+          details: changes(before, updated),
+        });
         return updated;
       });
       clientAuth.forget(id);
@@ -127,7 +152,8 @@ export function createClientsAdmin(deps: Deps, base: Platforms, clientAuth: Clie
      */
     async rotateSecret(actor: AdminActor, platformId: string, id: string, input: z.infer<typeof ClientSecretRotate>) {
       const before = await get(actor, platformId, id);
-      if (before.type !== 'confidential' || !before.sealedSecret) throw new OAuthError('invalid_request', 'a public client has no secret to rotate');
+      if (before.type !== 'confidential' || !before.sealedSecret)
+        throw new OAuthError('invalid_request', 'a public client has no secret to rotate');
       const overlapSeconds = input.overlap_seconds ?? deps.config.clientSecretOverlapSeconds;
       const secret = newClientSecret();
       const expiresAt = new Date(deps.now().getTime() + overlapSeconds * 1000);
@@ -141,7 +167,10 @@ export function createClientsAdmin(deps: Deps, base: Platforms, clientAuth: Clie
           kind: 'client.secret_rotated',
           platformId,
           clientId: id,
-          details: { overlap_seconds: overlapSeconds, previous_secret_expires_at: overlapSeconds > 0 ? expiresAt.toISOString() : null },
+          details: {
+            overlap_seconds: overlapSeconds,
+            previous_secret_expires_at: overlapSeconds > 0 ? expiresAt.toISOString() : null,
+          },
         });
         return updated;
       });
@@ -202,7 +231,12 @@ function signingAndLogoutDetails(c: Client) {
 
 /** RFC 7591 client metadata given, in stored form ('' → null: cleared; undefined: unchanged). */
 function metadataOf(input: z.infer<typeof ClientUpdate>) {
-  return { logoUri: clearable(input.logo_uri), clientUri: clearable(input.client_uri), policyUri: clearable(input.policy_uri), tosUri: clearable(input.tos_uri) };
+  return {
+    logoUri: clearable(input.logo_uri),
+    clientUri: clearable(input.client_uri),
+    policyUri: clearable(input.policy_uri),
+    tosUri: clearable(input.tos_uri),
+  };
 }
 
 /** The RFC 7591 metadata in wire names (URLs, not secrets). */
@@ -221,7 +255,10 @@ function changes(before: Client, after: Client) {
     ['scopes', before.allowedScopes.join(' '), after.allowedScopes.join(' ')],
     ['is_resource_server', before.isResourceServer, after.isResourceServer],
   ];
-  const [from, to] = [{ ...signingAndLogoutDetails(before), ...metadataDetails(before) }, { ...signingAndLogoutDetails(after), ...metadataDetails(after) }];
+  const [from, to] = [
+    { ...signingAndLogoutDetails(before), ...metadataDetails(before) },
+    { ...signingAndLogoutDetails(after), ...metadataDetails(after) },
+  ];
   for (const field of Object.keys(to) as Array<keyof typeof to>) pairs.push([field, from[field], to[field]]);
   for (const [field, from, to] of pairs) if (JSON.stringify(from) !== JSON.stringify(to)) out[field] = { from, to };
   return out;

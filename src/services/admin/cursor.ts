@@ -17,7 +17,8 @@ export function decodeCursor(cursor: string | undefined): Keyset | undefined {
   if (cursor === undefined) return undefined;
   try {
     const k = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Keyset;
-    if (typeof k.at === 'string' && !Number.isNaN(Date.parse(k.at)) && typeof k.id === 'string' && k.id.length <= 100) return k;
+    if (typeof k.at === 'string' && !Number.isNaN(Date.parse(k.at)) && typeof k.id === 'string' && k.id.length <= 100)
+      return k;
   } catch {
     // fall through
   }

@@ -47,7 +47,15 @@ export function createKeysAdmin(deps: Deps, platforms: PlatformsAdmin, signingKe
     const now = deps.now();
     const supersededAt = row.status === 'active' ? dueActivation(nextKeys, row.alg, now) : undefined;
     const life = keyLifeAt(row, supersededAt, now, deps.config.accessTokenTtlSeconds);
-    return { kid: row.kid, alg: row.alg, createdAt: row.createdAt, status: life.state, activatesAt: life.activatesAt, rotatedAt: life.rotatedAt, retiredAt: life.retiredAt };
+    return {
+      kid: row.kid,
+      alg: row.alg,
+      createdAt: row.createdAt,
+      status: life.state,
+      activatesAt: life.activatesAt,
+      rotatedAt: life.rotatedAt,
+      retiredAt: life.retiredAt,
+    };
   }
 
   const unknownKey = (kid: string) => new OAuthError('not_found', `unknown signing key "${kid}"`);
@@ -56,7 +64,10 @@ export function createKeysAdmin(deps: Deps, platforms: PlatformsAdmin, signingKe
     /** Newest first. */
     async list(actor: AdminActor, platformId: string, page: { limit: number; cursor?: string }) {
       await platforms.get(actor, platformId);
-      const rows = await keys.listPage(deps.db, platformId, { before: decodeCursor(page.cursor), limit: page.limit + 1 });
+      const rows = await keys.listPage(deps.db, platformId, {
+        before: decodeCursor(page.cursor),
+        limit: page.limit + 1,
+      });
       const { items, nextCursor } = toPage(rows, page.limit, (k) => ({ at: k.createdAt, id: k.kid }));
       const nextKeys = await keys.listNext(deps.db, platformId);
       return { items: items.map((k) => describe(k, nextKeys)), nextCursor };
@@ -76,26 +87,48 @@ export function createKeysAdmin(deps: Deps, platforms: PlatformsAdmin, signingKe
      * SIGNING_KEY_PUBLICATION_SECONDS (`immediately`: at once, for a compromised key); the one it
      * replaces then stays published until its tokens expire.
      */
-    async rotate(actor: AdminActor, platformId: string, alg: SigningAlg = 'HS512', options: { immediately?: boolean } = {}): Promise<KeyRotation> {
+    async rotate(
+      actor: AdminActor,
+      platformId: string,
+      alg: SigningAlg = 'HS512',
+      options: { immediately?: boolean } = {},
+    ): Promise<KeyRotation> {
       const platform = await platforms.get(actor, platformId);
       if (isAsymmetricAlg(alg) && platform.signingProfile !== 'standard') {
-        throw conflict(`${alg} keys belong to the standard signing profile: this platform uses "${platform.signingProfile}" (admin platform update --profile standard)`);
+        throw conflict(
+          `${alg} keys belong to the standard signing profile: this platform uses "${platform.signingProfile}" (admin platform update --profile standard)`,
+        );
       }
-      if (options.immediately && !isAsymmetricAlg(alg)) throw new OAuthError('invalid_request', 'immediately: HS512 keys always rotate at once (it applies to RS256, ES256 and EdDSA)');
+      if (options.immediately && !isAsymmetricAlg(alg))
+        throw new OAuthError(
+          'invalid_request',
+          'immediately: HS512 keys always rotate at once (it applies to RS256, ES256 and EdDSA)',
+        );
       const rotated = await deps.db.transaction(async (trx): Promise<KeyRotation> => {
         if (isAsymmetricAlg(alg)) {
           const r = await signingKeys.rotateAsymmetric(trx, platformId, alg, options.immediately);
           await audit.record(trx, actor, {
             kind: 'key.rotated',
             platformId,
-            details: { kid: r.kid, previous_kid: r.previousKid, alg, activates_at: r.activatesAt.toISOString(), immediately: options.immediately ?? false, ...(r.replacedKid ? { replaced_next_kid: r.replacedKid } : {}) },
+            details: {
+              kid: r.kid,
+              previous_kid: r.previousKid,
+              alg,
+              activates_at: r.activatesAt.toISOString(),
+              immediately: options.immediately ?? false,
+              ...(r.replacedKid ? { replaced_next_kid: r.replacedKid } : {}),
+            },
           });
           return { kid: r.kid, previousKid: r.previousKid, alg, activatesAt: r.activatesAt };
         }
         const previousKid = (await keys.findActive(trx, platformId, alg))?.kid ?? null;
         const kid = await signingKeys.rotate(trx, platformId, alg);
         // The details of an HS512 rotation stay as they were.
-        await audit.record(trx, actor, { kind: 'key.rotated', platformId, details: { kid, previous_kid: previousKid } });
+        await audit.record(trx, actor, {
+          kind: 'key.rotated',
+          platformId,
+          details: { kid, previous_kid: previousKid },
+        });
         return { kid, previousKid, alg };
       });
       signingKeys.forget(platformId);
@@ -116,11 +149,18 @@ export function createKeysAdmin(deps: Deps, platforms: PlatformsAdmin, signingKe
         const row = await keys.findByKid(trx, platformId, kid);
         if (!row) throw unknownKey(kid);
         const before = describe(row, await keys.listNext(trx, platformId));
-        if (before.status === 'active') throw conflict(`key "${kid}" is the active signing key: rotate first (POST …/keys/rotate, admin key rotate), then retire it`);
+        if (before.status === 'active')
+          throw conflict(
+            `key "${kid}" is the active signing key: rotate first (POST …/keys/rotate, admin key rotate), then retire it`,
+          );
         if (before.status === 'retired') return false;
         if (before.status === 'next') await keys.withdrawNext(trx, platformId, row.alg, deps.now());
         else await keys.withdraw(trx, platformId, kid, deps.now());
-        await audit.record(trx, actor, { kind: 'key.retired', platformId, details: { kid, status: { from: before.status, to: 'retired' } } });
+        await audit.record(trx, actor, {
+          kind: 'key.retired',
+          platformId,
+          details: { kid, status: { from: before.status, to: 'retired' } },
+        });
         return true;
       });
       if (changed) signingKeys.forget(platformId);

@@ -11,7 +11,6 @@ import { assertGlobal, assertPlatformAccess, conflict } from './access';
 import { decodeCursor, toPage } from './cursor';
 import type { PlatformsAdmin } from './platforms.admin';
 
-
 /** Which mails to requeue: one by id, or every dead one (of a platform, or of all for a global actor). */
 export type MailRetrySelect = { id: string } | { allDead: true };
 
@@ -33,22 +32,34 @@ export function createMailAdmin(deps: Deps, platforms: PlatformsAdmin, mailOutbo
    * Requeues one mail (dead or waiting) or every dead one; returns the mails requeued. Unknown
    * (or another platform's) mail: not_found; a mail being sent or sent: conflict.
    */
-  async function requeue(actor: AdminActor, platformId: string | null, select: MailRetrySelect): Promise<MailOutboxRow[]> {
+  async function requeue(
+    actor: AdminActor,
+    platformId: string | null,
+    select: MailRetrySelect,
+  ): Promise<MailOutboxRow[]> {
     await scope(actor, platformId, 'retrying mail of every platform');
     return deps.db.transaction(async (trx) => {
       let mailPlatformId = platformId;
       if ('id' in select) {
         const row = isUuid(select.id) ? await outbox.findById(trx, select.id) : undefined;
         if (!row || (platformId !== null && row.platformId !== platformId)) throw unknownMail(select.id);
-        if (row.status !== 'dead' && row.status !== 'queued') throw conflict(`mail ${row.id} is ${row.status}: only a dead or queued mail can be retried`);
+        if (row.status !== 'dead' && row.status !== 'queued')
+          throw conflict(`mail ${row.id} is ${row.status}: only a dead or queued mail can be retried`);
         mailPlatformId = row.platformId;
       }
-      const rows = await mailOutbox.retry('id' in select ? select : { allDead: true, platformId: platformId ?? undefined }, trx);
+      const rows = await mailOutbox.retry(
+        'id' in select ? select : { allDead: true, platformId: platformId ?? undefined },
+        trx,
+      );
       if (rows.length) {
         await audit.record(trx, actor, {
           kind: 'mail.retried',
           platformId: mailPlatformId,
-          details: { requeued: rows.length, ...('id' in select ? {} : { all_dead: true }), mail_ids: rows.slice(0, 50).map((m) => m.id) },
+          details: {
+            requeued: rows.length,
+            ...('id' in select ? {} : { all_dead: true }),
+            mail_ids: rows.slice(0, 50).map((m) => m.id),
+          },
         });
       }
       return rows;
@@ -63,7 +74,11 @@ export function createMailAdmin(deps: Deps, platforms: PlatformsAdmin, mailOutbo
     },
 
     /** Newest first, cursor-paged, with the counts per status. */
-    async listPage(actor: AdminActor, platformId: string | null, query: { status?: MailStatus; limit: number; cursor?: string }) {
+    async listPage(
+      actor: AdminActor,
+      platformId: string | null,
+      query: { status?: MailStatus; limit: number; cursor?: string },
+    ) {
       await scope(actor, platformId, "listing every platform's mail");
       const filter = { platformId: platformId ?? undefined, status: query.status };
       const [rows, counts] = await Promise.all([

@@ -1,4 +1,8 @@
-import type { AuthenticationResponseJSON, PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server';
+import type {
+  AuthenticationResponseJSON,
+  PublicKeyCredentialCreationOptionsJSON,
+  PublicKeyCredentialRequestOptionsJSON,
+} from '@simplewebauthn/server';
 import { newId } from '../../crypto/random';
 import { invalidRequest } from '../../errors';
 import { isUuid } from '../../domain/ids';
@@ -14,7 +18,8 @@ import type { createOperatorThrottle } from './operator-throttle';
 import { auditSignInFailure } from './operator-sign-in-audit';
 
 export type OperatorPasskeyAdded = { ok: true; passkey: OperatorPasskey } | { ok: false; message: string };
-export type OperatorPasskeyOutcome = { ok: true; passkey: OperatorPasskey } | { ok: false; message: string; lockedSeconds: number };
+export type OperatorPasskeyOutcome =
+  { ok: true; passkey: OperatorPasskey } | { ok: false; message: string; lockedSeconds: number };
 
 const NOT_CREATED = 'The passkey was not created. Try again.';
 const FAILED = 'That passkey could not be verified. Try again.';
@@ -43,19 +48,32 @@ export function createOperatorPasskeys(deps: Deps, audit: Audit, throttle: Retur
     async registrationOptions(operator: Operator): Promise<PublicKeyCredentialCreationOptionsJSON> {
       requireRp();
       const existing = await passkeys.listByOperator(deps.db, operator.id);
-      return webauthn.registrationOptions(rp, { rpName: 'Latchkey admin', userName: operator.email, userId: operator.id, displayName: operator.email, existing });
+      return webauthn.registrationOptions(rp, {
+        rpName: 'Latchkey admin',
+        userName: operator.email,
+        userId: operator.id,
+        displayName: operator.email,
+        existing,
+      });
     },
 
     /**
      * Verifies the browser's answer and stores the passkey (audited operator.passkey_added in the same
      * transaction). `firstFactor`: the sign-in's enrolment, refused once the operator has any second factor.
      */
-    async register(ctx: AuditContext, operator: Operator, input: { name: string; credential: string; expectedChallenge: string; firstFactor: boolean }): Promise<OperatorPasskeyAdded> {
+    async register(
+      ctx: AuditContext,
+      operator: Operator,
+      input: { name: string; credential: string; expectedChallenge: string; firstFactor: boolean },
+    ): Promise<OperatorPasskeyAdded> {
       requireRp();
       const name = input.name.trim().replace(/\s+/g, ' ');
       if (!name) return { ok: false, message: 'Give the passkey a name.' };
-      if (name.length > PASSKEY_NAME_MAX) return { ok: false, message: `A passkey's name has at most ${PASSKEY_NAME_MAX} characters.` };
-      const info = await webauthn.verifyRegistration(rp, input.credential, input.expectedChallenge, (err) => deps.logger.info({ err }, 'operator passkey registration refused'));
+      if (name.length > PASSKEY_NAME_MAX)
+        return { ok: false, message: `A passkey's name has at most ${PASSKEY_NAME_MAX} characters.` };
+      const info = await webauthn.verifyRegistration(rp, input.credential, input.expectedChallenge, (err) =>
+        deps.logger.info({ err }, 'operator passkey registration refused'),
+      );
       if (!info) return { ok: false, message: NOT_CREATED };
       const { isBackupEligible: _be, isBackedUp: _bs, aaguid: _a, ...credential } = info;
       const passkey = { id: newId(), operatorId: operator.id, ...credential, name };
@@ -63,9 +81,15 @@ export function createOperatorPasskeys(deps: Deps, audit: Audit, throttle: Retur
       return deps.db.transaction(async (trx): Promise<OperatorPasskeyAdded> => {
         const row = await operators.findByIdForUpdate(trx, operator.id);
         if (!row || row.disabledAt) return { ok: false, message: NOT_CREATED };
-        if (input.firstFactor && (row.hasTotp || (await passkeys.countByOperator(trx, row.id)) > 0)) return { ok: false, message: 'Sign in with your second factor first.' };
-        if (!(await passkeys.insert(trx, passkey, at))) return { ok: false, message: 'This passkey is already registered.' };
-        await audit.record(trx, actorOf(ctx, row), { kind: 'operator.passkey_added', platformId: row.platformId, details: { email: row.email, passkey_id: passkey.id, name } });
+        if (input.firstFactor && (row.hasTotp || (await passkeys.countByOperator(trx, row.id)) > 0))
+          return { ok: false, message: 'Sign in with your second factor first.' };
+        if (!(await passkeys.insert(trx, passkey, at)))
+          return { ok: false, message: 'This passkey is already registered.' };
+        await audit.record(trx, actorOf(ctx, row), {
+          kind: 'operator.passkey_added',
+          platformId: row.platformId,
+          details: { email: row.email, passkey_id: passkey.id, name },
+        });
         return { ok: true, passkey: { ...passkey, createdAt: at, lastUsedAt: null } };
       });
     },
@@ -81,7 +105,12 @@ export function createOperatorPasskeys(deps: Deps, audit: Audit, throttle: Retur
      * counter above the stored one (a cloned authenticator or a replayed answer is refused); the
      * counter and last use are updated in the same transaction. Throttled; a failure is audited.
      */
-    async authenticate(ctx: AuditContext, operator: Operator, input: { credential: string; expectedChallenge: string }, source: string): Promise<OperatorPasskeyOutcome> {
+    async authenticate(
+      ctx: AuditContext,
+      operator: Operator,
+      input: { credential: string; expectedChallenge: string },
+      source: string,
+    ): Promise<OperatorPasskeyOutcome> {
       requireRp();
       const locked = await throttle.codeLocked(operator, source);
       if (locked) return { ok: false, message: 'Too many attempts.', lockedSeconds: locked };
@@ -109,7 +138,11 @@ export function createOperatorPasskeys(deps: Deps, audit: Audit, throttle: Retur
       const { reason } = result;
       const failure = await throttle.codeFailed(operator, source);
       await auditSignInFailure(deps, audit, ctx, operator, { factor: 'passkey', reason }, failure);
-      return { ok: false, message: reason === 'unknown_passkey' ? 'This passkey is not registered for your operator account.' : FAILED, lockedSeconds: failure.lockedSeconds };
+      return {
+        ok: false,
+        message: reason === 'unknown_passkey' ? 'This passkey is not registered for your operator account.' : FAILED,
+        lockedSeconds: failure.lockedSeconds,
+      };
     },
 
     /**
@@ -122,9 +155,16 @@ export function createOperatorPasskeys(deps: Deps, audit: Audit, throttle: Retur
         const all = row ? await passkeys.listByOperator(trx, row.id) : [];
         const passkey = isUuid(passkeyId) ? all.find((p) => p.id === passkeyId) : undefined;
         if (!row || !passkey) throw invalidRequest('That passkey was already removed.');
-        if (!row.hasTotp && all.length === 1) throw invalidRequest('This passkey is your only second factor: add another passkey or set up an authenticator app before removing it.');
+        if (!row.hasTotp && all.length === 1)
+          throw invalidRequest(
+            'This passkey is your only second factor: add another passkey or set up an authenticator app before removing it.',
+          );
         await passkeys.remove(trx, row.id, passkey.id);
-        await audit.record(trx, actorOf(ctx, row), { kind: 'operator.passkey_removed', platformId: row.platformId, details: { email: row.email, passkey_id: passkey.id, name: passkey.name } });
+        await audit.record(trx, actorOf(ctx, row), {
+          kind: 'operator.passkey_removed',
+          platformId: row.platformId,
+          details: { email: row.email, passkey_id: passkey.id, name: passkey.name },
+        });
         return passkey;
       });
     },

@@ -16,12 +16,27 @@ export interface FailedOperator {
  * failure started, naming it — `account` (every source), `account_source` or `source` — with its
  * length. Never the password or code.
  */
-export async function auditSignInFailure(deps: Deps, audit: Audit, ctx: AuditContext, who: FailedOperator, step: { factor: 'password' | 'totp' | 'passkey'; reason?: string }, failure: OperatorFailure): Promise<void> {
+export async function auditSignInFailure(
+  deps: Deps,
+  audit: Audit,
+  ctx: AuditContext,
+  who: FailedOperator,
+  step: { factor: 'password' | 'totp' | 'passkey'; reason?: string },
+  failure: OperatorFailure,
+): Promise<void> {
   const actor = { ...ctx, actorId: who.id, actorName: who.email };
   await deps.db.transaction(async (trx) => {
-    await audit.record(trx, actor, { kind: 'operator.sign_in_failed', platformId: who.platformId, details: { email: who.email, ...step, locked: failure.lockedSeconds > 0 } });
+    await audit.record(trx, actor, {
+      kind: 'operator.sign_in_failed',
+      platformId: who.platformId,
+      details: { email: who.email, ...step, locked: failure.lockedSeconds > 0 },
+    });
     for (const throttle of failure.started) {
-      await audit.record(trx, actor, { kind: 'operator.locked_out', platformId: who.platformId, details: { email: who.email, factor: step.factor, throttle, locked_seconds: failure.lockedSeconds } });
+      await audit.record(trx, actor, {
+        kind: 'operator.locked_out',
+        platformId: who.platformId,
+        details: { email: who.email, factor: step.factor, throttle, locked_seconds: failure.lockedSeconds },
+      });
     }
   });
 }

@@ -1,6 +1,12 @@
 import { createHash } from 'node:crypto';
 import * as throttles from '../../repositories/attempt-throttle.repository';
-import { afterAttempt, lockedSeconds, SIGN_IN_ACCOUNT_SOURCE, SIGN_IN_SOURCE, type ThrottlePolicy } from '../attempt-throttle.service';
+import {
+  afterAttempt,
+  lockedSeconds,
+  SIGN_IN_ACCOUNT_SOURCE,
+  SIGN_IN_SOURCE,
+  type ThrottlePolicy,
+} from '../attempt-throttle.service';
 import type { Deps } from '../deps';
 import type { Queryable } from '../../db';
 import type { Operator } from '../../domain/operator';
@@ -13,7 +19,13 @@ const hash = (s: string) => createHash('sha256').update(s).digest('base64url');
  * threshold, so one source meets its own lock first; short, so someone who knows an operator's
  * email keeps it out for minutes at a time, not for good (docs/decisions.md, Console).
  */
-const OPERATOR_ACCOUNT: ThrottlePolicy = { threshold: 10, windowSeconds: 15 * 60, baseLockSeconds: 60, maxLockSeconds: 15 * 60, lockMemorySeconds: 60 * 60 };
+const OPERATOR_ACCOUNT: ThrottlePolicy = {
+  threshold: 10,
+  windowSeconds: 15 * 60,
+  baseLockSeconds: 60,
+  maxLockSeconds: 15 * 60,
+  lockMemorySeconds: 60 * 60,
+};
 
 /** Which lock a failure started: the account (any source), the email (or operator) with this source, or this source. */
 export type OperatorLock = 'account' | 'account_source' | 'source';
@@ -49,7 +61,11 @@ export function createOperatorThrottle(deps: Deps) {
   async function fail(list: Array<[string, ThrottlePolicy, OperatorLock]>): Promise<OperatorFailure> {
     const failure = await deps.db.transaction(async (trx) => {
       const now = deps.now();
-      const rows = await throttles.findManyForUpdate(trx, list.map(([k]) => k), now);
+      const rows = await throttles.findManyForUpdate(
+        trx,
+        list.map(([k]) => k),
+        now,
+      );
       const result: OperatorFailure = { lockedSeconds: 0, started: [] };
       for (const [key, policy, lock] of list) {
         const next = afterAttempt(rows.get(key)!, now, policy);
@@ -65,15 +81,26 @@ export function createOperatorThrottle(deps: Deps) {
 
   type Who = Pick<Operator, 'id' | 'email'>;
   return {
-    passwordLocked: (email: string, source: string) => lockedFor([keys.password(email, source), keys.source(source), keys.account(email)]),
+    passwordLocked: (email: string, source: string) =>
+      lockedFor([keys.password(email, source), keys.source(source), keys.account(email)]),
     passwordFailed: (email: string, source: string) =>
-      fail([[keys.password(email, source), SIGN_IN_ACCOUNT_SOURCE, 'account_source'], [keys.source(source), SIGN_IN_SOURCE, 'source'], [keys.account(email), OPERATOR_ACCOUNT, 'account']]),
+      fail([
+        [keys.password(email, source), SIGN_IN_ACCOUNT_SOURCE, 'account_source'],
+        [keys.source(source), SIGN_IN_SOURCE, 'source'],
+        [keys.account(email), OPERATOR_ACCOUNT, 'account'],
+      ]),
     // Not the account key: the password alone must not wash away an account's failed codes.
     passwordOk: (email: string, source: string) => throttles.deleteKey(deps.db, keys.password(email, source)),
-    codeLocked: (operator: Who, source: string) => lockedFor([keys.code(operator.id, source), keys.source(source), keys.account(operator.email)]),
-    codeFailed: (operator: Who, source: string) => fail([[keys.code(operator.id, source), SIGN_IN_ACCOUNT_SOURCE, 'account_source'], [keys.account(operator.email), OPERATOR_ACCOUNT, 'account']]),
+    codeLocked: (operator: Who, source: string) =>
+      lockedFor([keys.code(operator.id, source), keys.source(source), keys.account(operator.email)]),
+    codeFailed: (operator: Who, source: string) =>
+      fail([
+        [keys.code(operator.id, source), SIGN_IN_ACCOUNT_SOURCE, 'account_source'],
+        [keys.account(operator.email), OPERATOR_ACCOUNT, 'account'],
+      ]),
     /** Both factors passed: this source's and the account's failures are forgiven. */
-    codeOk: (operator: Who, source: string) => throttles.deleteKeys(deps.db, [keys.code(operator.id, source), keys.account(operator.email)]),
+    codeOk: (operator: Who, source: string) =>
+      throttles.deleteKeys(deps.db, [keys.code(operator.id, source), keys.account(operator.email)]),
     /**
      * An operator's unlock: every count and lock of this account, over all sources (its password
      * per source, its codes per source, the account's own); a source's lock over every email stays. The keys gone.

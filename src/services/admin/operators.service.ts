@@ -24,9 +24,15 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 export type OperatorPasswordOutcome = { ok: true; operator: Operator } | { ok: false; lockedSeconds: number };
 export type AccountTotpSetup = TotpEnrolment & { sealed: string };
-export type OperatorCodeOutcome = { ok: true } | { ok: false; lockedSeconds: number; reason: 'invalid' | 'replayed' | 'locked' };
+export type OperatorCodeOutcome =
+  { ok: true } | { ok: false; lockedSeconds: number; reason: 'invalid' | 'replayed' | 'locked' };
 
-const publicView = ({ passwordHash: _h, sealedTotpSecret: _s, totpConfirmedAt: _c, ...operator }: OperatorRow): Operator => operator;
+const publicView = ({
+  passwordHash: _h,
+  sealedTotpSecret: _s,
+  totpConfirmedAt: _c,
+  ...operator
+}: OperatorRow): Operator => operator;
 
 /**
  * Console operators: created by the CLI, signed in with an argon2id password and then
@@ -62,20 +68,26 @@ export function createOperators(deps: Deps, platforms: Platforms, audit: Audit) 
       if (!EMAIL.test(email) || email.length > 254) throw invalidRequest('email must be an email address');
       const minLength = Math.max(deps.config.passwordMinLength, 12);
       const password = input.password ?? randomToken(18);
-      if (password.length < minLength || password.length > 256) throw invalidRequest(`password must be ${minLength} to 256 characters`);
+      if (password.length < minLength || password.length > 256)
+        throw invalidRequest(`password must be ${minLength} to 256 characters`);
       if (input.platformId !== null) await platforms.requirePlatform(input.platformId);
       const passwordHash = await hashPassword(password, deps.config.argon2);
       const row = await deps.db.transaction(async (trx) => {
         const created = await operators.insert(trx, { id: newId(), email, passwordHash, platformId: input.platformId });
         if (!created) throw invalidRequest(`an operator with email "${email}" exists`);
-        await audit.record(trx, actor, { kind: 'operator.created', platformId: input.platformId, details: { operator_id: created.id, email } });
+        await audit.record(trx, actor, {
+          kind: 'operator.created',
+          platformId: input.platformId,
+          details: { operator_id: created.id, email },
+        });
         return created;
       });
       return { operator: publicView(row), password: input.password === undefined ? password : null };
     },
 
     /** The operators the actor may see (a platform actor: its platform's). */
-    list: async (actor: AdminActor): Promise<Operator[]> => (await operators.list(deps.db, actor.platformId ?? undefined)).map(publicView),
+    list: async (actor: AdminActor): Promise<Operator[]> =>
+      (await operators.list(deps.db, actor.platformId ?? undefined)).map(publicView),
 
     /** Disables an operator by email; its console session ends at its next request. Throws not_found. */
     async disable(actor: AdminActor, email: string): Promise<Operator> {
@@ -84,7 +96,11 @@ export function createOperators(deps: Deps, platforms: Platforms, audit: Audit) 
       if (!row) throw new OAuthError('not_found', `unknown operator "${email}"`);
       await deps.db.transaction(async (trx) => {
         if (await operators.disable(trx, row.id, deps.now())) {
-          await audit.record(trx, actor, { kind: 'operator.disabled', platformId: row.platformId, details: { operator_id: row.id, email: row.email } });
+          await audit.record(trx, actor, {
+            kind: 'operator.disabled',
+            platformId: row.platformId,
+            details: { operator_id: row.id, email: row.email },
+          });
         }
       });
       return publicView((await operators.findById(deps.db, row.id))!);
@@ -97,7 +113,11 @@ export function createOperators(deps: Deps, platforms: Platforms, audit: Audit) 
       if (!row) throw new OAuthError('not_found', `unknown operator "${email}"`);
       await deps.db.transaction(async (trx) => {
         if (await operators.enable(trx, row.id)) {
-          await audit.record(trx, actor, { kind: 'operator.enabled', platformId: row.platformId, details: { operator_id: row.id, email: row.email } });
+          await audit.record(trx, actor, {
+            kind: 'operator.enabled',
+            platformId: row.platformId,
+            details: { operator_id: row.id, email: row.email },
+          });
         }
       });
       return publicView((await operators.findById(deps.db, row.id))!);
@@ -114,7 +134,12 @@ export function createOperators(deps: Deps, platforms: Platforms, audit: Audit) 
       if (!row) throw new OAuthError('not_found', `unknown operator "${email}"`);
       const cleared = await deps.db.transaction(async (trx) => {
         const keys = await throttle.clearAccount(trx, row);
-        if (keys.length) await audit.record(trx, actor, { kind: 'operator.unlocked', platformId: row.platformId, details: { operator_id: row.id, email: row.email, cleared: keys.length } });
+        if (keys.length)
+          await audit.record(trx, actor, {
+            kind: 'operator.unlocked',
+            platformId: row.platformId,
+            details: { operator_id: row.id, email: row.email, cleared: keys.length },
+          });
         return keys.length;
       });
       return { operator: publicView(row), cleared };
@@ -125,8 +150,11 @@ export function createOperators(deps: Deps, platforms: Platforms, audit: Audit) 
      * its console sessions, so the next sign-in asks for a new second factor after the password.
      * Audited operator.mfa_reset (what was removed, never a secret). Throws not_found.
      */
-    async resetMfa(actor: AdminActor, email: string): Promise<{ operator: Operator; totpRemoved: boolean; passkeysRemoved: number; sessionsEnded: number }> {
-      assertGlobal(actor, 'resetting an operator\'s second factors');
+    async resetMfa(
+      actor: AdminActor,
+      email: string,
+    ): Promise<{ operator: Operator; totpRemoved: boolean; passkeysRemoved: number; sessionsEnded: number }> {
+      assertGlobal(actor, "resetting an operator's second factors");
       const found = await operators.findByEmail(deps.db, normalizeEmail(email));
       if (!found) throw new OAuthError('not_found', `unknown operator "${email}"`);
       return deps.db.transaction(async (trx) => {
@@ -134,9 +162,20 @@ export function createOperators(deps: Deps, platforms: Platforms, audit: Audit) 
         const passkeysRemoved = await removeAllPasskeys(trx, row.id);
         await operators.clearTotp(trx, row.id);
         const sessionsEnded = await operators.endConsoleSessions(trx, row.id);
-        const details = { operator_id: row.id, email: row.email, totp_removed: row.hasTotp, passkeys_removed: passkeysRemoved, sessions_ended: sessionsEnded };
+        const details = {
+          operator_id: row.id,
+          email: row.email,
+          totp_removed: row.hasTotp,
+          passkeys_removed: passkeysRemoved,
+          sessions_ended: sessionsEnded,
+        };
         await audit.record(trx, actor, { kind: 'operator.mfa_reset', platformId: row.platformId, details });
-        return { operator: publicView((await operators.findById(trx, row.id))!), totpRemoved: row.hasTotp, passkeysRemoved, sessionsEnded };
+        return {
+          operator: publicView((await operators.findById(trx, row.id))!),
+          totpRemoved: row.hasTotp,
+          passkeysRemoved,
+          sessionsEnded,
+        };
       });
     },
 
@@ -161,8 +200,13 @@ export function createOperators(deps: Deps, platforms: Platforms, audit: Audit) 
       if (step === undefined) throw invalidRequest('That code is not right. Try again.');
       await deps.db.transaction(async (trx) => {
         const row = await operators.findByIdForUpdate(trx, operator.id);
-        if (!row || row.disabledAt || !(await operators.setConfirmedTotp(trx, row.id, sealed, step, deps.now()))) throw invalidRequest('An authenticator app is already set up.');
-        await audit.record(trx, { ...ctx, actorId: row.id, actorName: row.email }, { kind: 'operator.totp_added', platformId: row.platformId, details: { email: row.email } });
+        if (!row || row.disabledAt || !(await operators.setConfirmedTotp(trx, row.id, sealed, step, deps.now())))
+          throw invalidRequest('An authenticator app is already set up.');
+        await audit.record(
+          trx,
+          { ...ctx, actorId: row.id, actorName: row.email },
+          { kind: 'operator.totp_added', platformId: row.platformId, details: { email: row.email } },
+        );
       });
     },
 
@@ -171,9 +215,14 @@ export function createOperators(deps: Deps, platforms: Platforms, audit: Audit) 
       await deps.db.transaction(async (trx) => {
         const row = await operators.findByIdForUpdate(trx, operator.id);
         if (!row?.hasTotp) throw invalidRequest('No authenticator app is set up.');
-        if ((await countByOperator(trx, row.id)) === 0) throw invalidRequest('The authenticator app is your only second factor: add a passkey before removing it.');
+        if ((await countByOperator(trx, row.id)) === 0)
+          throw invalidRequest('The authenticator app is your only second factor: add a passkey before removing it.');
         await operators.clearTotp(trx, row.id);
-        await audit.record(trx, { ...ctx, actorId: row.id, actorName: row.email }, { kind: 'operator.totp_removed', platformId: row.platformId, details: { email: row.email } });
+        await audit.record(
+          trx,
+          { ...ctx, actorId: row.id, actorName: row.email },
+          { kind: 'operator.totp_removed', platformId: row.platformId, details: { email: row.email } },
+        );
       });
     },
 
@@ -184,7 +233,12 @@ export function createOperators(deps: Deps, platforms: Platforms, audit: Audit) 
     },
 
     /** The first factor: the password, unless this email+source, this source or this account is locked. A failure is audited (and a lock it starts). */
-    async verifyPassword(ctx: AuditContext, emailInput: string, password: string, source: string): Promise<OperatorPasswordOutcome> {
+    async verifyPassword(
+      ctx: AuditContext,
+      emailInput: string,
+      password: string,
+      source: string,
+    ): Promise<OperatorPasswordOutcome> {
       const email = normalizeEmail(emailInput).slice(0, 254);
       const locked = await throttle.passwordLocked(email, source);
       if (locked) return { ok: false, lockedSeconds: locked };
@@ -196,7 +250,14 @@ export function createOperators(deps: Deps, platforms: Platforms, audit: Audit) 
         return { ok: true, operator: publicView(row) };
       }
       const failure = await throttle.passwordFailed(email, source);
-      await auditSignInFailure(deps, audit, ctx, { id: row?.id ?? null, email, platformId: row?.platformId ?? null }, { factor: 'password' }, failure);
+      await auditSignInFailure(
+        deps,
+        audit,
+        ctx,
+        { id: row?.id ?? null, email, platformId: row?.platformId ?? null },
+        { factor: 'password' },
+        failure,
+      );
       return { ok: false, lockedSeconds: failure.lockedSeconds };
     },
 
@@ -211,7 +272,8 @@ export function createOperators(deps: Deps, platforms: Platforms, audit: Audit) 
       const row = await live(operatorId);
       // An operator with a passkey signs in with it: the sign-in is no way to add an app past it.
       if (!row || row.hasTotp || (await countByOperator(deps.db, row.id)) > 0) return undefined;
-      if (row.sealedTotpSecret && row.sealedTotpSecret === shownSealed) return { secret: unseal(row), uri: totpUri(TOTP_ISSUER, row.email, unseal(row)), sealed: row.sealedTotpSecret };
+      if (row.sealedTotpSecret && row.sealedTotpSecret === shownSealed)
+        return { secret: unseal(row), uri: totpUri(TOTP_ISSUER, row.email, unseal(row)), sealed: row.sealedTotpSecret };
       const enrolment = newTotpEnrolment(TOTP_ISSUER, row.email);
       const sealed = deps.sealer.seal(enrolment.secret);
       return (await operators.setPendingTotp(deps.db, row.id, sealed)) ? { ...enrolment, sealed } : undefined;
@@ -221,15 +283,25 @@ export function createOperators(deps: Deps, platforms: Platforms, audit: Audit) 
      * The second factor: a code of the confirmed app (its step used up: no replay), or the first
      * code of the pending enrolment, which confirms it. Throttled per operator and source; audited.
      */
-    async verifyCode(ctx: AuditContext, operatorId: string, code: string, source: string): Promise<OperatorCodeOutcome> {
+    async verifyCode(
+      ctx: AuditContext,
+      operatorId: string,
+      code: string,
+      source: string,
+    ): Promise<OperatorCodeOutcome> {
       const row = await live(operatorId);
       if (!row?.sealedTotpSecret) return { ok: false, lockedSeconds: 0, reason: 'invalid' };
       // A pending app confirms only for an operator without any second factor (not past a passkey).
-      if (!row.hasTotp && (await countByOperator(deps.db, row.id)) > 0) return { ok: false, lockedSeconds: 0, reason: 'invalid' };
+      if (!row.hasTotp && (await countByOperator(deps.db, row.id)) > 0)
+        return { ok: false, lockedSeconds: 0, reason: 'invalid' };
       const locked = await throttle.codeLocked(row, source);
       if (locked) return { ok: false, lockedSeconds: locked, reason: 'locked' };
       const step = matchTotpStep(unseal(row), code, deps.now());
-      const claimed = step !== undefined && (row.hasTotp ? await operators.claimTotpStep(deps.db, row.id, step) : await operators.confirmTotp(deps.db, row.id, row.sealedTotpSecret, step, deps.now()));
+      const claimed =
+        step !== undefined &&
+        (row.hasTotp
+          ? await operators.claimTotpStep(deps.db, row.id, step)
+          : await operators.confirmTotp(deps.db, row.id, row.sealedTotpSecret, step, deps.now()));
       if (claimed) {
         await throttle.codeOk(row, source);
         return { ok: true };
@@ -241,11 +313,24 @@ export function createOperators(deps: Deps, platforms: Platforms, audit: Audit) 
     },
 
     /** Both factors passed: the sign-in counts (last_sign_in_at, audit operator.signed_in with the second factor used). */
-    async signedIn(ctx: AuditContext, operator: Operator, enrolled: boolean, secondFactor: 'totp' | 'passkey' = 'totp'): Promise<void> {
+    async signedIn(
+      ctx: AuditContext,
+      operator: Operator,
+      enrolled: boolean,
+      secondFactor: 'totp' | 'passkey' = 'totp',
+    ): Promise<void> {
       const enrolment = secondFactor === 'totp' ? { totp_enrolled: enrolled } : { passkey_enrolled: enrolled };
       await deps.db.transaction(async (trx) => {
         await operators.markSignedIn(trx, operator.id, deps.now());
-        await audit.record(trx, { ...ctx, actorId: operator.id, actorName: operator.email }, { kind: 'operator.signed_in', platformId: operator.platformId, details: { email: operator.email, second_factor: secondFactor, ...enrolment } });
+        await audit.record(
+          trx,
+          { ...ctx, actorId: operator.id, actorName: operator.email },
+          {
+            kind: 'operator.signed_in',
+            platformId: operator.platformId,
+            details: { email: operator.email, second_factor: secondFactor, ...enrolment },
+          },
+        );
       });
     },
   };

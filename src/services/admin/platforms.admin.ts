@@ -30,7 +30,11 @@ export function createPlatformsAdmin(deps: Deps, base: Platforms, audit: Audit, 
     get,
 
     async list(actor: AdminActor, page: { limit: number; cursor?: string }) {
-      const rows = await platforms.listPage(deps.db, { after: decodeCursor(page.cursor), limit: page.limit + 1, onlyId: actor.platformId ?? undefined });
+      const rows = await platforms.listPage(deps.db, {
+        after: decodeCursor(page.cursor),
+        limit: page.limit + 1,
+        onlyId: actor.platformId ?? undefined,
+      });
       return toPage(rows, page.limit, (p) => ({ at: p.createdAt, id: p.id }));
     },
 
@@ -38,7 +42,11 @@ export function createPlatformsAdmin(deps: Deps, base: Platforms, audit: Audit, 
       assertGlobal(actor, 'creating a platform');
       const { platform, kid } = await deps.db.transaction(async (trx) => {
         const created = await base.createPlatform(input.name, trx, input.signing_profile ?? 'seed');
-        const details: Record<string, unknown> = { name: created.platform.name, kid: created.kid, signing_profile: created.platform.signingProfile };
+        const details: Record<string, unknown> = {
+          name: created.platform.name,
+          kid: created.kid,
+          signing_profile: created.platform.signingProfile,
+        };
         if (Object.keys(created.asymmetricKids).length) details.keys_created = created.asymmetricKids; // kids only
         await audit.record(trx, actor, { kind: 'platform.created', platformId: created.platform.id, details });
         return created;
@@ -82,7 +90,9 @@ export function createPlatformsAdmin(deps: Deps, base: Platforms, audit: Audit, 
         await audit.record(trx, actor, {
           kind: 'platform.updated',
           platformId: id,
-          details: { logo: { from: before.branding.logoVersion, to: version, content_type: contentType, bytes: bytes.length } },
+          details: {
+            logo: { from: before.branding.logoVersion, to: version, content_type: contentType, bytes: bytes.length },
+          },
         });
       });
       base.forget(id);
@@ -96,7 +106,11 @@ export function createPlatformsAdmin(deps: Deps, base: Platforms, audit: Audit, 
       await deps.db.transaction(async (trx) => {
         await logos.remove(trx, id);
         await platforms.updateBranding(trx, id, { logoVersion: null });
-        await audit.record(trx, actor, { kind: 'platform.updated', platformId: id, details: { logo: { from: before.branding.logoVersion, to: null } } });
+        await audit.record(trx, actor, {
+          kind: 'platform.updated',
+          platformId: id,
+          details: { logo: { from: before.branding.logoVersion, to: null } },
+        });
       });
       base.forget(id);
       return get(actor, id);
@@ -126,7 +140,10 @@ export function createPlatformsAdmin(deps: Deps, base: Platforms, audit: Audit, 
  * Throws invalid_request naming the field.
  */
 function checkSelfRegistration(before: platforms.PlatformWithPolicy, input: z.infer<typeof PlatformUpdate>) {
-  const documents = input.client_metadata_documents === undefined ? undefined : parseClientMetadataDocuments(input.client_metadata_documents);
+  const documents =
+    input.client_metadata_documents === undefined
+      ? undefined
+      : parseClientMetadataDocuments(input.client_metadata_documents);
   if (documents && !documents.ok) throw invalidRequest(`client_metadata_documents: ${documents.reason}`);
   const after = {
     signingProfile: input.signing_profile ?? before.signingProfile,
@@ -134,8 +151,16 @@ function checkSelfRegistration(before: platforms.PlatformWithPolicy, input: z.in
     clientMetadataDocuments: documents?.value ?? before.clientMetadataDocuments,
   };
   if (after.signingProfile === 'seed') {
-    const field = after.registration !== 'off' ? 'registration' : after.clientMetadataDocuments !== 'off' ? 'client_metadata_documents' : undefined;
-    if (field) throw invalidRequest(`${field}: applies to standard platforms only (a seed platform keeps the spec's interface); it must be off on a seed platform`);
+    const field =
+      after.registration !== 'off'
+        ? 'registration'
+        : after.clientMetadataDocuments !== 'off'
+          ? 'client_metadata_documents'
+          : undefined;
+    if (field)
+      throw invalidRequest(
+        `${field}: applies to standard platforms only (a seed platform keeps the spec's interface); it must be off on a seed platform`,
+      );
   }
   return { registration: input.registration, clientMetadataDocuments: documents?.value };
 }
@@ -143,12 +168,18 @@ function checkSelfRegistration(before: platforms.PlatformWithPolicy, input: z.in
 /** What an update changed, as `{field: {from, to}}` (names and policies are not secrets). */
 function changes(before: platforms.PlatformWithPolicy, input: z.infer<typeof PlatformUpdate>) {
   const out: Record<string, { from: unknown; to: unknown }> = {};
-  if (input.registration !== undefined && input.registration !== before.registration) out.registration = { from: before.registration, to: input.registration };
-  const documents = input.client_metadata_documents === undefined ? undefined : parseClientMetadataDocuments(input.client_metadata_documents);
-  if (documents?.ok && documents.value !== before.clientMetadataDocuments) out.client_metadata_documents = { from: before.clientMetadataDocuments, to: documents.value };
+  if (input.registration !== undefined && input.registration !== before.registration)
+    out.registration = { from: before.registration, to: input.registration };
+  const documents =
+    input.client_metadata_documents === undefined
+      ? undefined
+      : parseClientMetadataDocuments(input.client_metadata_documents);
+  if (documents?.ok && documents.value !== before.clientMetadataDocuments)
+    out.client_metadata_documents = { from: before.clientMetadataDocuments, to: documents.value };
   if (input.name !== undefined && input.name !== before.name) out.name = { from: before.name, to: input.name };
   if (input.mfa !== undefined && input.mfa !== before.mfaPolicy) out.mfa = { from: before.mfaPolicy, to: input.mfa };
-  if (input.signing_profile !== undefined && input.signing_profile !== before.signingProfile) out.signing_profile = { from: before.signingProfile, to: input.signing_profile };
+  if (input.signing_profile !== undefined && input.signing_profile !== before.signingProfile)
+    out.signing_profile = { from: before.signingProfile, to: input.signing_profile };
   const branding = brandingOf(input);
   const wire = { logoUrl: 'logo_url', accentColor: 'accent_color', supportEmail: 'support_email' } as const;
   for (const [field, name] of Object.entries(wire) as Array<[keyof typeof wire, string]>) {
@@ -161,7 +192,11 @@ function changes(before: platforms.PlatformWithPolicy, input: z.infer<typeof Pla
 /** The branding fields given, in stored form: '' → null (cleared), the colour in lower case. */
 function brandingOf(input: z.infer<typeof PlatformUpdate>) {
   const accent = clearable(input.accent_color);
-  return { logoUrl: clearable(input.logo_url), accentColor: accent ? accent.toLowerCase() : accent, supportEmail: clearable(input.support_email) };
+  return {
+    logoUrl: clearable(input.logo_url),
+    accentColor: accent ? accent.toLowerCase() : accent,
+    supportEmail: clearable(input.support_email),
+  };
 }
 
 export type PlatformsAdmin = ReturnType<typeof createPlatformsAdmin>;

@@ -1,6 +1,11 @@
 import type { AdminActor } from '../../domain/admin';
 import { isUuid } from '../../domain/ids';
-import { formatRegistrationToken, registrationTokenStatus, type RegistrationToken, type RegistrationTokenWithStatus } from '../../domain/registration-token';
+import {
+  formatRegistrationToken,
+  registrationTokenStatus,
+  type RegistrationToken,
+  type RegistrationTokenWithStatus,
+} from '../../domain/registration-token';
 import { digest } from '../../crypto/digest';
 import { newId, randomToken } from '../../crypto/random';
 import { OAuthError } from '../../errors';
@@ -14,20 +19,26 @@ import type { PlatformsAdmin } from './platforms.admin';
 const unknownToken = (id: string) => new OAuthError('not_found', `unknown registration token "${id}"`);
 
 /** Who made a token, as the audit log names the actor. */
-const actorLabel = (actor: AdminActor) => actor.actorName ?? (actor.actorId ? `${actor.actorType}:${actor.actorId}` : actor.actorType);
+const actorLabel = (actor: AdminActor) =>
+  actor.actorName ?? (actor.actorId ? `${actor.actorType}:${actor.actorId}` : actor.actorType);
 
 /**
  * Initial access tokens (RFC 7591 §3) as operators manage them (API, CLI): made for a standard
  * platform, shown once, stored as a SHA-256 digest; each change audited in its transaction.
  */
 export function createRegistrationTokensAdmin(deps: Deps, platformsAdmin: PlatformsAdmin, audit: Audit) {
-  const withStatus = (t: RegistrationToken): RegistrationTokenWithStatus => ({ ...t, status: registrationTokenStatus(t, deps.now()) });
+  const withStatus = (t: RegistrationToken): RegistrationTokenWithStatus => ({
+    ...t,
+    status: registrationTokenStatus(t, deps.now()),
+  });
   return {
     /** A new token, returned in clear this once. Throws not_found, conflict (a seed platform). */
     async create(actor: AdminActor, platformId: string, input: { max_uses?: number; expires_in?: number }) {
       const platform = await platformsAdmin.get(actor, platformId);
       if (platform.signingProfile !== 'standard') {
-        throw conflict(`registration tokens belong to standard platforms: this platform uses "${platform.signingProfile}" (a seed platform keeps the spec's interface, without registration)`);
+        throw conflict(
+          `registration tokens belong to standard platforms: this platform uses "${platform.signingProfile}" (a seed platform keeps the spec's interface, without registration)`,
+        );
       }
       const id = newId();
       const token = formatRegistrationToken(id, randomToken(32));
@@ -54,7 +65,10 @@ export function createRegistrationTokensAdmin(deps: Deps, platformsAdmin: Platfo
 
     async list(actor: AdminActor, platformId: string, page: { limit: number; cursor?: string }) {
       await platformsAdmin.get(actor, platformId);
-      const rows = await tokens.listPage(deps.db, platformId, { after: decodeCursor(page.cursor), limit: page.limit + 1 });
+      const rows = await tokens.listPage(deps.db, platformId, {
+        after: decodeCursor(page.cursor),
+        limit: page.limit + 1,
+      });
       const { items, nextCursor } = toPage(rows, page.limit, (t) => ({ at: t.createdAt, id: t.id }));
       return { items: items.map(withStatus), nextCursor };
     },
@@ -67,7 +81,11 @@ export function createRegistrationTokensAdmin(deps: Deps, platformsAdmin: Platfo
       if (before.revokedAt) return withStatus(before);
       return deps.db.transaction(async (trx) => {
         const revoked = (await tokens.revoke(trx, platformId, id, deps.now()))!;
-        await audit.record(trx, actor, { kind: 'registration_token.revoked', platformId, details: { id, uses: revoked.uses } });
+        await audit.record(trx, actor, {
+          kind: 'registration_token.revoked',
+          platformId,
+          details: { id, uses: revoked.uses },
+        });
         return withStatus(revoked);
       });
     },

@@ -35,7 +35,9 @@ function changes(before: Resource, after: Resource) {
   for (const field of Object.keys(to) as Array<keyof typeof to>) {
     if (JSON.stringify(from[field]) !== JSON.stringify(to[field])) out[field] = { from: from[field], to: to[field] };
   }
-  const described = after.scopes.filter((s) => before.scopes.some((b) => b.name === s.name && b.description !== s.description)).map((s) => s.name);
+  const described = after.scopes
+    .filter((s) => before.scopes.some((b) => b.name === s.name && b.description !== s.description))
+    .map((s) => s.name);
   if (described.length) out.scope_descriptions = described;
   return out;
 }
@@ -75,7 +77,11 @@ export function createResourcesAdmin(deps: Deps, resources: Resources, platforms
       const input = { ...patch, uri: body.uri, name: body.name, scopes: patch.scopes ?? [] };
       return committed(platformId, async (trx) => {
         const created = await resources.create(platformId, input, trx);
-        await audit.record(trx, actor, { kind: 'resource.created', platformId, details: { resource_id: created.id, ...settings(created) } });
+        await audit.record(trx, actor, {
+          kind: 'resource.created',
+          platformId,
+          details: { resource_id: created.id, ...settings(created) },
+        });
         return created;
       });
     },
@@ -86,7 +92,11 @@ export function createResourcesAdmin(deps: Deps, resources: Resources, platforms
       return committed(platformId, async (trx) => {
         const before = await resources.get(platformId, idOrUri, trx);
         const after = await resources.update(platformId, before.id, toPatch(body), trx);
-        await audit.record(trx, actor, { kind: 'resource.updated', platformId, details: { resource_id: before.id, resource: after.uri, ...changes(before, after) } });
+        await audit.record(trx, actor, {
+          kind: 'resource.updated',
+          platformId,
+          details: { resource_id: before.id, resource: after.uri, ...changes(before, after) },
+        });
         return after;
       });
     },
@@ -96,7 +106,11 @@ export function createResourcesAdmin(deps: Deps, resources: Resources, platforms
       await platformsAdmin.get(actor, platformId);
       return committed(platformId, async (trx) => {
         const removed = await resources.delete(platformId, (await resources.get(platformId, idOrUri, trx)).id, trx);
-        await audit.record(trx, actor, { kind: 'resource.deleted', platformId, details: { resource_id: removed.id, uri: removed.uri, name: removed.name } });
+        await audit.record(trx, actor, {
+          kind: 'resource.deleted',
+          platformId,
+          details: { resource_id: removed.id, uri: removed.uri, name: removed.name },
+        });
         return removed;
       });
     },

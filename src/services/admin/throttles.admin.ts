@@ -16,7 +16,11 @@ export interface ThrottleSelection {
 export function createThrottlesAdmin(deps: Deps, platforms: PlatformsAdmin, throttle: AttemptThrottle, audit: Audit) {
   return {
     /** Keys in force of one platform, or (global actors, platformId null) of every platform. */
-    async list(actor: AdminActor, platformId: string | null, filter: ThrottleSelection & { lockedOnly?: boolean }): Promise<ThrottleEntry[]> {
+    async list(
+      actor: AdminActor,
+      platformId: string | null,
+      filter: ThrottleSelection & { lockedOnly?: boolean },
+    ): Promise<ThrottleEntry[]> {
       if (platformId === null) assertGlobal(actor, 'listing the throttles of every platform');
       else await platforms.get(actor, platformId);
       return throttle.listThrottles({ ...filter, platformId: platformId ?? undefined });
@@ -31,12 +35,21 @@ export function createThrottlesAdmin(deps: Deps, platforms: PlatformsAdmin, thro
       const entries = await throttle.listThrottles({ platformId, email: select.email, source: select.source });
       if (entries.length === 0) return 0;
       await deps.db.transaction(async (trx) => {
-        await throttles.deleteKeys(trx, entries.map((e) => e.key));
+        await throttles.deleteKeys(
+          trx,
+          entries.map((e) => e.key),
+        );
         await audit.record(trx, actor, {
           kind: 'throttle.cleared',
           platformId,
           // An email is not a secret (domain/audit.ts); the keys say which throttles (account, source).
-          details: { ...(select.email ? { email: normalizeEmail(select.email) } : {}), ...(select.source ? { source: select.source } : {}), ...(select.email || select.source ? {} : { all: true }), cleared: entries.length, kinds: [...new Set(entries.map((e) => e.kind))] },
+          details: {
+            ...(select.email ? { email: normalizeEmail(select.email) } : {}),
+            ...(select.source ? { source: select.source } : {}),
+            ...(select.email || select.source ? {} : { all: true }),
+            cleared: entries.length,
+            kinds: [...new Set(entries.map((e) => e.kind))],
+          },
         });
       });
       return entries.length;

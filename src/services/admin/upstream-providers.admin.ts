@@ -14,8 +14,10 @@ type UpdateBody = z.infer<typeof UpstreamProviderUpdate>;
 
 /** Fields that belong to one kind only: refused on the others rather than silently dropped. */
 function checkKindFields(kind: UpstreamKind, body: { tenant?: string; api_base_url?: string }) {
-  if (body.tenant !== undefined && kind !== 'microsoft') throw invalidRequest('tenant: only for a Microsoft provider (kind microsoft); give issuer instead');
-  if (body.api_base_url !== undefined && kind !== 'github') throw invalidRequest('api_base_url: only for a GitHub provider (kind github)');
+  if (body.tenant !== undefined && kind !== 'microsoft')
+    throw invalidRequest('tenant: only for a Microsoft provider (kind microsoft); give issuer instead');
+  if (body.api_base_url !== undefined && kind !== 'github')
+    throw invalidRequest('api_base_url: only for a GitHub provider (kind github)');
 }
 
 /** The wire's snake_case fields as the providers service's input (undefined: not given). */
@@ -37,7 +39,11 @@ function toPatch(body: UpdateBody): UpstreamProviderPatch {
   };
 }
 
-const toInput = (body: CreateBody): UpstreamProviderInput => ({ ...toPatch(body), kind: body.kind, clientId: body.client_id });
+const toInput = (body: CreateBody): UpstreamProviderInput => ({
+  ...toPatch(body),
+  kind: body.kind,
+  clientId: body.client_id,
+});
 
 /** What an operator set, in wire names, for the audit log: everything but the secret (only whether there is one). */
 function settings(p: UpstreamProvider) {
@@ -73,7 +79,12 @@ function changes(before: UpstreamProvider, after: UpstreamProvider) {
  * the providers service (its validation, the sealed secret). Scope first (another platform is
  * unknown), each change audited in its transaction; the client secret goes in and never comes out.
  */
-export function createUpstreamProvidersAdmin(deps: Deps, providers: UpstreamProviders, platformsAdmin: PlatformsAdmin, audit: Audit) {
+export function createUpstreamProvidersAdmin(
+  deps: Deps,
+  providers: UpstreamProviders,
+  platformsAdmin: PlatformsAdmin,
+  audit: Audit,
+) {
   /** By id or slug. */
   async function get(actor: AdminActor, platformId: string, idOrSlug: string): Promise<UpstreamProvider> {
     await platformsAdmin.get(actor, platformId);
@@ -110,7 +121,11 @@ export function createUpstreamProvidersAdmin(deps: Deps, providers: UpstreamProv
         const before = await providers.get(platformId, idOrSlug, trx);
         checkKindFields(before.kind, body);
         const after = await providers.update(platformId, before.id, toPatch(body), trx);
-        const details: Record<string, unknown> = { provider_id: before.id, provider: after.slug, ...changes(before, after) };
+        const details: Record<string, unknown> = {
+          provider_id: before.id,
+          provider: after.slug,
+          ...changes(before, after),
+        };
         // A new secret leaves no trace in the settings when one was already set: say that it changed.
         if (body.client_secret !== undefined) details.client_secret_set = body.client_secret !== null;
         await audit.record(trx, actor, { kind: 'upstream_provider.updated', platformId, details });
@@ -122,7 +137,11 @@ export function createUpstreamProvidersAdmin(deps: Deps, providers: UpstreamProv
      * Removes the provider and, with it (foreign key), every identity linked through it: those users
      * sign in with their password or passkey, or through another provider, or reset their password.
      */
-    async remove(actor: AdminActor, platformId: string, idOrSlug: string): Promise<{ provider: UpstreamProvider; identitiesUnlinked: number }> {
+    async remove(
+      actor: AdminActor,
+      platformId: string,
+      idOrSlug: string,
+    ): Promise<{ provider: UpstreamProvider; identitiesUnlinked: number }> {
       await platformsAdmin.get(actor, platformId);
       return deps.db.transaction(async (trx) => {
         const current = await providers.get(platformId, idOrSlug, trx);
@@ -131,7 +150,13 @@ export function createUpstreamProvidersAdmin(deps: Deps, providers: UpstreamProv
         await audit.record(trx, actor, {
           kind: 'upstream_provider.deleted',
           platformId,
-          details: { provider_id: provider.id, slug: provider.slug, kind: provider.kind, display_name: provider.displayName, identities_unlinked: linked },
+          details: {
+            provider_id: provider.id,
+            slug: provider.slug,
+            kind: provider.kind,
+            display_name: provider.displayName,
+            identities_unlinked: linked,
+          },
         });
         return { provider, identitiesUnlinked: linked };
       });

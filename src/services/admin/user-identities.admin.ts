@@ -20,7 +20,12 @@ const unknownIdentity = (id: string) => new OAuthError('not_found', `no linked i
  * may unlink any of them, the last way in included (unlike the account page): the user then signs
  * in with a password reset mail, and the operator is the one accountable in the audit log.
  */
-export function createUserIdentitiesAdmin(deps: Deps, usersAdmin: Pick<UsersAdmin, 'get'>, providers: UpstreamProviders, audit: Audit) {
+export function createUserIdentitiesAdmin(
+  deps: Deps,
+  usersAdmin: Pick<UsersAdmin, 'get'>,
+  providers: UpstreamProviders,
+  audit: Audit,
+) {
   async function withProviders(platformId: string, rows: UserIdentity[]): Promise<IdentityWithProvider[]> {
     const byId = new Map((await providers.list(platformId)).map((p) => [p.id, p]));
     return rows.map((identity) => {
@@ -39,11 +44,17 @@ export function createUserIdentitiesAdmin(deps: Deps, usersAdmin: Pick<UsersAdmi
     },
 
     /** Removes the link; 'identity.unlinked' with the operator as actor. */
-    async unlink(actor: AdminActor, platformId: string, sub: string, identityId: string): Promise<IdentityWithProvider> {
+    async unlink(
+      actor: AdminActor,
+      platformId: string,
+      sub: string,
+      identityId: string,
+    ): Promise<IdentityWithProvider> {
       await usersAdmin.get(actor, platformId, sub);
       return deps.db.transaction(async (trx) => {
         const identity = (await identities.listByUser(trx, platformId, sub)).find((i) => i.id === identityId);
-        if (!identity || !(await identities.remove(trx, platformId, sub, identity.id))) throw unknownIdentity(identityId);
+        if (!identity || !(await identities.remove(trx, platformId, sub, identity.id)))
+          throw unknownIdentity(identityId);
         const provider = await providers.get(platformId, identity.providerId, trx);
         await audit.record(trx, actor, {
           kind: 'identity.unlinked',
@@ -52,7 +63,10 @@ export function createUserIdentitiesAdmin(deps: Deps, usersAdmin: Pick<UsersAdmi
           details: { provider: provider.slug, email: identity.email, identity_id: identity.id },
         });
         const { sealedTokens: _t, ...shown } = identity;
-        return { identity: shown, provider: { id: provider.id, slug: provider.slug, displayName: provider.displayName, kind: provider.kind } };
+        return {
+          identity: shown,
+          provider: { id: provider.id, slug: provider.slug, displayName: provider.displayName, kind: provider.kind },
+        };
       });
     },
   };

@@ -38,12 +38,22 @@ export interface UsersAdminBase {
 
 /** Field errors (the sign-up's and account page's words) as one 400 naming each field. */
 // The rules give catalog keys; the admin API speaks English.
-const fieldErrors = (errors: FieldError[], values: Record<string, number> = ruleValues(0)) => invalidRequest(errors.map((e) => `${e.field}: ${translatorFor('en')(e.message, values)}`).join('; '));
-const emailTaken = () => new OAuthError('invalid_request', 'email: An account with this email already exists', { status: 409 });
+const fieldErrors = (errors: FieldError[], values: Record<string, number> = ruleValues(0)) =>
+  invalidRequest(errors.map((e) => `${e.field}: ${translatorFor('en')(e.message, values)}`).join('; '));
+const emailTaken = () =>
+  new OAuthError('invalid_request', 'email: An account with this email already exists', { status: 409 });
 const unknownUser = (sub: string) => new OAuthError('not_found', `unknown user "${sub}"`);
 
 const ADDRESS_PARTS = ['street_address', 'locality', 'region', 'postal_code', 'country'] as const;
-const PROFILE_FIELDS = ['given_name', 'family_name', 'middle_name', 'nickname', 'preferred_username', 'phone_number', 'address'] as const;
+const PROFILE_FIELDS = [
+  'given_name',
+  'family_name',
+  'middle_name',
+  'nickname',
+  'preferred_username',
+  'phone_number',
+  'address',
+] as const;
 
 /**
  * Users as operators manage them (API, CLI, console). Every change is audited in its
@@ -68,7 +78,12 @@ export function createUsersAdmin(deps: Deps, base: UsersAdminBase) {
   }
 
   /** Runs `change` in a transaction with the user read in it; not_found first when unknown. */
-  async function change<T>(actor: AdminActor, platformId: string, sub: string, fn: (trx: Queryable, user: users.UserRow, now: Date) => Promise<T>): Promise<T> {
+  async function change<T>(
+    actor: AdminActor,
+    platformId: string,
+    sub: string,
+    fn: (trx: Queryable, user: users.UserRow, now: Date) => Promise<T>,
+  ): Promise<T> {
     await platformOf(actor, platformId);
     return deps.db.transaction(async (trx) => fn(trx, await userOf(trx, platformId, sub), deps.now()));
   }
@@ -93,7 +108,11 @@ export function createUsersAdmin(deps: Deps, base: UsersAdminBase) {
     /** Oldest first; `email` matches part of the address. */
     async list(actor: AdminActor, platformId: string, query: z.infer<typeof UserListQuery>) {
       await platformOf(actor, platformId);
-      const rows = await userAdmin.listPage(deps.db, platformId, { email: query.email, after: decodeCursor(query.cursor), limit: query.limit + 1 });
+      const rows = await userAdmin.listPage(deps.db, platformId, {
+        email: query.email,
+        after: decodeCursor(query.cursor),
+        limit: query.limit + 1,
+      });
       return toPage(rows, query.limit, (u) => ({ at: u.createdAt, id: u.id }));
     },
 
@@ -103,12 +122,25 @@ export function createUsersAdmin(deps: Deps, base: UsersAdminBase) {
       const result = await base.users.createUser(
         platformId,
         {
-          email: input.email, password: input.password, givenName: input.given_name, familyName: input.family_name, birthdate: input.birthdate,
-          phoneNumber: input.phone_number, preferredUsername: input.preferred_username, emailVerified: input.email_verified ?? false,
+          email: input.email,
+          password: input.password,
+          givenName: input.given_name,
+          familyName: input.family_name,
+          birthdate: input.birthdate,
+          phoneNumber: input.phone_number,
+          preferredUsername: input.preferred_username,
+          emailVerified: input.email_verified ?? false,
         },
-        (trx, user) => audit.record(trx, actor, { kind: 'user.created', platformId, subject: user.id, details: { email: user.email, email_verified: user.emailVerified } }),
+        (trx, user) =>
+          audit.record(trx, actor, {
+            kind: 'user.created',
+            platformId,
+            subject: user.id,
+            details: { email: user.email, email_verified: user.emailVerified },
+          }),
       );
-      if (!result.ok) throw result.emailTaken ? emailTaken() : fieldErrors(result.errors, ruleValues(deps.config.passwordMinLength));
+      if (!result.ok)
+        throw result.emailTaken ? emailTaken() : fieldErrors(result.errors, ruleValues(deps.config.passwordMinLength));
       return get(actor, platformId, result.user.id);
     },
 
@@ -141,7 +173,12 @@ export function createUsersAdmin(deps: Deps, base: UsersAdminBase) {
         const revoked = await endAllSessions(trx, user, now, base.backchannelLogout);
         await userAdmin.revokeAccessTokens(trx, sub, now);
         await userAdmin.deleteUnusedCodes(trx, sub);
-        await audit.record(trx, actor, { kind: 'user.disabled', platformId, subject: sub, details: { email: user.email, refresh_tokens_revoked: revoked } });
+        await audit.record(trx, actor, {
+          kind: 'user.disabled',
+          platformId,
+          subject: sub,
+          details: { email: user.email, refresh_tokens_revoked: revoked },
+        });
       });
       return get(actor, platformId, sub);
     },
@@ -150,7 +187,12 @@ export function createUsersAdmin(deps: Deps, base: UsersAdminBase) {
       await change(actor, platformId, sub, async (trx, user) => {
         if (!user.disabledAt) return;
         await userAdmin.setDisabledAt(trx, platformId, sub, null);
-        await audit.record(trx, actor, { kind: 'user.enabled', platformId, subject: sub, details: { email: user.email } });
+        await audit.record(trx, actor, {
+          kind: 'user.enabled',
+          platformId,
+          subject: sub,
+          details: { email: user.email },
+        });
       });
       return get(actor, platformId, sub);
     },
@@ -167,7 +209,12 @@ export function createUsersAdmin(deps: Deps, base: UsersAdminBase) {
         await userAdmin.remove(trx, platformId, sub);
         await throttles.deleteKeys(trx, keys);
         const mails = await userAdmin.deleteMailTo(trx, platformId, user.email);
-        await audit.record(trx, actor, { kind: 'user.deleted', platformId, subject: sub, details: { email: user.email, mails_deleted: mails } });
+        await audit.record(trx, actor, {
+          kind: 'user.deleted',
+          platformId,
+          subject: sub,
+          details: { email: user.email, mails_deleted: mails },
+        });
         return { sub, email: user.email, deleted: true as const };
       });
     },
@@ -179,7 +226,12 @@ export function createUsersAdmin(deps: Deps, base: UsersAdminBase) {
       const keys = (await base.throttle.listThrottles({ platformId, email: known.email })).map((e) => e.key);
       await deps.db.transaction(async (trx) => {
         await throttles.deleteKeys(trx, keys);
-        await audit.record(trx, actor, { kind: 'user.unlocked', platformId, subject: sub, details: { throttles_cleared: keys.length } });
+        await audit.record(trx, actor, {
+          kind: 'user.unlocked',
+          platformId,
+          subject: sub,
+          details: { throttles_cleared: keys.length },
+        });
       });
       return { sub, done: 'unlocked', throttles_cleared: keys.length };
     },
@@ -188,7 +240,12 @@ export function createUsersAdmin(deps: Deps, base: UsersAdminBase) {
     async signOut(actor: AdminActor, platformId: string, sub: string) {
       const revoked = await change(actor, platformId, sub, async (trx, user, now) => {
         const n = await endAllSessions(trx, user, now, base.backchannelLogout);
-        await audit.record(trx, actor, { kind: 'user.signed_out', platformId, subject: sub, details: { refresh_tokens_revoked: n } });
+        await audit.record(trx, actor, {
+          kind: 'user.signed_out',
+          platformId,
+          subject: sub,
+          details: { refresh_tokens_revoked: n },
+        });
         return n;
       });
       return { sub, done: 'signed_out', refresh_tokens_revoked: revoked };
@@ -205,7 +262,13 @@ export function createUsersAdmin(deps: Deps, base: UsersAdminBase) {
         const family = await userAdmin.findLiveFamily(trx, sub, sessionId);
         if (!family) throw new OAuthError('not_found', `no live session "${sessionId}" of this user`);
         await tokens.revokeFamily(trx, sessionId, now);
-        await audit.record(trx, actor, { kind: 'user.session_revoked', platformId, subject: sub, clientId: family.clientId, details: { session_id: sessionId } });
+        await audit.record(trx, actor, {
+          kind: 'user.session_revoked',
+          platformId,
+          subject: sub,
+          clientId: family.clientId,
+          details: { session_id: sessionId },
+        });
       });
       return { sub, done: 'session_revoked', refresh_tokens_revoked: 1 };
     },
@@ -213,16 +276,24 @@ export function createUsersAdmin(deps: Deps, base: UsersAdminBase) {
     /** Apps holding consent, most recent first. */
     async consents(actor: AdminActor, platformId: string, sub: string) {
       await get(actor, platformId, sub);
-      const rows: { client_id: string; name: string; scopes: string[]; updated_at: Date }[] = await consents.listForUser(deps.db, sub);
+      const rows: { client_id: string; name: string; scopes: string[]; updated_at: Date }[] =
+        await consents.listForUser(deps.db, sub);
       return rows.sort((a, b) => b.updated_at.getTime() - a.updated_at.getTime());
     },
 
     /** As on the account page: the consent goes, and the app's refresh and access tokens for the user with it. */
     async revokeConsent(actor: AdminActor, platformId: string, sub: string, clientId: string) {
       const revoked = await change(actor, platformId, sub, async (trx, _user, now) => {
-        if ((await consents.remove(trx, sub, clientId)) === 0) throw new OAuthError('not_found', `no consent of this user for client "${clientId}"`);
+        if ((await consents.remove(trx, sub, clientId)) === 0)
+          throw new OAuthError('not_found', `no consent of this user for client "${clientId}"`);
         const n = await tokens.revokeByUserAndClient(trx, sub, clientId, now);
-        await audit.record(trx, actor, { kind: 'user.consent_revoked', platformId, subject: sub, clientId, details: { refresh_tokens_revoked: n } });
+        await audit.record(trx, actor, {
+          kind: 'user.consent_revoked',
+          platformId,
+          subject: sub,
+          clientId,
+          details: { refresh_tokens_revoked: n },
+        });
         return n;
       });
       return { sub, done: 'consent_revoked', refresh_tokens_revoked: revoked };
@@ -235,7 +306,12 @@ export function createUsersAdmin(deps: Deps, base: UsersAdminBase) {
         await mfa.deleteTotp(trx, sub);
         await mfa.deleteRecoveryCodes(trx, sub);
         const passkeysRemoved = await passkeys.removeAllByUser(trx, platformId, sub);
-        await audit.record(trx, actor, { kind: 'user.mfa_reset', platformId, subject: sub, details: { totp_removed: totpRemoved, passkeys_removed: passkeysRemoved } });
+        await audit.record(trx, actor, {
+          kind: 'user.mfa_reset',
+          platformId,
+          subject: sub,
+          details: { totp_removed: totpRemoved, passkeys_removed: passkeysRemoved },
+        });
         return { totp_removed: totpRemoved, passkeys_removed: passkeysRemoved };
       });
       return { sub, done: 'mfa_reset', ...result };
@@ -246,7 +322,12 @@ export function createUsersAdmin(deps: Deps, base: UsersAdminBase) {
       const platform = await platformOf(actor, platformId);
       await change(actor, platformId, sub, async (trx, user) => {
         await base.passwordReset.sendLinkIn(trx, platform, user);
-        await audit.record(trx, actor, { kind: 'user.password_reset_sent', platformId, subject: sub, details: { email: user.email } });
+        await audit.record(trx, actor, {
+          kind: 'user.password_reset_sent',
+          platformId,
+          subject: sub,
+          details: { email: user.email },
+        });
       });
       return { sub, done: 'password_reset_sent' };
     },
@@ -271,7 +352,7 @@ function validateUpdate(before: users.UserRow, input: z.infer<typeof UserUpdate>
   }
   if (PROFILE_FIELDS.some((f) => input[f] !== undefined)) {
     // The account page's form with the stored values where the request gives none.
-    const addr: Address = input.address === undefined ? before.address ?? {} : input.address ?? {};
+    const addr: Address = input.address === undefined ? (before.address ?? {}) : (input.address ?? {});
     const form: ProfileInput = {
       given_name: input.given_name ?? before.givenName,
       family_name: input.family_name ?? before.familyName,
@@ -279,16 +360,27 @@ function validateUpdate(before: users.UserRow, input: z.infer<typeof UserUpdate>
       nickname: (input.nickname === undefined ? before.nickname : input.nickname) ?? '',
       preferred_username: input.preferred_username ?? before.preferredUsername,
       phone_number: (input.phone_number === undefined ? before.phoneNumber : input.phone_number) ?? '',
-      street_address: addr.street_address ?? '', locality: addr.locality ?? '', region: addr.region ?? '', postal_code: addr.postal_code ?? '', country: addr.country ?? '',
+      street_address: addr.street_address ?? '',
+      locality: addr.locality ?? '',
+      region: addr.region ?? '',
+      postal_code: addr.postal_code ?? '',
+      country: addr.country ?? '',
     };
     const checked = checkProfile(form, before);
     // The account page's rules give catalog keys; the admin API speaks English.
-    errors.push(...checked.errors.map((e) => ({ ...e, message: translatorFor('en')(e.message) })).map((e) => ((ADDRESS_PARTS as readonly string[]).includes(e.field) ? { ...e, field: `address.${e.field}` } : e)));
+    errors.push(
+      ...checked.errors
+        .map((e) => ({ ...e, message: translatorFor('en')(e.message) }))
+        .map((e) =>
+          (ADDRESS_PARTS as readonly string[]).includes(e.field) ? { ...e, field: `address.${e.field}` } : e,
+        ),
+    );
     if (input.given_name !== undefined) next.givenName = form.given_name.trim();
     if (input.family_name !== undefined) next.familyName = form.family_name.trim();
     if (input.middle_name !== undefined) next.middleName = form.middle_name.trim() || null;
     if (input.nickname !== undefined) next.nickname = form.nickname.trim() || null;
-    if (input.preferred_username !== undefined) next.preferredUsername = form.preferred_username.trim().normalize('NFC');
+    if (input.preferred_username !== undefined)
+      next.preferredUsername = form.preferred_username.trim().normalize('NFC');
     if (input.phone_number !== undefined) next.phoneNumber = checked.phone;
     if (input.address !== undefined) next.address = checked.address;
   }
@@ -297,13 +389,25 @@ function validateUpdate(before: users.UserRow, input: z.infer<typeof UserUpdate>
 }
 
 const WIRE: Record<keyof userAdmin.UserChanges, string> = {
-  email: 'email', emailVerified: 'email_verified', givenName: 'given_name', familyName: 'family_name', middleName: 'middle_name', nickname: 'nickname',
-  preferredUsername: 'preferred_username', birthdate: 'birthdate', phoneNumber: 'phone_number', address: 'address',
+  email: 'email',
+  emailVerified: 'email_verified',
+  givenName: 'given_name',
+  familyName: 'family_name',
+  middleName: 'middle_name',
+  nickname: 'nickname',
+  preferredUsername: 'preferred_username',
+  birthdate: 'birthdate',
+  phoneNumber: 'phone_number',
+  address: 'address',
 };
 
 /** JSON with sorted keys (jsonb does not keep key order). */
 const canonical = (v: unknown): string =>
-  JSON.stringify(v, (_k, x) => (x && typeof x === 'object' && !Array.isArray(x) ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => a.localeCompare(b))) : x));
+  JSON.stringify(v, (_k, x) =>
+    x && typeof x === 'object' && !Array.isArray(x)
+      ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => a.localeCompare(b)))
+      : x,
+  );
 
 /** `{field: {from, to}}` over the fields that really change (profile claims are not secrets; no password is ever here). */
 function changes(before: users.UserRow, next: userAdmin.UserChanges) {

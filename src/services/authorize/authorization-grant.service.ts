@@ -47,7 +47,9 @@ export function createAuthorizationGrant(deps: Deps, backchannel: Pick<Backchann
     /** What the consent page shows of the app besides its name: logo and links, or none. */
     async clientBranding(platformId: string, clientId: string): Promise<ClientBranding> {
       const client = await clients.findById(deps.db, platformId, clientId);
-      return client ? { logoUri: client.logoUri, clientUri: client.clientUri, policyUri: client.policyUri, tosUri: client.tosUri } : NO_CLIENT_BRANDING;
+      return client
+        ? { logoUri: client.logoUri, clientUri: client.clientUri, policyUri: client.policyUri, tosUri: client.tosUri }
+        : NO_CLIENT_BRANDING;
     },
 
     /** What the consent page adds for a client that registered itself (its address, loopback-only redirects); undefined for an operator's. */
@@ -55,7 +57,10 @@ export function createAuthorizationGrant(deps: Deps, backchannel: Pick<Backchann
       const client = await clients.findById(deps.db, platformId, clientId);
       if (!client || !isSelfRegistered(client)) return undefined;
       const onThisDevice = (uri: string) => isLoopbackIpRedirectUri(uri) || isLocalhostRedirectUri(uri);
-      return { clientUri: client.clientUri, redirectsOnlyToThisDevice: client.redirectUris.length > 0 && client.redirectUris.every(onThisDevice) };
+      return {
+        clientUri: client.clientUri,
+        redirectsOnlyToThisDevice: client.redirectUris.length > 0 && client.redirectUris.every(onThisDevice),
+      };
     },
 
     /** The user when email and password match; undefined otherwise, in constant-ish time. */
@@ -66,7 +71,12 @@ export function createAuthorizationGrant(deps: Deps, backchannel: Pick<Backchann
 
     /** Remembers consent for the requested scopes and resources (asked again only for new ones); consent.granted with `origin`. */
     async grantConsent(req: AuthorizationRequest, userId: string, origin?: SecurityOrigin): Promise<void> {
-      const grant = (q: Queryable) => consents.upsertScopes(q, { platformId: req.platformId, userId, clientId: req.clientId, scopes: consentEntriesOf(req) }, deps.now());
+      const grant = (q: Queryable) =>
+        consents.upsertScopes(
+          q,
+          { platformId: req.platformId, userId, clientId: req.clientId, scopes: consentEntriesOf(req) },
+          deps.now(),
+        );
       if (!origin) return void (await grant(deps.db));
       await deps.db.transaction(async (trx) => {
         await grant(trx);
@@ -75,28 +85,40 @@ export function createAuthorizationGrant(deps: Deps, backchannel: Pick<Backchann
     },
 
     /** A single-use code bound to client, redirect_uri, PKCE challenge, nonce, scopes, resources and auth_time. */
-    async issueCode(req: AuthorizationRequest, user: User, authTime: number, browserSessionId: string, methods: string[] = ['pwd']): Promise<string> {
+    async issueCode(
+      req: AuthorizationRequest,
+      user: User,
+      authTime: number,
+      browserSessionId: string,
+      methods: string[] = ['pwd'],
+    ): Promise<string> {
       const code = newAuthorizationCode();
       const amr = amrOf(methods as AuthMethod[]); // amr and acr in the ID token
       const now = deps.now();
       // The app joins this browser sign-in (sid), so that signing out reaches it.
       const sid = sidOf(browserSessionId, user.id);
-      await codes.insertJoiningSession(deps.db, digest(code), {
-        id: newId(),
-        platformId: req.platformId,
-        clientId: req.clientId,
-        userId: user.id,
-        redirectUri: req.redirectUri,
-        scope: formatScope(req.scopes),
-        resources: (req.resources ?? []).map((r) => r.uri),
-        nonce: req.nonce ?? null,
-        codeChallenge: req.codeChallenge ?? null,
-        authTime: new Date(authTime * 1000),
-        browserSessionId,
-        amr: amrToText(amr),
-        acr: acrOf(amr),
-        expiresAt: new Date(now.getTime() + deps.config.codeTtlSeconds * 1000),
-      }, sid, now);
+      await codes.insertJoiningSession(
+        deps.db,
+        digest(code),
+        {
+          id: newId(),
+          platformId: req.platformId,
+          clientId: req.clientId,
+          userId: user.id,
+          redirectUri: req.redirectUri,
+          scope: formatScope(req.scopes),
+          resources: (req.resources ?? []).map((r) => r.uri),
+          nonce: req.nonce ?? null,
+          codeChallenge: req.codeChallenge ?? null,
+          authTime: new Date(authTime * 1000),
+          browserSessionId,
+          amr: amrToText(amr),
+          acr: acrOf(amr),
+          expiresAt: new Date(now.getTime() + deps.config.codeTtlSeconds * 1000),
+        },
+        sid,
+        now,
+      );
       return code;
     },
 
@@ -105,7 +127,13 @@ export function createAuthorizationGrant(deps: Deps, backchannel: Pick<Backchann
      * The apps this sign-in reached get a back-channel logout token, written in the
      * same transaction; with `origin`, a `logout` event too; `via` says which page.
      */
-    async signOut(platformId: string, userId: string, browserSessionId: string, origin?: SecurityOrigin, via = 'account_page'): Promise<void> {
+    async signOut(
+      platformId: string,
+      userId: string,
+      browserSessionId: string,
+      origin?: SecurityOrigin,
+      via = 'account_page',
+    ): Promise<void> {
       await deps.db.transaction(async (trx) => {
         await backchannel.enqueueForSession(trx, platformId, userId, browserSessionId); // before the revocation: it reads the live tokens
         const revoked = await tokens.revokeByBrowserSession(trx, platformId, userId, browserSessionId, deps.now());

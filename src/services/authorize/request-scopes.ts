@@ -31,7 +31,10 @@ export interface RequestScopes {
  * without its resource named is dropped like any unknown scope. Throws invalid_request, invalid_scope.
  */
 export function scopesOfRequest(
-  platform: Pick<Platform, 'signingProfile'>, client: Pick<Client, 'allowedScopes'>, scope: string | undefined, named: readonly Resource[] = [],
+  platform: Pick<Platform, 'signingProfile'>,
+  client: Pick<Client, 'allowedScopes'>,
+  scope: string | undefined,
+  named: readonly Resource[] = [],
 ): RequestScopes {
   if (platform.signingProfile !== 'standard') {
     if (scope === undefined) throw invalidRequest('missing required parameter "scope"');
@@ -41,9 +44,15 @@ export function scopesOfRequest(
   }
   const given = parseScope(scope);
   const requested = given.length ? given : defaultScopeOf(client, named);
-  const resources = named.map((r) => ({ uri: r.uri, scopes: r.scopes.map((s) => s.name).filter((s) => requested.includes(s)) }));
-  const scopes = [...new Set([...narrowScopes(requested, client.allowedScopes), ...resources.flatMap((r) => r.scopes)])];
+  const resources = named.map((r) => ({
+    uri: r.uri,
+    scopes: r.scopes.map((s) => s.name).filter((s) => requested.includes(s)),
+  }));
+  const scopes = [
+    ...new Set([...narrowScopes(requested, client.allowedScopes), ...resources.flatMap((r) => r.scopes)]),
+  ];
   // Nothing left to grant: a token for nothing is no answer (RFC 6749 §3.3 lets the server refuse).
-  if (scopes.length === 0) throw new OAuthError('invalid_scope', 'None of the requested scopes is allowed for this client');
+  if (scopes.length === 0)
+    throw new OAuthError('invalid_scope', 'None of the requested scopes is allowed for this client');
   return { scopes, resources };
 }

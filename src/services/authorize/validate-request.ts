@@ -54,13 +54,28 @@ export function createRequestValidation(deps: Deps, keys: SigningKeys, platforms
 
   async function resolveClient(platform: Platform, raw: Record<string, string>): Promise<Client> {
     const clientId = raw.client_id;
-    if (!clientId) throw new OAuthError('invalid_request', 'The request has no client_id.', { pageMessage: 'errors:page.incomplete' });
+    if (!clientId)
+      throw new OAuthError('invalid_request', 'The request has no client_id.', {
+        pageMessage: 'errors:page.incomplete',
+      });
     const client = isUuid(clientId) ? await clients.findById(deps.db, platform.id, clientId) : undefined;
-    if (!client) throw new OAuthError('invalid_request', 'The application that sent you here is not registered with this sign-in service.', { pageMessage: 'errors:page.unknownApp' });
-    if (!raw.redirect_uri) throw new OAuthError('invalid_request', 'The request has no redirect_uri.', { pageMessage: 'errors:page.incomplete', app: appOf(client) });
+    if (!client)
+      throw new OAuthError(
+        'invalid_request',
+        'The application that sent you here is not registered with this sign-in service.',
+        { pageMessage: 'errors:page.unknownApp' },
+      );
+    if (!raw.redirect_uri)
+      throw new OAuthError('invalid_request', 'The request has no redirect_uri.', {
+        pageMessage: 'errors:page.incomplete',
+        app: appOf(client),
+      });
     // Exact match, except any port on a loopback IP literal (RFC 9700 §4.1.3, RFC 8252 §7.3)
     if (!matchRedirectUri(client.redirectUris, raw.redirect_uri)) {
-      throw new OAuthError('invalid_request', 'The redirect_uri is not registered for this application.', { pageMessage: 'errors:page.badRedirectUri', app: appOf(client) });
+      throw new OAuthError('invalid_request', 'The redirect_uri is not registered for this application.', {
+        pageMessage: 'errors:page.badRedirectUri',
+        app: appOf(client),
+      });
     }
     return client;
   }
@@ -70,7 +85,8 @@ export function createRequestValidation(deps: Deps, keys: SigningKeys, platforms
    * else invalid_target. Standard platforms only: the caller passes none on a seed platform.
    */
   async function namedResources(platform: Platform, resource: string[]): Promise<Resource[]> {
-    if (resource.length > RESOURCES_PER_REQUEST_MAX) throw invalidRequest(`at most ${RESOURCES_PER_REQUEST_MAX} "resource" parameters`);
+    if (resource.length > RESOURCES_PER_REQUEST_MAX)
+      throw invalidRequest(`at most ${RESOURCES_PER_REQUEST_MAX} "resource" parameters`);
     const named: Resource[] = [];
     for (const uri of new Set(resource)) {
       const problem = resourceUriProblem(uri);
@@ -83,24 +99,34 @@ export function createRequestValidation(deps: Deps, keys: SigningKeys, platforms
   }
 
   /** Everything after the redirect target is trusted; throws OAuthErrors that are redirected. `resource`: RFC 8707 indicators (standard platforms). */
-  async function validate(platform: Platform, client: Client, raw: Record<string, string>, resource: string[] = []): Promise<AuthorizationRequest> {
+  async function validate(
+    platform: Platform,
+    client: Client,
+    raw: Record<string, string>,
+    resource: string[] = [],
+  ): Promise<AuthorizationRequest> {
     const parsed = AuthorizeParams.safeParse(raw);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       throw invalidRequest(`invalid parameter "${issue.path.join('.')}": ${issue.message}`);
     }
     const p = parsed.data;
-    if (p.request !== undefined) throw new OAuthError('request_not_supported', 'The request parameter is not supported');
-    if (p.request_uri !== undefined) throw new OAuthError('request_uri_not_supported', 'The request_uri parameter is not supported');
+    if (p.request !== undefined)
+      throw new OAuthError('request_not_supported', 'The request parameter is not supported');
+    if (p.request_uri !== undefined)
+      throw new OAuthError('request_uri_not_supported', 'The request_uri parameter is not supported');
     if (!p.response_type) throw invalidRequest('missing required parameter "response_type"');
-    if (p.response_type !== 'code') throw new OAuthError('unsupported_response_type', 'Only response_type=code is supported');
-    if (p.response_mode !== undefined && p.response_mode !== 'query') throw invalidRequest('Only response_mode=query is supported');
+    if (p.response_type !== 'code')
+      throw new OAuthError('unsupported_response_type', 'Only response_type=code is supported');
+    if (p.response_mode !== undefined && p.response_mode !== 'query')
+      throw invalidRequest('Only response_mode=query is supported');
     const named = await namedResources(platform, resource);
     const { scopes, resources: resourceGrants } = scopesOfRequest(platform, client, p.scope, named);
 
     if (p.code_challenge !== undefined) {
       if (p.code_challenge_method !== 'S256') throw invalidRequest('code_challenge_method must be S256');
-      if (!CHALLENGE.test(p.code_challenge)) throw invalidRequest('code_challenge must be a base64url SHA-256 (43 characters)');
+      if (!CHALLENGE.test(p.code_challenge))
+        throw invalidRequest('code_challenge must be a base64url SHA-256 (43 characters)');
     } else if (p.code_challenge_method !== undefined) {
       throw invalidRequest('code_challenge_method sent without code_challenge');
     } else if (client.type === 'public') {
@@ -110,20 +136,23 @@ export function createRequestValidation(deps: Deps, keys: SigningKeys, platforms
     const prompts = p.prompt === undefined ? [] : [...new Set(p.prompt.split(' ').filter(Boolean))];
     const unknownPrompt = prompts.find((x) => !PROMPTS.includes(x));
     if (unknownPrompt) throw invalidRequest(`Unsupported prompt value "${unknownPrompt}"`);
-    if (prompts.includes('none') && prompts.length > 1) throw invalidRequest('prompt=none cannot be combined with other values');
+    if (prompts.includes('none') && prompts.length > 1)
+      throw invalidRequest('prompt=none cannot be combined with other values');
 
     let maxAge: number | undefined;
     if (p.max_age !== undefined) {
       if (!/^\d{1,9}$/.test(p.max_age)) throw invalidRequest('max_age must be a non-negative integer');
       maxAge = Number(p.max_age);
     }
-    if (p.action !== undefined && p.action !== 'login' && p.action !== 'register') throw invalidRequest('action must be login or register');
+    if (p.action !== undefined && p.action !== 'login' && p.action !== 'register')
+      throw invalidRequest('action must be login or register');
     let loginHint: string | undefined;
     if (p.login_hint !== undefined && p.login_hint.trim() !== '') {
       if (checkEmail(p.login_hint)) throw invalidRequest('login_hint must be an email address');
       loginHint = p.login_hint.trim();
     }
-    const idTokenHintSub = p.id_token_hint === undefined ? undefined : await subjectOfIdTokenHint(platform, client, p.id_token_hint);
+    const idTokenHintSub =
+      p.id_token_hint === undefined ? undefined : await subjectOfIdTokenHint(platform, client, p.id_token_hint);
 
     return {
       id: newId(),
@@ -151,7 +180,11 @@ export function createRequestValidation(deps: Deps, keys: SigningKeys, platforms
   /** An ID token we issued to this client (expired is fine: OIDC Core 3.1.2.1); else invalid_request. */
   async function subjectOfIdTokenHint(platform: Platform, client: Client, hint: string): Promise<string> {
     const claims = await idTokenHintClaims(deps, keys, platforms, platform, client, hint);
-    if (!claims || !isUuid(claims.sub) || (claims.aud !== client.id && !(Array.isArray(claims.aud) && claims.aud.includes(client.id)))) {
+    if (
+      !claims ||
+      !isUuid(claims.sub) ||
+      (claims.aud !== client.id && !(Array.isArray(claims.aud) && claims.aud.includes(client.id)))
+    ) {
       throw invalidRequest('id_token_hint is not a valid ID token issued to this client');
     }
     // A public client's access token is signed with the same platform key: refuse it by its kind.

@@ -41,7 +41,11 @@ function splitName(name: string | null): { givenName: string | null; familyName:
 }
 
 /** The claims GitHub's API gives, under OIDC names (and GitHub's own fields, for claim_mapping). */
-export async function githubClaims(outbound: OutboundFetch, apiBaseUrl: string, accessToken: string): Promise<Record<string, unknown>> {
+export async function githubClaims(
+  outbound: OutboundFetch,
+  apiBaseUrl: string,
+  accessToken: string,
+): Promise<Record<string, unknown>> {
   const headers = {
     authorization: `Bearer ${accessToken}`,
     accept: 'application/vnd.github+json',

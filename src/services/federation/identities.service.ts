@@ -39,7 +39,9 @@ export interface LinkedIdentity {
 export type UnlinkResult = { ok: true; providerName: string } | { ok: false; reason: 'not_found' | 'last_way_in' };
 
 /** What the upstream proved, as kept while a page (link or sign-up) is between it and the sign-in. */
-export type VerifiedUpstream = Pick<UpstreamProfile, 'providerId' | 'subject' | 'email'> & { sealedTokens: string | null };
+export type VerifiedUpstream = Pick<UpstreamProfile, 'providerId' | 'subject' | 'email'> & {
+  sealedTokens: string | null;
+};
 
 export interface UpstreamSignUpInput {
   email: string;
@@ -57,7 +59,13 @@ export interface UpstreamSignUpInput {
  * src/services/interaction/upstream.ts), sign-up through an upstream, the account page's list and
  * unlink (never the last way in). Every change is audited in its own transaction.
  */
-export function createIdentities(deps: Deps, usersService: Users, throttle: AttemptThrottle, emailVerification: EmailVerification, mail: AccountMail) {
+export function createIdentities(
+  deps: Deps,
+  usersService: Users,
+  throttle: AttemptThrottle,
+  emailVerification: EmailVerification,
+  mail: AccountMail,
+) {
   const events = createSecurityEvents(deps);
   /** Sealed only when the provider keeps the upstream's tokens (never in clear, never otherwise). */
   const sealTokens = (provider: UpstreamProvider, profile: UpstreamProfile): string | null =>
@@ -66,15 +74,33 @@ export function createIdentities(deps: Deps, usersService: Users, throttle: Atte
   /** The amr of an upstream sign-in: `fed`, plus `mfa` when a provider trusted for it says the upstream used two factors. */
   function amrFor(provider: UpstreamProvider, profile: UpstreamProfile): string[] {
     const upstream = profile.amr ?? [];
-    const twoFactors = upstream.includes('mfa') || amrOf(upstream.filter((m) => m !== 'mfa') as AuthMethod[]).includes('mfa');
+    const twoFactors =
+      upstream.includes('mfa') || amrOf(upstream.filter((m) => m !== 'mfa') as AuthMethod[]).includes('mfa');
     return provider.trustMfa && twoFactors ? ['fed', 'mfa'] : ['fed'];
   }
 
-  async function linkIn(q: Queryable, user: Pick<User, 'id' | 'platformId'>, provider: Pick<UpstreamProvider, 'id' | 'slug'>, verified: VerifiedUpstream, origin?: SecurityOrigin): Promise<UserIdentity | undefined> {
-    const linked = await identities.insertUnlessLinked(q, {
-      id: newId(), platformId: user.platformId, userId: user.id, providerId: provider.id, subject: verified.subject, email: verified.email, sealedTokens: verified.sealedTokens,
-    }, deps.now());
-    if (linked && origin) await events.record(q, origin, 'identity.linked', user.id, { provider: provider.slug, email: verified.email });
+  async function linkIn(
+    q: Queryable,
+    user: Pick<User, 'id' | 'platformId'>,
+    provider: Pick<UpstreamProvider, 'id' | 'slug'>,
+    verified: VerifiedUpstream,
+    origin?: SecurityOrigin,
+  ): Promise<UserIdentity | undefined> {
+    const linked = await identities.insertUnlessLinked(
+      q,
+      {
+        id: newId(),
+        platformId: user.platformId,
+        userId: user.id,
+        providerId: provider.id,
+        subject: verified.subject,
+        email: verified.email,
+        sealedTokens: verified.sealedTokens,
+      },
+      deps.now(),
+    );
+    if (linked && origin)
+      await events.record(q, origin, 'identity.linked', user.id, { provider: provider.slug, email: verified.email });
     return linked;
   }
 
@@ -100,18 +126,43 @@ export function createIdentities(deps: Deps, usersService: Users, throttle: Atte
     },
 
     /** A sign-in through a linked identity: the email it gave now, the tokens when kept; audited. */
-    async signedIn(identity: UserIdentity, provider: UpstreamProvider, profile: UpstreamProfile, amr: string[], origin?: SecurityOrigin): Promise<void> {
+    async signedIn(
+      identity: UserIdentity,
+      provider: UpstreamProvider,
+      profile: UpstreamProfile,
+      amr: string[],
+      origin?: SecurityOrigin,
+    ): Promise<void> {
       await deps.db.transaction(async (trx) => {
-        await identities.touch(trx, identity.id, { email: profile.email, sealedTokens: provider.storeTokens ? sealTokens(provider, profile) : undefined }, deps.now());
-        if (origin) await events.record(trx, origin, 'sign_in.succeeded', identity.userId, { method: 'upstream', provider: provider.slug, amr });
+        await identities.touch(
+          trx,
+          identity.id,
+          { email: profile.email, sealedTokens: provider.storeTokens ? sealTokens(provider, profile) : undefined },
+          deps.now(),
+        );
+        if (origin)
+          await events.record(trx, origin, 'sign_in.succeeded', identity.userId, {
+            method: 'upstream',
+            provider: provider.slug,
+            amr,
+          });
       });
     },
 
     /** After proof of the account (password, passkey, mailed link): links; undefined when already linked elsewhere. */
-    async link(user: Pick<User, 'id' | 'platformId'>, provider: Pick<UpstreamProvider, 'id' | 'slug'>, verified: VerifiedUpstream, origin?: SecurityOrigin): Promise<UserIdentity | undefined> {
+    async link(
+      user: Pick<User, 'id' | 'platformId'>,
+      provider: Pick<UpstreamProvider, 'id' | 'slug'>,
+      verified: VerifiedUpstream,
+      origin?: SecurityOrigin,
+    ): Promise<UserIdentity | undefined> {
       return deps.db.transaction(async (trx) => {
         const linked = await linkIn(trx, user, provider, verified, origin);
-        if (linked && origin) await events.record(trx, origin, 'sign_in.succeeded', user.id, { method: 'upstream', provider: provider.slug });
+        if (linked && origin)
+          await events.record(trx, origin, 'sign_in.succeeded', user.id, {
+            method: 'upstream',
+            provider: provider.slug,
+          });
         return linked;
       });
     },
@@ -121,39 +172,83 @@ export function createIdentities(deps: Deps, usersService: Users, throttle: Atte
      * `sign_up`/`identity.linked` in one transaction. Without a trusted, verified email the usual
      * verification mail goes out.
      */
-    async signUp(platform: Platform, provider: Pick<UpstreamProvider, 'id' | 'slug'>, verified: VerifiedUpstream, input: UpstreamSignUpInput, source: string, origin?: SecurityOrigin, locale?: Locale): Promise<{ ok: true; user: User } | { ok: false; errors: FieldError[]; lockedSeconds?: number; alreadyLinked?: true }> {
+    async signUp(
+      platform: Platform,
+      provider: Pick<UpstreamProvider, 'id' | 'slug'>,
+      verified: VerifiedUpstream,
+      input: UpstreamSignUpInput,
+      source: string,
+      origin?: SecurityOrigin,
+      locale?: Locale,
+    ): Promise<
+      { ok: true; user: User } | { ok: false; errors: FieldError[]; lockedSeconds?: number; alreadyLinked?: true }
+    > {
       let alreadyLinked = false;
-      const result = await throttle.attemptSignUp(platform.id, source, () => usersService.createUser(platform.id, { ...input }, async (trx, user) => {
-        if (!(await linkIn(trx, user, provider, verified, origin))) {
-          alreadyLinked = true; // a second tab finished first: nothing is created
-          throw new IdentityTaken();
-        }
-        if (origin) await events.record(trx, origin, 'sign_up', user.id, { method: 'upstream', provider: provider.slug });
-      }).catch((err) => {
-        if (err instanceof IdentityTaken) return { ok: false as const, errors: [] };
-        throw err;
-      }));
-      if (!result.ok) return 'lockedSeconds' in result ? { ok: false, errors: [], lockedSeconds: result.lockedSeconds } : { ok: false, errors: result.errors, ...(alreadyLinked ? { alreadyLinked: true as const } : {}) };
+      const result = await throttle.attemptSignUp(platform.id, source, () =>
+        usersService
+          .createUser(platform.id, { ...input }, async (trx, user) => {
+            if (!(await linkIn(trx, user, provider, verified, origin))) {
+              alreadyLinked = true; // a second tab finished first: nothing is created
+              throw new IdentityTaken();
+            }
+            if (origin)
+              await events.record(trx, origin, 'sign_up', user.id, { method: 'upstream', provider: provider.slug });
+          })
+          .catch((err) => {
+            if (err instanceof IdentityTaken) return { ok: false as const, errors: [] };
+            throw err;
+          }),
+      );
+      if (!result.ok)
+        return 'lockedSeconds' in result
+          ? { ok: false, errors: [], lockedSeconds: result.lockedSeconds }
+          : { ok: false, errors: result.errors, ...(alreadyLinked ? { alreadyLinked: true as const } : {}) };
       if (!result.user.emailVerified) await emailVerification.sendAfterSignUp(platform, result.user, locale);
       return { ok: true, user: result.user };
     },
 
     /** "Email me a link" of the link page: the mail through the outbox (the link's secret is the browser session's). */
-    async mailLink(platform: Platform, user: User, providerName: string, url: string, ttlMinutes: number, locale?: Locale): Promise<void> {
+    async mailLink(
+      platform: Platform,
+      user: User,
+      providerName: string,
+      url: string,
+      ttlMinutes: number,
+      locale?: Locale,
+    ): Promise<void> {
       await deps.db.transaction((trx) => mail.linkAccount(trx, platform, user, providerName, url, ttlMinutes, locale));
     },
 
     /** A failed upstream sign-in, for the audit log (the page names the provider; the log says why). */
-    async failed(origin: SecurityOrigin, providerSlug: string | null, reason: UpstreamFailure | 'disabled' | 'other_account' | 'not_linked' | 'already_linked', userId: string | null = null): Promise<void> {
-      await events.record(deps.db, origin, 'sign_in.failed', userId, { method: 'upstream', provider: providerSlug, reason });
+    async failed(
+      origin: SecurityOrigin,
+      providerSlug: string | null,
+      reason: UpstreamFailure | 'disabled' | 'other_account' | 'not_linked' | 'already_linked',
+      userId: string | null = null,
+    ): Promise<void> {
+      await events.record(deps.db, origin, 'sign_in.failed', userId, {
+        method: 'upstream',
+        provider: providerSlug,
+        reason,
+      });
     },
 
     /** The account page's "Linked accounts". */
     async list(platformId: string, userId: string): Promise<LinkedIdentity[]> {
-      const [rows, providers] = await Promise.all([identities.listByUser(deps.db, platformId, userId), providersRepo.listByPlatform(deps.db, platformId)]);
+      const [rows, providers] = await Promise.all([
+        identities.listByUser(deps.db, platformId, userId),
+        providersRepo.listByPlatform(deps.db, platformId),
+      ]);
       return rows.map((r) => {
         const p = providers.find((x) => x.id === r.providerId);
-        return { id: r.id, providerName: p?.displayName ?? 'Removed provider', providerSlug: p?.slug ?? '', email: r.email, createdAt: r.createdAt, lastUsedAt: r.lastUsedAt };
+        return {
+          id: r.id,
+          providerName: p?.displayName ?? 'Removed provider',
+          providerSlug: p?.slug ?? '',
+          email: r.email,
+          createdAt: r.createdAt,
+          lastUsedAt: r.lastUsedAt,
+        };
       });
     },
 
@@ -166,19 +261,32 @@ export function createIdentities(deps: Deps, usersService: Users, throttle: Atte
      * Unlinks, unless it is the last way in: no password, no passkey and no other identity through an
      * enabled provider (a disabled provider signs nobody in: docs/decisions.md).
      */
-    async unlink(user: Pick<User, 'id' | 'platformId'>, identityId: string, origin?: SecurityOrigin): Promise<UnlinkResult> {
+    async unlink(
+      user: Pick<User, 'id' | 'platformId'>,
+      identityId: string,
+      origin?: SecurityOrigin,
+    ): Promise<UnlinkResult> {
       return deps.db.transaction(async (trx) => {
         const mine = await identities.listByUser(trx, user.platformId, user.id);
         const identity = mine.find((i) => i.id === identityId);
         if (!identity) return { ok: false as const, reason: 'not_found' as const };
         const row = await users.findById(trx, user.platformId, user.id);
-        const enabled = new Set((await providersRepo.listByPlatform(trx, user.platformId, { enabledOnly: true })).map((p) => p.id));
+        const enabled = new Set(
+          (await providersRepo.listByPlatform(trx, user.platformId, { enabledOnly: true })).map((p) => p.id),
+        );
         const otherIdentity = mine.some((i) => i.id !== identity.id && enabled.has(i.providerId));
-        const otherWays = Boolean(row?.passwordHash) || (await passkeys.countByUser(trx, user.platformId, user.id)) > 0 || otherIdentity;
+        const otherWays =
+          Boolean(row?.passwordHash) ||
+          (await passkeys.countByUser(trx, user.platformId, user.id)) > 0 ||
+          otherIdentity;
         if (!otherWays) return { ok: false as const, reason: 'last_way_in' as const };
         await identities.remove(trx, user.platformId, user.id, identity.id);
         const provider = await providersRepo.findById(trx, user.platformId, identity.providerId);
-        if (origin) await events.record(trx, origin, 'identity.unlinked', user.id, { provider: provider?.slug ?? null, email: identity.email });
+        if (origin)
+          await events.record(trx, origin, 'identity.unlinked', user.id, {
+            provider: provider?.slug ?? null,
+            email: identity.email,
+          });
         return { ok: true as const, providerName: provider?.displayName ?? 'that provider' };
       });
     },

@@ -62,10 +62,20 @@ export async function discoverOidc(provider: UpstreamProvider, access: Access): 
   const auth = clientAuth(access.clientSecret);
   const microsoft = microsoftDiscovery(provider);
   // openid-client checks the discovered issuer equals the one asked for …
-  if (!microsoft) return { config: await oc.discovery(new URL(provider.issuer), provider.clientId, undefined, auth, options), tenantTemplate: null };
+  if (!microsoft)
+    return {
+      config: await oc.discovery(new URL(provider.issuer), provider.clientId, undefined, auth, options),
+      tenantTemplate: null,
+    };
   // … which a multi-tenant or domain-named Microsoft issuer never does: read the document by its URL and check it here.
   const { origin, multiTenant } = microsoft;
-  const config = await oc.discovery(new URL(`${provider.issuer}/.well-known/openid-configuration`), provider.clientId, undefined, auth, options);
+  const config = await oc.discovery(
+    new URL(`${provider.issuer}/.well-known/openid-configuration`),
+    provider.clientId,
+    undefined,
+    auth,
+    options,
+  );
   const issuer = config.serverMetadata().issuer;
   const template = `${origin}/{tenantid}/v2.0`;
   if (multiTenant && issuer === template) return { config, tenantTemplate: template };
@@ -83,7 +93,8 @@ export async function oidcCodeGrant(
   currentUrl: URL,
   checks: oc.AuthorizationCodeGrantChecks,
 ): Promise<{ tokens: Awaited<ReturnType<typeof oc.authorizationCodeGrant>>; config: oc.Configuration }> {
-  if (!upstream.tenantTemplate) return { tokens: await oc.authorizationCodeGrant(upstream.config, currentUrl, checks), config: upstream.config };
+  if (!upstream.tenantTemplate)
+    return { tokens: await oc.authorizationCodeGrant(upstream.config, currentUrl, checks), config: upstream.config };
   return tenantTemplateGrant(provider, upstream.config, upstream.tenantTemplate, access, currentUrl, checks);
 }
 
@@ -113,7 +124,10 @@ async function tenantTemplateGrant(
   const isTokenCall = (url: string) => new URL(url).href === tokenEndpoint;
 
   let captured: { status: number; headers: Headers; body: string } | undefined;
-  const exchanging = configureOidc(new oc.Configuration(server, provider.clientId, undefined, clientAuth(access.clientSecret)), access);
+  const exchanging = configureOidc(
+    new oc.Configuration(server, provider.clientId, undefined, clientAuth(access.clientSecret)),
+    access,
+  );
   exchanging[oc.customFetch] = async (url, options) => {
     if (!isTokenCall(url)) return access.fetch(url, options);
     const res = await access.fetch(url, options);
@@ -134,14 +148,20 @@ async function tenantTemplateGrant(
   } catch {
     // not JSON or not a JWT: pass 2 reports the response as openid-client sees it
   }
-  if (answer.status === 200 && (typeof tid !== 'string' || !/^[\w.-]{1,100}$/.test(tid))) throw new Error('ID token from a multi-tenant issuer without a usable tid');
+  if (answer.status === 200 && (typeof tid !== 'string' || !/^[\w.-]{1,100}$/.test(tid)))
+    throw new Error('ID token from a multi-tenant issuer without a usable tid');
 
   const issuer = typeof tid === 'string' ? template.replace('{tenantid}', tid) : template;
-  const verifying = configureOidc(new oc.Configuration({ ...server, issuer }, provider.clientId, undefined, clientAuth(access.clientSecret)), access);
+  const verifying = configureOidc(
+    new oc.Configuration({ ...server, issuer }, provider.clientId, undefined, clientAuth(access.clientSecret)),
+    access,
+  );
   const jwks = oc.getJwksCache(base);
   if (jwks) oc.setJwksCache(verifying, jwks);
   verifying[oc.customFetch] = async (url, options) =>
-    isTokenCall(url) ? new Response(answer.body, { status: answer.status, headers: answer.headers }) : access.fetch(url, options);
+    isTokenCall(url)
+      ? new Response(answer.body, { status: answer.status, headers: answer.headers })
+      : access.fetch(url, options);
   const tokens = await oc.authorizationCodeGrant(verifying, currentUrl, checks);
   const refreshed = oc.getJwksCache(verifying);
   if (refreshed) oc.setJwksCache(base, refreshed);

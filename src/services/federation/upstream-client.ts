@@ -66,8 +66,16 @@ function causesOf(err: unknown): Array<Record<string, unknown>> {
   const out: Array<Record<string, unknown>> = [];
   for (let e = err, depth = 0; e instanceof Error && depth < 6; e = e.cause, depth++) {
     const { code, cause } = e as { code?: unknown; cause?: unknown };
-    const claim = cause && !(cause instanceof Error) && typeof (cause as { claim?: unknown }).claim === 'string' ? (cause as { claim: string }).claim : undefined;
-    out.push({ name: e.name, ...(typeof code === 'string' ? { code } : {}), ...(claim ? { claim } : {}), ...(e instanceof SyntaxError ? {} : { message: e.message }) });
+    const claim =
+      cause && !(cause instanceof Error) && typeof (cause as { claim?: unknown }).claim === 'string'
+        ? (cause as { claim: string }).claim
+        : undefined;
+    out.push({
+      name: e.name,
+      ...(typeof code === 'string' ? { code } : {}),
+      ...(claim ? { claim } : {}),
+      ...(e instanceof SyntaxError ? {} : { message: e.message }),
+    });
   }
   return out;
 }
@@ -75,7 +83,10 @@ function causesOf(err: unknown): Array<Record<string, unknown>> {
 const claimString = (v: unknown): string | null => (typeof v === 'string' && v.trim() ? v.trim() : null);
 
 /** The claims under their local names (claim_mapping: local claim → the upstream's name for it), as a profile. */
-function profileOf(provider: UpstreamProvider, claims: Record<string, unknown>): Omit<UpstreamProfile, 'tokens'> | undefined {
+function profileOf(
+  provider: UpstreamProvider,
+  claims: Record<string, unknown>,
+): Omit<UpstreamProfile, 'tokens'> | undefined {
   const read = (claim: keyof UpstreamProvider['claimMapping']) => claims[provider.claimMapping[claim] ?? claim];
   const subject = claimString(claims.sub);
   if (!subject) return undefined;
@@ -113,20 +124,42 @@ export function createUpstreamClient(deps: Deps, providers: UpstreamProviders) {
     insecure: isLoopbackHttp(provider.issuer) && !deps.config.isProduction,
   });
 
-  function fail(provider: Pick<UpstreamProvider, 'slug' | 'displayName'>, platformId: string, step: string, err: unknown): never {
+  function fail(
+    provider: Pick<UpstreamProvider, 'slug' | 'displayName'>,
+    platformId: string,
+    step: string,
+    err: unknown,
+  ): never {
     const reason = reasonOf(err);
     const e = err as { error?: unknown };
-    deps.logger.warn({ platformId, provider: provider.slug, step, reason, upstreamError: typeof e?.error === 'string' && ERROR_CODE.test(e.error) ? e.error : undefined, causes: causesOf(err) },
-      'upstream sign-in failed');
+    deps.logger.warn(
+      {
+        platformId,
+        provider: provider.slug,
+        step,
+        reason,
+        upstreamError: typeof e?.error === 'string' && ERROR_CODE.test(e.error) ? e.error : undefined,
+        causes: causesOf(err),
+      },
+      'upstream sign-in failed',
+    );
     if (err instanceof UpstreamSignInError) throw err;
     throw new UpstreamSignInError(reason, provider.displayName);
   }
 
-  async function oidcUpstream(platformId: string, provider: UpstreamProvider, clientSecret: string | null): Promise<OidcUpstream> {
+  async function oidcUpstream(
+    platformId: string,
+    provider: UpstreamProvider,
+    clientSecret: string | null,
+  ): Promise<OidcUpstream> {
     try {
       // the secret is in the configuration (client auth): a new secret is a new entry, like a new issuer
-      const version = digest(JSON.stringify([provider.updatedAt.getTime(), provider.issuer, provider.clientId, clientSecret]));
-      return await oidcCache.getOrLoad(`${provider.id}:${version}`, () => discoverOidc(provider, accessOf(provider, clientSecret)));
+      const version = digest(
+        JSON.stringify([provider.updatedAt.getTime(), provider.issuer, provider.clientId, clientSecret]),
+      );
+      return await oidcCache.getOrLoad(`${provider.id}:${version}`, () =>
+        discoverOidc(provider, accessOf(provider, clientSecret)),
+      );
     } catch (err) {
       return fail(provider, platformId, 'discovery', err);
     }
@@ -137,12 +170,18 @@ export function createUpstreamClient(deps: Deps, providers: UpstreamProviders) {
 
   return {
     /** undefined: no enabled provider by that slug on the platform. */
-    async begin(platformId: string, slug: string, opts: BeginOptions): Promise<{ provider: UpstreamProvider; authorizationUrl: string; pending: PendingUpstream } | undefined> {
+    async begin(
+      platformId: string,
+      slug: string,
+      opts: BeginOptions,
+    ): Promise<{ provider: UpstreamProvider; authorizationUrl: string; pending: PendingUpstream } | undefined> {
       const found = await providers.forSignIn(platformId, slug);
       if (!found) return undefined;
       const { provider, clientSecret } = found;
       const isGithub = provider.kind === 'github';
-      const config = isGithub ? githubOf(provider, clientSecret) : (await oidcUpstream(platformId, provider, clientSecret)).config;
+      const config = isGithub
+        ? githubOf(provider, clientSecret)
+        : (await oidcUpstream(platformId, provider, clientSecret)).config;
       const codeVerifier = oc.randomPKCECodeVerifier();
       const state = oc.randomState();
       const nonce = isGithub ? '' : oc.randomNonce();
@@ -163,7 +202,13 @@ export function createUpstreamClient(deps: Deps, providers: UpstreamProviders) {
       }
       const authorizationUrl = oc.buildAuthorizationUrl(config, params).href;
       const pending: PendingUpstream = {
-        providerId: provider.id, slug: provider.slug, state, nonce, codeVerifier, redirectUri: opts.redirectUri, createdAt: deps.now().getTime(),
+        providerId: provider.id,
+        slug: provider.slug,
+        state,
+        nonce,
+        codeVerifier,
+        redirectUri: opts.redirectUri,
+        createdAt: deps.now().getTime(),
         ...(opts.maxAge !== undefined && !isGithub ? { maxAge: opts.maxAge } : {}),
       };
       return { provider, authorizationUrl, pending };
@@ -174,38 +219,61 @@ export function createUpstreamClient(deps: Deps, providers: UpstreamProviders) {
       const found = await providers.forSignIn(platformId, pending.slug);
       const named = found?.provider ?? { slug: pending.slug, displayName: pending.slug };
       // The provider was removed, disabled or replaced since begin: this sign-in is not the one pending.
-      if (!found || found.provider.id !== pending.providerId) return fail(named, platformId, 'callback', new UpstreamSignInError('state_mismatch', named.displayName));
+      if (!found || found.provider.id !== pending.providerId)
+        return fail(named, platformId, 'callback', new UpstreamSignInError('state_mismatch', named.displayName));
       const { provider, clientSecret } = found;
       const query = callbackUrl.searchParams;
 
       // State first: an error answer that is not for this browser's request is not believed either.
-      if (!pending.state || query.get('state') !== pending.state) return fail(provider, platformId, 'callback', new UpstreamSignInError('state_mismatch', provider.displayName));
+      if (!pending.state || query.get('state') !== pending.state)
+        return fail(provider, platformId, 'callback', new UpstreamSignInError('state_mismatch', provider.displayName));
       const upstreamError = query.get('error');
       if (upstreamError !== null) {
-        return fail(provider, platformId, 'callback', new UpstreamSignInError('upstream_error', provider.displayName, ERROR_CODE.test(upstreamError) ? upstreamError : 'invalid_error'));
+        return fail(
+          provider,
+          platformId,
+          'callback',
+          new UpstreamSignInError(
+            'upstream_error',
+            provider.displayName,
+            ERROR_CODE.test(upstreamError) ? upstreamError : 'invalid_error',
+          ),
+        );
       }
       // The token request's redirect_uri must be the one the authorization request carried, whatever
       // host or path the callback was reached by (openid-client takes it from this URL).
       const current = new URL(pending.redirectUri);
       for (const [k, v] of query) current.searchParams.append(k, v);
-      const checks: oc.AuthorizationCodeGrantChecks = { expectedState: pending.state, pkceCodeVerifier: pending.codeVerifier };
+      const checks: oc.AuthorizationCodeGrantChecks = {
+        expectedState: pending.state,
+        pkceCodeVerifier: pending.codeVerifier,
+      };
 
       let claims: Record<string, unknown>;
       let tokens: { access_token: string; refresh_token?: string; id_token?: string; expires_in?: number };
       try {
         if (provider.kind === 'github') {
-          tokens = await oc.authorizationCodeGrant(githubOf(provider, clientSecret), current, { ...checks, idTokenExpected: false });
+          tokens = await oc.authorizationCodeGrant(githubOf(provider, clientSecret), current, {
+            ...checks,
+            idTokenExpected: false,
+          });
           claims = await githubClaims(outbound, provider.apiBaseUrl!, tokens.access_token);
         } else {
           const upstream = await oidcUpstream(platformId, provider, clientSecret);
           const access = accessOf(provider, clientSecret);
           const granted = await oidcCodeGrant(provider, upstream, access, current, {
-            ...checks, expectedNonce: pending.nonce, ...(pending.maxAge !== undefined ? { maxAge: pending.maxAge } : {}),
+            ...checks,
+            expectedNonce: pending.nonce,
+            ...(pending.maxAge !== undefined ? { maxAge: pending.maxAge } : {}),
           });
           tokens = granted.tokens;
           claims = { ...(granted.tokens.claims() ?? {}) };
           const mapped = (c: string) => provider.claimMapping[c as keyof UpstreamProvider['claimMapping']] ?? c;
-          if ((claims[mapped('email')] === undefined || claims[mapped('name')] === undefined) && granted.config.serverMetadata().userinfo_endpoint && typeof claims.sub === 'string') {
+          if (
+            (claims[mapped('email')] === undefined || claims[mapped('name')] === undefined) &&
+            granted.config.serverMetadata().userinfo_endpoint &&
+            typeof claims.sub === 'string'
+          ) {
             // userinfo fills what the ID token left out; it never overrides a verified ID token claim (sub is checked to match)
             const info = await oc.fetchUserInfo(granted.config, tokens.access_token, claims.sub);
             claims = { ...info, ...claims };
@@ -216,7 +284,8 @@ export function createUpstreamClient(deps: Deps, providers: UpstreamProviders) {
       }
 
       const profile = profileOf(provider, claims);
-      if (!profile) return fail(provider, platformId, 'profile', new UpstreamSignInError('no_subject', provider.displayName));
+      if (!profile)
+        return fail(provider, platformId, 'profile', new UpstreamSignInError('no_subject', provider.displayName));
       if (!provider.storeTokens) return profile;
       return {
         ...profile,
@@ -225,7 +294,9 @@ export function createUpstreamClient(deps: Deps, providers: UpstreamProviders) {
           ...(tokens.refresh_token ? { refreshToken: tokens.refresh_token } : {}),
           ...(tokens.id_token ? { idToken: tokens.id_token } : {}),
           // epoch seconds, as a JWT's exp
-          ...(typeof tokens.expires_in === 'number' ? { expiresAt: Math.floor(deps.now().getTime() / 1000) + tokens.expires_in } : {}),
+          ...(typeof tokens.expires_in === 'number'
+            ? { expiresAt: Math.floor(deps.now().getTime() / 1000) + tokens.expires_in }
+            : {}),
         },
       };
     },

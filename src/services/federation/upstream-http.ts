@@ -29,7 +29,10 @@ export function upstreamCustomFetch(outbound: OutboundFetch): CustomFetch {
   return async (url, options) => {
     const res = await outbound(url, { method: options.method, headers: options.headers, body: bodyText(options.body) });
     if (res.status >= 500) throw new UpstreamUnavailable(new URL(url).host, res.status);
-    return new Response(NULL_BODY_STATUSES.has(res.status) ? null : res.body, { status: res.status, headers: res.headers });
+    return new Response(NULL_BODY_STATUSES.has(res.status) ? null : res.body, {
+      status: res.status,
+      headers: res.headers,
+    });
   };
 }
 

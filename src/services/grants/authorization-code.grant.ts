@@ -40,7 +40,8 @@ export function createAuthorizationCodeGrant(deps: Deps, issuer: TokenIssuer, re
     await issuer.loadKeys(ctx.platform, ctx.client);
     const prepared = issuer.prepare();
     const target = await tokenTarget(ctx.platform, input.resource, prepared.now);
-    const challenge = input.code_verifier === undefined ? null : createHash('sha256').update(input.code_verifier).digest('base64url');
+    const challenge =
+      input.code_verifier === undefined ? null : createHash('sha256').update(input.code_verifier).digest('base64url');
     const row = await statements.exchangeCode(deps.db, {
       platformId: ctx.platform.id,
       codeHash: digest(input.code),
@@ -57,26 +58,31 @@ export function createAuthorizationCodeGrant(deps: Deps, issuer: TokenIssuer, re
         throw invalidGrant('The authorization code has already been used');
       }
       if (row.expiresAt <= prepared.now) throw invalidGrant('The authorization code has expired');
-      if (row.redirectUri !== input.redirect_uri) throw invalidGrant('redirect_uri does not match the authorization request');
+      if (row.redirectUri !== input.redirect_uri)
+        throw invalidGrant('redirect_uri does not match the authorization request');
       verifyPkce(row.codeChallenge, input.code_verifier); // throws the precise PKCE failure
       // The code stays unspent: the client may ask again for a resource the request named.
-      if (!row.targetOk) throw invalidTarget('The resource was not named in the authorization request, or is no longer registered');
+      if (!row.targetOk)
+        throw invalidTarget('The resource was not named in the authorization request, or is no longer registered');
       throw invalidGrant('The authorization code is invalid');
     }
     if (!row.user) throw invalidGrant('The user no longer exists');
     deps.metrics.tokensIssued.inc({ grant: 'authorization_code' });
-    return issuer.sign({ ...prepared, accessExpiresAt: row.accessExpiresAt ?? prepared.accessExpiresAt }, {
-      platform: ctx.platform,
-      client: ctx.client,
-      user: row.user,
-      scope: row.scope,
-      audience: audienceOf(row.audience),
-      authTime: row.authTime,
-      amr: row.amr,
-      acr: row.acr,
-      nonce: row.nonce,
-      browserSessionId: row.browserSessionId,
-      hasRefreshToken: row.hasRefreshToken,
-    });
+    return issuer.sign(
+      { ...prepared, accessExpiresAt: row.accessExpiresAt ?? prepared.accessExpiresAt },
+      {
+        platform: ctx.platform,
+        client: ctx.client,
+        user: row.user,
+        scope: row.scope,
+        audience: audienceOf(row.audience),
+        authTime: row.authTime,
+        amr: row.amr,
+        acr: row.acr,
+        nonce: row.nonce,
+        browserSessionId: row.browserSessionId,
+        hasRefreshToken: row.hasRefreshToken,
+      },
+    );
   };
 }

@@ -71,11 +71,21 @@ export function createTokenIssuer(deps: Deps, signer: TokenSigner, keys: Signing
       const exp = seconds(prepared.accessExpiresAt);
       const scopes = input.scope.split(' ');
       const facts = {
-        iss, userId: input.user.id, clientId: input.client.id, audience: input.audience ?? input.client.id, scope: input.scope,
-        jti: prepared.jti, iat, exp, authTime: seconds(input.authTime), amr: input.amr, acr: input.acr,
+        iss,
+        userId: input.user.id,
+        clientId: input.client.id,
+        audience: input.audience ?? input.client.id,
+        scope: input.scope,
+        jti: prepared.jti,
+        iat,
+        exp,
+        authTime: seconds(input.authTime),
+        amr: input.amr,
+        acr: input.acr,
       };
       // Standard: an RFC 9068 JWT access token (docs/decisions.md, "Agent-ready authorization"); seed: the spec's.
-      const accessClaims = input.platform.signingProfile === 'standard' ? standardAccessTokenClaims(facts) : seedAccessTokenClaims(facts);
+      const accessClaims =
+        input.platform.signingProfile === 'standard' ? standardAccessTokenClaims(facts) : seedAccessTokenClaims(facts);
       const accessToken = await signer.signAccessToken(input.platform, accessClaims);
       let idToken: string | undefined;
       if (scopes.includes('openid')) {

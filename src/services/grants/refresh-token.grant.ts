@@ -31,7 +31,12 @@ export interface RefreshInput {
  * narrows the access token's audience among the resources the grant named (RFC 8707 §2.2), each
  * request anew. Throws invalid_grant, invalid_target.
  */
-export function createRefreshTokenGrant(deps: Deps, issuer: TokenIssuer, accessTokenCache: AccessTokenCache, resources: Resources) {
+export function createRefreshTokenGrant(
+  deps: Deps,
+  issuer: TokenIssuer,
+  accessTokenCache: AccessTokenCache,
+  resources: Resources,
+) {
   const tokenTarget = createTokenTargets(deps, resources);
   if (!deps.config.masterKey) throw new Error('the refresh token grant needs MASTER_KEY');
   const successorMac = createKeyedDigest(deps.config.masterKey, 'refresh-token-successor/v1');
@@ -71,7 +76,10 @@ export function createRefreshTokenGrant(deps: Deps, issuer: TokenIssuer, accessT
         const revoked = await tokens.revokeFamily(trx, row.familyId, prepared.now);
         if (ctx.audit && revoked > 0) {
           const origin = { ctx: ctx.audit, platformId: ctx.platform.id, clientId: ctx.client.id };
-          await events.record(trx, origin, 'refresh_token.reuse_detected', row.user?.id ?? null, { family_id: row.familyId, rotated_at: row.rotatedAt });
+          await events.record(trx, origin, 'refresh_token.reuse_detected', row.user?.id ?? null, {
+            family_id: row.familyId,
+            rotated_at: row.rotatedAt,
+          });
         }
       });
       accessTokenCache.dropFamily(row.familyId);
@@ -82,17 +90,20 @@ export function createRefreshTokenGrant(deps: Deps, issuer: TokenIssuer, accessT
     // The grant's earlier access tokens are superseded by the one issued now: not kept in memory.
     accessTokenCache.dropFamily(row.familyId);
     deps.metrics.tokensIssued.inc({ grant: 'refresh_token' });
-    return issuer.sign({ ...prepared, accessExpiresAt: row.accessExpiresAt ?? prepared.accessExpiresAt }, {
-      platform: ctx.platform,
-      client: ctx.client,
-      user: row.user,
-      scope: row.accessScope!,
-      audience: audienceOf(row.audience),
-      authTime: row.authTime,
-      amr: row.amr,
-      acr: row.acr,
-      browserSessionId: row.browserSessionId,
-      hasRefreshToken: true,
-    });
+    return issuer.sign(
+      { ...prepared, accessExpiresAt: row.accessExpiresAt ?? prepared.accessExpiresAt },
+      {
+        platform: ctx.platform,
+        client: ctx.client,
+        user: row.user,
+        scope: row.accessScope!,
+        audience: audienceOf(row.audience),
+        authTime: row.authTime,
+        amr: row.amr,
+        acr: row.acr,
+        browserSessionId: row.browserSessionId,
+        hasRefreshToken: true,
+      },
+    );
   };
 }

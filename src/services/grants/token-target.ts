@@ -14,13 +14,19 @@ const seconds = (d: Date) => Math.floor(d.getTime() / 1000);
  * platform ignores `resource`, as before resources existed.
  */
 export function createTokenTargets(deps: Deps, resources: Resources) {
-  return async function tokenTarget(platform: Platform, resource: string[] | undefined, now: Date): Promise<TokenTarget> {
+  return async function tokenTarget(
+    platform: Platform,
+    resource: string[] | undefined,
+    now: Date,
+  ): Promise<TokenTarget> {
     if (platform.signingProfile !== 'standard') return { requested: null, registered: [] };
-    if ((resource?.length ?? 0) > RESOURCES_PER_REQUEST_MAX) throw invalidRequest(`at most ${RESOURCES_PER_REQUEST_MAX} "resource" parameters`);
+    if ((resource?.length ?? 0) > RESOURCES_PER_REQUEST_MAX)
+      throw invalidRequest(`at most ${RESOURCES_PER_REQUEST_MAX} "resource" parameters`);
     for (const uri of resource ?? []) {
       const problem = resourceUriProblem(uri);
       if (problem) throw invalidTarget(`resource "${uri.slice(0, 200)}" ${problem}`);
-      if (!(await resources.findByUri(platform.id, uri))) throw invalidTarget(`resource "${uri}" is not a resource of this platform`);
+      if (!(await resources.findByUri(platform.id, uri)))
+        throw invalidTarget(`resource "${uri}" is not a resource of this platform`);
     }
     const registered = (await resources.listForPlatform(platform.id)).map((r) => ({
       uri: r.uri,

@@ -15,7 +15,11 @@ const loginRequired: FinalStep = { kind: 'error', code: 'login_required', descri
 const PROMPT_NONE: Record<PageStep['kind'], FinalStep> = {
   signin: loginRequired,
   signup: loginRequired,
-  chooser: { kind: 'error', code: 'account_selection_required', description: 'Several accounts are signed in; the user must choose one' },
+  chooser: {
+    kind: 'error',
+    code: 'account_selection_required',
+    description: 'Several accounts are signed in; the user must choose one',
+  },
   consent: { kind: 'error', code: 'consent_required', description: 'The user must consent' },
   second_factor: { kind: 'error', code: 'interaction_required', description: 'The user must verify a second factor' },
   totp_setup: { kind: 'error', code: 'interaction_required', description: 'The user must set up a second factor' },
@@ -44,7 +48,9 @@ export type AccountCheck = (c: AccountContext) => PageStep | undefined | Promise
 export function createDecide(deps: Deps) {
   /** The account must be signed in on this browser (a listed, signed-out one gets its email pre-filled). */
   const signedInHere: AccountCheck = ({ ar, account, user }) =>
-    !account || account.authTime === null ? { kind: 'signin', email: user.email, emailLocked: Boolean(ar.loginHint || ar.idTokenHintSub) } : undefined;
+    !account || account.authTime === null
+      ? { kind: 'signin', email: user.email, emailLocked: Boolean(ar.loginHint || ar.idTokenHintSub) }
+      : undefined;
 
   /** prompt=login (and max_age=0) once per request; max_age against auth_time (OIDC Core 3.1.2.1). */
   const recentEnough: AccountCheck = ({ ar, account, user, now }) => {
@@ -58,7 +64,9 @@ export function createDecide(deps: Deps) {
 
   const secondFactorNeed = createSecondFactorRequirement(deps);
   const factorPage = (need: SecondFactorNeed, user: User): PageStep | undefined =>
-    need === 'none' ? undefined : { kind: need === 'enrol' ? 'totp_setup' : 'second_factor', user: { id: user.id, email: user.email } };
+    need === 'none'
+      ? undefined
+      : { kind: need === 'enrol' ? 'totp_setup' : 'second_factor', user: { id: user.id, email: user.email } };
 
   /**
    * This interaction verified the first factor and a second one is due (transitions.ts
@@ -66,13 +74,16 @@ export function createDecide(deps: Deps) {
    * is still not signed in: signedInHere asks for the first factor again.
    */
   const secondFactorPending: AccountCheck = async ({ ar, user }) =>
-    ar.secondFactorPending && ar.userId === user.id ? factorPage(await secondFactorNeed(ar.platformId, user.id, ar.amr ?? ['pwd'], ar.acrValues, ar), user) : undefined;
+    ar.secondFactorPending && ar.userId === user.id
+      ? factorPage(await secondFactorNeed(ar.platformId, user.id, ar.amr ?? ['pwd'], ar.acrValues, ar), user)
+      : undefined;
 
   /**
    * A signed-in account whose sign-in was not multi-factor, when the user has a second factor, the
    * policy is `required` or acr_values asks for `urn:latchkey:acr:mfa`: a step-up.
    */
-  const strongEnough: AccountCheck = async ({ ar, account, user }) => factorPage(await secondFactorNeed(ar.platformId, user.id, account?.amr ?? ['pwd'], ar.acrValues, ar), user);
+  const strongEnough: AccountCheck = async ({ ar, account, user }) =>
+    factorPage(await secondFactorNeed(ar.platformId, user.id, account?.amr ?? ['pwd'], ar.acrValues, ar), user);
 
   /**
    * Consent once per scope and resource scope (asked again only for new ones), or every time with prompt=consent. No
@@ -83,7 +94,9 @@ export function createDecide(deps: Deps) {
     if (ar.consentGiven) return undefined;
     const granted = await consents.findScopes(deps.db, user.id, ar.clientId);
     const missing = consentEntriesOf(ar).filter((s) => !granted.includes(s));
-    return missing.length > 0 || ar.prompts.includes('consent') ? { kind: 'consent', user: { id: user.id, email: user.email } } : undefined;
+    return missing.length > 0 || ar.prompts.includes('consent')
+      ? { kind: 'consent', user: { id: user.id, email: user.email } }
+      : undefined;
   };
 
   /** The checks on the chosen account, in order. A new step (a second factor after recentEnough) goes here. */
@@ -94,7 +107,8 @@ export function createDecide(deps: Deps) {
     const page = (step: PageStep): Step => (none ? PROMPT_NONE[step.kind] : step);
 
     const which = await whichAccount(ar, accounts, none);
-    if ('step' in which) return which.step.kind === 'complete' || which.step.kind === 'error' ? which.step : page(which.step);
+    if ('step' in which)
+      return which.step.kind === 'complete' || which.step.kind === 'error' ? which.step : page(which.step);
 
     const user = await users.findById(deps.db, ar.platformId, which.userId);
     if (!user) return page({ kind: 'signin', emailLocked: false });
@@ -108,13 +122,28 @@ export function createDecide(deps: Deps) {
   };
 
   /** Which account the request is for: already chosen, pinned by a hint, the only one (prompt=none), or a page. */
-  async function whichAccount(ar: AuthorizationRequest, accounts: KnownAccount[], none: boolean): Promise<{ userId: string } | { step: Step }> {
+  async function whichAccount(
+    ar: AuthorizationRequest,
+    accounts: KnownAccount[],
+    none: boolean,
+  ): Promise<{ userId: string } | { step: Step }> {
     // An upstream sign-in waits on its page: proof for the account with its email, or the sign-up.
-    if (ar.upstream?.link) return { step: { kind: 'link_account', user: { id: ar.upstream.link.userId, email: ar.upstream.link.email }, providerName: ar.upstream.providerName } };
-    if (ar.upstream) return { step: { kind: 'signup', email: ar.upstream.email ?? undefined, emailLocked: Boolean(ar.upstream.email) } };
+    if (ar.upstream?.link)
+      return {
+        step: {
+          kind: 'link_account',
+          user: { id: ar.upstream.link.userId, email: ar.upstream.link.email },
+          providerName: ar.upstream.providerName,
+        },
+      };
+    if (ar.upstream)
+      return {
+        step: { kind: 'signup', email: ar.upstream.email ?? undefined, emailLocked: Boolean(ar.upstream.email) },
+      };
     if (ar.userId) return { userId: ar.userId };
     // prompt=select_account forces the chooser, even over a login_hint (OIDC Core 3.1.2.1)
-    if (ar.prompts.includes('select_account') && !ar.screen && accounts.length > 0) return { step: { kind: 'chooser' } };
+    if (ar.prompts.includes('select_account') && !ar.screen && accounts.length > 0)
+      return { step: { kind: 'chooser' } };
     const pinned = await pinnedAccount(ar, accounts);
     if (pinned) {
       if (pinned.signedIn && pinned.userId) return { userId: pinned.userId };
@@ -127,7 +156,13 @@ export function createDecide(deps: Deps) {
       return { userId: signedIn[0].userId };
     }
     if (accounts.length > 0 && !ar.screen) return { step: { kind: 'chooser' } };
-    return { step: { kind: ar.screen ?? (ar.action === 'register' ? 'signup' : 'signin'), email: ar.signinEmail, emailLocked: false } };
+    return {
+      step: {
+        kind: ar.screen ?? (ar.action === 'register' ? 'signup' : 'signin'),
+        email: ar.signinEmail,
+        emailLocked: false,
+      },
+    };
   }
 
   /** login_hint (email) or id_token_hint (sub) pin one account and skip the chooser. */

@@ -32,7 +32,12 @@ export function tooManyAttempts(seconds: number): string {
   return `Too many attempts. Try again in ${minutes} ${minutes === 1 ? 'minute' : 'minutes'}.`;
 }
 
-const locked = (seconds: number): FormRefusal => ({ ok: false, status: 429, ...lockedMessage(seconds), retryAfterSeconds: seconds });
+const locked = (seconds: number): FormRefusal => ({
+  ok: false,
+  status: 429,
+  ...lockedMessage(seconds),
+  retryAfterSeconds: seconds,
+});
 
 /**
  * Email and password, the one way both the authorization's sign-in page and the account page sign
@@ -40,7 +45,13 @@ const locked = (seconds: number): FormRefusal => ({ ok: false, status: 429, ...l
  * (docs/decisions.md, "Abuse resistance and scale-out"). With `audit`, the outcome is in the audit log (attemptSignIn).
  */
 export function createPasswordSignIn(throttle: AttemptThrottle) {
-  return async function signInWithPassword(platformId: string, email: string, password: string, source: string, audit?: SignInAudit): Promise<{ ok: true; user: User } | FormRefusal> {
+  return async function signInWithPassword(
+    platformId: string,
+    email: string,
+    password: string,
+    source: string,
+    audit?: SignInAudit,
+  ): Promise<{ ok: true; user: User } | FormRefusal> {
     if (!email || !password) return { ok: false, status: 400, error: 'signin:errors.missingCredentials' };
     const attempt = await throttle.attemptSignIn(platformId, email, password, source, audit);
     if (attempt.ok) return { ok: true, user: attempt.user };
@@ -51,8 +62,19 @@ export function createPasswordSignIn(throttle: AttemptThrottle) {
 
 /** Sign-up: throttled per source; a new account gets its verification mail. `origin`: audited (attemptSignUp). */
 export function createPasswordSignUp(throttle: AttemptThrottle, users: Users, emailVerification: EmailVerification) {
-  return async function signUpWithPassword(platform: Platform, input: NewUserInput, source: string, origin?: SecurityOrigin, locale?: Locale): Promise<{ ok: true; user: User } | FormRefusal> {
-    const result = await throttle.attemptSignUp(platform.id, source, () => users.createUser(platform.id, input), origin);
+  return async function signUpWithPassword(
+    platform: Platform,
+    input: NewUserInput,
+    source: string,
+    origin?: SecurityOrigin,
+    locale?: Locale,
+  ): Promise<{ ok: true; user: User } | FormRefusal> {
+    const result = await throttle.attemptSignUp(
+      platform.id,
+      source,
+      () => users.createUser(platform.id, input),
+      origin,
+    );
     if (!result.ok && 'lockedSeconds' in result) return locked(result.lockedSeconds);
     if (!result.ok && 'emailTaken' in result && input.password) {
       // The account exists (a double-submitted form, or someone who forgot they signed up): its own
@@ -61,7 +83,13 @@ export function createPasswordSignUp(throttle: AttemptThrottle, users: Users, em
       const signIn = await throttle.attemptSignIn(platform.id, input.email, input.password, source, origin);
       if (signIn.ok) return { ok: true, user: signIn.user };
     }
-    if (!result.ok) return { ok: false, status: 400, error: null, fieldErrors: Object.fromEntries(result.errors.map((e) => [e.field, e.message])) };
+    if (!result.ok)
+      return {
+        ok: false,
+        status: 400,
+        error: null,
+        fieldErrors: Object.fromEntries(result.errors.map((e) => [e.field, e.message])),
+      };
     await emailVerification.sendAfterSignUp(platform, result.user, locale);
     return { ok: true, user: result.user };
   };

@@ -1,5 +1,11 @@
 import type { AuthorizationRequest } from '../../domain/authorization-request';
-import { isPageStep, type BrowserAccounts, type PageStep, type Step, type UpstreamInProgress } from '../../domain/interaction';
+import {
+  isPageStep,
+  type BrowserAccounts,
+  type PageStep,
+  type Step,
+  type UpstreamInProgress,
+} from '../../domain/interaction';
 import { normalizeEmail, type User } from '../../domain/user';
 import type { Deps } from '../deps';
 import type { AuthorizationGrant } from '../authorize/authorization-grant.service';
@@ -64,17 +70,34 @@ export function createInteractionFlow(
   const nowSeconds = () => Math.floor(deps.now().getTime() / 1000);
   const next = (ar: AuthorizationRequest, browser: BrowserAccounts) => decide(ar, browser.list());
   /** The audit origin of a transition: the request, this platform and the client asking. */
-  const originOf = (ar: AuthorizationRequest, ctx?: AuditContext): SecurityOrigin | undefined => ctx && { ctx, platformId: ar.platformId, clientId: ar.clientId };
-  const refuse = (step: PageStep, refusal: Omit<FormRefusal, 'ok'> & Partial<Pick<FormRefusal, 'ok'>>, values?: Refused['values']): Refused => ({ ...refusal, ok: false, kind: 'refused', step, values });
+  const originOf = (ar: AuthorizationRequest, ctx?: AuditContext): SecurityOrigin | undefined =>
+    ctx && { ctx, platformId: ar.platformId, clientId: ar.clientId };
+  const refuse = (
+    step: PageStep,
+    refusal: Omit<FormRefusal, 'ok'> & Partial<Pick<FormRefusal, 'ok'>>,
+    values?: Refused['values'],
+  ): Refused => ({ ...refusal, ok: false, kind: 'refused', step, values });
 
   /**
    * The user proved who they are: the browser signs in (new session id, the account first in its
    * list) and the request carries on from here with this account and auth_time. A second factor
    * would be asked by a check in ./decide.ts after this, before consent.
    */
-  async function firstFactorVerified(ar: AuthorizationRequest, browser: BrowserAccounts, user: Pick<User, 'id' | 'email'>, amr: string[]): Promise<Step> {
+  async function firstFactorVerified(
+    ar: AuthorizationRequest,
+    browser: BrowserAccounts,
+    user: Pick<User, 'id' | 'email'>,
+    amr: string[],
+  ): Promise<Step> {
     const authTime = nowSeconds();
-    Object.assign(ar, { userId: user.id, screen: undefined, signinEmail: undefined, amr, secondFactorMethod: undefined, upstream: undefined });
+    Object.assign(ar, {
+      userId: user.id,
+      screen: undefined,
+      signinEmail: undefined,
+      amr,
+      secondFactorMethod: undefined,
+      upstream: undefined,
+    });
     // A due second factor comes first; the browser counts as signed in only once it is verified.
     if ((await secondFactorNeed(ar.platformId, user.id, amr, ar.acrValues, ar)) !== 'none') {
       ar.secondFactorPending = true;
@@ -86,45 +109,103 @@ export function createInteractionFlow(
   }
 
   /** A pinned sign-in (login_hint, id_token_hint, re-authentication) is for its email only. */
-  const otherEmail = (at: { email?: string; emailLocked: boolean }, email: string) => at.emailLocked && normalizeEmail(email) !== normalizeEmail(at.email ?? '');
+  const otherEmail = (at: { email?: string; emailLocked: boolean }, email: string) =>
+    at.emailLocked && normalizeEmail(email) !== normalizeEmail(at.email ?? '');
 
   async function signOut(ar: AuthorizationRequest, browser: BrowserAccounts, userId: string, ctx?: AuditContext) {
     await authorize.signOut(ar.platformId, userId, browser.id(), originOf(ar, ctx), 'chooser');
     browser.signedOut(userId);
   }
 
-  const verifiedOf = (up: UpstreamInProgress) => ({ providerId: up.providerId, subject: up.subject, email: up.email, sealedTokens: up.sealedTokens });
+  const verifiedOf = (up: UpstreamInProgress) => ({
+    providerId: up.providerId,
+    subject: up.subject,
+    email: up.email,
+    sealedTokens: up.sealedTokens,
+  });
 
   /**
    * The account with the upstream's email proved it is theirs (password, passkey or the mailed
    * link): the identity is linked, and the account signs in through the upstream.
    */
-  async function linkProven(ar: AuthorizationRequest, browser: BrowserAccounts, up: UpstreamInProgress & { link: { userId: string } }, ctx?: AuditContext): Promise<Step | Refused> {
+  async function linkProven(
+    ar: AuthorizationRequest,
+    browser: BrowserAccounts,
+    up: UpstreamInProgress & { link: { userId: string } },
+    ctx?: AuditContext,
+  ): Promise<Step | Refused> {
     const origin = originOf(ar, ctx);
-    const linked = await identities.link({ id: up.link.userId, platformId: ar.platformId }, { id: up.providerId, slug: up.slug }, verifiedOf(up), origin);
+    const linked = await identities.link(
+      { id: up.link.userId, platformId: ar.platformId },
+      { id: up.providerId, slug: up.slug },
+      verifiedOf(up),
+      origin,
+    );
     ar.upstream = undefined;
     const user = await usersRepo.findById(deps.db, ar.platformId, up.link.userId);
     if (!linked || !user || user.disabledAt) {
       if (origin) await identities.failed(origin, up.slug, linked ? 'disabled' : 'already_linked', up.link.userId);
-      return refuse({ kind: 'signin', emailLocked: false }, { status: 400, error: linked ? 'link:errors.cannotSignIn' : 'link:errors.alreadyLinked', errorValues: { provider: up.providerName } });
+      return refuse(
+        { kind: 'signin', emailLocked: false },
+        {
+          status: 400,
+          error: linked ? 'link:errors.cannotSignIn' : 'link:errors.alreadyLinked',
+          errorValues: { provider: up.providerName },
+        },
+      );
     }
     const { passwordHash: _h, disabledAt: _d, ...plain } = user;
     return firstFactorVerified(ar, browser, plain, up.amr);
   }
 
   /** The sign-up page of an upstream sign-in: the user is created with the identity linked. */
-  async function upstreamSignUp(ar: AuthorizationRequest, browser: BrowserAccounts, up: UpstreamInProgress, at: At<'signup'>, platform: Platform, form: SignUpForm, source: string, ctx?: AuditContext): Promise<Step | Refused> {
+  async function upstreamSignUp(
+    ar: AuthorizationRequest,
+    browser: BrowserAccounts,
+    up: UpstreamInProgress,
+    at: At<'signup'>,
+    platform: Platform,
+    form: SignUpForm,
+    source: string,
+    ctx?: AuditContext,
+  ): Promise<Step | Refused> {
     const email = up.email ?? form.email;
-    const result = await identities.signUp(platform, { id: up.providerId, slug: up.slug }, verifiedOf(up), {
-      email, emailVerified: Boolean(up.email) && up.emailTrusted, password: form.password ? form.password : null,
-      givenName: form.given_name, familyName: form.family_name, birthdate: form.birthdate, phoneNumber: form.phone_number,
-    }, source, originOf(ar, ctx), ar.locale);
-    if (!result.ok && result.lockedSeconds) return refuse(at, { status: 429, ...lockedMessage(result.lockedSeconds), retryAfterSeconds: result.lockedSeconds });
+    const result = await identities.signUp(
+      platform,
+      { id: up.providerId, slug: up.slug },
+      verifiedOf(up),
+      {
+        email,
+        emailVerified: Boolean(up.email) && up.emailTrusted,
+        password: form.password ? form.password : null,
+        givenName: form.given_name,
+        familyName: form.family_name,
+        birthdate: form.birthdate,
+        phoneNumber: form.phone_number,
+      },
+      source,
+      originOf(ar, ctx),
+      ar.locale,
+    );
+    if (!result.ok && result.lockedSeconds)
+      return refuse(at, {
+        status: 429,
+        ...lockedMessage(result.lockedSeconds),
+        retryAfterSeconds: result.lockedSeconds,
+      });
     if (!result.ok && result.alreadyLinked) {
       ar.upstream = undefined;
-      return refuse({ kind: 'signin', emailLocked: false }, { status: 400, error: 'link:errors.alreadyLinkedSignIn', errorValues: { provider: up.providerName } });
+      return refuse(
+        { kind: 'signin', emailLocked: false },
+        { status: 400, error: 'link:errors.alreadyLinkedSignIn', errorValues: { provider: up.providerName } },
+      );
     }
-    if (!result.ok) return refuse(at, { status: 400, error: null, fieldErrors: Object.fromEntries(result.errors.map((e) => [e.field, e.message])) }, { email });
+    if (!result.ok)
+      return refuse(
+        at,
+        { status: 400, error: null, fieldErrors: Object.fromEntries(result.errors.map((e) => [e.field, e.message])) },
+        { email },
+      );
     return firstFactorVerified(ar, browser, result.user, up.amr);
   }
 
@@ -136,7 +217,8 @@ export function createInteractionFlow(
     switchForm(ar: AuthorizationRequest, form: 'signin' | 'signup' | 'chooser'): void {
       ar.upstream = undefined; // leaving an upstream's link or sign-up page drops it (nothing linked, nothing created)
       if (form === 'chooser') Object.assign(ar, { screen: undefined, signinEmail: undefined, userId: undefined });
-      else if (!ar.loginHint && !ar.idTokenHintSub) Object.assign(ar, { screen: form, userId: ar.authenticatedAt ? ar.userId : undefined });
+      else if (!ar.loginHint && !ar.idTokenHintSub)
+        Object.assign(ar, { screen: form, userId: ar.authenticatedAt ? ar.userId : undefined });
     },
 
     /** The chooser: a signed-in account goes on; a signed-out one gets the sign-in page with its email. */
@@ -153,7 +235,12 @@ export function createInteractionFlow(
     },
 
     /** The chooser's "Sign out" of one account (a signed-out one is forgotten), or of all. */
-    async signOutAccount(ar: AuthorizationRequest, browser: BrowserAccounts, userId: string, ctx?: AuditContext): Promise<Step> {
+    async signOutAccount(
+      ar: AuthorizationRequest,
+      browser: BrowserAccounts,
+      userId: string,
+      ctx?: AuditContext,
+    ): Promise<Step> {
       const account = browser.list().find((a) => a.userId === userId);
       if (account?.authTime === null) browser.forget(account.userId);
       else if (account) await signOut(ar, browser, account.userId, ctx);
@@ -166,8 +253,19 @@ export function createInteractionFlow(
     },
 
     /** The sign-in form: email and password (throttled), for the pinned email when there is one. */
-    async passwordSubmitted(ar: AuthorizationRequest, browser: BrowserAccounts, at: At<'signin'>, form: PasswordForm, source: string, ctx?: AuditContext): Promise<Step | Refused> {
-      const lockedTo = { status: 400 as const, error: 'signin:errors.lockedTo', errorValues: { email: at.email ?? '' } };
+    async passwordSubmitted(
+      ar: AuthorizationRequest,
+      browser: BrowserAccounts,
+      at: At<'signin'>,
+      form: PasswordForm,
+      source: string,
+      ctx?: AuditContext,
+    ): Promise<Step | Refused> {
+      const lockedTo = {
+        status: 400 as const,
+        error: 'signin:errors.lockedTo',
+        errorValues: { email: at.email ?? '' },
+      };
       if (otherEmail(at, form.email)) return refuse(at, lockedTo);
       const result = await signInWithPassword(ar.platformId, form.email, form.password, source, originOf(ar, ctx));
       if (!result.ok) return refuse({ ...at, email: form.email }, result);
@@ -179,12 +277,33 @@ export function createInteractionFlow(
      * The second-factor page's form: a code from the authenticator app or a recovery
      * code, throttled per account and source like passwords; a used TOTP step is refused.
      */
-    async secondFactorSubmitted(ar: AuthorizationRequest, browser: BrowserAccounts, at: At<'second_factor'>, form: { method: string; code: string }, source: string, ctx?: AuditContext): Promise<Step | Refused> {
+    async secondFactorSubmitted(
+      ar: AuthorizationRequest,
+      browser: BrowserAccounts,
+      at: At<'second_factor'>,
+      form: { method: string; code: string },
+      source: string,
+      ctx?: AuditContext,
+    ): Promise<Step | Refused> {
       const method = form.method === 'recovery_code' ? 'recovery_code' : 'totp';
-      const result = await mfa.verifySecondFactor(ar.platformId, at.user, { method, code: form.code }, source, originOf(ar, ctx));
+      const result = await mfa.verifySecondFactor(
+        ar.platformId,
+        at.user,
+        { method, code: form.code },
+        source,
+        originOf(ar, ctx),
+      );
       if (result.ok) return this.secondFactorVerified(ar, browser, at.user, [result.amr]);
-      if (result.lockedSeconds) return refuse(at, { status: 429, ...lockedMessage(result.lockedSeconds), retryAfterSeconds: result.lockedSeconds });
-      return refuse(at, { status: 400, error: method === 'recovery_code' ? 'mfa:errors.wrongRecoveryCode' : 'mfa:errors.wrongCode' });
+      if (result.lockedSeconds)
+        return refuse(at, {
+          status: 429,
+          ...lockedMessage(result.lockedSeconds),
+          retryAfterSeconds: result.lockedSeconds,
+        });
+      return refuse(at, {
+        status: 400,
+        error: method === 'recovery_code' ? 'mfa:errors.wrongRecoveryCode' : 'mfa:errors.wrongCode',
+      });
     },
 
     /** The second-factor page's links: the authenticator app's code, or a recovery code. */
@@ -196,10 +315,22 @@ export function createInteractionFlow(
      * "Use a passkey" on the second-factor page: one of this user's own passkeys, user
      * verification not needed (the password was the first factor). amr adds `hwk`/`swk` (+ `user`).
      */
-    async passkeySecondFactorSubmitted(ar: AuthorizationRequest, browser: BrowserAccounts, at: At<'second_factor'>, platform: Platform, form: { credential: string; expectedChallenge?: string }, ctx?: AuditContext): Promise<Step | Refused> {
+    async passkeySecondFactorSubmitted(
+      ar: AuthorizationRequest,
+      browser: BrowserAccounts,
+      at: At<'second_factor'>,
+      platform: Platform,
+      form: { credential: string; expectedChallenge?: string },
+      ctx?: AuditContext,
+    ): Promise<Step | Refused> {
       if (!form.expectedChallenge) return refuse(at, { status: 400, error: 'mfa:errors.passkeyExpired' });
-      const result = await passkeys.authenticate(platform, { credential: form.credential, expectedChallenge: form.expectedChallenge, forUser: at.user }, originOf(ar, ctx));
-      if (!result.ok || result.user.id !== at.user.id) return refuse(at, { status: 400, error: result.ok ? 'mfa:errors.passkeyNotForAccount' : result.message });
+      const result = await passkeys.authenticate(
+        platform,
+        { credential: form.credential, expectedChallenge: form.expectedChallenge, forUser: at.user },
+        originOf(ar, ctx),
+      );
+      if (!result.ok || result.user.id !== at.user.id)
+        return refuse(at, { status: 400, error: result.ok ? 'mfa:errors.passkeyNotForAccount' : result.message });
       return this.secondFactorVerified(ar, browser, at.user, result.amr);
     },
 
@@ -208,13 +339,24 @@ export function createInteractionFlow(
      * browser signs in with both factors in its amr, after this interaction's first factor or as a
      * step-up of the account's earlier sign-in. `methods`: RFC 8176 values (`otp`, `hwk`, `user`, …).
      */
-    async secondFactorVerified(ar: AuthorizationRequest, browser: BrowserAccounts, user: Pick<User, 'id' | 'email'>, methods: string[]): Promise<Step> {
+    async secondFactorVerified(
+      ar: AuthorizationRequest,
+      browser: BrowserAccounts,
+      user: Pick<User, 'id' | 'email'>,
+      methods: string[],
+    ): Promise<Step> {
       const pending = ar.secondFactorPending && ar.userId === user.id;
-      const before = pending ? ar.amr ?? ['pwd'] : browser.list().find((a) => a.userId === user.id)?.amr ?? ['pwd'];
+      const before = pending ? (ar.amr ?? ['pwd']) : (browser.list().find((a) => a.userId === user.id)?.amr ?? ['pwd']);
       const amr = amrOf([...before, ...methods] as AuthMethod[]);
       const authTime = nowSeconds();
       await browser.signedIn(user, authTime, amr);
-      Object.assign(ar, { userId: user.id, authenticatedAt: authTime, amr, secondFactorPending: undefined, secondFactorMethod: undefined });
+      Object.assign(ar, {
+        userId: user.id,
+        authenticatedAt: authTime,
+        amr,
+        secondFactorPending: undefined,
+        secondFactorMethod: undefined,
+      });
       return next(ar, browser);
     },
 
@@ -222,10 +364,21 @@ export function createInteractionFlow(
      * Policy `required` or a step-up, for a user without a second factor: the authenticator app set
      * up during sign-in, confirmed with its first code. Answers the recovery codes, to show once.
      */
-    async totpSetupConfirmed(ar: AuthorizationRequest, browser: BrowserAccounts, at: At<'totp_setup'>, code: string, ctx?: AuditContext): Promise<{ kind: 'enrolled'; step: Step; recoveryCodes: string[]; replacedEarlier: boolean } | Refused> {
+    async totpSetupConfirmed(
+      ar: AuthorizationRequest,
+      browser: BrowserAccounts,
+      at: At<'totp_setup'>,
+      code: string,
+      ctx?: AuditContext,
+    ): Promise<{ kind: 'enrolled'; step: Step; recoveryCodes: string[]; replacedEarlier: boolean } | Refused> {
       const result = await mfa.confirmTotp(at.user.id, code, originOf(ar, ctx));
       if (!result.ok) return refuse(at, { status: 400, error: 'mfa:errors.setupCodeMismatch' });
-      return { kind: 'enrolled', step: await this.secondFactorVerified(ar, browser, at.user, ['otp']), recoveryCodes: result.recoveryCodes, replacedEarlier: result.replacedEarlier };
+      return {
+        kind: 'enrolled',
+        step: await this.secondFactorVerified(ar, browser, at.user, ['otp']),
+        recoveryCodes: result.recoveryCodes,
+        replacedEarlier: result.replacedEarlier,
+      };
     },
 
     /** The password was right: the first factor. */
@@ -238,23 +391,59 @@ export function createInteractionFlow(
      * verified the user (s.passkeys checks it). amr: `hwk` or `swk`, and `user`.
      * `expectedChallenge` is this browser's single-use challenge (undefined: none, or expired).
      */
-    async passkeySubmitted(ar: AuthorizationRequest, browser: BrowserAccounts, at: At<'signin'>, platform: Platform, form: { credential: string; expectedChallenge?: string }, ctx?: AuditContext): Promise<Step | Refused> {
+    async passkeySubmitted(
+      ar: AuthorizationRequest,
+      browser: BrowserAccounts,
+      at: At<'signin'>,
+      platform: Platform,
+      form: { credential: string; expectedChallenge?: string },
+      ctx?: AuditContext,
+    ): Promise<Step | Refused> {
       if (!form.expectedChallenge) return refuse(at, { status: 400, error: 'signin:errors.passkeyExpired' });
       // A pinned sign-in refuses another account's passkey inside s.passkeys, before a sign-in is recorded.
-      const onlyEmail = at.emailLocked ? at.email ?? '' : undefined;
-      const result = await passkeys.authenticate(platform, { credential: form.credential, expectedChallenge: form.expectedChallenge, onlyEmail }, originOf(ar, ctx));
+      const onlyEmail = at.emailLocked ? (at.email ?? '') : undefined;
+      const result = await passkeys.authenticate(
+        platform,
+        { credential: form.credential, expectedChallenge: form.expectedChallenge, onlyEmail },
+        originOf(ar, ctx),
+      );
       if (!result.ok) return refuse(at, { status: 400, error: result.message });
       return firstFactorVerified(ar, browser, result.user, result.amr);
     },
 
     /** The sign-up form (also posted from the sign-in page's step); the new account is signed in. */
-    async signUpSubmitted(ar: AuthorizationRequest, browser: BrowserAccounts, at: At<'signin'> | At<'signup'>, platform: Platform, form: SignUpForm, source: string, ctx?: AuditContext): Promise<Step | Refused> {
+    async signUpSubmitted(
+      ar: AuthorizationRequest,
+      browser: BrowserAccounts,
+      at: At<'signin'> | At<'signup'>,
+      platform: Platform,
+      form: SignUpForm,
+      source: string,
+      ctx?: AuditContext,
+    ): Promise<Step | Refused> {
       const signupStep: At<'signup'> = { kind: 'signup', email: at.email, emailLocked: at.emailLocked };
-      if (ar.upstream && !ar.upstream.link) return upstreamSignUp(ar, browser, ar.upstream, signupStep, platform, form, source, ctx);
-      if (otherEmail(at, form.email)) return refuse(signupStep, { status: 400, error: 'signup:errors.lockedTo', errorValues: { email: at.email ?? '' } }, { email: at.email });
-      const result = await signUpWithPassword(platform, {
-        email: form.email, password: form.password, givenName: form.given_name, familyName: form.family_name, birthdate: form.birthdate, phoneNumber: form.phone_number,
-      }, source, originOf(ar, ctx), ar.locale);
+      if (ar.upstream && !ar.upstream.link)
+        return upstreamSignUp(ar, browser, ar.upstream, signupStep, platform, form, source, ctx);
+      if (otherEmail(at, form.email))
+        return refuse(
+          signupStep,
+          { status: 400, error: 'signup:errors.lockedTo', errorValues: { email: at.email ?? '' } },
+          { email: at.email },
+        );
+      const result = await signUpWithPassword(
+        platform,
+        {
+          email: form.email,
+          password: form.password,
+          givenName: form.given_name,
+          familyName: form.family_name,
+          birthdate: form.birthdate,
+          phoneNumber: form.phone_number,
+        },
+        source,
+        originOf(ar, ctx),
+        ar.locale,
+      );
       if (!result.ok) return refuse(signupStep, result);
       return firstFactorVerified(ar, browser, result.user, ['pwd']);
     },
@@ -264,7 +453,10 @@ export function createInteractionFlow(
      * login_hint, and for a re-authentication (prompt=login, max_age) prompt=login and max_age, so
      * the upstream asks again too. An earlier upstream step of this interaction is dropped.
      */
-    upstreamStarted(ar: AuthorizationRequest, at: At<'signin'> | At<'signup'>): { prompt?: string; maxAge?: number; loginHint?: string } {
+    upstreamStarted(
+      ar: AuthorizationRequest,
+      at: At<'signin'> | At<'signup'>,
+    ): { prompt?: string; maxAge?: number; loginHint?: string } {
       ar.upstream = undefined;
       const reauth = ar.prompts.includes('login') || ar.maxAge !== undefined;
       return {
@@ -280,13 +472,23 @@ export function createInteractionFlow(
      * silently; nobody: the sign-up page, pre-filled. A pinned sign-in (login_hint, id_token_hint,
      * re-authentication) refuses any other account, and nothing is linked or created then.
      */
-    async upstreamVerified(ar: AuthorizationRequest, browser: BrowserAccounts, at: At<'signin'> | At<'signup'>, provider: UpstreamProvider, profile: UpstreamProfile, ctx?: AuditContext): Promise<Step | Refused> {
+    async upstreamVerified(
+      ar: AuthorizationRequest,
+      browser: BrowserAccounts,
+      at: At<'signin'> | At<'signup'>,
+      provider: UpstreamProvider,
+      profile: UpstreamProfile,
+      ctx?: AuditContext,
+    ): Promise<Step | Refused> {
       const origin = originOf(ar, ctx);
       const resolved = await identities.resolve(ar.platformId, profile);
-      const lockedEmail = at.emailLocked ? at.email ?? '' : undefined;
+      const lockedEmail = at.emailLocked ? (at.email ?? '') : undefined;
       const accountEmail = resolved.kind === 'new' ? profile.email : resolved.user.email;
-      const otherAccount = lockedEmail !== undefined
-        && (!accountEmail || normalizeEmail(accountEmail) !== normalizeEmail(lockedEmail) || (resolved.kind !== 'new' && ar.userId !== undefined && ar.userId !== resolved.user.id));
+      const otherAccount =
+        lockedEmail !== undefined &&
+        (!accountEmail ||
+          normalizeEmail(accountEmail) !== normalizeEmail(lockedEmail) ||
+          (resolved.kind !== 'new' && ar.userId !== undefined && ar.userId !== resolved.user.id));
       const userId = resolved.kind === 'new' ? null : resolved.user.id;
       if (otherAccount) {
         if (origin) await identities.failed(origin, provider.slug, 'other_account', userId);
@@ -302,33 +504,73 @@ export function createInteractionFlow(
         return firstFactorVerified(ar, browser, resolved.user, amr);
       }
       ar.upstream = {
-        providerId: provider.id, slug: provider.slug, providerName: provider.displayName, subject: profile.subject, email: profile.email,
-        emailTrusted: provider.trustEmail && profile.emailVerified, givenName: profile.givenName, familyName: profile.familyName, amr,
+        providerId: provider.id,
+        slug: provider.slug,
+        providerName: provider.displayName,
+        subject: profile.subject,
+        email: profile.email,
+        emailTrusted: provider.trustEmail && profile.emailVerified,
+        givenName: profile.givenName,
+        familyName: profile.familyName,
+        amr,
         sealedTokens: identities.sealTokens(provider, profile),
-        ...(resolved.kind === 'link_required' ? { link: { userId: resolved.user.id, email: resolved.user.email } } : {}),
+        ...(resolved.kind === 'link_required'
+          ? { link: { userId: resolved.user.id, email: resolved.user.email } }
+          : {}),
       };
       return next(ar, browser);
     },
 
     /** The link page's password: the account's own, counted by the sign-in throttle. */
-    async linkPasswordSubmitted(ar: AuthorizationRequest, browser: BrowserAccounts, at: At<'link_account'>, password: string, source: string, ctx?: AuditContext): Promise<Step | Refused> {
+    async linkPasswordSubmitted(
+      ar: AuthorizationRequest,
+      browser: BrowserAccounts,
+      at: At<'link_account'>,
+      password: string,
+      source: string,
+      ctx?: AuditContext,
+    ): Promise<Step | Refused> {
       const up = ar.upstream;
       if (!up?.link) return next(ar, browser);
       if (!password) return refuse(at, { status: 400, error: 'link:errors.enterPassword' });
       const origin = originOf(ar, ctx);
-      const result = await signInWithPassword(ar.platformId, at.user.email, password, source, origin && { ...origin, purpose: 'confirm' });
-      if (!result.ok) return refuse(at, result.status === 429 ? result : { ...result, error: 'link:errors.wrongPassword' });
+      const result = await signInWithPassword(
+        ar.platformId,
+        at.user.email,
+        password,
+        source,
+        origin && { ...origin, purpose: 'confirm' },
+      );
+      if (!result.ok)
+        return refuse(at, result.status === 429 ? result : { ...result, error: 'link:errors.wrongPassword' });
       if (result.user.id !== up.link.userId) return refuse(at, { status: 400, error: 'link:errors.wrongPassword' });
       return linkProven(ar, browser, { ...up, link: up.link }, ctx);
     },
 
     /** The link page's passkey: one of this account's own passkeys. */
-    async linkPasskeySubmitted(ar: AuthorizationRequest, browser: BrowserAccounts, at: At<'link_account'>, platform: Platform, form: { credential: string; expectedChallenge?: string }, ctx?: AuditContext): Promise<Step | Refused> {
+    async linkPasskeySubmitted(
+      ar: AuthorizationRequest,
+      browser: BrowserAccounts,
+      at: At<'link_account'>,
+      platform: Platform,
+      form: { credential: string; expectedChallenge?: string },
+      ctx?: AuditContext,
+    ): Promise<Step | Refused> {
       const up = ar.upstream;
       if (!up?.link) return next(ar, browser);
       if (!form.expectedChallenge) return refuse(at, { status: 400, error: 'mfa:errors.passkeyExpired' });
-      const result = await passkeys.authenticate(platform, { credential: form.credential, expectedChallenge: form.expectedChallenge, forUser: at.user, purpose: 'confirm' }, originOf(ar, ctx));
-      if (!result.ok || result.user.id !== up.link.userId) return refuse(at, { status: 400, error: result.ok ? 'mfa:errors.passkeyNotForAccount' : result.message });
+      const result = await passkeys.authenticate(
+        platform,
+        {
+          credential: form.credential,
+          expectedChallenge: form.expectedChallenge,
+          forUser: at.user,
+          purpose: 'confirm',
+        },
+        originOf(ar, ctx),
+      );
+      if (!result.ok || result.user.id !== up.link.userId)
+        return refuse(at, { status: 400, error: result.ok ? 'mfa:errors.passkeyNotForAccount' : result.message });
       return linkProven(ar, browser, { ...up, link: up.link }, ctx);
     },
 
@@ -337,11 +579,17 @@ export function createInteractionFlow(
      * (its digest is kept with this interaction), so the mailbox's owner proves the account is theirs.
      * `linkUrl` builds the page's address from the secret. At most one mail a minute.
      */
-    async linkMailRequested(ar: AuthorizationRequest, at: At<'link_account'>, platform: Platform, linkUrl: (token: string) => string): Promise<{ kind: 'mailed'; step: PageStep; notice: string }> {
+    async linkMailRequested(
+      ar: AuthorizationRequest,
+      at: At<'link_account'>,
+      platform: Platform,
+      linkUrl: (token: string) => string,
+    ): Promise<{ kind: 'mailed'; step: PageStep; notice: string }> {
       const up = ar.upstream;
       const now = deps.now().getTime();
       const notice = 'link:notice.mailSent'; // the page fills in the address, the provider and LINK_MAIL_TTL_MINUTES
-      if (!up?.link || (up.mailedLink && now - up.mailedLink.sentAt < LINK_MAIL_INTERVAL_MS)) return { kind: 'mailed', step: at, notice };
+      if (!up?.link || (up.mailedLink && now - up.mailedLink.sentAt < LINK_MAIL_INTERVAL_MS))
+        return { kind: 'mailed', step: at, notice };
       const user = await usersRepo.findById(deps.db, ar.platformId, up.link.userId);
       if (!user) return { kind: 'mailed', step: at, notice };
       const token = randomToken(32);
@@ -352,10 +600,16 @@ export function createInteractionFlow(
     },
 
     /** The mailed link opened (in the browser that asked): used once, then the identity is linked. */
-    async linkMailOpened(ar: AuthorizationRequest, browser: BrowserAccounts, token: string, ctx?: AuditContext): Promise<Step | Refused> {
+    async linkMailOpened(
+      ar: AuthorizationRequest,
+      browser: BrowserAccounts,
+      token: string,
+      ctx?: AuditContext,
+    ): Promise<Step | Refused> {
       const up = ar.upstream;
       const sent = up?.mailedLink;
-      const matches = sent !== undefined && sent.expiresAt > deps.now().getTime() && safeEqual(digest(token), sent.digest);
+      const matches =
+        sent !== undefined && sent.expiresAt > deps.now().getTime() && safeEqual(digest(token), sent.digest);
       if (!up?.link || !matches) {
         const at = await next(ar, browser);
         return isPageStep(at) ? refuse(at, { status: 400, error: 'link:errors.linkExpired' }) : at;
@@ -365,7 +619,12 @@ export function createInteractionFlow(
     },
 
     /** Allow: remembered for these scopes (asked again only for new ones). */
-    async consentGiven(ar: AuthorizationRequest, browser: BrowserAccounts, at: At<'consent'>, ctx?: AuditContext): Promise<Step> {
+    async consentGiven(
+      ar: AuthorizationRequest,
+      browser: BrowserAccounts,
+      at: At<'consent'>,
+      ctx?: AuditContext,
+    ): Promise<Step> {
       await authorize.grantConsent(ar, at.user.id, originOf(ar, ctx));
       ar.consentGiven = true;
       return next(ar, browser);
@@ -378,7 +637,11 @@ export function createInteractionFlow(
      */
     anotherEmailChosen(at: At<'signin'>): Step | null {
       if (!at.emailLocked) return null;
-      return { kind: 'error', code: 'account_selection_required', description: 'The user chose to sign in with another account' };
+      return {
+        kind: 'error',
+        code: 'account_selection_required',
+        description: 'The user chose to sign in with another account',
+      };
     },
 
     /** Deny: access_denied to the client (RFC 6749 §4.1.2.1). */

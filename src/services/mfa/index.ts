@@ -50,16 +50,24 @@ export function createMfa(deps: Deps) {
      * Confirms a pending TOTP enrolment with its first code; answers the first recovery codes, to
      * show once. With `origin`, mfa.enrolled commits with the recovery codes (the enrolment's end).
      */
-    async confirmTotp(userId: string, code: string, origin?: SecurityOrigin): Promise<{ ok: true; recoveryCodes: string[]; replacedEarlier: boolean } | { ok: false }> {
+    async confirmTotp(
+      userId: string,
+      code: string,
+      origin?: SecurityOrigin,
+    ): Promise<{ ok: true; recoveryCodes: string[]; replacedEarlier: boolean } | { ok: false }> {
       if (!(await totp.confirmEnrolment(userId, code))) return { ok: false };
-      const audited = origin && ((trx: Queryable) => events.record(trx, origin, 'mfa.enrolled', userId, { factor: 'totp' }));
+      const audited =
+        origin && ((trx: Queryable) => events.record(trx, origin, 'mfa.enrolled', userId, { factor: 'totp' }));
       const fresh = await recoveryCodes.regenerate(userId, audited);
       return { ok: true, recoveryCodes: fresh.codes, replacedEarlier: fresh.replacedEarlier };
     },
 
     /** New recovery codes replacing the old ones (account page); with `origin`, mfa.enrolled (factor recovery_codes) in the same transaction. */
     regenerateRecoveryCodes(userId: string, origin?: SecurityOrigin): Promise<NewRecoveryCodes> {
-      return recoveryCodes.regenerate(userId, origin && ((trx) => events.record(trx, origin, 'mfa.enrolled', userId, { factor: 'recovery_codes' })));
+      return recoveryCodes.regenerate(
+        userId,
+        origin && ((trx) => events.record(trx, origin, 'mfa.enrolled', userId, { factor: 'recovery_codes' })),
+      );
     },
 
     /**
@@ -79,23 +87,55 @@ export function createMfa(deps: Deps) {
      * code's step is used up; a recovery code is used up. With `audit`: mfa.used right after the
      * code is used up (its own statement), or sign_in.failed (+ sign_in.locked_out) with the count.
      */
-    async verifySecondFactor(platformId: string, user: { id: string; email: string }, input: SecondFactorInput, source: string, audit?: SignInAudit): Promise<SecondFactorOutcome> {
+    async verifySecondFactor(
+      platformId: string,
+      user: { id: string; email: string },
+      input: SecondFactorInput,
+      source: string,
+      audit?: SignInAudit,
+    ): Promise<SecondFactorOutcome> {
       const method = input.method;
       const purpose = audit?.purpose ? { purpose: audit.purpose } : {};
       let counted = false;
-      const outcome = await throttle.attempt(platformId, user.email, source, async (): Promise<SecondFactorOutcome> => {
-        if (method === 'recovery_code') {
-          return (await recoveryCodes.use(user.id, input.code)) ? { ok: true, amr: 'otp' } : { ok: false, lockedSeconds: 0, reason: 'invalid' };
-        }
-        const check = await totp.verify(user.id, input.code);
-        return check.ok ? { ok: true, amr: 'otp' } : { ok: false, lockedSeconds: 0, reason: check.reason };
-      }, audit && (async (trx, failure, lockedSeconds) => {
-        counted = true;
-        await events.record(trx, audit, 'sign_in.failed', user.id, { method, second_factor: true, reason: failure.ok ? 'invalid' : failure.reason ?? 'invalid', ...purpose });
-        if (lockedSeconds) await events.record(trx, audit, 'sign_in.locked_out', user.id, { method, second_factor: true, throttle: 'account_source', locked_seconds: lockedSeconds });
-      }));
+      const outcome = await throttle.attempt(
+        platformId,
+        user.email,
+        source,
+        async (): Promise<SecondFactorOutcome> => {
+          if (method === 'recovery_code') {
+            return (await recoveryCodes.use(user.id, input.code))
+              ? { ok: true, amr: 'otp' }
+              : { ok: false, lockedSeconds: 0, reason: 'invalid' };
+          }
+          const check = await totp.verify(user.id, input.code);
+          return check.ok ? { ok: true, amr: 'otp' } : { ok: false, lockedSeconds: 0, reason: check.reason };
+        },
+        audit &&
+          (async (trx, failure, lockedSeconds) => {
+            counted = true;
+            await events.record(trx, audit, 'sign_in.failed', user.id, {
+              method,
+              second_factor: true,
+              reason: failure.ok ? 'invalid' : (failure.reason ?? 'invalid'),
+              ...purpose,
+            });
+            if (lockedSeconds)
+              await events.record(trx, audit, 'sign_in.locked_out', user.id, {
+                method,
+                second_factor: true,
+                throttle: 'account_source',
+                locked_seconds: lockedSeconds,
+              });
+          }),
+      );
       if (audit && outcome.ok) await events.record(deps.db, audit, 'mfa.used', user.id, { factor: method, ...purpose });
-      else if (audit && !counted) await events.record(deps.db, audit, 'sign_in.failed', user.id, { method, second_factor: true, reason: 'locked', ...purpose });
+      else if (audit && !counted)
+        await events.record(deps.db, audit, 'sign_in.failed', user.id, {
+          method,
+          second_factor: true,
+          reason: 'locked',
+          ...purpose,
+        });
       return outcome;
     },
   };

@@ -2,7 +2,12 @@ import { randomInt } from 'node:crypto';
 import * as mfa from '../../repositories/mfa.repository';
 import { digest } from '../../crypto/digest';
 import { newId } from '../../crypto/random';
-import { formatRecoveryCode, normalizeRecoveryCode, RECOVERY_CODE_ALPHABET, RECOVERY_CODE_COUNT } from '../../domain/mfa';
+import {
+  formatRecoveryCode,
+  normalizeRecoveryCode,
+  RECOVERY_CODE_ALPHABET,
+  RECOVERY_CODE_COUNT,
+} from '../../domain/mfa';
 import type { Queryable } from '../../db';
 import type { Deps } from '../deps';
 
@@ -13,7 +18,8 @@ export interface NewRecoveryCodes {
 }
 
 /** One random code: 10 characters of a 31-letter alphabet (about 49 bits), uniform (randomInt). */
-const newCode = () => Array.from({ length: 10 }, () => RECOVERY_CODE_ALPHABET[randomInt(RECOVERY_CODE_ALPHABET.length)]).join('');
+const newCode = () =>
+  Array.from({ length: 10 }, () => RECOVERY_CODE_ALPHABET[randomInt(RECOVERY_CODE_ALPHABET.length)]).join('');
 
 /**
  * Recovery codes: ten per user, each usable once, stored as SHA-256 (they
@@ -29,7 +35,12 @@ export function createRecoveryCodes(deps: Deps) {
     async regenerate(userId: string, also?: (trx: Queryable) => Promise<void>): Promise<NewRecoveryCodes> {
       const codes = Array.from({ length: RECOVERY_CODE_COUNT }, newCode);
       const replaced = await deps.db.transaction(async (trx) => {
-        const n = await mfa.replaceRecoveryCodes(trx, userId, codes.map((c) => ({ id: newId(), codeHash: digest(c) })), deps.now());
+        const n = await mfa.replaceRecoveryCodes(
+          trx,
+          userId,
+          codes.map((c) => ({ id: newId(), codeHash: digest(c) })),
+          deps.now(),
+        );
         if (also) await also(trx);
         return n;
       });

@@ -24,7 +24,12 @@ const answered = new WeakMap<object, Map<string, Promise<SecondFactorNeed>>>();
 
 export function createSecondFactorRequirement(deps: Deps) {
   const passkeysUsable = relyingPartyOf(deps.config.baseUrl).isAvailable;
-  async function need(platformId: string, userId: string, amr: readonly string[], acrValues?: string): Promise<SecondFactorNeed> {
+  async function need(
+    platformId: string,
+    userId: string,
+    amr: readonly string[],
+    acrValues?: string,
+  ): Promise<SecondFactorNeed> {
     const state = await mfa.findSecondFactorState(deps.db, platformId, userId);
     const policy = isMfaPolicy(state.policy) ? state.policy : 'optional';
     if (policy === 'off') return 'none';
@@ -36,7 +41,13 @@ export function createSecondFactorRequirement(deps: Deps) {
     return hasFactor ? 'second_factor' : 'enrol';
   }
   /** `request`: the authorization being decided in this request, to answer from its earlier answer. */
-  return function secondFactorNeed(platformId: string, userId: string, amr: readonly string[], acrValues?: string, request?: object): Promise<SecondFactorNeed> {
+  return function secondFactorNeed(
+    platformId: string,
+    userId: string,
+    amr: readonly string[],
+    acrValues?: string,
+    request?: object,
+  ): Promise<SecondFactorNeed> {
     if (amrOf(amr as AuthMethod[]).includes('mfa')) return Promise.resolve('none');
     if (!request) return need(platformId, userId, amr, acrValues);
     let byKey = answered.get(request);

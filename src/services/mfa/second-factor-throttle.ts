@@ -14,7 +14,8 @@ const hash = (s: string) => createHash('sha256').update(s).digest('base64url');
  * is refused here too.
  */
 export function createSecondFactorThrottle(deps: Deps) {
-  const accountKey = (platformId: string, email: string, source: string) => `mfa:account:${platformId}:${hash(normalizeEmail(email))}:${source}`;
+  const accountKey = (platformId: string, email: string, source: string) =>
+    `mfa:account:${platformId}:${hash(normalizeEmail(email))}:${source}`;
   const sourceKey = (platformId: string, source: string) => `signin:source:${platformId}:${source}`;
 
   return {
@@ -23,12 +24,18 @@ export function createSecondFactorThrottle(deps: Deps) {
      * `counted` runs in the counting transaction with the failure and the lock it started (0: none).
      */
     async attempt<T extends { ok: boolean }>(
-      platformId: string, email: string, source: string, check: () => Promise<T>,
+      platformId: string,
+      email: string,
+      source: string,
+      check: () => Promise<T>,
       counted?: (trx: Queryable, failure: T, lockedSeconds: number) => Promise<void>,
     ): Promise<T | { ok: false; lockedSeconds: number }> {
       const key = accountKey(platformId, email, source);
       const now = deps.now();
-      const locked = Math.max(0, ...(await throttles.findMany(deps.db, [key, sourceKey(platformId, source)])).map((r) => lockedSeconds(r, now)));
+      const locked = Math.max(
+        0,
+        ...(await throttles.findMany(deps.db, [key, sourceKey(platformId, source)])).map((r) => lockedSeconds(r, now)),
+      );
       if (locked) return { ok: false, lockedSeconds: locked };
       const result = await check();
       if (result.ok) {

@@ -24,18 +24,30 @@ export type TotpCheck = { ok: true; step: number } | { ok: false; reason: 'not_e
 export function matchTotpStep(secret: string, input: string, now: Date): number | undefined {
   const token = normalizeTotpCode(input);
   if (!token) return undefined;
-  const result = totpLib().verifySync({ secret, token, epoch: Math.floor(now.getTime() / 1000), epochTolerance: TOLERANCE_SECONDS, period: PERIOD, digits: 6, algorithm: 'sha1' });
+  const result = totpLib().verifySync({
+    secret,
+    token,
+    epoch: Math.floor(now.getTime() / 1000),
+    epochTolerance: TOLERANCE_SECONDS,
+    period: PERIOD,
+    digits: 6,
+    algorithm: 'sha1',
+  });
   return result.valid && 'timeStep' in result ? result.timeStep : undefined;
 }
 
 /** A new secret and its otpauth:// URI (the QR code) for `label` under `issuer`. */
 export function newTotpEnrolment(issuer: string, label: string): TotpEnrolment {
   const secret = totpLib().generateSecret({ length: 20 });
-  return { secret, uri: totpLib().generateURI({ issuer, label, secret, algorithm: 'sha1', digits: 6, period: PERIOD }) };
+  return {
+    secret,
+    uri: totpLib().generateURI({ issuer, label, secret, algorithm: 'sha1', digits: 6, period: PERIOD }),
+  };
 }
 
 /** The otpauth:// URI of an existing secret, to show a pending enrolment again. */
-export const totpUri = (issuer: string, label: string, secret: string): string => totpLib().generateURI({ issuer, label, secret, algorithm: 'sha1', digits: 6, period: PERIOD });
+export const totpUri = (issuer: string, label: string, secret: string): string =>
+  totpLib().generateURI({ issuer, label, secret, algorithm: 'sha1', digits: 6, period: PERIOD });
 
 /**
  * TOTP as a second factor: enrolment (a pending secret confirmed with a first code),
@@ -58,7 +70,19 @@ export function createTotp(deps: Deps) {
     async beginEnrolment(user: { id: string; email: string }, issuer: string): Promise<TotpEnrolment | undefined> {
       const secret = totpLib().generateSecret({ length: 20 });
       const stored = await mfa.upsertPendingTotp(deps.db, user.id, deps.sealer.seal(secret), deps.now());
-      return stored ? { secret, uri: totpLib().generateURI({ issuer, label: user.email, secret, algorithm: 'sha1', digits: 6, period: PERIOD }) } : undefined;
+      return stored
+        ? {
+            secret,
+            uri: totpLib().generateURI({
+              issuer,
+              label: user.email,
+              secret,
+              algorithm: 'sha1',
+              digits: 6,
+              period: PERIOD,
+            }),
+          }
+        : undefined;
     },
 
     /** The pending enrolment's secret and URI, to show again (e.g. after a wrong first code). */
@@ -66,7 +90,10 @@ export function createTotp(deps: Deps) {
       const row = await mfa.findTotp(deps.db, user.id);
       if (!row || row.confirmedAt) return undefined;
       const secret = unseal(row);
-      return { secret, uri: totpLib().generateURI({ issuer, label: user.email, secret, algorithm: 'sha1', digits: 6, period: PERIOD }) };
+      return {
+        secret,
+        uri: totpLib().generateURI({ issuer, label: user.email, secret, algorithm: 'sha1', digits: 6, period: PERIOD }),
+      };
     },
 
     /** Confirms the pending enrolment with a first code; its step counts as used. */

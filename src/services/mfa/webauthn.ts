@@ -1,6 +1,9 @@
 import { isIP } from 'node:net';
 import type {
-  AuthenticationResponseJSON, PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON, RegistrationResponseJSON,
+  AuthenticationResponseJSON,
+  PublicKeyCredentialCreationOptionsJSON,
+  PublicKeyCredentialRequestOptionsJSON,
+  RegistrationResponseJSON,
 } from '@simplewebauthn/server';
 
 /** Loaded at the first passkey ceremony, not at start: most instances never see one (start time, RSS). */
@@ -38,13 +41,23 @@ export interface StoredCredential {
   transports: string[];
 }
 
-const descriptor = (c: Pick<StoredCredential, 'credentialId' | 'transports'>) => ({ id: c.credentialId, transports: c.transports as never });
+const descriptor = (c: Pick<StoredCredential, 'credentialId' | 'transports'>) => ({
+  id: c.credentialId,
+  transports: c.transports as never,
+});
 
 /** The browser's JSON (a hidden form field) as the library's response type; undefined when it is not one. */
 export function parseCredential<T>(json: string): T | undefined {
   try {
     const value = JSON.parse(json) as Record<string, unknown> | null;
-    const ok = value && typeof value === 'object' && typeof value.id === 'string' && typeof value.rawId === 'string' && value.type === 'public-key' && value.response && typeof value.response === 'object';
+    const ok =
+      value &&
+      typeof value === 'object' &&
+      typeof value.id === 'string' &&
+      typeof value.rawId === 'string' &&
+      value.type === 'public-key' &&
+      value.response &&
+      typeof value.response === 'object';
     return ok ? (value as T) : undefined;
   } catch {
     return undefined;
@@ -52,7 +65,10 @@ export function parseCredential<T>(json: string): T | undefined {
 }
 
 /** Options for navigator.credentials.create: a discoverable credential, attestation none, `existing` excluded. */
-export async function registrationOptions(rp: RelyingParty, input: { rpName: string; userName: string; userId: string; displayName: string; existing: StoredCredential[] }): Promise<PublicKeyCredentialCreationOptionsJSON> {
+export async function registrationOptions(
+  rp: RelyingParty,
+  input: { rpName: string; userName: string; userId: string; displayName: string; existing: StoredCredential[] },
+): Promise<PublicKeyCredentialCreationOptionsJSON> {
   const { generateRegistrationOptions } = await simpleWebAuthn();
   return generateRegistrationOptions({
     rpName: input.rpName,
@@ -81,13 +97,24 @@ export interface VerifiedRegistration {
 }
 
 /** Verifies the browser's answer to registrationOptions; undefined (logged) when it is not a valid one. */
-export async function verifyRegistration(rp: RelyingParty, credential: string, expectedChallenge: string, log: (err: string) => void): Promise<VerifiedRegistration | undefined> {
+export async function verifyRegistration(
+  rp: RelyingParty,
+  credential: string,
+  expectedChallenge: string,
+  log: (err: string) => void,
+): Promise<VerifiedRegistration | undefined> {
   const response = parseCredential<RegistrationResponseJSON>(credential);
   if (!response) return undefined;
   const { verifyRegistrationResponse } = await simpleWebAuthn();
   let verified;
   try {
-    verified = await verifyRegistrationResponse({ response, expectedChallenge, expectedOrigin: rp.origin, expectedRPID: rp.rpId, requireUserVerification: false });
+    verified = await verifyRegistrationResponse({
+      response,
+      expectedChallenge,
+      expectedOrigin: rp.origin,
+      expectedRPID: rp.rpId,
+      requireUserVerification: false,
+    });
   } catch (err) {
     log((err as Error).message);
     return undefined;
@@ -106,23 +133,43 @@ export async function verifyRegistration(rp: RelyingParty, credential: string, e
 }
 
 /** Options for navigator.credentials.get: `allow` (empty: any discoverable passkey of this RP). */
-export async function authenticationOptions(rp: RelyingParty, allow: StoredCredential[], userVerification: 'preferred' | 'required'): Promise<PublicKeyCredentialRequestOptionsJSON> {
+export async function authenticationOptions(
+  rp: RelyingParty,
+  allow: StoredCredential[],
+  userVerification: 'preferred' | 'required',
+): Promise<PublicKeyCredentialRequestOptionsJSON> {
   const { generateAuthenticationOptions } = await simpleWebAuthn();
-  return generateAuthenticationOptions({ rpID: rp.rpId, timeout: TIMEOUT_MS, allowCredentials: allow.map(descriptor), userVerification });
+  return generateAuthenticationOptions({
+    rpID: rp.rpId,
+    timeout: TIMEOUT_MS,
+    allowCredentials: allow.map(descriptor),
+    userVerification,
+  });
 }
 
 /**
  * Verifies an assertion of `stored` (the library checks the signature, challenge, origin, RP id and
  * that the counter went up when the authenticator keeps one). Throws the library's error.
  */
-export async function verifyAssertion(rp: RelyingParty, response: AuthenticationResponseJSON, stored: StoredCredential, expectedChallenge: string, requireUserVerification: boolean) {
+export async function verifyAssertion(
+  rp: RelyingParty,
+  response: AuthenticationResponseJSON,
+  stored: StoredCredential,
+  expectedChallenge: string,
+  requireUserVerification: boolean,
+) {
   const { verifyAuthenticationResponse } = await simpleWebAuthn();
   const verified = await verifyAuthenticationResponse({
     response,
     expectedChallenge,
     expectedOrigin: rp.origin,
     expectedRPID: rp.rpId,
-    credential: { id: stored.credentialId, publicKey: Buffer.from(stored.publicKey, 'base64url'), counter: stored.counter, transports: stored.transports as never },
+    credential: {
+      id: stored.credentialId,
+      publicKey: Buffer.from(stored.publicKey, 'base64url'),
+      counter: stored.counter,
+      transports: stored.transports as never,
+    },
     requireUserVerification,
   });
   return verified.verified ? verified.authenticationInfo : undefined;

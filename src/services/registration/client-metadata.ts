@@ -1,7 +1,12 @@
 import { invalidClientMetadata, invalidRedirectUri } from '../../errors';
 import {
-  APPLICATION_TYPES, REGISTRABLE_GRANT_TYPES, REGISTRATION_AUTH_METHODS,
-  type ApplicationType, type ClientType, type DynamicRegistration, type RegistrationAuthMethod,
+  APPLICATION_TYPES,
+  REGISTRABLE_GRANT_TYPES,
+  REGISTRATION_AUTH_METHODS,
+  type ApplicationType,
+  type ClientType,
+  type DynamicRegistration,
+  type RegistrationAuthMethod,
 } from '../../domain/client';
 import { parseScope, SUPPORTED_SCOPES } from '../../domain/scopes';
 import type { Platform } from '../../domain/platform';
@@ -39,15 +44,26 @@ export function scopesOfferedToRegisteredClients(_platform: Pick<Platform, 'id'>
 
 /** Checks `body` (the parsed JSON) against the platform's policy; throws invalid_client_metadata / invalid_redirect_uri. */
 export function checkClientMetadata(body: unknown, platform: Pick<Platform, 'id'>): CheckedClientMetadata {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalidClientMetadata('the body must be a JSON object of client metadata');
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw invalidClientMetadata('the body must be a JSON object of client metadata');
   const m = body as Record<string, unknown>;
   const applicationType = oneOf(m, 'application_type', APPLICATION_TYPES) ?? 'web';
-  const grantTypes = listOf(m, 'grant_types', REGISTRABLE_GRANT_TYPES, 'only authorization_code and refresh_token are supported') ?? ['authorization_code'];
-  if (!grantTypes.includes('authorization_code')) throw invalidClientMetadata('grant_types: must include authorization_code (the only way this server issues tokens to a registered client)');
+  const grantTypes = listOf(
+    m,
+    'grant_types',
+    REGISTRABLE_GRANT_TYPES,
+    'only authorization_code and refresh_token are supported',
+  ) ?? ['authorization_code'];
+  if (!grantTypes.includes('authorization_code'))
+    throw invalidClientMetadata(
+      'grant_types: must include authorization_code (the only way this server issues tokens to a registered client)',
+    );
   const responseTypes = listOf(m, 'response_types', ['code'] as const, 'only code is supported') ?? ['code'];
-  if (!responseTypes.includes('code')) throw invalidClientMetadata('response_types: must be ["code"] with the authorization_code grant');
+  if (!responseTypes.includes('code'))
+    throw invalidClientMetadata('response_types: must be ["code"] with the authorization_code grant');
   // RFC 7591 §2: the default is client_secret_basic.
-  const authMethod: RegistrationAuthMethod = oneOf(m, 'token_endpoint_auth_method', REGISTRATION_AUTH_METHODS) ?? 'client_secret_basic';
+  const authMethod: RegistrationAuthMethod =
+    oneOf(m, 'token_endpoint_auth_method', REGISTRATION_AUTH_METHODS) ?? 'client_secret_basic';
   const redirectUris = redirectUrisOf(m, applicationType, authMethod === 'none');
   const clientUri = httpsUri(m, 'client_uri');
   const name = text(m, 'client_name') ?? hostOf(clientUri ?? redirectUris[0]) ?? 'Unnamed app';
@@ -79,9 +95,12 @@ export function checkClientMetadata(body: unknown, platform: Pick<Platform, 'id'
  */
 /** The scopes registered; `offline_access` only with the refresh_token grant, so that grant_types hold without a check at the token endpoint. */
 function scopesOf(m: Record<string, unknown>, platform: Pick<Platform, 'id'>, grantTypes: readonly string[]): string[] {
-  const offered = scopesOfferedToRegisteredClients(platform).filter((s) => s !== 'offline_access' || grantTypes.includes('refresh_token'));
+  const offered = scopesOfferedToRegisteredClients(platform).filter(
+    (s) => s !== 'offline_access' || grantTypes.includes('refresh_token'),
+  );
   if (m.scope === undefined) return [...offered];
-  if (typeof m.scope !== 'string' || m.scope.length > 2000) throw invalidClientMetadata('scope: must be a string of space-separated scopes');
+  if (typeof m.scope !== 'string' || m.scope.length > 2000)
+    throw invalidClientMetadata('scope: must be a string of space-separated scopes');
   const requested = new Set([...parseScope(m.scope), 'openid']);
   return offered.filter((s) => requested.has(s));
 }
@@ -103,7 +122,8 @@ function redirectUrisOf(m: Record<string, unknown>, applicationType: Application
  * `http://localhost:PORT/callback` without naming themselves native (docs/decisions.md).
  */
 function checkRedirectUriFor(uri: unknown, applicationType: ApplicationType, isPublic: boolean): void {
-  if (typeof uri !== 'string' || uri.length === 0 || uri.length > MAX_URI) throw invalidRedirectUri(`redirect_uris: each must be a URI of at most ${MAX_URI} characters`);
+  if (typeof uri !== 'string' || uri.length === 0 || uri.length > MAX_URI)
+    throw invalidRedirectUri(`redirect_uris: each must be a URI of at most ${MAX_URI} characters`);
   const shown = uri.slice(0, 100);
   let url: URL;
   try {
@@ -116,16 +136,23 @@ function checkRedirectUriFor(uri: unknown, applicationType: ApplicationType, isP
   if (url.protocol === 'https:') return;
   if (isPublic && (isLoopbackIpRedirectUri(uri) || isLocalhostRedirectUri(uri))) return;
   if (url.protocol === 'http:' && (url.hostname === 'localhost' || url.hostname.endsWith('.localhost'))) {
-    throw invalidRedirectUri(`redirect_uris: "${shown}" uses localhost: only a public client (token_endpoint_auth_method none) may; a confidential one registers the loopback IP literal http://127.0.0.1/… or http://[::1]/… (RFC 8252 §7.3, §8.3)`);
+    throw invalidRedirectUri(
+      `redirect_uris: "${shown}" uses localhost: only a public client (token_endpoint_auth_method none) may; a confidential one registers the loopback IP literal http://127.0.0.1/… or http://[::1]/… (RFC 8252 §7.3, §8.3)`,
+    );
   }
-  if (applicationType === 'web') throw invalidRedirectUri(`redirect_uris: "${shown}" must use https (application_type web)`);
+  if (applicationType === 'web')
+    throw invalidRedirectUri(`redirect_uris: "${shown}" must use https (application_type web)`);
   if (url.protocol === 'http:') {
     if (isLoopbackIpRedirectUri(uri)) return;
-    throw invalidRedirectUri(`redirect_uris: "${shown}": a native app's http redirect must be the loopback IP literal http://127.0.0.1/… or http://[::1]/… (RFC 8252 §7.3)`);
+    throw invalidRedirectUri(
+      `redirect_uris: "${shown}": a native app's http redirect must be the loopback IP literal http://127.0.0.1/… or http://[::1]/… (RFC 8252 §7.3)`,
+    );
   }
   // RFC 8252 §7.1: a private-use scheme is a reverse domain name the app controls (so it contains a period).
   if (!/^[a-z][a-z0-9+-]*(\.[a-z0-9+-]+)+:$/.test(url.protocol)) {
-    throw invalidRedirectUri(`redirect_uris: "${shown}": a native app's private-use scheme must be a reverse domain name such as com.example.app:/callback (RFC 8252 §7.1)`);
+    throw invalidRedirectUri(
+      `redirect_uris: "${shown}": a native app's private-use scheme must be a reverse domain name such as com.example.app:/callback (RFC 8252 §7.1)`,
+    );
   }
 }
 
@@ -133,7 +160,8 @@ function checkRedirectUriFor(uri: unknown, applicationType: ApplicationType, isP
 function httpsUri(m: Record<string, unknown>, field: string): string | null {
   const v = m[field];
   if (v === undefined || v === null) return null;
-  if (typeof v !== 'string' || v.length > MAX_URI) throw invalidClientMetadata(`${field}: must be a URL of at most ${MAX_URI} characters`);
+  if (typeof v !== 'string' || v.length > MAX_URI)
+    throw invalidClientMetadata(`${field}: must be a URL of at most ${MAX_URI} characters`);
   let url: URL;
   try {
     url = new URL(v);
@@ -148,34 +176,50 @@ function httpsUri(m: Record<string, unknown>, field: string): string | null {
 function text(m: Record<string, unknown>, field: string): string | null {
   const v = m[field];
   if (v === undefined || v === null) return null;
-  if (typeof v !== 'string' || v.length > MAX_TEXT) throw invalidClientMetadata(`${field}: must be a string of at most ${MAX_TEXT} characters`);
+  if (typeof v !== 'string' || v.length > MAX_TEXT)
+    throw invalidClientMetadata(`${field}: must be a string of at most ${MAX_TEXT} characters`);
   // Control characters have no place in a name shown on the consent page.
   const trimmed = v.trim();
-  if ([...trimmed].some((ch) => ch.charCodeAt(0) < 0x20 || ch.charCodeAt(0) === 0x7f)) throw invalidClientMetadata(`${field}: must not contain control characters`);
+  if ([...trimmed].some((ch) => ch.charCodeAt(0) < 0x20 || ch.charCodeAt(0) === 0x7f))
+    throw invalidClientMetadata(`${field}: must not contain control characters`);
   return trimmed === '' ? null : trimmed;
 }
 
 function oneOf<T extends string>(m: Record<string, unknown>, field: string, allowed: readonly T[]): T | undefined {
   const v = m[field];
   if (v === undefined) return undefined;
-  if (typeof v !== 'string' || !(allowed as readonly string[]).includes(v)) throw invalidClientMetadata(`${field}: must be one of ${allowed.join(', ')}`);
+  if (typeof v !== 'string' || !(allowed as readonly string[]).includes(v))
+    throw invalidClientMetadata(`${field}: must be one of ${allowed.join(', ')}`);
   return v as T;
 }
 
-function listOf<T extends string>(m: Record<string, unknown>, field: string, allowed: readonly T[], why: string): T[] | undefined {
+function listOf<T extends string>(
+  m: Record<string, unknown>,
+  field: string,
+  allowed: readonly T[],
+  why: string,
+): T[] | undefined {
   const v = m[field];
   if (v === undefined) return undefined;
-  if (!Array.isArray(v) || v.length === 0 || v.length > 10 || v.some((x) => typeof x !== 'string')) throw invalidClientMetadata(`${field}: must be a non-empty array of strings`);
+  if (!Array.isArray(v) || v.length === 0 || v.length > 10 || v.some((x) => typeof x !== 'string'))
+    throw invalidClientMetadata(`${field}: must be a non-empty array of strings`);
   const unknown = (v as string[]).find((x) => !(allowed as readonly string[]).includes(x));
-  if (unknown !== undefined) throw invalidClientMetadata(`${field}: "${unknown.slice(0, 100)}" is not supported (${why})`);
+  if (unknown !== undefined)
+    throw invalidClientMetadata(`${field}: "${unknown.slice(0, 100)}" is not supported (${why})`);
   return [...new Set(v as T[])];
 }
 
 function contactsOf(m: Record<string, unknown>): string[] {
   const v = m.contacts;
   if (v === undefined || v === null) return [];
-  if (!Array.isArray(v) || v.length > MAX_CONTACTS || v.some((c) => typeof c !== 'string' || c.length === 0 || c.length > 254)) {
-    throw invalidClientMetadata(`contacts: must be an array of at most ${MAX_CONTACTS} strings (email addresses) of at most 254 characters`);
+  if (
+    !Array.isArray(v) ||
+    v.length > MAX_CONTACTS ||
+    v.some((c) => typeof c !== 'string' || c.length === 0 || c.length > 254)
+  ) {
+    throw invalidClientMetadata(
+      `contacts: must be an array of at most ${MAX_CONTACTS} strings (email addresses) of at most 254 characters`,
+    );
   }
   return [...new Set(v as string[])];
 }
@@ -187,4 +231,3 @@ const hostOf = (uri: string | undefined): string | undefined => {
     return undefined;
   }
 };
-

@@ -14,10 +14,10 @@ import type { Deps } from '../deps';
 import type { Platforms } from '../platforms.service';
 import { checkClientMetadata, type CheckedClientMetadata } from './client-metadata';
 
-
 const noEndpoint = () => new OAuthError('not_found', 'This platform does not accept client registrations');
 const badInitialToken = () => invalidToken('the initial access token is missing, unknown, expired, revoked or used up');
-const badRegistrationToken = () => invalidToken('the registration access token is missing or not valid for this client');
+const badRegistrationToken = () =>
+  invalidToken('the registration access token is missing or not valid for this client');
 
 /** `lk_rat_` + 256 bits: the registration access token of RFC 7592, kept as its SHA-256 digest. */
 const newRegistrationAccessToken = () => `lk_rat_${randomToken(32)}`;
@@ -44,7 +44,9 @@ export function createDynamicRegistration(deps: Deps, platforms: Platforms, clie
   /** The dynamic client whose registration access token this is (compared in constant time); else invalid_token. */
   async function authenticate(platform: Platform, clientId: string, bearer: string | undefined): Promise<Client> {
     assertEnabled(platform);
-    const stored = isUuid(clientId) ? await clients.findRegistrationAccessTokenHash(deps.db, platform.id, clientId) : undefined;
+    const stored = isUuid(clientId)
+      ? await clients.findRegistrationAccessTokenHash(deps.db, platform.id, clientId)
+      : undefined;
     // An operator's client has no registration access token: it is managed by operators only.
     if (!stored || bearer === undefined || !safeEqual(digest(bearer), stored)) throw badRegistrationToken();
     return (await clients.findById(deps.db, platform.id, clientId))!;
@@ -83,14 +85,20 @@ export function createDynamicRegistration(deps: Deps, platforms: Platforms, clie
      * initial access token, whose use is spent in the same transaction as the insert. Throws
      * not_found (off), invalid_token, invalid_client_metadata, invalid_redirect_uri; stores nothing then.
      */
-    async register(platform: Platform, bearer: string | undefined, body: unknown, ctx: AuditContext): Promise<ClientInformation> {
+    async register(
+      platform: Platform,
+      bearer: string | undefined,
+      body: unknown,
+      ctx: AuditContext,
+    ): Promise<ClientInformation> {
       assertEnabled(platform);
       const tokenId = platform.registration === 'token' ? await checkInitialToken(platform, bearer) : undefined;
       const checked = checkClientMetadata(body, platform);
       const secret = checked.type === 'confidential' ? newClientSecret() : null;
       const registrationAccessToken = newRegistrationAccessToken();
       const client = await deps.db.transaction(async (trx) => {
-        if (tokenId && !(await registrationTokens.spendUse(trx, platform.id, tokenId, deps.now()))) throw badInitialToken();
+        if (tokenId && !(await registrationTokens.spendUse(trx, platform.id, tokenId, deps.now())))
+          throw badInitialToken();
         const c = await clients.insertDynamic(trx, {
           id: newId(),
           platformId: platform.id,
@@ -117,13 +125,23 @@ export function createDynamicRegistration(deps: Deps, platforms: Platforms, clie
      * a registration is. `client_id` must be the client's; a `client_secret` sent must be its own.
      * Becoming confidential makes a secret; becoming public drops it.
      */
-    async replace(platform: Platform, clientId: string, bearer: string | undefined, body: unknown, ctx: AuditContext): Promise<ClientInformation> {
+    async replace(
+      platform: Platform,
+      clientId: string,
+      bearer: string | undefined,
+      body: unknown,
+      ctx: AuditContext,
+    ): Promise<ClientInformation> {
       const before = await authenticate(platform, clientId, bearer);
       const m = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
-      if (m.client_id !== before.id) throw invalidRequest('client_id: must be the client\'s own client_id (RFC 7592 §2.2)');
+      if (m.client_id !== before.id)
+        throw invalidRequest("client_id: must be the client's own client_id (RFC 7592 §2.2)");
       const currentSecret = platforms.clientSecret(before);
-      if (m.client_secret !== undefined && (typeof m.client_secret !== 'string' || currentSecret === null || !safeEqual(m.client_secret, currentSecret))) {
-        throw invalidRequest('client_secret: does not match the client\'s secret (RFC 7592 §2.2)');
+      if (
+        m.client_secret !== undefined &&
+        (typeof m.client_secret !== 'string' || currentSecret === null || !safeEqual(m.client_secret, currentSecret))
+      ) {
+        throw invalidRequest("client_secret: does not match the client's secret (RFC 7592 §2.2)");
       }
       const checked = checkClientMetadata(body, platform);
       const secret = checked.type === 'confidential' ? (currentSecret ?? newClientSecret()) : null;
@@ -133,7 +151,12 @@ export function createDynamicRegistration(deps: Deps, platforms: Platforms, clie
           sealedSecret: secret === currentSecret ? undefined : secret ? deps.sealer.seal(secret) : null,
           ...(secret ? {} : { previousSealedSecret: null, previousSecretExpiresAt: null }),
         });
-        await audit.record(trx, ctx, { kind: 'client.updated', platformId: platform.id, clientId: before.id, details: { registration_replaced: auditDetails(updated) } });
+        await audit.record(trx, ctx, {
+          kind: 'client.updated',
+          platformId: platform.id,
+          clientId: before.id,
+          details: { registration_replaced: auditDetails(updated) },
+        });
         return updated;
       });
       clientAuth.forget(client.id);
@@ -149,7 +172,15 @@ export function createDynamicRegistration(deps: Deps, platforms: Platforms, clie
           kind: 'client.deleted',
           platformId: platform.id,
           clientId: client.id,
-          details: { name: client.name, type: client.type, by: 'registration_access_token', access_tokens: removed.accessTokens, refresh_token_families: removed.refreshFamilies, consents: removed.consents, authorization_codes: removed.codes },
+          details: {
+            name: client.name,
+            type: client.type,
+            by: 'registration_access_token',
+            access_tokens: removed.accessTokens,
+            refresh_token_families: removed.refreshFamilies,
+            consents: removed.consents,
+            authorization_codes: removed.codes,
+          },
         });
       });
       clientAuth.forget(client.id);
@@ -157,7 +188,8 @@ export function createDynamicRegistration(deps: Deps, platforms: Platforms, clie
 
     /** A self-registered client completed a token request: it is no longer a candidate for the purge of unused ones. */
     async markFirstUse(client: Client): Promise<void> {
-      if (client.registrationSource === 'dynamic' && client.lastUsedAt === null) await clients.markFirstUse(deps.db, client.id, deps.now());
+      if (client.registrationSource === 'dynamic' && client.lastUsedAt === null)
+        await clients.markFirstUse(deps.db, client.id, deps.now());
     },
   };
 }

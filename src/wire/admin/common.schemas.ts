@@ -9,7 +9,9 @@ export const ErrorResponse = z
   .object({ error: z.string().meta({ example: 'invalid_request' }), error_description: z.string() })
   .meta({ id: 'Error', description: 'Every error, as in the rest of the provider: `{error, error_description}`' });
 
-export const Uuid = z.string().regex(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, 'must be a UUID');
+export const Uuid = z
+  .string()
+  .regex(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, 'must be a UUID');
 
 export const PlatformParams = z.object({ platform_guid: Uuid.meta({ description: 'The platform' }) });
 
@@ -17,7 +19,13 @@ export const Timestamp = z.string().meta({ format: 'date-time', example: '2026-1
 
 /** `?limit=&cursor=`: list endpoints are cursor-paged, newest first unless a resource says otherwise. */
 export const PageQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(ADMIN_PAGE_MAX).default(ADMIN_PAGE_DEFAULT).meta({ description: `Page size, 1 to ${ADMIN_PAGE_MAX}` }),
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(ADMIN_PAGE_MAX)
+    .default(ADMIN_PAGE_DEFAULT)
+    .meta({ description: `Page size, 1 to ${ADMIN_PAGE_MAX}` }),
   cursor: z.string().max(500).optional().meta({ description: 'The next_cursor of the previous page' }),
 });
 

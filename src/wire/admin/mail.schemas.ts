@@ -11,7 +11,9 @@ export const Mail = z
     kind: z.string().meta({ description: 'What it is: verify_email, reset_password, …' }),
     to: z.string(),
     subject: z.string(),
-    status: MailStatus.meta({ description: 'queued (waiting for a try), sending (claimed by a worker), sent, dead (given up: retry it)' }),
+    status: MailStatus.meta({
+      description: 'queued (waiting for a try), sending (claimed by a worker), sent, dead (given up: retry it)',
+    }),
     attempts: z.number().int(),
     next_attempt_at: Timestamp.nullable().meta({ description: 'queued: the next try; sending: when the claim lapses' }),
     last_error: z.string().nullable(),
@@ -26,12 +28,19 @@ export const MailCounts = z
 
 export const MailPage = pageOf(Mail, 'MailPage').extend({ counts: MailCounts }).meta({ id: 'MailPage' });
 
-export const MailQuery = PageQuery.extend({ status: MailStatus.optional().meta({ description: 'Only mails in this status' }) }).strict();
+export const MailQuery = PageQuery.extend({
+  status: MailStatus.optional().meta({ description: 'Only mails in this status' }),
+}).strict();
 
-export const MailAllQuery = MailQuery.extend({ platform_guid: Uuid.optional().meta({ description: "Only this platform's mails" }) }).strict();
+export const MailAllQuery = MailQuery.extend({
+  platform_guid: Uuid.optional().meta({ description: "Only this platform's mails" }),
+}).strict();
 
 export const MailParams = PlatformParams.extend({ mail_id: Uuid.meta({ description: 'The mail' }) });
 
 export const MailRetried = z
-  .object({ requeued: z.number().int(), mails: z.array(Mail).meta({ description: 'The mails queued again (up to 200 listed)' }) })
+  .object({
+    requeued: z.number().int(),
+    mails: z.array(Mail).meta({ description: 'The mails queued again (up to 200 listed)' }),
+  })
   .meta({ id: 'MailRetried' });

@@ -1,15 +1,22 @@
 import { z } from 'zod';
 import { MFA_POLICIES } from '../../domain/mfa';
-import { parseClientMetadataDocuments, RATE_LIMITED_ENDPOINTS, REGISTRATION_POLICIES, SIGNING_PROFILES } from '../../domain/platform';
+import {
+  parseClientMetadataDocuments,
+  RATE_LIMITED_ENDPOINTS,
+  REGISTRATION_POLICIES,
+  SIGNING_PROFILES,
+} from '../../domain/platform';
 import { pageOf, Timestamp, Uuid } from './common.schemas';
 import { AccentColor, LogoUrl, SupportEmail } from './branding.schemas';
 
 const SigningProfile = z.enum(SIGNING_PROFILES).meta({
-  description: 'seed: the spec\'s HS512 tokens and oct descriptors (default, unchanged); standard: asymmetric keys (RS256, ES256, EdDSA) and a JWKS of public keys',
+  description:
+    "seed: the spec's HS512 tokens and oct descriptors (default, unchanged); standard: asymmetric keys (RS256, ES256, EdDSA) and a JWKS of public keys",
 });
 
 const Registration = z.enum(REGISTRATION_POLICIES).meta({
-  description: 'Standard platforms: RFC 7591 dynamic client registration at {issuer}/oauth/register. off (default): no endpoint; token: with an initial access token (registration-tokens); open: anyone (rate-limited per source)',
+  description:
+    'Standard platforms: RFC 7591 dynamic client registration at {issuer}/oauth/register. off (default): no endpoint; token: with an initial access token (registration-tokens); open: anyone (rate-limited per source)',
 });
 
 const ClientMetadataDocuments = z
@@ -19,7 +26,10 @@ const ClientMetadataDocuments = z
     const parsed = parseClientMetadataDocuments(value);
     if (!parsed.ok) ctx.addIssue({ code: 'custom', message: parsed.reason });
   })
-  .meta({ description: 'Standard platforms: client ID metadata documents. off (default), on (any https client_id URL), or host patterns separated by spaces ("*.example.com app.example.org")' });
+  .meta({
+    description:
+      'Standard platforms: client ID metadata documents. off (default), on (any https client_id URL), or host patterns separated by spaces ("*.example.com app.example.org")',
+  });
 
 const Name = z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters');
 
@@ -27,15 +37,22 @@ export const Platform = z
   .object({
     platform_guid: Uuid,
     name: z.string(),
-    mfa: z.enum(MFA_POLICIES).meta({ description: 'Second factor: off, optional (users who enrolled), required (everyone)' }),
+    mfa: z
+      .enum(MFA_POLICIES)
+      .meta({ description: 'Second factor: off, optional (users who enrolled), required (everyone)' }),
     signing_profile: SigningProfile,
     registration: Registration,
     client_metadata_documents: z.string().meta({ description: 'off, on, or host patterns separated by spaces' }),
-    rate_limits: z.record(z.string(), z.number().int()).meta({ description: 'Per-endpoint overrides, requests per minute' }),
+    rate_limits: z
+      .record(z.string(), z.number().int())
+      .meta({ description: 'Per-endpoint overrides, requests per minute' }),
     logo_url: z.string().nullable().meta({ description: 'The https logo URL (used when no logo is uploaded)' }),
     logo_version: z.string().nullable().meta({ description: "The uploaded logo's content hash; null: none uploaded" }),
-    uploaded_logo_path: z.string().nullable().meta({ description: 'Where the uploaded logo is served (GET, no token), e.g. /platforms/{platform_guid}/logo?v={logo_version}' }),
-    accent_color: z.string().nullable().meta({ description: '#rrggbb; null: Latchkey\'s indigo' }),
+    uploaded_logo_path: z.string().nullable().meta({
+      description:
+        'Where the uploaded logo is served (GET, no token), e.g. /platforms/{platform_guid}/logo?v={logo_version}',
+    }),
+    accent_color: z.string().nullable().meta({ description: "#rrggbb; null: Latchkey's indigo" }),
     support_email: z.string().nullable(),
     created_at: Timestamp,
   })
@@ -43,7 +60,10 @@ export const Platform = z
 
 export const PlatformPage = pageOf(Platform, 'PlatformPage');
 
-export const PlatformCreate = z.object({ name: Name, signing_profile: SigningProfile.optional() }).strict().meta({ id: 'PlatformCreate' });
+export const PlatformCreate = z
+  .object({ name: Name, signing_profile: SigningProfile.optional() })
+  .strict()
+  .meta({ id: 'PlatformCreate' });
 
 export const PlatformUpdate = z
   .object({
@@ -60,7 +80,9 @@ export const PlatformUpdate = z
   .refine((b) => Object.keys(b).length > 0, 'give at least one field to change')
   .meta({ id: 'PlatformUpdate' });
 
-export const PlatformCreated = Platform.extend({ kid: z.string().meta({ description: 'The first signing key' }) }).meta({ id: 'PlatformCreated' });
+export const PlatformCreated = Platform.extend({ kid: z.string().meta({ description: 'The first signing key' }) }).meta(
+  { id: 'PlatformCreated' },
+);
 
 export const RateLimits = z
   .object({

@@ -7,7 +7,9 @@ export const RegistrationToken = z
   .object({
     id: Uuid,
     platform_guid: Uuid,
-    status: z.enum(STATUSES).meta({ description: 'active: registers clients; exhausted: max_uses spent; expired; revoked' }),
+    status: z
+      .enum(STATUSES)
+      .meta({ description: 'active: registers clients; exhausted: max_uses spent; expired; revoked' }),
     max_uses: z.number().int().nullable().meta({ description: 'How many clients it may register; null: unlimited' }),
     uses: z.number().int().meta({ description: 'How many clients it registered' }),
     expires_at: Timestamp.nullable().meta({ description: 'null: never expires' }),
@@ -21,14 +23,30 @@ export const RegistrationTokenPage = pageOf(RegistrationToken, 'RegistrationToke
 
 export const RegistrationTokenCreate = z
   .object({
-    max_uses: z.number().int().min(1, 'must be at least 1').max(1_000_000, 'must be at most 1000000').optional().meta({ description: 'How many clients it may register; unlimited if left out' }),
-    expires_in: z.number().int().min(60, 'must be at least 60 seconds').max(31_536_000, 'must be at most a year (31536000 seconds)').optional().meta({ description: 'Seconds until it expires; never if left out' }),
+    max_uses: z
+      .number()
+      .int()
+      .min(1, 'must be at least 1')
+      .max(1_000_000, 'must be at most 1000000')
+      .optional()
+      .meta({ description: 'How many clients it may register; unlimited if left out' }),
+    expires_in: z
+      .number()
+      .int()
+      .min(60, 'must be at least 60 seconds')
+      .max(31_536_000, 'must be at most a year (31536000 seconds)')
+      .optional()
+      .meta({ description: 'Seconds until it expires; never if left out' }),
   })
   .strict()
   .meta({ id: 'RegistrationTokenCreate' });
 
 export const RegistrationTokenCreated = RegistrationToken.extend({
-  token: z.string().meta({ description: 'The token, shown this once: Authorization: Bearer TOKEN on POST {issuer}/oauth/register' }),
+  token: z
+    .string()
+    .meta({ description: 'The token, shown this once: Authorization: Bearer TOKEN on POST {issuer}/oauth/register' }),
 }).meta({ id: 'RegistrationTokenCreated' });
 
-export const RegistrationTokenParams = PlatformParams.extend({ token_id: Uuid.meta({ description: 'The registration token id' }) });
+export const RegistrationTokenParams = PlatformParams.extend({
+  token_id: Uuid.meta({ description: 'The registration token id' }),
+});

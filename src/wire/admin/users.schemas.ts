@@ -10,11 +10,20 @@ import { pageOf, PageQuery, PlatformParams, Timestamp, Uuid } from './common.sch
 const Text = (max: number) => z.string().max(max, `must be at most ${max} characters`);
 
 export const UserParams = PlatformParams.extend({ sub: Uuid.meta({ description: "The user's subject identifier" }) });
-export const UserSessionParams = UserParams.extend({ session_id: Uuid.meta({ description: 'A session (refresh-token family) id' }) });
-export const UserConsentParams = UserParams.extend({ client_id: Uuid.meta({ description: 'The client whose consent to revoke' }) });
+export const UserSessionParams = UserParams.extend({
+  session_id: Uuid.meta({ description: 'A session (refresh-token family) id' }),
+});
+export const UserConsentParams = UserParams.extend({
+  client_id: Uuid.meta({ description: 'The client whose consent to revoke' }),
+});
 
 export const UserListQuery = PageQuery.extend({
-  email: z.string().trim().min(1, 'must not be empty').max(254, 'must be at most 254 characters').optional()
+  email: z
+    .string()
+    .trim()
+    .min(1, 'must not be empty')
+    .max(254, 'must be at most 254 characters')
+    .optional()
     .meta({ description: 'Part of the email address (case-insensitive): a prefix, a domain or any substring' }),
 });
 
@@ -46,7 +55,9 @@ export const User = z
     picture: z.string().nullable(),
     created_at: Timestamp,
     updated_at: Timestamp,
-    disabled_at: Timestamp.nullable().meta({ description: 'Set while the user is disabled: no sign-in, no token accepted' }),
+    disabled_at: Timestamp.nullable().meta({
+      description: 'Set while the user is disabled: no sign-in, no token accepted',
+    }),
   })
   .meta({ id: 'User' });
 
@@ -86,7 +97,9 @@ export const AddressInput = z
 
 export const UserUpdate = z
   .object({
-    email: Text(254).optional().meta({ description: 'Unique on the platform (409 if taken); unverified unless email_verified is given' }),
+    email: Text(254)
+      .optional()
+      .meta({ description: 'Unique on the platform (409 if taken); unverified unless email_verified is given' }),
     email_verified: z.boolean().optional(),
     given_name: Text(1000).optional(),
     family_name: Text(1000).optional(),
@@ -111,7 +124,10 @@ export const UserSession = z
     created_at: Timestamp,
     last_used_at: Timestamp.meta({ description: 'The last refresh (or the grant itself)' }),
   })
-  .meta({ id: 'UserSession', description: "One app's live refresh-token family: a sign-in that keeps the app signed in" });
+  .meta({
+    id: 'UserSession',
+    description: "One app's live refresh-token family: a sign-in that keeps the app signed in",
+  });
 
 export const UserSessions = z.object({ items: z.array(UserSession) }).meta({ id: 'UserSessions' });
 
@@ -133,4 +149,6 @@ export const UserActionResult = z
   })
   .meta({ id: 'UserActionResult' });
 
-export const UserDeleted = z.object({ sub: Uuid, email: z.string(), deleted: z.literal(true) }).meta({ id: 'UserDeleted' });
+export const UserDeleted = z
+  .object({ sub: Uuid, email: z.string(), deleted: z.literal(true) })
+  .meta({ id: 'UserDeleted' });

@@ -64,7 +64,13 @@ export async function startGitHubStandIn(): Promise<GitHubStandIn> {
     apiBaseUrl: `${base}/api/v3`,
     clientId: `Iv1.${randomBytes(8).toString('hex')}`,
     clientSecret: randomBytes(20).toString('hex'),
-    user: { id: 583231, login: 'octocat', name: 'The Octocat', email: null, avatar_url: 'https://avatars.githubusercontent.com/u/583231?v=4' },
+    user: {
+      id: 583231,
+      login: 'octocat',
+      name: 'The Octocat',
+      email: null,
+      avatar_url: 'https://avatars.githubusercontent.com/u/583231?v=4',
+    },
     emails: [
       { email: 'octocat@users.noreply.example', primary: false, verified: true, visibility: null },
       { email: 'octocat@example.com', primary: true, verified: true, visibility: 'public' },
@@ -83,11 +89,12 @@ export async function startGitHubStandIn(): Promise<GitHubStandIn> {
     res.writeHead(status, { 'content-type': type });
     res.end(typeof body === 'string' ? body : JSON.stringify(body));
   };
-  const readBody = (req: http.IncomingMessage) => new Promise<string>((resolve) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-  });
+  const readBody = (req: http.IncomingMessage) =>
+    new Promise<string>((resolve) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    });
 
   function authorize(url: URL, res: http.ServerResponse) {
     const q = url.searchParams;
@@ -98,10 +105,16 @@ export async function startGitHubStandIn(): Promise<GitHubStandIn> {
     if (standIn.knobs.deny) {
       back.searchParams.set('error', 'access_denied');
       back.searchParams.set('error_description', 'The user has denied your application access.');
-      back.searchParams.set('error_uri', 'https://docs.github.com/apps/troubleshooting-authorization-request-errors/#access-denied');
+      back.searchParams.set(
+        'error_uri',
+        'https://docs.github.com/apps/troubleshooting-authorization-request-errors/#access-denied',
+      );
     } else {
       const code = randomBytes(10).toString('hex');
-      codes.set(code, { redirectUri, codeChallenge: q.get('code_challenge_method') === 'S256' ? q.get('code_challenge') : null });
+      codes.set(code, {
+        redirectUri,
+        codeChallenge: q.get('code_challenge_method') === 'S256' ? q.get('code_challenge') : null,
+      });
       back.searchParams.set('code', code);
     }
     const state = q.get('state');
@@ -114,8 +127,18 @@ export async function startGitHubStandIn(): Promise<GitHubStandIn> {
     const form = new URLSearchParams(await readBody(req));
     const asJson = /application\/json/.test(req.headers.accept ?? '');
     const answer = (body: Record<string, string>) =>
-      asJson ? send(res, 200, body) : send(res, 200, new URLSearchParams(body).toString(), 'application/x-www-form-urlencoded; charset=utf-8');
-    const refuse = (error: string) => { standIn.tokenRefusals.push(error); answer({ error, error_description: error.replace(/_/g, ' '), error_uri: 'https://docs.github.com/apps/managing-oauth-apps/troubleshooting-oauth-app-access-token-request-errors' }); };
+      asJson
+        ? send(res, 200, body)
+        : send(res, 200, new URLSearchParams(body).toString(), 'application/x-www-form-urlencoded; charset=utf-8');
+    const refuse = (error: string) => {
+      standIn.tokenRefusals.push(error);
+      answer({
+        error,
+        error_description: error.replace(/_/g, ' '),
+        error_uri:
+          'https://docs.github.com/apps/managing-oauth-apps/troubleshooting-oauth-app-access-token-request-errors',
+      });
+    };
     let clientId = form.get('client_id');
     let secret = form.get('client_secret');
     const basic = /^Basic (.+)$/i.exec(req.headers.authorization ?? '');
@@ -126,7 +149,13 @@ export async function startGitHubStandIn(): Promise<GitHubStandIn> {
     codes.delete(code);
     if (standIn.knobs.refuseToken || !issued) return refuse('bad_verification_code');
     if (form.get('redirect_uri') !== issued.redirectUri) return refuse('redirect_uri_mismatch');
-    if (issued.codeChallenge && createHash('sha256').update(form.get('code_verifier') ?? '').digest('base64url') !== issued.codeChallenge) return refuse('bad_verification_code');
+    if (
+      issued.codeChallenge &&
+      createHash('sha256')
+        .update(form.get('code_verifier') ?? '')
+        .digest('base64url') !== issued.codeChallenge
+    )
+      return refuse('bad_verification_code');
     const token = `gho_${randomBytes(18).toString('base64url')}`;
     tokens.add(token);
     answer({ access_token: token, scope: 'read:user,user:email', token_type: 'bearer' });
@@ -135,9 +164,13 @@ export async function startGitHubStandIn(): Promise<GitHubStandIn> {
   function api(req: http.IncomingMessage, res: http.ServerResponse, path: string) {
     standIn.apiRequests.push(req.headers);
     if (standIn.knobs.api500) return send(res, 500, { message: 'Server Error' });
-    if (!req.headers['user-agent']) return send(res, 403, { message: 'Request forbidden by administrative rules. Please make sure your request has a User-Agent header.' });
+    if (!req.headers['user-agent'])
+      return send(res, 403, {
+        message: 'Request forbidden by administrative rules. Please make sure your request has a User-Agent header.',
+      });
     const token = /^(?:Bearer|token) (.+)$/i.exec(req.headers.authorization ?? '')?.[1];
-    if (!token || !tokens.has(token)) return send(res, 401, { message: 'Bad credentials', documentation_url: 'https://docs.github.com/rest' });
+    if (!token || !tokens.has(token))
+      return send(res, 401, { message: 'Bad credentials', documentation_url: 'https://docs.github.com/rest' });
     if (path === '/user') return send(res, 200, standIn.user);
     if (path === '/user/emails') return send(res, 200, standIn.emails);
     send(res, 404, { message: 'Not Found' });
@@ -147,7 +180,8 @@ export async function startGitHubStandIn(): Promise<GitHubStandIn> {
     const url = new URL(req.url ?? '/', base);
     if (req.method === 'GET' && url.pathname === '/login/oauth/authorize') return authorize(url, res);
     if (req.method === 'POST' && url.pathname === '/login/oauth/access_token') return void accessToken(req, res);
-    if (req.method === 'GET' && url.pathname.startsWith('/api/v3/')) return api(req, res, url.pathname.slice('/api/v3'.length));
+    if (req.method === 'GET' && url.pathname.startsWith('/api/v3/'))
+      return api(req, res, url.pathname.slice('/api/v3'.length));
     send(res, 404, { message: 'Not Found' });
   });
 

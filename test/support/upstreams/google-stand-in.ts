@@ -92,7 +92,15 @@ export const MICROSOFT_TID = '9a1d7c2e-0000-4000-8000-00000000a1d7';
  * `127.0.0.1` (the same server, another origin), like providers whose login pages live on another
  * host than their issuer (Amazon Cognito's hosted UI, for one).
  */
-export async function startGoogleStandIn(options: { tenantTemplate?: boolean; microsoftTenant?: string; microsoftDomain?: string; clientSecret?: string | null; authorizeOnOtherOrigin?: boolean } = {}): Promise<GoogleStandIn> {
+export async function startGoogleStandIn(
+  options: {
+    tenantTemplate?: boolean;
+    microsoftTenant?: string;
+    microsoftDomain?: string;
+    clientSecret?: string | null;
+    authorizeOnOtherOrigin?: boolean;
+  } = {},
+): Promise<GoogleStandIn> {
   const { privateKey, publicKey } = await jose.generateKeyPair('RS256', { extractable: true });
   const other = await jose.generateKeyPair('RS256');
   const kid = randomBytes(8).toString('hex');
@@ -108,15 +116,30 @@ export async function startGoogleStandIn(options: { tenantTemplate?: boolean; mi
   const published = options.tenantTemplate ? `${base}/{tenantid}/v2.0` : single ? `${base}/${single}/v2.0` : base;
   // Google's paths, or Microsoft's (login.microsoftonline.com's, and Graph's userinfo) for one tenant.
   const paths = single
-    ? { authorize: `/${single}/oauth2/v2.0/authorize`, token: `/${single}/oauth2/v2.0/token`, jwks: '/discovery/v2.0/keys', userinfo: '/oidc/userinfo' }
+    ? {
+        authorize: `/${single}/oauth2/v2.0/authorize`,
+        token: `/${single}/oauth2/v2.0/token`,
+        jwks: '/discovery/v2.0/keys',
+        userinfo: '/oidc/userinfo',
+      }
     : { authorize: '/o/oauth2/v2/auth', token: '/token', jwks: '/oauth2/v3/certs', userinfo: '/v1/userinfo' };
 
   const standIn: GoogleStandIn = {
     base,
     issuer: `${base}${tenantPath}`,
     clientId: `${randomBytes(6).toString('hex')}.apps.googleusercontent.com`,
-    clientSecret: options.clientSecret === null ? '' : (options.clientSecret ?? `GOCSPX-${randomBytes(12).toString('hex')}`),
-    user: { sub: '110169484474386276334', email: 'ada@example.com', email_verified: true, given_name: 'Ada', family_name: 'Lovelace', name: 'Ada Lovelace', picture: 'https://lh3.googleusercontent.com/a/ada', hd: 'example.com' },
+    clientSecret:
+      options.clientSecret === null ? '' : (options.clientSecret ?? `GOCSPX-${randomBytes(12).toString('hex')}`),
+    user: {
+      sub: '110169484474386276334',
+      email: 'ada@example.com',
+      email_verified: true,
+      given_name: 'Ada',
+      family_name: 'Lovelace',
+      name: 'Ada Lovelace',
+      picture: 'https://lh3.googleusercontent.com/a/ada',
+      hd: 'example.com',
+    },
     knobs: {},
     authorizeRequests: [],
     tokenRefusals: [],
@@ -134,31 +157,59 @@ export async function startGoogleStandIn(options: { tenantTemplate?: boolean; mi
     userinfo_endpoint: `${base}${paths.userinfo}`,
     revocation_endpoint: `${base}/revoke`,
     jwks_uri: `${base}${paths.jwks}`,
-    response_types_supported: ['code', 'token', 'id_token', 'code token', 'code id_token', 'token id_token', 'code token id_token', 'none'],
+    response_types_supported: [
+      'code',
+      'token',
+      'id_token',
+      'code token',
+      'code id_token',
+      'token id_token',
+      'code token id_token',
+      'none',
+    ],
     subject_types_supported: ['public'],
     id_token_signing_alg_values_supported: ['RS256'],
     scopes_supported: ['openid', 'email', 'profile'],
     token_endpoint_auth_methods_supported: ['client_secret_post', 'client_secret_basic'],
-    claims_supported: ['aud', 'email', 'email_verified', 'exp', 'family_name', 'given_name', 'iat', 'iss', 'name', 'picture', 'sub'],
+    claims_supported: [
+      'aud',
+      'email',
+      'email_verified',
+      'exp',
+      'family_name',
+      'given_name',
+      'iat',
+      'iss',
+      'name',
+      'picture',
+      'sub',
+    ],
     code_challenge_methods_supported: ['plain', 'S256'],
-    grant_types_supported: ['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code', 'urn:ietf:params:oauth:grant-type:jwt-bearer'],
+    grant_types_supported: [
+      'authorization_code',
+      'refresh_token',
+      'urn:ietf:params:oauth:grant-type:device_code',
+      'urn:ietf:params:oauth:grant-type:jwt-bearer',
+    ],
   });
 
   const json = (res: http.ServerResponse, status: number, body: unknown) => {
     res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
     res.end(JSON.stringify(body));
   };
-  const readBody = (req: http.IncomingMessage) => new Promise<string>((resolve) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-  });
+  const readBody = (req: http.IncomingMessage) =>
+    new Promise<string>((resolve) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    });
 
   function authorize(url: URL, res: http.ServerResponse) {
     const q = url.searchParams;
     standIn.authorizeRequests.push(q);
     const redirectUri = q.get('redirect_uri');
-    if (q.get('client_id') !== standIn.clientId || !redirectUri) return json(res, 400, { error: 'invalid_request', error_description: 'unknown client or no redirect_uri' });
+    if (q.get('client_id') !== standIn.clientId || !redirectUri)
+      return json(res, 400, { error: 'invalid_request', error_description: 'unknown client or no redirect_uri' });
     const back = new URL(redirectUri);
     const state = q.get('state');
     if (standIn.knobs.deny) {
@@ -168,7 +219,11 @@ export async function startGoogleStandIn(options: { tenantTemplate?: boolean; mi
       const code = `4/0A${randomBytes(16).toString('base64url')}`;
       const method = q.get('code_challenge_method');
       codes.set(code, {
-        clientId: standIn.clientId, redirectUri, nonce: q.get('nonce'), user: { ...standIn.user }, authTime: Math.floor(Date.now() / 1000),
+        clientId: standIn.clientId,
+        redirectUri,
+        nonce: q.get('nonce'),
+        user: { ...standIn.user },
+        authTime: Math.floor(Date.now() / 1000),
         codeChallenge: q.get('code_challenge') && method === 'S256' ? q.get('code_challenge') : null,
       });
       if (state) back.searchParams.set('state', state);
@@ -186,27 +241,36 @@ export async function startGoogleStandIn(options: { tenantTemplate?: boolean; mi
 
   async function token(req: http.IncomingMessage, res: http.ServerResponse) {
     const form = new URLSearchParams(await readBody(req));
-    const refuse = (error: string) => { standIn.tokenRefusals.push(error); json(res, 400, { error, error_description: error }); };
+    const refuse = (error: string) => {
+      standIn.tokenRefusals.push(error);
+      json(res, 400, { error, error_description: error });
+    };
     if (standIn.knobs.tokenError500) return json(res, 500, { error: 'internal_failure' });
     let clientId = form.get('client_id');
     let secret = form.get('client_secret');
     const basic = /^Basic (.+)$/i.exec(req.headers.authorization ?? '');
     if (basic) [clientId, secret] = Buffer.from(basic[1], 'base64').toString('utf8').split(':').map(decodeURIComponent);
-    if (clientId !== standIn.clientId || (standIn.clientSecret && secret !== standIn.clientSecret)) return refuse('invalid_client');
+    if (clientId !== standIn.clientId || (standIn.clientSecret && secret !== standIn.clientSecret))
+      return refuse('invalid_client');
     if (form.get('grant_type') !== 'authorization_code') return refuse('unsupported_grant_type');
     const issued = codes.get(form.get('code') ?? '');
     codes.delete(form.get('code') ?? '');
     if (!issued || issued.redirectUri !== form.get('redirect_uri')) return refuse('invalid_grant');
     if (issued.codeChallenge) {
       const verifier = form.get('code_verifier') ?? '';
-      if (createHash('sha256').update(verifier).digest('base64url') !== issued.codeChallenge) return refuse('invalid_grant');
+      if (createHash('sha256').update(verifier).digest('base64url') !== issued.codeChallenge)
+        return refuse('invalid_grant');
     }
     const accessToken = `ya29.${randomBytes(24).toString('base64url')}`;
     accessTokens.set(accessToken, issued.user);
     const k = standIn.knobs;
     const { sub, amr, ...profile } = issued.user;
     const tid = k.tid ?? MICROSOFT_TID;
-    const iss = k.wrongIssuer ? 'https://accounts.evil.example' : options.tenantTemplate ? `${base}/${k.issTid ?? tid}/v2.0` : published;
+    const iss = k.wrongIssuer
+      ? 'https://accounts.evil.example'
+      : options.tenantTemplate
+        ? `${base}/${k.issTid ?? tid}/v2.0`
+        : published;
     const claims: jose.JWTPayload = {
       azp: standIn.clientId,
       at_hash: createHash('sha256').update(accessToken).digest().subarray(0, 16).toString('base64url'),
@@ -220,10 +284,20 @@ export async function startGoogleStandIn(options: { tenantTemplate?: boolean; mi
     const now = Math.floor(Date.now() / 1000);
     const idToken = await new jose.SignJWT(claims)
       .setProtectedHeader({ alg: 'RS256', kid, typ: 'JWT' })
-      .setIssuer(iss).setAudience(k.wrongAudience ? `${randomBytes(6).toString('hex')}.apps.googleusercontent.com` : standIn.clientId).setSubject(sub)
-      .setIssuedAt(k.expired ? now - 4200 : now).setExpirationTime(k.expired ? now - 600 : now + 3600)
+      .setIssuer(iss)
+      .setAudience(k.wrongAudience ? `${randomBytes(6).toString('hex')}.apps.googleusercontent.com` : standIn.clientId)
+      .setSubject(sub)
+      .setIssuedAt(k.expired ? now - 4200 : now)
+      .setExpirationTime(k.expired ? now - 600 : now + 3600)
       .sign(k.otherKey ? other.privateKey : privateKey);
-    json(res, 200, { access_token: accessToken, expires_in: 3599, refresh_token: `1//${randomBytes(16).toString('base64url')}`, scope: 'openid https://www.googleapis.com/auth/userinfo.email', token_type: 'Bearer', id_token: idToken });
+    json(res, 200, {
+      access_token: accessToken,
+      expires_in: 3599,
+      refresh_token: `1//${randomBytes(16).toString('base64url')}`,
+      scope: 'openid https://www.googleapis.com/auth/userinfo.email',
+      token_type: 'Bearer',
+      id_token: idToken,
+    });
   }
 
   function userinfo(req: http.IncomingMessage, res: http.ServerResponse) {
@@ -240,11 +314,19 @@ export async function startGoogleStandIn(options: { tenantTemplate?: boolean; mi
   server.on('request', (req, res) => {
     const url = new URL(req.url ?? '/', base);
     const path = url.pathname;
-    if (req.method === 'GET' && path === `${tenantPath}/.well-known/openid-configuration`) return json(res, 200, discovery());
-    if (req.method === 'GET' && single && options.microsoftDomain && path === `/${options.microsoftDomain}/v2.0/.well-known/openid-configuration`) return json(res, 200, discovery());
+    if (req.method === 'GET' && path === `${tenantPath}/.well-known/openid-configuration`)
+      return json(res, 200, discovery());
+    if (
+      req.method === 'GET' &&
+      single &&
+      options.microsoftDomain &&
+      path === `/${options.microsoftDomain}/v2.0/.well-known/openid-configuration`
+    )
+      return json(res, 200, discovery());
     if (req.method === 'GET' && path === paths.jwks) return json(res, 200, { keys: [jwk] });
     if (req.method === 'GET' && path === paths.authorize) return authorize(url, res);
-    if (req.method === 'POST' && path === paths.token) return void token(req, res).catch(() => json(res, 500, { error: 'stand_in_failure' }));
+    if (req.method === 'POST' && path === paths.token)
+      return void token(req, res).catch(() => json(res, 500, { error: 'stand_in_failure' }));
     if ((req.method === 'GET' || req.method === 'POST') && path === paths.userinfo) return userinfo(req, res);
     json(res, 404, { error: 'not_found' });
   });

@@ -36,7 +36,12 @@ export interface LatchkeyUpstream extends LatchkeyProcess {
   issuer: string;
   client: { id: string; secret: string };
   /** A user of the upstream platform (password UPSTREAM_PASSWORD), created with the admin CLI. */
-  createUser(input: { email: string; givenName?: string; familyName?: string; emailVerified?: boolean }): Promise<LatchkeyUpstreamUser>;
+  createUser(input: {
+    email: string;
+    givenName?: string;
+    familyName?: string;
+    emailVerified?: boolean;
+  }): Promise<LatchkeyUpstreamUser>;
 }
 
 /**
@@ -49,7 +54,8 @@ export interface LatchkeyUpstream extends LatchkeyProcess {
  * downstream under test stays on 127.0.0.1: two hosts, two cookie jars.
  */
 export async function startLatchkeyProcess(timeoutMs = 60_000): Promise<LatchkeyProcess> {
-  if (!fs.existsSync(path.join(ROOT, 'dist', 'main.js'))) throw new Error('dist/ is missing: run `npm run build` first (CI builds it with `npm ci`)');
+  if (!fs.existsSync(path.join(ROOT, 'dist', 'main.js')))
+    throw new Error('dist/ is missing: run `npm run build` first (CI builds it with `npm ci`)');
   const db: FreshDatabase = await freshDatabase();
   const port = await freePort();
   const url = `http://localhost:${port}`;
@@ -110,11 +116,17 @@ export async function startLatchkeyProcess(timeoutMs = 60_000): Promise<Latchkey
     stop,
     async admin(...argv) {
       try {
-        const { stdout } = await run(process.execPath, ['bin/latchkey-admin.js', ...argv], { cwd: ROOT, env, encoding: 'utf8' });
+        const { stdout } = await run(process.execPath, ['bin/latchkey-admin.js', ...argv], {
+          cwd: ROOT,
+          env,
+          encoding: 'utf8',
+        });
         return JSON.parse(stdout);
       } catch (err) {
         const e = err as { stderr?: string; message: string };
-        throw new Error(`latchkey-admin ${argv.slice(0, 2).join(' ')} failed: ${e.stderr?.trim() || e.message}`, { cause: err });
+        throw new Error(`latchkey-admin ${argv.slice(0, 2).join(' ')} failed: ${e.stderr?.trim() || e.message}`, {
+          cause: err,
+        });
       }
     },
   };
@@ -124,13 +136,34 @@ export async function startLatchkeyProcess(timeoutMs = 60_000): Promise<Latchkey
  * A second Latchkey ready to be an upstream: a `standard` platform (discovery at its issuer) and a
  * confidential client whose redirect URI is the downstream's upstream callback.
  */
-export async function startLatchkeyUpstream(options: { redirectUri: string; platformName?: string; clientName?: string }): Promise<LatchkeyUpstream> {
+export async function startLatchkeyUpstream(options: {
+  redirectUri: string;
+  platformName?: string;
+  clientName?: string;
+}): Promise<LatchkeyUpstream> {
   const p = await startLatchkeyProcess();
   try {
-    const platform = await p.admin('platform', 'create', '--name', options.platformName ?? 'Upstream Corp', '--profile', 'standard');
+    const platform = await p.admin(
+      'platform',
+      'create',
+      '--name',
+      options.platformName ?? 'Upstream Corp',
+      '--profile',
+      'standard',
+    );
     const client = await p.admin(
-      'client', 'create', '--platform', platform.platform_guid, '--name', options.clientName ?? 'Downstream', '--type', 'confidential',
-      '--redirect-uri', options.redirectUri, '--scopes', 'openid profile email',
+      'client',
+      'create',
+      '--platform',
+      platform.platform_guid,
+      '--name',
+      options.clientName ?? 'Downstream',
+      '--type',
+      'confidential',
+      '--redirect-uri',
+      options.redirectUri,
+      '--scopes',
+      'openid profile email',
     );
     const platformId = platform.platform_guid as string;
     return {
@@ -140,8 +173,20 @@ export async function startLatchkeyUpstream(options: { redirectUri: string; plat
       client: { id: client.client_id, secret: client.client_secret },
       async createUser(input) {
         const argv = [
-          'user', 'create', '--platform', platformId, '--email', input.email, '--password', UPSTREAM_PASSWORD,
-          '--given-name', input.givenName ?? 'Ada', '--family-name', input.familyName ?? 'Lovelace', '--birthdate', '1990-01-02',
+          'user',
+          'create',
+          '--platform',
+          platformId,
+          '--email',
+          input.email,
+          '--password',
+          UPSTREAM_PASSWORD,
+          '--given-name',
+          input.givenName ?? 'Ada',
+          '--family-name',
+          input.familyName ?? 'Lovelace',
+          '--birthdate',
+          '1990-01-02',
         ];
         if (input.emailVerified ?? true) argv.push('--email-verified');
         const u = await p.admin(...argv);

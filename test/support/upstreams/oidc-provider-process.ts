@@ -57,7 +57,12 @@ export async function startOidcProvider(
   timeoutMs = 30_000,
 ): Promise<OidcProviderProcess> {
   const child = spawn(process.execPath, [SCRIPT], {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_ENV: 'development', OIDC_UPSTREAM_CONFIG: JSON.stringify({ clients: options.clients, accounts: options.accounts ?? {} }) },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      NODE_ENV: 'development',
+      OIDC_UPSTREAM_CONFIG: JSON.stringify({ clients: options.clients, accounts: options.accounts ?? {} }),
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const spawnedAt = Date.now();
@@ -67,7 +72,13 @@ export async function startOidcProvider(
     const timer = setTimeout(() => {
       const snapshot = processSnapshot(child.pid);
       child.kill('SIGKILL');
-      reject(new Error(`oidc-provider did not listen within ${timeoutMs} ms (${Date.now() - spawnedAt} ms since spawn; ${snapshot}; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}):\n${out}`));
+      reject(
+        new Error(
+          `oidc-provider did not listen within ${timeoutMs} ms (${Date.now() - spawnedAt} ms since spawn; ${snapshot}; load average ${loadavg()
+            .map((l) => l.toFixed(1))
+            .join(' ')}):\n${out}`,
+        ),
+      );
     }, timeoutMs);
     child.stdout!.on('data', (d) => {
       out = (out + d).slice(-20_000);
@@ -87,7 +98,11 @@ export async function startOidcProvider(
     issuer,
     child,
     async addAccount(id, claims) {
-      const res = await fetch(`${issuer}/__test/accounts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id, claims }) });
+      const res = await fetch(`${issuer}/__test/accounts`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ id, claims }),
+      });
       if (res.status !== 204) throw new Error(`adding upstream account ${id}: ${res.status} ${await res.text()}`);
     },
     output: () => out,

@@ -19,7 +19,19 @@ import { resourceRoutes } from './resources.routes';
 export const ADMIN_API_PATH = '/admin/api/v1';
 
 /** Every resource's routes; each adds its operations to the router and the document. */
-const RESOURCES = [platformRoutes, userRoutes, userIdentityRoutes, clientRoutes, upstreamProviderRoutes, resourceRoutes, keyRoutes, registrationTokenRoutes, throttleRoutes, mailRoutes, auditRoutes];
+const RESOURCES = [
+  platformRoutes,
+  userRoutes,
+  userIdentityRoutes,
+  clientRoutes,
+  upstreamProviderRoutes,
+  resourceRoutes,
+  keyRoutes,
+  registrationTokenRoutes,
+  throttleRoutes,
+  mailRoutes,
+  auditRoutes,
+];
 
 /**
  * The admin REST API, mounted at /admin/api/v1: a bearer admin token, counted per
@@ -62,10 +74,14 @@ function authenticate(s: Services): RequestHandler {
 const requireToken: RequestHandler = (req, res, next) => {
   if (res.locals.adminActor) return next();
   const given = Boolean(req.get('authorization'));
-  const description = given ? 'The admin token is not valid (revoked, mistyped or not an admin token)' : 'An admin token is required (Authorization: Bearer lk_admin_…)';
+  const description = given
+    ? 'The admin token is not valid (revoked, mistyped or not an admin token)'
+    : 'An admin token is required (Authorization: Bearer lk_admin_…)';
   next(
     new OAuthError('invalid_token', description, {
-      headers: { 'WWW-Authenticate': given ? `Bearer error="invalid_token", error_description="${description}"` : 'Bearer' },
+      headers: {
+        'WWW-Authenticate': given ? `Bearer error="invalid_token", error_description="${description}"` : 'Bearer',
+      },
     }),
   );
 };

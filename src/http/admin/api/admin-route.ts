@@ -12,7 +12,12 @@ type Schema = z.ZodType;
 type Infer<S> = S extends z.ZodType ? z.infer<S> : undefined;
 
 /** One admin API operation: its HTTP shape (validated and documented from the same zod schemas) and its handler. */
-export interface AdminOperation<P extends Schema | undefined, Q extends Schema | undefined, B extends Schema | undefined, R extends Schema | undefined> {
+export interface AdminOperation<
+  P extends Schema | undefined,
+  Q extends Schema | undefined,
+  B extends Schema | undefined,
+  R extends Schema | undefined,
+> {
   method: Method;
   /** Express style, e.g. `/platforms/:platform_guid/clients`; the document shows `{platform_guid}`. */
   path: string;
@@ -36,7 +41,14 @@ export interface AdminOperation<P extends Schema | undefined, Q extends Schema |
   responseDescription: string;
   /** Statuses besides 400/401/429 this operation answers with an Error (404 not found, 403 global only, 409 conflict). */
   errors?: Array<403 | 404 | 409>;
-  handler: (input: { params: Infer<P>; query: Infer<Q>; body: Infer<B>; upload: { contentType: string; bytes: Buffer }; actor: AdminActor; req: Request }) => Promise<Infer<R>>;
+  handler: (input: {
+    params: Infer<P>;
+    query: Infer<Q>;
+    body: Infer<B>;
+    upload: { contentType: string; bytes: Buffer };
+    actor: AdminActor;
+    req: Request;
+  }) => Promise<Infer<R>>;
 }
 
 const ERROR_TEXT: Record<number, string> = {
@@ -53,20 +65,32 @@ const ERROR_TEXT: Record<number, string> = {
 /** The admin API actor of a request: the token's identity (set by authentication) with the request's audit context. */
 export function actorOf(req: Request, res: Response): AdminActor {
   const token = res.locals.adminActor as Pick<AdminActor, 'actorType' | 'actorId' | 'actorName' | 'platformId'>;
-  return { ...auditContext(req, { type: token.actorType, id: token.actorId, name: token.actorName }), actorType: token.actorType, platformId: token.platformId };
+  return {
+    ...auditContext(req, { type: token.actorType, id: token.actorId, name: token.actorName }),
+    actorType: token.actorType,
+    platformId: token.platformId,
+  };
 }
 
 /** Registers an operation on the router and in the OpenAPI registry, from the same schemas. */
-export function addOperation<P extends Schema | undefined, Q extends Schema | undefined, B extends Schema | undefined, R extends Schema | undefined>(
-  router: Router,
-  registry: OpenAPIRegistry,
-  op: AdminOperation<P, Q, B, R>,
-) {
+export function addOperation<
+  P extends Schema | undefined,
+  Q extends Schema | undefined,
+  B extends Schema | undefined,
+  R extends Schema | undefined,
+>(router: Router, registry: OpenAPIRegistry, op: AdminOperation<P, Q, B, R>) {
   const responses: RouteConfig['responses'] = {};
   responses[op.status] = op.response
     ? { description: op.responseDescription, content: { 'application/json': { schema: op.response } } }
     : { description: op.responseDescription };
-  for (const status of [400, 401, ...(op.errors ?? []), ...(op.body || op.upload ? [415] : []), ...(op.upload ? [413] : []), 429]) {
+  for (const status of [
+    400,
+    401,
+    ...(op.errors ?? []),
+    ...(op.body || op.upload ? [415] : []),
+    ...(op.upload ? [413] : []),
+    429,
+  ]) {
     responses[status] = { description: ERROR_TEXT[status], content: { 'application/json': { schema: ErrorResponse } } };
   }
   registry.registerPath({
@@ -86,7 +110,9 @@ export function addOperation<P extends Schema | undefined, Q extends Schema | un
           ? {
               required: true,
               description: op.upload.description,
-              content: Object.fromEntries(op.upload.contentTypes.map((type) => [type, { schema: { type: 'string', contentMediaType: type } }])),
+              content: Object.fromEntries(
+                op.upload.contentTypes.map((type) => [type, { schema: { type: 'string', contentMediaType: type } }]),
+              ),
             }
           : undefined,
     },
@@ -102,12 +128,28 @@ export function addOperation<P extends Schema | undefined, Q extends Schema | un
     if (op.body && !req.is('application/json') && !(op.bodyOptional && req.is('application/json') === null)) {
       throw new OAuthError('invalid_request', 'the body must be application/json', { status: 415 });
     }
-    if (op.upload && !op.upload.contentTypes.includes(String(req.get('content-type') ?? '').split(';')[0].trim().toLowerCase())) {
-      throw new OAuthError('invalid_request', `the body must be the file itself, as one of ${op.upload.contentTypes.join(', ')} (Content-Type)`, { status: 415 });
+    if (
+      op.upload &&
+      !op.upload.contentTypes.includes(
+        String(req.get('content-type') ?? '')
+          .split(';')[0]
+          .trim()
+          .toLowerCase(),
+      )
+    ) {
+      throw new OAuthError(
+        'invalid_request',
+        `the body must be the file itself, as one of ${op.upload.contentTypes.join(', ')} (Content-Type)`,
+        { status: 415 },
+      );
     }
     const body = op.body ? parseInput(op.body, req.body ?? {}) : undefined;
-    const upload = op.upload ? { contentType: String(req.get('content-type')), bytes: Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0) } : undefined;
-    const result = await op.handler({ params, query, body, upload, actor: actorOf(req, res), req } as Parameters<typeof op.handler>[0]);
+    const upload = op.upload
+      ? { contentType: String(req.get('content-type')), bytes: Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0) }
+      : undefined;
+    const result = await op.handler({ params, query, body, upload, actor: actorOf(req, res), req } as Parameters<
+      typeof op.handler
+    >[0]);
     res.status(op.status);
     if (op.status === 204) res.end();
     else res.json(result);

@@ -24,35 +24,75 @@ export function consoleAccountRouter(s: Services): Router {
   const show = async (req: Request, res: Response, error: string | null = null, status = 200) => {
     const operator = res.locals.operator!;
     const passkeys = await s.operators.passkeys.list(operator.id);
-    renderConsole(req, res, 'account', {
-      title: 'Your account',
-      accountPage: true,
-      hasTotp: operator.hasTotp,
-      passkeys: presentOperatorPasskeys(passkeys),
-      // Without the app, the last passkey has no Remove button (the service refuses it too).
-      canRemove: operator.hasTotp || passkeys.length > 1,
-      passkey: consolePasskeyForm(s, res, { action: `${PATH}/passkeys`, options: `${PATH}/passkeys/options` }),
-      error,
-    }, status);
+    renderConsole(
+      req,
+      res,
+      'account',
+      {
+        title: 'Your account',
+        accountPage: true,
+        hasTotp: operator.hasTotp,
+        passkeys: presentOperatorPasskeys(passkeys),
+        // Without the app, the last passkey has no Remove button (the service refuses it too).
+        canRemove: operator.hasTotp || passkeys.length > 1,
+        passkey: consolePasskeyForm(s, res, { action: `${PATH}/passkeys`, options: `${PATH}/passkeys/options` }),
+        error,
+      },
+      status,
+    );
   };
 
   r.get(PATH, (req, res) => show(req, res));
 
-  r.post(`${PATH}/passkeys/options`, passkeyOptionsRoute(s, 'register', async (_req, res) => res.locals.operator, (operator) => s.operators.passkeys.registrationOptions(operator)));
+  r.post(
+    `${PATH}/passkeys/options`,
+    passkeyOptionsRoute(
+      s,
+      'register',
+      async (_req, res) => res.locals.operator,
+      (operator) => s.operators.passkeys.registrationOptions(operator),
+    ),
+  );
 
-  r.post(`${PATH}/passkeys`, (req, res) => submitForm(req, res, async () => {
-    const operator = res.locals.operator!;
-    const expectedChallenge = takeChallenge(req, 'register', operatorScope(operator));
-    if (!expectedChallenge) throw invalidRequest('This passkey request has expired. Try again.');
-    const added = await s.operators.passkeys.register(operatorActor(req, res), operator, { name: field(req, 'name'), credential: field(req, 'credential'), expectedChallenge, firstFactor: false });
-    if (!added.ok) throw invalidRequest(`The passkey was not added. ${added.message}`);
-    return { message: `Passkey “${added.passkey.name}” added.`, to: PATH };
-  }, (error, status) => show(req, res, error, status)));
+  r.post(`${PATH}/passkeys`, (req, res) =>
+    submitForm(
+      req,
+      res,
+      async () => {
+        const operator = res.locals.operator!;
+        const expectedChallenge = takeChallenge(req, 'register', operatorScope(operator));
+        if (!expectedChallenge) throw invalidRequest('This passkey request has expired. Try again.');
+        const added = await s.operators.passkeys.register(operatorActor(req, res), operator, {
+          name: field(req, 'name'),
+          credential: field(req, 'credential'),
+          expectedChallenge,
+          firstFactor: false,
+        });
+        if (!added.ok) throw invalidRequest(`The passkey was not added. ${added.message}`);
+        return { message: `Passkey “${added.passkey.name}” added.`, to: PATH };
+      },
+      (error, status) => show(req, res, error, status),
+    ),
+  );
 
-  r.post(`${PATH}/passkeys/remove`, (req, res) => submitForm(req, res, async () => {
-    const removed = await s.operators.passkeys.remove(operatorActor(req, res), res.locals.operator!, field(req, 'passkey'));
-    return { message: `Passkey “${removed.name}” removed. Also remove it from your device or password manager.`, to: PATH };
-  }, (error, status) => show(req, res, error, status)));
+  r.post(`${PATH}/passkeys/remove`, (req, res) =>
+    submitForm(
+      req,
+      res,
+      async () => {
+        const removed = await s.operators.passkeys.remove(
+          operatorActor(req, res),
+          res.locals.operator!,
+          field(req, 'passkey'),
+        );
+        return {
+          message: `Passkey “${removed.name}” removed. Also remove it from your device or password manager.`,
+          to: PATH,
+        };
+      },
+      (error, status) => show(req, res, error, status),
+    ),
+  );
 
   /** The setup page: the session's secret (a reload shows the same QR code), or a new one. */
   const showSetup = async (req: Request, res: Response, error: string | null = null, status = 200) => {
@@ -64,7 +104,13 @@ export function consoleAccountRouter(s: Services): Router {
       c.totpSetup = setup.sealed;
       shown = setup;
     }
-    renderConsole(req, res, 'account-authenticator', { title: 'Set up authenticator app', accountPage: true, error, ...(await presentTotpSetup(shown)) }, status);
+    renderConsole(
+      req,
+      res,
+      'account-authenticator',
+      { title: 'Set up authenticator app', accountPage: true, error, ...(await presentTotpSetup(shown)) },
+      status,
+    );
   };
 
   r.get(`${PATH}/authenticator`, async (req, res) => {
@@ -72,18 +118,40 @@ export function consoleAccountRouter(s: Services): Router {
     await showSetup(req, res);
   });
 
-  r.post(`${PATH}/authenticator`, (req, res) => submitForm(req, res, async () => {
-    const c = req.session.console!;
-    if (!c.totpSetup) throw invalidRequest('This setup has expired. Start again.');
-    await s.operators.confirmAccountTotp(operatorActor(req, res), res.locals.operator!, c.totpSetup, field(req, 'code'));
-    delete c.totpSetup;
-    return { message: 'Authenticator app set up. Sign-in now also accepts its code.', to: PATH };
-  }, (error, status) => (res.locals.operator!.hasTotp || !req.session.console?.totpSetup ? show(req, res, error, status) : showSetup(req, res, error, status))));
+  r.post(`${PATH}/authenticator`, (req, res) =>
+    submitForm(
+      req,
+      res,
+      async () => {
+        const c = req.session.console!;
+        if (!c.totpSetup) throw invalidRequest('This setup has expired. Start again.');
+        await s.operators.confirmAccountTotp(
+          operatorActor(req, res),
+          res.locals.operator!,
+          c.totpSetup,
+          field(req, 'code'),
+        );
+        delete c.totpSetup;
+        return { message: 'Authenticator app set up. Sign-in now also accepts its code.', to: PATH };
+      },
+      (error, status) =>
+        res.locals.operator!.hasTotp || !req.session.console?.totpSetup
+          ? show(req, res, error, status)
+          : showSetup(req, res, error, status),
+    ),
+  );
 
-  r.post(`${PATH}/authenticator/remove`, (req, res) => submitForm(req, res, async () => {
-    await s.operators.removeTotp(operatorActor(req, res), res.locals.operator!);
-    return { message: 'Authenticator app removed. Also remove this account from the app.', to: PATH };
-  }, (error, status) => show(req, res, error, status)));
+  r.post(`${PATH}/authenticator/remove`, (req, res) =>
+    submitForm(
+      req,
+      res,
+      async () => {
+        await s.operators.removeTotp(operatorActor(req, res), res.locals.operator!);
+        return { message: 'Authenticator app removed. Also remove this account from the app.', to: PATH };
+      },
+      (error, status) => show(req, res, error, status),
+    ),
+  );
 
   return r;
 }

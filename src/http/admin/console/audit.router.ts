@@ -16,7 +16,8 @@ function parseTime(label: string, value: string, endOfDay = false): Date | undef
   if (!value) return undefined;
   const plainDate = /^\d{4}-\d{2}-\d{2}$/.test(value);
   const at = new Date(plainDate ? `${value}T00:00:00Z` : /[zZ]|[+-]\d\d:\d\d$/.test(value) ? value : `${value}Z`);
-  if (Number.isNaN(at.getTime()) || !/^\d{4}-\d{2}-\d{2}/.test(value)) throw invalidRequest(`${label}: must be a date (YYYY-MM-DD) or a date and time`);
+  if (Number.isNaN(at.getTime()) || !/^\d{4}-\d{2}-\d{2}/.test(value))
+    throw invalidRequest(`${label}: must be a date (YYYY-MM-DD) or a date and time`);
   return plainDate && endOfDay ? new Date(at.getTime() + 86_400_000) : at;
 }
 
@@ -26,7 +27,10 @@ export function consoleAuditRouter(s: Services): Router {
 
   r.get('/admin/audit', async (req: Request, res: Response) => {
     const actor = operatorActor(req, res);
-    const form = Object.fromEntries(FIELDS.map((f) => [f, queryParam(req, f)])) as Record<(typeof FIELDS)[number], string>;
+    const form = Object.fromEntries(FIELDS.map((f) => [f, queryParam(req, f)])) as Record<
+      (typeof FIELDS)[number],
+      string
+    >;
     const before = queryParam(req, 'before');
     if (actor.platformId) form.platform = actor.platformId; // a platform operator sees its platform's events only
     let page: Awaited<ReturnType<Services['audit']['list']>> = { events: [], nextCursor: null };
@@ -34,7 +38,8 @@ export function consoleAuditRouter(s: Services): Router {
     try {
       if (form.platform && !isUuid(form.platform)) throw invalidRequest('Platform: must be a platform GUID');
       if (form.platform) assertPlatformAccess(actor, form.platform);
-      if (form.kind && !(AUDIT_EVENT_KINDS as readonly string[]).includes(form.kind)) throw invalidRequest(`unknown kind "${form.kind}"`);
+      if (form.kind && !(AUDIT_EVENT_KINDS as readonly string[]).includes(form.kind))
+        throw invalidRequest(`unknown kind "${form.kind}"`);
       if (form.subject && !isUuid(form.subject)) throw invalidRequest('Subject (sub): must be a user id');
       if (before && !/^\d{1,18}$/.test(before)) throw invalidRequest('this page link is not one the console gave out');
       const filter: AuditFilter = {
@@ -53,18 +58,26 @@ export function consoleAuditRouter(s: Services): Router {
     const platforms = actor.platformId ? [] : (await s.admin.platforms.list(actor, { limit: 200 })).items;
     const query = new URLSearchParams(Object.entries(form).filter(([, v]) => v !== ''));
     if (page.nextCursor) query.set('before', page.nextCursor);
-    renderConsole(req, res, 'audit', {
-      title: 'Audit log',
-      form,
-      kinds: AUDIT_EVENT_KINDS,
-      platforms,
-      platformNames: Object.fromEntries(platforms.map((p) => [p.id, p.name])),
-      scoped: actor.platformId !== null,
-      events: page.events,
-      olderUrl: page.nextCursor ? `/admin/audit?${query}` : null,
-      newestUrl: before ? `/admin/audit?${new URLSearchParams(Object.entries(form).filter(([, v]) => v !== ''))}` : null,
-      error,
-    }, error ? 400 : 200);
+    renderConsole(
+      req,
+      res,
+      'audit',
+      {
+        title: 'Audit log',
+        form,
+        kinds: AUDIT_EVENT_KINDS,
+        platforms,
+        platformNames: Object.fromEntries(platforms.map((p) => [p.id, p.name])),
+        scoped: actor.platformId !== null,
+        events: page.events,
+        olderUrl: page.nextCursor ? `/admin/audit?${query}` : null,
+        newestUrl: before
+          ? `/admin/audit?${new URLSearchParams(Object.entries(form).filter(([, v]) => v !== ''))}`
+          : null,
+        error,
+      },
+      error ? 400 : 200,
+    );
   });
 
   return r;

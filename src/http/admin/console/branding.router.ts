@@ -25,27 +25,46 @@ export function consoleBrandingRouter(s: Services): Router {
   const base = (req: Request) => `/admin/platforms/${req.params.platformId}/branding`;
   const platformId = (req: Request) => String(req.params.platformId);
 
-  async function show(req: Request, res: Response, form: { values?: BrandingForm; error?: string; logoError?: string } = {}, status = 200) {
+  async function show(
+    req: Request,
+    res: Response,
+    form: { values?: BrandingForm; error?: string; logoError?: string } = {},
+    status = 200,
+  ) {
     const platform = await s.admin.platforms.get(operatorActor(req, res), platformId(req));
     const b = platform.branding;
-    renderConsole(req, res, 'branding', {
-      title: 'Branding',
-      values: form.values ?? { logo_url: b.logoUrl ?? '', accent_color: b.accentColor ?? '', support_email: b.supportEmail ?? '' },
-      accentColor: b.accentColor,
-      logoSrc: platformLogoSrc(platform.id, b),
-      uploaded: b.logoVersion !== null,
-      accept: LOGO_CONTENT_TYPES.join(','),
-      maxKiB: LOGO_MAX_BYTES / 1024,
-      action: base(req),
-      error: form.error ?? form.logoError ?? null,
-      failedForm: form.error ? 'fields' : form.logoError ? 'logo' : null,
-    }, status);
+    renderConsole(
+      req,
+      res,
+      'branding',
+      {
+        title: 'Branding',
+        values: form.values ?? {
+          logo_url: b.logoUrl ?? '',
+          accent_color: b.accentColor ?? '',
+          support_email: b.supportEmail ?? '',
+        },
+        accentColor: b.accentColor,
+        logoSrc: platformLogoSrc(platform.id, b),
+        uploaded: b.logoVersion !== null,
+        accept: LOGO_CONTENT_TYPES.join(','),
+        maxKiB: LOGO_MAX_BYTES / 1024,
+        action: base(req),
+        error: form.error ?? form.logoError ?? null,
+        failedForm: form.error ? 'fields' : form.logoError ? 'logo' : null,
+      },
+      status,
+    );
   }
 
   r.get('/admin/platforms/:platformId/branding', (req, res) => show(req, res));
 
   r.post('/admin/platforms/:platformId/branding', (req, res) => {
-    const values: BrandingForm = { logo_url: field(req, 'logo_url'), accent_color: field(req, 'accent_color'), support_email: field(req, 'support_email') };
+    const values: BrandingForm = {
+      logo_url: field(req, 'logo_url'),
+      accent_color: field(req, 'accent_color'),
+      support_email: field(req, 'support_email'),
+    };
     return submitForm(
       req,
       res,

@@ -25,14 +25,22 @@ const OVERLAPS = [
 function fieldList(req: Request, name: string): string[] {
   const value = (req.body as Record<string, unknown> | undefined)?.[name];
   const list = Array.isArray(value) ? value : value === undefined ? [] : [value];
-  return list.filter((v): v is string => typeof v === 'string').map((v) => v.trim()).filter(Boolean);
+  return list
+    .filter((v): v is string => typeof v === 'string')
+    .map((v) => v.trim())
+    .filter(Boolean);
 }
 
 /** A textarea's lines, trimmed, blank lines dropped. */
-const lines = (text: string) => text.split(/\r?\n/).map((l) => l.trim()).filter(Boolean);
+const lines = (text: string) =>
+  text
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter(Boolean);
 
 /** Whether the form carries the field at all (the ID-token algorithm is on standard platforms' forms only). */
-const hasField = (req: Request, name: string) => (req.body as Record<string, unknown> | undefined)?.[name] !== undefined;
+const hasField = (req: Request, name: string) =>
+  (req.body as Record<string, unknown> | undefined)?.[name] !== undefined;
 
 /** The client form as the admin API's body (the same schema, so the same messages). */
 function clientBody(req: Request) {
@@ -43,7 +51,9 @@ function clientBody(req: Request) {
     scopes: fieldList(req, 'scopes').join(' '),
     is_resource_server: field(req, 'is_resource_server') === 'yes',
     // '' is "Default": null clears the algorithm; a form without the select leaves it as it is.
-    ...(hasField(req, 'id_token_signed_response_alg') ? { id_token_signed_response_alg: field(req, 'id_token_signed_response_alg') || null } : {}),
+    ...(hasField(req, 'id_token_signed_response_alg')
+      ? { id_token_signed_response_alg: field(req, 'id_token_signed_response_alg') || null }
+      : {}),
     backchannel_logout_uri: field(req, 'backchannel_logout_uri') || null,
     backchannel_logout_session_required: field(req, 'backchannel_logout_session_required') === 'yes',
     frontchannel_logout_uri: field(req, 'frontchannel_logout_uri') || null,
@@ -107,24 +117,42 @@ export function consoleClientsRouter(s: Services, deps: HttpDeps): Router {
   const platformId = (req: Request) => String(req.params.platformId);
   const clientId = (req: Request) => String(req.params.clientId);
 
-  async function showList(req: Request, res: Response, form: ReturnType<typeof formOf> | null = null, error: string | null = null, status = 200) {
+  async function showList(
+    req: Request,
+    res: Response,
+    form: ReturnType<typeof formOf> | null = null,
+    error: string | null = null,
+    status = 200,
+  ) {
     const cursor = queryParam(req, 'cursor') || undefined;
     const page = await s.admin.clients.list(operatorActor(req, res), platformId(req), { limit: PAGE, cursor });
     const platform = await s.admin.platforms.get(operatorActor(req, res), platformId(req));
-    renderConsole(req, res, 'clients', {
-      title: 'Clients',
-      clients: page.items.map(presentClient),
-      nextUrl: page.nextCursor ? `${base(req)}?cursor=${encodeURIComponent(page.nextCursor)}` : null,
-      firstUrl: cursor ? base(req) : null,
-      scopes: SUPPORTED_SCOPES,
-      form: form ?? NEW_FORM,
-      idTokenAlgs: platform.signingProfile === 'standard' ? ID_TOKEN_ALGS : null,
-      action: base(req),
-      error,
-    }, status);
+    renderConsole(
+      req,
+      res,
+      'clients',
+      {
+        title: 'Clients',
+        clients: page.items.map(presentClient),
+        nextUrl: page.nextCursor ? `${base(req)}?cursor=${encodeURIComponent(page.nextCursor)}` : null,
+        firstUrl: cursor ? base(req) : null,
+        scopes: SUPPORTED_SCOPES,
+        form: form ?? NEW_FORM,
+        idTokenAlgs: platform.signingProfile === 'standard' ? ID_TOKEN_ALGS : null,
+        action: base(req),
+        error,
+      },
+      status,
+    );
   }
 
-  async function showClient(req: Request, res: Response, form: ReturnType<typeof formOf> | null = null, error: string | null = null, status = 200) {
+  async function showClient(
+    req: Request,
+    res: Response,
+    form: ReturnType<typeof formOf> | null = null,
+    error: string | null = null,
+    status = 200,
+  ) {
     const client = presentClient(await s.admin.clients.get(operatorActor(req, res), platformId(req), clientId(req)));
     const platform = await s.admin.platforms.get(operatorActor(req, res), platformId(req));
     const once = req.session.console?.secretOnce;
@@ -135,35 +163,41 @@ export function consoleClientsRouter(s: Services, deps: HttpDeps): Router {
       await saveConsoleSession(req);
       if (once.clientId === client.client_id) secret = s.admin.clients.unsealSecretForDisplay(once.sealed);
     }
-    renderConsole(req, res, 'client', {
-      title: client.name,
-      client,
-      secret,
-      scopes: SUPPORTED_SCOPES,
-      overlaps: OVERLAPS,
-      defaultOverlap: deps.config.clientSecretOverlapSeconds,
-      form: form ?? {
-        name: client.name,
-        type: client.type,
-        redirect_uris: client.redirect_uris.join('\n'),
-        post_logout_redirect_uris: client.post_logout_redirect_uris.join('\n'),
-        scopes: client.scopes.split(' '),
-        is_resource_server: client.is_resource_server,
-        id_token_signed_response_alg: client.id_token_signed_response_alg ?? '',
-        backchannel_logout_uri: client.backchannel_logout_uri ?? '',
-        backchannel_logout_session_required: client.backchannel_logout_session_required,
-        frontchannel_logout_uri: client.frontchannel_logout_uri ?? '',
-        frontchannel_logout_session_required: client.frontchannel_logout_session_required,
-        logo_uri: client.logo_uri ?? '',
-        client_uri: client.client_uri ?? '',
-        policy_uri: client.policy_uri ?? '',
-        tos_uri: client.tos_uri ?? '',
+    renderConsole(
+      req,
+      res,
+      'client',
+      {
+        title: client.name,
+        client,
+        secret,
+        scopes: SUPPORTED_SCOPES,
+        overlaps: OVERLAPS,
+        defaultOverlap: deps.config.clientSecretOverlapSeconds,
+        form: form ?? {
+          name: client.name,
+          type: client.type,
+          redirect_uris: client.redirect_uris.join('\n'),
+          post_logout_redirect_uris: client.post_logout_redirect_uris.join('\n'),
+          scopes: client.scopes.split(' '),
+          is_resource_server: client.is_resource_server,
+          id_token_signed_response_alg: client.id_token_signed_response_alg ?? '',
+          backchannel_logout_uri: client.backchannel_logout_uri ?? '',
+          backchannel_logout_session_required: client.backchannel_logout_session_required,
+          frontchannel_logout_uri: client.frontchannel_logout_uri ?? '',
+          frontchannel_logout_session_required: client.frontchannel_logout_session_required,
+          logo_uri: client.logo_uri ?? '',
+          client_uri: client.client_uri ?? '',
+          policy_uri: client.policy_uri ?? '',
+          tos_uri: client.tos_uri ?? '',
+        },
+        idTokenAlgs: platform.signingProfile === 'standard' ? ID_TOKEN_ALGS : null,
+        listUrl: base(req),
+        action: `${base(req)}/${client.client_id}`,
+        error,
       },
-      idTokenAlgs: platform.signingProfile === 'standard' ? ID_TOKEN_ALGS : null,
-      listUrl: base(req),
-      action: `${base(req)}/${client.client_id}`,
-      error,
-    }, status);
+      status,
+    );
   }
 
   /** Keeps a new secret, sealed, for the client page's next render. */
@@ -195,7 +229,12 @@ export function consoleClientsRouter(s: Services, deps: HttpDeps): Router {
       res,
       async () => {
         const input = parseInput(ClientUpdate, clientBody(req));
-        const { client, secret } = await s.admin.clients.update(operatorActor(req, res), platformId(req), clientId(req), input);
+        const { client, secret } = await s.admin.clients.update(
+          operatorActor(req, res),
+          platformId(req),
+          clientId(req),
+          input,
+        );
         if (secret) revealOnce(req, client.id, secret);
         return { message: 'Changes saved.', to: `${base(req)}/${client.id}` };
       },
@@ -210,9 +249,16 @@ export function consoleClientsRouter(s: Services, deps: HttpDeps): Router {
       async () => {
         const raw = field(req, 'overlap_seconds');
         const input = parseInput(ClientSecretRotate, raw === '' ? {} : { overlap_seconds: Number(raw) });
-        const { client, secret } = await s.admin.clients.rotateSecret(operatorActor(req, res), platformId(req), clientId(req), input);
+        const { client, secret } = await s.admin.clients.rotateSecret(
+          operatorActor(req, res),
+          platformId(req),
+          clientId(req),
+          input,
+        );
         revealOnce(req, client.id, secret);
-        const until = client.previousSecretExpiresAt ? ` The previous secret works until ${client.previousSecretExpiresAt.toISOString().slice(0, 16).replace('T', ' ')} UTC.` : ' The previous secret no longer works.';
+        const until = client.previousSecretExpiresAt
+          ? ` The previous secret works until ${client.previousSecretExpiresAt.toISOString().slice(0, 16).replace('T', ' ')} UTC.`
+          : ' The previous secret no longer works.';
         return { message: `New secret issued.${until}`, to: `${base(req)}/${client.id}` };
       },
       (error, status) => showClient(req, res, null, error, status),

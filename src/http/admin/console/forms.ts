@@ -14,7 +14,12 @@ export interface FormDone {
  * 303 to `to` (Post/Redirect/Get: a reload does not post again). An expected mistake (an OAuthError
  * below 500: bad input, unknown id) re-renders the page with the error and its status; never a 5xx.
  */
-export async function submitForm(req: Request, res: Response, run: () => Promise<FormDone>, show: (error: string, status: number) => Promise<void>): Promise<void> {
+export async function submitForm(
+  req: Request,
+  res: Response,
+  run: () => Promise<FormDone>,
+  show: (error: string, status: number) => Promise<void>,
+): Promise<void> {
   let done: FormDone;
   try {
     done = await run();

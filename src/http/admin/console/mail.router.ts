@@ -16,17 +16,28 @@ export function consoleMailRouter(s: Services): Router {
   async function show(req: Request, res: Response, error: string | null = null, status = 200) {
     const wanted = queryParam(req, 'status');
     const filter = (MAIL_STATUSES as readonly string[]).includes(wanted) ? (wanted as MailStatus) : undefined;
-    const { mails, counts } = await s.mailAdmin.list(operatorActor(req, res), String(req.params.platformId), filter, LIMIT);
-    renderConsole(req, res, 'mail', {
-      title: 'Mail',
-      mails: mails.map(presentMail),
-      counts,
-      statuses: MAIL_STATUSES,
-      status: filter ?? '',
-      limit: LIMIT,
-      action: base(req),
-      error,
-    }, status);
+    const { mails, counts } = await s.mailAdmin.list(
+      operatorActor(req, res),
+      String(req.params.platformId),
+      filter,
+      LIMIT,
+    );
+    renderConsole(
+      req,
+      res,
+      'mail',
+      {
+        title: 'Mail',
+        mails: mails.map(presentMail),
+        counts,
+        statuses: MAIL_STATUSES,
+        status: filter ?? '',
+        limit: LIMIT,
+        action: base(req),
+        error,
+      },
+      status,
+    );
   }
 
   r.get('/admin/platforms/:platformId/mail', (req, res) => show(req, res));
@@ -37,8 +48,19 @@ export function consoleMailRouter(s: Services): Router {
       res,
       async () => {
         const id = field(req, 'id');
-        const n = await s.mailAdmin.retry(operatorActor(req, res), String(req.params.platformId), id ? { id } : { allDead: true });
-        return { message: id ? 'The mail is queued again.' : n ? `${n} dead ${n === 1 ? 'mail is' : 'mails are'} queued again.` : 'No dead mail to retry.', to: base(req) };
+        const n = await s.mailAdmin.retry(
+          operatorActor(req, res),
+          String(req.params.platformId),
+          id ? { id } : { allDead: true },
+        );
+        return {
+          message: id
+            ? 'The mail is queued again.'
+            : n
+              ? `${n} dead ${n === 1 ? 'mail is' : 'mails are'} queued again.`
+              : 'No dead mail to retry.',
+          to: base(req),
+        };
       },
       (error, status) => show(req, res, error, status),
     ),

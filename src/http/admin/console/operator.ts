@@ -40,7 +40,11 @@ export function requireOperator(s: Services, deps: HttpDeps): RequestHandler {
 /** The operator as the admin services' actor: its scope, and the request's audit context. */
 export function operatorActor(req: Request, res: Response): AdminActor {
   const operator = res.locals.operator!;
-  return { ...auditContext(req, { type: 'operator', id: operator.id, name: operator.email }), actorType: 'operator', platformId: operator.platformId };
+  return {
+    ...auditContext(req, { type: 'operator', id: operator.id, name: operator.email }),
+    actorType: 'operator',
+    platformId: operator.platformId,
+  };
 }
 
 /** Shows `message` on the next console page (after a form's 303). */

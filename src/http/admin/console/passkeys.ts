@@ -18,7 +18,11 @@ export interface ConsolePasskeyForm {
 }
 
 /** The form's model; a page with a working one loads the passkey scripts (CSP script-src 'self' on it only). */
-export function consolePasskeyForm(s: Services, res: Response, urls: { action: string; options: string }): ConsolePasskeyForm {
+export function consolePasskeyForm(
+  s: Services,
+  res: Response,
+  urls: { action: string; options: string },
+): ConsolePasskeyForm {
   const isAvailable = s.operators.passkeys.relyingParty.isAvailable;
   if (isAvailable) allowPasskeyScripts(res);
   return { isAvailable, ...urls, unavailable: PASSKEYS_NEED_HOST_NAME };
@@ -31,9 +35,18 @@ export const operatorScope = (operator: Pick<Operator, 'id'>) => `operator:${ope
  * A ceremony's options as JSON for public/passkeys.js: the operator (`find`: the pending sign-in's or
  * the signed-in one), the options, and the challenge kept in the console session. Errors as JSON.
  */
-export function passkeyOptionsRoute(s: Services, purpose: CeremonyPurpose, find: (req: Request, res: Response) => Promise<Operator | undefined>, options: (operator: Operator) => Promise<{ challenge: string }>): RequestHandler {
+export function passkeyOptionsRoute(
+  s: Services,
+  purpose: CeremonyPurpose,
+  find: (req: Request, res: Response) => Promise<Operator | undefined>,
+  options: (operator: Operator) => Promise<{ challenge: string }>,
+): RequestHandler {
   return async (req, res) => {
-    if (!s.operators.passkeys.relyingParty.isAvailable) return sendJsonError(res, new OAuthError('invalid_request', 'Passkeys need a host name: this server is reached by an IP address.'));
+    if (!s.operators.passkeys.relyingParty.isAvailable)
+      return sendJsonError(
+        res,
+        new OAuthError('invalid_request', 'Passkeys need a host name: this server is reached by an IP address.'),
+      );
     const operator = await find(req, res);
     if (!operator) return sendJsonError(res, new OAuthError('invalid_request', 'Sign in again.', { status: 401 }));
     const json = await options(operator);

@@ -23,16 +23,22 @@ export function consolePlatformsRouter(s: Services): Router {
     const actor = operatorActor(req, res);
     const cursor = queryParam(req, 'cursor') || undefined;
     const page = await s.admin.platforms.list(actor, { limit: PAGE, cursor });
-    renderConsole(req, res, 'platforms', {
-      title: 'Platforms',
-      platforms: page.items,
-      nextUrl: page.nextCursor ? `/admin/platforms?cursor=${encodeURIComponent(page.nextCursor)}` : null,
-      firstUrl: cursor ? '/admin/platforms' : null,
-      canCreate: actor.platformId === null,
-      values: form.values ?? { name: '', signing_profile: 'seed' },
-      profiles: SIGNING_PROFILES,
-      error: form.error ?? null,
-    }, status);
+    renderConsole(
+      req,
+      res,
+      'platforms',
+      {
+        title: 'Platforms',
+        platforms: page.items,
+        nextUrl: page.nextCursor ? `/admin/platforms?cursor=${encodeURIComponent(page.nextCursor)}` : null,
+        firstUrl: cursor ? '/admin/platforms' : null,
+        canCreate: actor.platformId === null,
+        values: form.values ?? { name: '', signing_profile: 'seed' },
+        profiles: SIGNING_PROFILES,
+        error: form.error ?? null,
+      },
+      status,
+    );
   }
 
   r.get('/admin/platforms', (req, res) => show(req, res));
@@ -44,10 +50,19 @@ export function consolePlatformsRouter(s: Services): Router {
       res,
       async () => {
         // An absent choice is the API's default (seed); a present one must be a profile, named in the message if not.
-        const input = parseInput(PlatformCreate, { name: values.name, ...(values.signing_profile ? { signing_profile: values.signing_profile } : {}) });
+        const input = parseInput(PlatformCreate, {
+          name: values.name,
+          ...(values.signing_profile ? { signing_profile: values.signing_profile } : {}),
+        });
         const { platform } = await s.admin.platforms.create(operatorActor(req, res), input);
-        const keys = platform.signingProfile === 'standard' ? 'its HS512, RS256, ES256 and EdDSA signing keys' : 'its HS512 signing key';
-        return { message: `Platform "${platform.name}" created (${platform.signingProfile} profile), with ${keys}.`, to: `/admin/platforms/${platform.id}` };
+        const keys =
+          platform.signingProfile === 'standard'
+            ? 'its HS512, RS256, ES256 and EdDSA signing keys'
+            : 'its HS512 signing key';
+        return {
+          message: `Platform "${platform.name}" created (${platform.signingProfile} profile), with ${keys}.`,
+          to: `/admin/platforms/${platform.id}`,
+        };
       },
       (error, status) => show(req, res, { values, error }, status),
     );

@@ -40,21 +40,40 @@ function links(entries: ConsoleNavEntry[], base: string, path: string): NavLink[
  * form, under the page's own model. An `error` names fields by their labels on the form, not by
  * the API's names (field-labels.ts).
  */
-export function renderConsole(req: Request, res: Response, view: string, model: Record<string, unknown>, status = 200): void {
+export function renderConsole(
+  req: Request,
+  res: Response,
+  view: string,
+  model: Record<string, unknown>,
+  status = 200,
+): void {
   const entries = res.locals.consoleNav ?? [];
   const platform = res.locals.consolePlatform;
   const path = `${req.baseUrl}${req.path}`.replace(/\/$/, '');
   const flash = req.session?.console?.flash;
   if (flash) delete req.session.console!.flash;
   const platformBase = platform ? `/admin/platforms/${platform.id}` : '';
-  res.status(status).set({ 'Cache-Control': 'no-store', Pragma: 'no-cache' }).render(`admin/${view}`, {
-    csrfToken: res.locals.csrfToken,
-    operator: res.locals.operator ?? null,
-    platform: platform ?? null,
-    globalNav: links(entries.filter((e) => e.section === 'global'), '/admin', path),
-    platformNav: platform ? links(entries.filter((e) => e.section === 'platform'), platformBase, path) : [],
-    flash: flash ?? null,
-    ...model,
-    error: typeof model.error === 'string' ? withFieldLabels(model.error, view) : null,
-  });
+  res
+    .status(status)
+    .set({ 'Cache-Control': 'no-store', Pragma: 'no-cache' })
+    .render(`admin/${view}`, {
+      csrfToken: res.locals.csrfToken,
+      operator: res.locals.operator ?? null,
+      platform: platform ?? null,
+      globalNav: links(
+        entries.filter((e) => e.section === 'global'),
+        '/admin',
+        path,
+      ),
+      platformNav: platform
+        ? links(
+            entries.filter((e) => e.section === 'platform'),
+            platformBase,
+            path,
+          )
+        : [],
+      flash: flash ?? null,
+      ...model,
+      error: typeof model.error === 'string' ? withFieldLabels(model.error, view) : null,
+    });
 }

@@ -11,18 +11,28 @@ import { renderConsole } from './render';
 
 /** One scope per line: its name, a space, then its description (a scope name has no spaces). */
 function scopesOf(text: string): Array<{ name: string; description: string }> {
-  return text.split(/\r?\n/).map((l) => l.trim()).filter(Boolean).map((line) => {
-    const space = line.search(/\s/);
-    return space < 0 ? { name: line, description: '' } : { name: line.slice(0, space), description: line.slice(space + 1).trim() };
-  });
+  return text
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter(Boolean)
+    .map((line) => {
+      const space = line.search(/\s/);
+      return space < 0
+        ? { name: line, description: '' }
+        : { name: line.slice(0, space), description: line.slice(space + 1).trim() };
+    });
 }
 
-const scopeLines = (scopes: Array<{ name: string; description: string }>) => scopes.map((s) => (s.description ? `${s.name} ${s.description}` : s.name)).join('\n');
+const scopeLines = (scopes: Array<{ name: string; description: string }>) =>
+  scopes.map((s) => (s.description ? `${s.name} ${s.description}` : s.name)).join('\n');
 
 /** The lifetime field: empty → the platform's default (null); else a whole number of seconds. */
 function ttlOf(text: string): number | null {
   if (!text) return null;
-  if (!/^\d+$/.test(text)) throw invalidRequest(`access_token_ttl_seconds: a whole number of seconds from ${RESOURCE_TOKEN_TTL_MIN} to ${RESOURCE_TOKEN_TTL_MAX}, or empty for the platform's default`);
+  if (!/^\d+$/.test(text))
+    throw invalidRequest(
+      `access_token_ttl_seconds: a whole number of seconds from ${RESOURCE_TOKEN_TTL_MIN} to ${RESOURCE_TOKEN_TTL_MAX}, or empty for the platform's default`,
+    );
   return Number(text);
 }
 
@@ -57,32 +67,70 @@ export function consoleResourcesRouter(s: Services): Router {
   const platformId = (req: Request) => String(req.params.platformId);
   const isStandard = (res: Response) => res.locals.consolePlatform?.signingProfile === 'standard';
   /** The :resourceId of the path, checked like the API's (a UUID; else 400). */
-  const resourceId = (req: Request) => parseInput(ResourceParams, { platform_guid: platformId(req), resource_id: String(req.params.resourceId) }).resource_id;
+  const resourceId = (req: Request) =>
+    parseInput(ResourceParams, { platform_guid: platformId(req), resource_id: String(req.params.resourceId) })
+      .resource_id;
 
-  async function showList(req: Request, res: Response, form: Form = NEW_FORM, error: string | null = null, status = 200) {
+  async function showList(
+    req: Request,
+    res: Response,
+    form: Form = NEW_FORM,
+    error: string | null = null,
+    status = 200,
+  ) {
     const resources = (await s.admin.resources.list(operatorActor(req, res), platformId(req))).map(presentResource);
-    renderConsole(req, res, 'resources', { title: 'Resources', resources, isStandard: isStandard(res), form, action: base(req), ttlMin: RESOURCE_TOKEN_TTL_MIN, ttlMax: RESOURCE_TOKEN_TTL_MAX, error }, status);
+    renderConsole(
+      req,
+      res,
+      'resources',
+      {
+        title: 'Resources',
+        resources,
+        isStandard: isStandard(res),
+        form,
+        action: base(req),
+        ttlMin: RESOURCE_TOKEN_TTL_MIN,
+        ttlMax: RESOURCE_TOKEN_TTL_MAX,
+        error,
+      },
+      status,
+    );
   }
 
-  async function showResource(req: Request, res: Response, form: Form | null = null, error: string | null = null, status = 200) {
-    const resource = presentResource(await s.admin.resources.get(operatorActor(req, res), platformId(req), resourceId(req)));
-    renderConsole(req, res, 'resource', {
-      title: resource.name,
-      resource,
-      isStandard: isStandard(res),
-      form: form ?? {
-        uri: resource.uri,
-        name: resource.name,
-        scopes: scopeLines(resource.scopes),
-        default_scopes: resource.default_scopes.join(' '),
-        access_token_ttl_seconds: resource.access_token_ttl_seconds === null ? '' : String(resource.access_token_ttl_seconds),
+  async function showResource(
+    req: Request,
+    res: Response,
+    form: Form | null = null,
+    error: string | null = null,
+    status = 200,
+  ) {
+    const resource = presentResource(
+      await s.admin.resources.get(operatorActor(req, res), platformId(req), resourceId(req)),
+    );
+    renderConsole(
+      req,
+      res,
+      'resource',
+      {
+        title: resource.name,
+        resource,
+        isStandard: isStandard(res),
+        form: form ?? {
+          uri: resource.uri,
+          name: resource.name,
+          scopes: scopeLines(resource.scopes),
+          default_scopes: resource.default_scopes.join(' '),
+          access_token_ttl_seconds:
+            resource.access_token_ttl_seconds === null ? '' : String(resource.access_token_ttl_seconds),
+        },
+        listUrl: base(req),
+        action: `${base(req)}/${resource.id}`,
+        ttlMin: RESOURCE_TOKEN_TTL_MIN,
+        ttlMax: RESOURCE_TOKEN_TTL_MAX,
+        error,
       },
-      listUrl: base(req),
-      action: `${base(req)}/${resource.id}`,
-      ttlMin: RESOURCE_TOKEN_TTL_MIN,
-      ttlMax: RESOURCE_TOKEN_TTL_MAX,
-      error,
-    }, status);
+      status,
+    );
   }
 
   r.get('/admin/platforms/:platformId/resources', (req, res) => showList(req, res));
@@ -92,7 +140,11 @@ export function consoleResourcesRouter(s: Services): Router {
       req,
       res,
       async () => {
-        const created = await s.admin.resources.create(operatorActor(req, res), platformId(req), parseInput(ResourceCreate, bodyOf(req)));
+        const created = await s.admin.resources.create(
+          operatorActor(req, res),
+          platformId(req),
+          parseInput(ResourceCreate, bodyOf(req)),
+        );
         return { message: `Resource "${created.name}" added.`, to: `${base(req)}/${created.id}` };
       },
       (error, status) => showList(req, res, formOf(req), error, status),
@@ -106,7 +158,12 @@ export function consoleResourcesRouter(s: Services): Router {
       req,
       res,
       async () => {
-        const updated = await s.admin.resources.update(operatorActor(req, res), platformId(req), resourceId(req), parseInput(ResourceUpdate, bodyOf(req)));
+        const updated = await s.admin.resources.update(
+          operatorActor(req, res),
+          platformId(req),
+          resourceId(req),
+          parseInput(ResourceUpdate, bodyOf(req)),
+        );
         return { message: 'Changes saved.', to: `${base(req)}/${updated.id}` };
       },
       (error, status) => showResource(req, res, formOf(req), error, status),

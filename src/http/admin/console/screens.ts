@@ -35,7 +35,12 @@ const SCREENS: Array<ConsoleNavEntry & { router: (s: Services, deps: HttpDeps) =
   { label: 'Audit log', section: 'global', path: '/audit', router: consoleAuditRouter },
   { label: 'Clients', section: 'platform', path: '/clients', router: consoleClientsRouter },
   { label: 'Users', section: 'platform', path: '/users', router: consoleUsersRouter },
-  { label: 'Upstream providers', section: 'platform', path: '/upstream-providers', router: consoleUpstreamProvidersRouter },
+  {
+    label: 'Upstream providers',
+    section: 'platform',
+    path: '/upstream-providers',
+    router: consoleUpstreamProvidersRouter,
+  },
   { label: 'Resources', section: 'platform', path: '/resources', router: consoleResourcesRouter },
   { label: 'Keys', section: 'platform', path: '/keys', router: consoleKeysRouter },
   { label: 'Rate limits', section: 'platform', path: '/rate-limits', router: consoleRateLimitsRouter },
@@ -55,10 +60,17 @@ export function adminConsole(s: Services, deps: HttpDeps, sessionPool: Pool, rat
   r.use(consoleSignInRouter(s, deps));
   // The logo upload is multipart: read before the CSRF check, which needs its `_csrf` field (room above the limit: an oversized file gets the form's message).
   r.post('/admin/platforms/:platformId/branding/logo', ...multipartForm('logo', LOGO_MAX_BYTES * 4));
-  r.use('/admin', requireOperator(s, deps), issueCsrf, (req, _res, next) => (req.method === 'POST' ? requireCsrf(req, _res, next) : next()));
+  r.use('/admin', requireOperator(s, deps), issueCsrf, (req, _res, next) =>
+    req.method === 'POST' ? requireCsrf(req, _res, next) : next(),
+  );
   r.get('/admin', (_req, res) => res.redirect(303, '/admin/platforms'));
   r.use('/admin/platforms/:platformId', loadPlatform(s));
-  r.get('/admin/platforms/:platformId', (req, res) => res.redirect(303, `/admin/platforms/${req.params.platformId}${SCREENS.find((e) => e.section === 'platform')!.path}`));
+  r.get('/admin/platforms/:platformId', (req, res) =>
+    res.redirect(
+      303,
+      `/admin/platforms/${req.params.platformId}${SCREENS.find((e) => e.section === 'platform')!.path}`,
+    ),
+  );
   for (const screen of SCREENS) r.use(screen.router(s, deps));
   r.use(consoleAccountRouter(s)); // "Your account": linked from the header's email, not a screen
   r.use('/admin', (req) => {
@@ -92,6 +104,7 @@ function loadPlatform(s: Services): RequestHandler {
 /** Errors as console pages: a 4xx OAuthError with its text (unknown page, out of scope, expired form); anything else to the app's handler. */
 const consoleErrors: ErrorRequestHandler = (err, req, res, next) => {
   if (!(err instanceof OAuthError) || err.status >= 500 || res.headersSent) return next(err);
-  const heading = err.status === 404 ? 'Not found' : err.status === 403 ? 'Not allowed' : 'Something is wrong with this request';
+  const heading =
+    err.status === 404 ? 'Not found' : err.status === 403 ? 'Not allowed' : 'Something is wrong with this request';
   renderConsole(req, res, 'error', { title: heading, heading, message: err.description }, err.status);
 };

@@ -70,11 +70,15 @@ const isConsoleCookieSecure = (baseUrl: string) => baseUrl.startsWith('https://'
  */
 export function isConsoleCookieRefused(baseUrl: string, req: Request): boolean {
   if (!isConsoleCookieSecure(baseUrl) || (req.socket as TLSSocket).encrypted) return false;
-  const forwarded = String(req.headers['x-forwarded-proto'] ?? '').split(',')[0].trim().toLowerCase();
+  const forwarded = String(req.headers['x-forwarded-proto'] ?? '')
+    .split(',')[0]
+    .trim()
+    .toLowerCase();
   return forwarded !== 'https';
 }
 
-const promised = (fn: (cb: (err: unknown) => void) => void) => new Promise<void>((resolve, reject) => fn((err) => (err ? reject(err) : resolve())));
+const promised = (fn: (cb: (err: unknown) => void) => void) =>
+  new Promise<void>((resolve, reject) => fn((err) => (err ? reject(err) : resolve())));
 
 /** A new session id for a new privilege level (session fixation), holding `state`. */
 export async function startConsoleSession(req: Request, state: ConsoleSession): Promise<void> {

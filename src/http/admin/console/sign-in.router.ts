@@ -33,12 +33,17 @@ export function consoleSignInRouter(s: Services, deps: HttpDeps): Router {
   /** The operator between password and code, if that step is still fresh; else undefined. */
   async function pending(req: Request) {
     const c = req.session?.console;
-    if (!c || c.stage !== 'second_factor' || deps.now().getTime() - c.startedAt > CONSOLE_SECOND_FACTOR_MS) return undefined;
+    if (!c || c.stage !== 'second_factor' || deps.now().getTime() - c.startedAt > CONSOLE_SECOND_FACTOR_MS)
+      return undefined;
     return s.operators.findActive(c.operatorId);
   }
 
-  const showSignIn = (req: Request, res: Response, model: { email?: string; error?: string | null; notice?: string | null }, status = 200) =>
-    renderConsole(req, res, 'sign-in', { title: 'Sign in', email: '', notice: null, ...model }, status);
+  const showSignIn = (
+    req: Request,
+    res: Response,
+    model: { email?: string; error?: string | null; notice?: string | null },
+    status = 200,
+  ) => renderConsole(req, res, 'sign-in', { title: 'Sign in', email: '', notice: null, ...model }, status);
 
   /** Over plain http under an https BASE_URL the session cookie never sticks: say so instead of looping back here. */
   const plainHttpError = (req: Request) => {
@@ -49,7 +54,10 @@ export function consoleSignInRouter(s: Services, deps: HttpDeps): Router {
 
   r.get(SIGN_IN_PATH, issueCsrf, (req, res) => {
     if (req.session?.console?.stage === 'signed_in') return res.redirect(303, '/admin');
-    showSignIn(req, res, { notice: req.query.expired ? 'Your session has ended. Sign in again.' : null, error: plainHttpError(req) });
+    showSignIn(req, res, {
+      notice: req.query.expired ? 'Your session has ended. Sign in again.' : null,
+      error: plainHttpError(req),
+    });
   });
 
   // Before the CSRF check: over plain http its cookie is missing too, and "form expired" would mislead. Nothing is checked or changed.
@@ -66,35 +74,79 @@ export function consoleSignInRouter(s: Services, deps: HttpDeps): Router {
     const outcome = await s.operators.verifyPassword(ctx(req, email), email, password, attemptSource(req));
     if (!outcome.ok) {
       if (outcome.lockedSeconds) res.set('Retry-After', String(outcome.lockedSeconds));
-      return showSignIn(req, res, { email, error: outcome.lockedSeconds ? tooManyAttempts(outcome.lockedSeconds) : WRONG }, outcome.lockedSeconds ? 429 : 401);
+      return showSignIn(
+        req,
+        res,
+        { email, error: outcome.lockedSeconds ? tooManyAttempts(outcome.lockedSeconds) : WRONG },
+        outcome.lockedSeconds ? 429 : 401,
+      );
     }
     const now = deps.now().getTime();
-    await startConsoleSession(req, { operatorId: outcome.operator.id, stage: 'second_factor', startedAt: now, lastSeenAt: now });
+    await startConsoleSession(req, {
+      operatorId: outcome.operator.id,
+      stage: 'second_factor',
+      startedAt: now,
+      lastSeenAt: now,
+    });
     const hasFactor = outcome.operator.hasTotp || (await s.operators.passkeys.count(outcome.operator.id)) > 0;
     res.redirect(303, hasFactor ? CODE_PATH : ENROL_PATH);
   });
 
   /** The code page (the app's code, "Use a passkey", or both), or the enrolment page for an operator without either. */
-  async function showSecondFactor(req: Request, res: Response, error: string | null = null, status = 200, fromPasskeyForm = false) {
+  async function showSecondFactor(
+    req: Request,
+    res: Response,
+    error: string | null = null,
+    status = 200,
+    fromPasskeyForm = false,
+  ) {
     const operator = await pending(req);
     if (!operator) return res.redirect(303, SIGN_IN_PATH);
     const passkeys = await s.operators.passkeys.count(operator.id);
     if (operator.hasTotp || passkeys > 0) {
       if (req.path !== CODE_PATH && !fromPasskeyForm) return res.redirect(303, CODE_PATH);
-      const passkey = passkeys > 0 ? consolePasskeyForm(s, res, { action: PASSKEY_PATH, options: `${PASSKEY_PATH}/options` }) : null;
-      return renderConsole(req, res, 'sign-in-code', { title: 'Two-step verification', email: operator.email, hasTotp: operator.hasTotp, passkey, error }, status);
+      const passkey =
+        passkeys > 0 ? consolePasskeyForm(s, res, { action: PASSKEY_PATH, options: `${PASSKEY_PATH}/options` }) : null;
+      return renderConsole(
+        req,
+        res,
+        'sign-in-code',
+        { title: 'Two-step verification', email: operator.email, hasTotp: operator.hasTotp, passkey, error },
+        status,
+      );
     }
     if (req.path !== ENROL_PATH && !fromPasskeyForm) return res.redirect(303, ENROL_PATH);
     const c = req.session.console!;
     const enrolment = await s.operators.totpEnrolment(operator.id, c.enrolmentTotp);
     if (!enrolment) return res.redirect(303, SIGN_IN_PATH);
     c.enrolmentTotp = enrolment.sealed; // this sign-in's secret: shown again on a reload, never to another sign-in
-    const passkey = consolePasskeyForm(s, res, { action: PASSKEY_ENROL_PATH, options: `${PASSKEY_ENROL_PATH}/options` });
-    renderConsole(req, res, 'sign-in-enrol', { title: 'Set up authenticator app', email: operator.email, error, passkey, ...(await presentTotpSetup(enrolment)) }, status);
+    const passkey = consolePasskeyForm(s, res, {
+      action: PASSKEY_ENROL_PATH,
+      options: `${PASSKEY_ENROL_PATH}/options`,
+    });
+    renderConsole(
+      req,
+      res,
+      'sign-in-enrol',
+      {
+        title: 'Set up authenticator app',
+        email: operator.email,
+        error,
+        passkey,
+        ...(await presentTotpSetup(enrolment)),
+      },
+      status,
+    );
   }
 
   /** Both factors passed: a new session id, signed in. */
-  async function finishSignIn(req: Request, res: Response, operator: Operator, enrolled: boolean, factor: 'totp' | 'passkey') {
+  async function finishSignIn(
+    req: Request,
+    res: Response,
+    operator: Operator,
+    enrolled: boolean,
+    factor: 'totp' | 'passkey',
+  ) {
     await s.operators.signedIn(ctx(req, operator.email), operator, enrolled, factor);
     const now = deps.now().getTime();
     await startConsoleSession(req, { operatorId: operator.id, stage: 'signed_in', startedAt: now, lastSeenAt: now });
@@ -102,28 +154,58 @@ export function consoleSignInRouter(s: Services, deps: HttpDeps): Router {
   }
 
   // "Use a passkey": options (JSON, for public/passkeys.js), then the form with the browser's answer.
-  r.post(`${PASSKEY_PATH}/options`, requireCsrf, issueCsrf, passkeyOptionsRoute(s, 'second-factor', pending, (operator) => s.operators.passkeys.authenticationOptions(operator.id)));
+  r.post(
+    `${PASSKEY_PATH}/options`,
+    requireCsrf,
+    issueCsrf,
+    passkeyOptionsRoute(s, 'second-factor', pending, (operator) =>
+      s.operators.passkeys.authenticationOptions(operator.id),
+    ),
+  );
   r.post(PASSKEY_PATH, requireCsrf, issueCsrf, async (req, res) => {
     const operator = await pending(req);
     if (!operator) return res.redirect(303, SIGN_IN_PATH);
     const expectedChallenge = takeChallenge(req, 'second-factor', operatorScope(operator));
-    if (!expectedChallenge) return showSecondFactor(req, res, 'This passkey request has expired. Try again.', 400, true);
-    const outcome = await s.operators.passkeys.authenticate(ctx(req, operator.email), operator, { credential: field(req, 'credential'), expectedChallenge }, attemptSource(req));
+    if (!expectedChallenge)
+      return showSecondFactor(req, res, 'This passkey request has expired. Try again.', 400, true);
+    const outcome = await s.operators.passkeys.authenticate(
+      ctx(req, operator.email),
+      operator,
+      { credential: field(req, 'credential'), expectedChallenge },
+      attemptSource(req),
+    );
     if (!outcome.ok) {
       if (outcome.lockedSeconds) res.set('Retry-After', String(outcome.lockedSeconds));
-      return showSecondFactor(req, res, outcome.lockedSeconds ? tooManyAttempts(outcome.lockedSeconds) : outcome.message, outcome.lockedSeconds ? 429 : 400, true);
+      return showSecondFactor(
+        req,
+        res,
+        outcome.lockedSeconds ? tooManyAttempts(outcome.lockedSeconds) : outcome.message,
+        outcome.lockedSeconds ? 429 : 400,
+        true,
+      );
     }
     await finishSignIn(req, res, operator, false, 'passkey');
   });
 
   // "Add a passkey" as the first second factor (an operator without the app or a passkey).
-  r.post(`${PASSKEY_ENROL_PATH}/options`, requireCsrf, issueCsrf, passkeyOptionsRoute(s, 'register', pending, (operator) => s.operators.passkeys.registrationOptions(operator)));
+  r.post(
+    `${PASSKEY_ENROL_PATH}/options`,
+    requireCsrf,
+    issueCsrf,
+    passkeyOptionsRoute(s, 'register', pending, (operator) => s.operators.passkeys.registrationOptions(operator)),
+  );
   r.post(PASSKEY_ENROL_PATH, requireCsrf, issueCsrf, async (req, res) => {
     const operator = await pending(req);
     if (!operator) return res.redirect(303, SIGN_IN_PATH);
     const expectedChallenge = takeChallenge(req, 'register', operatorScope(operator));
-    if (!expectedChallenge) return showSecondFactor(req, res, 'This passkey request has expired. Try again.', 400, true);
-    const added = await s.operators.passkeys.register(ctx(req, operator.email), operator, { name: field(req, 'name'), credential: field(req, 'credential'), expectedChallenge, firstFactor: true });
+    if (!expectedChallenge)
+      return showSecondFactor(req, res, 'This passkey request has expired. Try again.', 400, true);
+    const added = await s.operators.passkeys.register(ctx(req, operator.email), operator, {
+      name: field(req, 'name'),
+      credential: field(req, 'credential'),
+      expectedChallenge,
+      firstFactor: true,
+    });
     if (!added.ok) return showSecondFactor(req, res, `The passkey was not added. ${added.message}`, 400, true);
     await finishSignIn(req, res, operator, true, 'passkey');
   });
@@ -133,10 +215,19 @@ export function consoleSignInRouter(s: Services, deps: HttpDeps): Router {
   r.post([CODE_PATH, ENROL_PATH], requireCsrf, issueCsrf, async (req, res) => {
     const operator = await pending(req);
     if (!operator) return res.redirect(303, SIGN_IN_PATH);
-    const outcome = await s.operators.verifyCode(ctx(req, operator.email), operator.id, field(req, 'code'), attemptSource(req));
+    const outcome = await s.operators.verifyCode(
+      ctx(req, operator.email),
+      operator.id,
+      field(req, 'code'),
+      attemptSource(req),
+    );
     if (!outcome.ok) {
       if (outcome.lockedSeconds) res.set('Retry-After', String(outcome.lockedSeconds));
-      const error = outcome.lockedSeconds ? tooManyAttempts(outcome.lockedSeconds) : outcome.reason === 'replayed' ? 'This code was already used. Wait for the next one.' : 'That code is not right. Try again.';
+      const error = outcome.lockedSeconds
+        ? tooManyAttempts(outcome.lockedSeconds)
+        : outcome.reason === 'replayed'
+          ? 'This code was already used. Wait for the next one.'
+          : 'That code is not right. Try again.';
       return showSecondFactor(req, res, error, outcome.lockedSeconds ? 429 : 400);
     }
     await finishSignIn(req, res, operator, !operator.hasTotp, 'totp');

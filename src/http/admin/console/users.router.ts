@@ -5,7 +5,12 @@ import { isUuid } from '../../../domain/ids';
 import { invalidRequest, OAuthError } from '../../../errors';
 import { parseInput } from '../../../services/admin/parse-input';
 import { UserListQuery } from '../../../wire/admin/users.schemas';
-import { presentUser, presentUserConsent, presentUserDetail, presentUserSession } from '../../../presenters/admin/user.presenter';
+import {
+  presentUser,
+  presentUserConsent,
+  presentUserDetail,
+  presentUserSession,
+} from '../../../presenters/admin/user.presenter';
 import { presentUserIdentity } from '../../../presenters/admin/upstream-provider.presenter';
 import { field, queryParam, submitForm, type FormDone } from './forms';
 import { operatorActor } from './operator';
@@ -16,17 +21,25 @@ const TRAIL = 20;
 
 /** The user's actions on their page: path segment → what it does and the message after it. */
 const ACTIONS: Record<string, (s: Services, actor: AdminActor, platformId: string, sub: string) => Promise<string>> = {
-  disable: async (s, a, p, sub) => (await s.admin.users.disable(a, p, sub), 'User disabled: signed out everywhere, tokens revoked, no sign-in until enabled.'),
+  disable: async (s, a, p, sub) => (
+    await s.admin.users.disable(a, p, sub),
+    'User disabled: signed out everywhere, tokens revoked, no sign-in until enabled.'
+  ),
   enable: async (s, a, p, sub) => (await s.admin.users.enable(a, p, sub), 'User enabled: they can sign in again.'),
   unlock: async (s, a, p, sub) => {
     const n = (await s.admin.users.unlock(a, p, sub)).throttles_cleared;
-    return n ? `Unlocked: ${n} sign-in ${n === 1 ? 'throttle' : 'throttles'} cleared.` : 'Nothing to unlock: no sign-in throttle was set.';
+    return n
+      ? `Unlocked: ${n} sign-in ${n === 1 ? 'throttle' : 'throttles'} cleared.`
+      : 'Nothing to unlock: no sign-in throttle was set.';
   },
   'sign-out': async (s, a, p, sub) => {
     const n = (await s.admin.users.signOut(a, p, sub)).refresh_tokens_revoked;
     return `Signed out everywhere (${n} app ${n === 1 ? 'session' : 'sessions'} revoked).`;
   },
-  'password-reset': async (s, a, p, sub) => (await s.admin.users.sendPasswordReset(a, p, sub), 'A password reset mail is queued (see the Mail tab).'),
+  'password-reset': async (s, a, p, sub) => (
+    await s.admin.users.sendPasswordReset(a, p, sub),
+    'A password reset mail is queued (see the Mail tab).'
+  ),
   'mfa-reset': async (s, a, p, sub) => {
     const r = await s.admin.users.resetMfa(a, p, sub);
     return `Two-step verification reset: ${r.totp_removed ? 'authenticator app' : 'no authenticator app'}, ${r.passkeys_removed} ${r.passkeys_removed === 1 ? 'passkey' : 'passkeys'} and the recovery codes removed.`;
@@ -53,7 +66,10 @@ export function consoleUsersRouter(s: Services): Router {
   async function showList(req: Request, res: Response) {
     const email = queryParam(req, 'email');
     const cursor = queryParam(req, 'cursor');
-    let page: { items: Parameters<typeof presentUser>[0][]; nextCursor: string | null } = { items: [], nextCursor: null };
+    let page: { items: Parameters<typeof presentUser>[0][]; nextCursor: string | null } = {
+      items: [],
+      nextCursor: null,
+    };
     let error: string | null = null;
     try {
       const query = parseInput(UserListQuery, { limit: PAGE, email: email || undefined, cursor: cursor || undefined });
@@ -63,15 +79,21 @@ export function consoleUsersRouter(s: Services): Router {
       error = err.description;
     }
     const search = email ? `email=${encodeURIComponent(email)}&` : '';
-    renderConsole(req, res, 'users', {
-      title: 'Users',
-      users: page.items.map(presentUser),
-      email,
-      nextUrl: page.nextCursor ? `${base(req)}?${search}cursor=${encodeURIComponent(page.nextCursor)}` : null,
-      firstUrl: cursor ? `${base(req)}${email ? `?email=${encodeURIComponent(email)}` : ''}` : null,
-      action: base(req),
-      error,
-    }, error ? 400 : 200);
+    renderConsole(
+      req,
+      res,
+      'users',
+      {
+        title: 'Users',
+        users: page.items.map(presentUser),
+        email,
+        nextUrl: page.nextCursor ? `${base(req)}?${search}cursor=${encodeURIComponent(page.nextCursor)}` : null,
+        firstUrl: cursor ? `${base(req)}${email ? `?email=${encodeURIComponent(email)}` : ''}` : null,
+        action: base(req),
+        error,
+      },
+      error ? 400 : 200,
+    );
   }
 
   async function showUser(req: Request, res: Response, error: string | null = null, status = 200) {
@@ -82,23 +104,34 @@ export function consoleUsersRouter(s: Services): Router {
     const consents = (await s.admin.users.consents(actor, platformId(req), sub)).map(presentUserConsent);
     const identities = (await s.admin.identities.list(actor, platformId(req), sub)).map(presentUserIdentity);
     const trail = await s.audit.list({ platformId: platformId(req), subject: sub }, TRAIL);
-    renderConsole(req, res, 'user', {
-      title: user.email,
-      user,
-      sessions,
-      consents,
-      identities,
-      events: trail.events,
-      auditUrl: `/admin/audit?${new URLSearchParams({ platform: platformId(req), subject: sub })}`,
-      listUrl: base(req),
-      action: `${base(req)}/${sub}`,
-      error,
-    }, status);
+    renderConsole(
+      req,
+      res,
+      'user',
+      {
+        title: user.email,
+        user,
+        sessions,
+        consents,
+        identities,
+        events: trail.events,
+        auditUrl: `/admin/audit?${new URLSearchParams({ platform: platformId(req), subject: sub })}`,
+        listUrl: base(req),
+        action: `${base(req)}/${sub}`,
+        error,
+      },
+      status,
+    );
   }
 
   /** A POST on the user's page: run it, 303 back to the page with its message; a refusal re-renders the page. */
   const onUser = (req: Request, res: Response, run: (actor: AdminActor, sub: string) => Promise<FormDone>) =>
-    submitForm(req, res, () => run(operatorActor(req, res), subOf(req)), (error, status) => showUser(req, res, error, status));
+    submitForm(
+      req,
+      res,
+      () => run(operatorActor(req, res), subOf(req)),
+      (error, status) => showUser(req, res, error, status),
+    );
 
   r.get('/admin/platforms/:platformId/users', (req, res) => showList(req, res));
   r.get('/admin/platforms/:platformId/users/:sub', (req, res) => showUser(req, res));
@@ -106,7 +139,10 @@ export function consoleUsersRouter(s: Services): Router {
   r.post('/admin/platforms/:platformId/users/:sub/:action', (req, res, next) => {
     const action = ACTIONS[String(req.params.action)];
     if (!action || !Object.hasOwn(ACTIONS, String(req.params.action))) return next();
-    return onUser(req, res, async (actor, sub) => ({ message: await action(s, actor, platformId(req), sub), to: `${base(req)}/${sub}` }));
+    return onUser(req, res, async (actor, sub) => ({
+      message: await action(s, actor, platformId(req), sub),
+      to: `${base(req)}/${sub}`,
+    }));
   });
 
   r.post('/admin/platforms/:platformId/users/:sub/sessions/:sessionId/revoke', (req, res) =>
