@@ -163,6 +163,13 @@ export const configSchema = z
       .describe(
         'In production, let outbound requests (back-channel logout, upstream identity providers) reach loopback, private and link-local addresses; development and test always may',
       ),
+    OUTBOUND_CA_FILE: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        "A PEM file of certificate authorities trusted for the provider's outbound https requests besides the system's (e.g. a corporate CA)",
+      ),
   })
   .superRefine((env, ctx) => {
     if (env.METRICS_PORT !== undefined && env.METRICS_PORT === env.PORT)
@@ -227,6 +234,7 @@ function toConfig(env: z.infer<typeof configSchema>) {
     metricsToken: env.METRICS_TOKEN,
     metricsPort: env.METRICS_PORT,
     allowPrivateNetworkTargets: env.ALLOW_PRIVATE_NETWORK_TARGETS,
+    outboundCaFile: env.OUTBOUND_CA_FILE,
   };
 }
 

@@ -1,4 +1,5 @@
 import type { Client } from './client';
+import type { Platform } from './platform';
 import { redirectUriProblem } from './redirect-uri';
 import { SUPPORTED_SCOPES } from './scopes';
 
@@ -88,6 +89,21 @@ export function hostAllowed(policy: ClientMetadataDocumentPolicy, hostname: stri
     const suffix = pattern.slice(1); // ".example.com"
     return host.length > suffix.length && host.endsWith(suffix);
   });
+}
+
+/**
+ * Whether a platform looks `clientId` up as a Client ID Metadata Document: a standard platform
+ * whose policy allows the URL's host. Otherwise a URL is as unknown a client_id as any other.
+ */
+export function namesMetadataDocument(
+  platform: Pick<Platform, 'signingProfile' | 'clientMetadataDocuments'>,
+  clientId: string,
+): boolean {
+  return (
+    platform.signingProfile === 'standard' &&
+    isClientIdUrl(clientId) &&
+    hostAllowed(platform.clientMetadataDocuments, new URL(clientId).hostname)
+  );
 }
 
 const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
@@ -284,6 +300,7 @@ export function metadataDocumentClientOf(platformId: string, doc: MetadataDocume
     frontchannelLogoutUri: null,
     frontchannelLogoutSessionRequired: false,
     registrationSource: 'metadata_document',
+    metadataDocumentUrl: doc.id,
     registration: null,
     lastUsedAt: null,
     createdAt: fetchedAt,

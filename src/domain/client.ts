@@ -27,6 +27,8 @@ export interface Client extends ClientBranding {
   frontchannelLogoutSessionRequired: boolean;
   /** admin: made by an operator; dynamic: registered itself (RFC 7591); metadata_document: its id is the URL of its Client ID Metadata Document. */
   registrationSource: RegistrationSource;
+  /** metadata_document clients: the URL of the document, their client_id on the wire (the stored id stays a UUID); null for the others. */
+  metadataDocumentUrl: string | null;
   /** Dynamic clients: what they registered that only they read back (RFC 7591 §2); null for an operator's. */
   registration: DynamicRegistration | null;
   /** When it first completed a token request; a dynamic client that never does is purged. */
@@ -37,8 +39,16 @@ export interface Client extends ClientBranding {
 export type RegistrationSource = 'admin' | 'dynamic' | 'metadata_document';
 
 /**
- * Registered itself, with no operator vouching for its name, logo or addresses: today by RFC 7591
- * (`dynamic`); clients named by a Client ID Metadata Document join by their own source. Consent for
+ * The client_id the client is known by outside the server (authorize and token requests, ID and
+ * access tokens, introspection, logout): its metadata document's URL when it has one, else its
+ * stored id. Inside, codes, tokens, consents and audit events reference the stored id.
+ */
+export const wireClientId = (client: Pick<Client, 'id' | 'metadataDocumentUrl'>): string =>
+  client.metadataDocumentUrl ?? client.id;
+
+/**
+ * Registered itself, with no operator vouching for its name, logo or addresses: by RFC 7591
+ * (`dynamic`) or named by a Client ID Metadata Document (`metadata_document`). Consent for
  * such a client is never skipped by policy and says so (docs/decisions.md, "Agent-ready authorization").
  */
 export const isSelfRegistered = (client: Pick<Client, 'registrationSource'>): boolean =>

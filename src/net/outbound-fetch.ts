@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import { lookup } from 'node:dns/promises';
@@ -34,7 +35,7 @@ export interface OutboundFetchOptions {
   /** Covers DNS, connect and the whole response. */
   timeoutMs?: number;
   maxResponseBytes?: number;
-  /** Tests only: a PEM certificate authority trusted for https, besides the system's (a local server's self-signed one). Never set from config. */
+  /** PEM certificate authorities trusted for https besides the system's (OUTBOUND_CA_FILE; in tests, a local server's self-signed one). */
   ca?: string;
 }
 
@@ -88,6 +89,8 @@ export function outboundFetchFromConfig(
   return createOutboundFetch({
     ...limits,
     allowPrivateTargets: !config.isProduction || config.allowPrivateNetworkTargets,
+    // Read when the services are built, at start: a missing file stops the start rather than a request.
+    ...(config.outboundCaFile === undefined ? {} : { ca: readFileSync(config.outboundCaFile, 'utf8') }),
   });
 }
 

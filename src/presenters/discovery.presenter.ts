@@ -10,7 +10,10 @@ import { issuerOf, type Platform } from '../domain/platform';
  * its endpoints under the issuer without a query, so a client may append its own
  * (docs/decisions.md, "Agent-ready authorization").
  */
-export function presentDiscovery(baseUrl: string, platform: Pick<Platform, 'id' | 'signingProfile' | 'registration'>) {
+export function presentDiscovery(
+  baseUrl: string,
+  platform: Pick<Platform, 'id' | 'signingProfile' | 'registration' | 'clientMetadataDocuments'>,
+) {
   const issuer = issuerOf(baseUrl, platform);
   const at =
     platform.signingProfile === 'standard'
@@ -79,7 +82,17 @@ export function presentDiscovery(baseUrl: string, platform: Pick<Platform, 'id' 
     backchannel_logout_session_supported: true,
     frontchannel_logout_supported: true,
     frontchannel_logout_session_supported: true,
+    ...metadataDocumentsSupported(platform),
   };
+}
+
+/**
+ * draft-ietf-oauth-client-id-metadata-document, its server metadata member: a standard platform whose policy accepts some
+ * client ID metadata documents says so; the others (and every seed platform) have no such member.
+ */
+function metadataDocumentsSupported(platform: Pick<Platform, 'signingProfile' | 'clientMetadataDocuments'>) {
+  if (platform.signingProfile !== 'standard' || platform.clientMetadataDocuments === 'off') return {};
+  return { client_id_metadata_document_supported: true };
 }
 
 /**

@@ -29,6 +29,7 @@ const toClient = (r: any): ClientRow => ({
   policyUri: r.policy_uri ?? null,
   tosUri: r.tos_uri ?? null,
   registrationSource: r.registration_source ?? 'admin',
+  metadataDocumentUrl: r.metadata_document_url ?? null,
   registration: r.registration_metadata ? toRegistration(r.application_type, r.registration_metadata) : null,
   lastUsedAt: r.last_used_at ?? null,
   createdAt: r.created_at,
@@ -57,42 +58,42 @@ const registrationColumns = (r: DynamicRegistration) => ({
   }),
 });
 
-export async function insert(
-  db: Queryable,
-  c: Omit<
-    ClientRow,
-    | 'createdAt'
-    | 'previousSealedSecret'
-    | 'previousSecretExpiresAt'
-    | 'registrationSource'
-    | 'registration'
-    | 'lastUsedAt'
-    | ClientLogoutAndAlgFields
-  > &
-    Partial<Pick<ClientRow, ClientLogoutAndAlgFields>>,
-): Promise<ClientRow> {
-  const [row] = await db('clients')
-    .insert({
-      id: c.id,
-      platform_id: c.platformId,
-      name: c.name,
-      type: c.type,
-      redirect_uris: c.redirectUris,
-      post_logout_redirect_uris: c.postLogoutRedirectUris,
-      allowed_scopes: c.allowedScopes,
-      sealed_secret: c.sealedSecret,
-      is_resource_server: c.isResourceServer,
-      id_token_signed_response_alg: c.idTokenSignedResponseAlg ?? null,
-      backchannel_logout_uri: c.backchannelLogoutUri ?? null,
-      backchannel_logout_session_required: c.backchannelLogoutSessionRequired ?? false,
-      frontchannel_logout_uri: c.frontchannelLogoutUri ?? null,
-      frontchannel_logout_session_required: c.frontchannelLogoutSessionRequired ?? false,
-      logo_uri: c.logoUri ?? null,
-      client_uri: c.clientUri ?? null,
-      policy_uri: c.policyUri ?? null,
-      tos_uri: c.tosUri ?? null,
-    })
-    .returning('*');
+type NewClient = Omit<
+  ClientRow,
+  | 'createdAt'
+  | 'previousSealedSecret'
+  | 'previousSecretExpiresAt'
+  | 'registrationSource'
+  | 'metadataDocumentUrl'
+  | 'registration'
+  | 'lastUsedAt'
+  | ClientLogoutAndAlgFields
+> &
+  Partial<Pick<ClientRow, ClientLogoutAndAlgFields>>;
+
+const insertColumns = (c: NewClient) => ({
+  id: c.id,
+  platform_id: c.platformId,
+  name: c.name,
+  type: c.type,
+  redirect_uris: c.redirectUris,
+  post_logout_redirect_uris: c.postLogoutRedirectUris,
+  allowed_scopes: c.allowedScopes,
+  sealed_secret: c.sealedSecret,
+  is_resource_server: c.isResourceServer,
+  id_token_signed_response_alg: c.idTokenSignedResponseAlg ?? null,
+  backchannel_logout_uri: c.backchannelLogoutUri ?? null,
+  backchannel_logout_session_required: c.backchannelLogoutSessionRequired ?? false,
+  frontchannel_logout_uri: c.frontchannelLogoutUri ?? null,
+  frontchannel_logout_session_required: c.frontchannelLogoutSessionRequired ?? false,
+  logo_uri: c.logoUri ?? null,
+  client_uri: c.clientUri ?? null,
+  policy_uri: c.policyUri ?? null,
+  tos_uri: c.tosUri ?? null,
+});
+
+export async function insert(db: Queryable, c: NewClient): Promise<ClientRow> {
+  const [row] = await db('clients').insert(insertColumns(c)).returning('*');
   return toClient(row);
 }
 
@@ -226,4 +227,37 @@ export async function findRegistrationAccessTokenHash(
 /** Marks the first completed token request; one conditional UPDATE that matches nothing once it is set. */
 export async function markFirstUse(db: Queryable, id: string, at: Date): Promise<void> {
   await db('clients').where({ id }).whereNull('last_used_at').update({ last_used_at: at });
+}
+
+/** The stored client of a platform named by a Client ID Metadata Document at `url`. */
+export async function findByMetadataDocumentUrl(
+  db: Queryable,
+  platformId: string,
+  url: string,
+): Promise<ClientRow | undefined> {
+  const row = await db('clients').where({ platform_id: platformId, metadata_document_url: url }).first();
+  return row && toClient(row);
+}
+
+/**
+ * The first row of a client named by its metadata document: a public client under a new id, its
+ * URL beside it. Undefined when another request stored the same (platform, URL) first (the
+ * partial unique index on both refuses the second row; ON CONFLICT keeps that from being an error).
+ */
+export async function insertMetadataDocumentClient(
+  db: Queryable,
+  c: NewClient & { metadataDocumentUrl: string; createdAt: Date },
+): Promise<ClientRow | undefined> {
+  const [row] = await db('clients')
+    .insert({
+      ...insertColumns(c),
+      registration_source: 'metadata_document',
+      metadata_document_url: c.metadataDocumentUrl,
+      // by the service's clock: the purge of unused clients counts from it
+      created_at: c.createdAt,
+    })
+    .onConflict()
+    .ignore()
+    .returning('*');
+  return row && toClient(row);
 }

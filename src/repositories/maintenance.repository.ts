@@ -100,10 +100,11 @@ export async function deleteExpired(
   const backchannelLogouts = await deleteInBatches(db, 'backchannel_logouts', (q) =>
     q.whereIn('status', ['delivered', 'failed']).andWhere('created_at', '<', sessionsBefore),
   );
-  // Self-registered clients that never completed a token request (their codes and consents cascade).
+  // Self-registered clients (RFC 7591, or a metadata document's stored row) that never completed a
+  // token request (their codes and consents cascade); a document's client comes back on its next use.
   const unusedRegisteredClients = await deleteInBatches(db, 'clients', (q) =>
     q
-      .where({ registration_source: 'dynamic' })
+      .whereIn('registration_source', ['dynamic', 'metadata_document'])
       .whereNull('last_used_at')
       .andWhere('created_at', '<', unusedClientsBefore),
   );

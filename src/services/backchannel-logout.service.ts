@@ -1,4 +1,5 @@
 import { newId, randomToken } from '../crypto/random';
+import { wireClientId } from '../domain/client';
 import type { Queryable } from '../db';
 import { afterCommit } from '../db/after-commit';
 import { issuerOf } from '../domain/platform';
@@ -114,7 +115,7 @@ export function createBackchannelLogout(
     // §2.4: iss, aud, iat, exp, jti, events, sub and/or sid; never a nonce.
     const claims = {
       iss: issuerOf(deps.config.baseUrl, platform),
-      aud: client.id,
+      aud: wireClientId(client),
       iat,
       exp: iat + LOGOUT_TOKEN_TTL_SECONDS,
       jti: randomToken(16),

@@ -8,6 +8,8 @@ import type { Notifications } from '../db/notifications';
 import type { Deps } from './deps';
 import type { Platforms } from './platforms.service';
 import { createTtlCache } from './ttl-cache';
+import type { ClientMetadataDocuments } from './client-metadata-documents.service';
+import { namesMetadataDocument } from '../domain/client-metadata-document';
 
 export interface ClientCredentials {
   authorization?: string;
@@ -49,7 +51,12 @@ interface CachedClient {
   previousUntil: Date | null;
 }
 
-export function createClientAuth(deps: Deps, platforms: Platforms, notifications?: Notifications) {
+export function createClientAuth(
+  deps: Deps,
+  platforms: Platforms,
+  metadataDocuments: ClientMetadataDocuments,
+  notifications?: Notifications,
+) {
   // A short cache spares a query and an unseal per request. An admin change (update, rotation,
   // deletion) calls forget() here, and other instances hear of it by NOTIFY (clients_changed).
   let cache = createTtlCache<CachedClient>(deps.now, { ttlMs: CLIENT_CACHE_MS });
@@ -137,6 +144,13 @@ export function createClientAuth(deps: Deps, platforms: Platforms, notifications
       method = 'none';
     }
     if (!id) throw invalidClient(isBasic, 'Client authentication is required: send client_id');
+    if (namesMetadataDocument(platform, id)) {
+      // A public client by its document (kept fresh by its cache headers): `none` only, checked here.
+      const client = await metadataDocuments.storedClient(platform, id);
+      if (method !== 'none') throw invalidClient(isBasic, 'A client metadata document client has no secret; use PKCE');
+      if (!options.allowPublic) throw invalidClient(false, 'This endpoint is for confidential clients');
+      return { client, method };
+    }
     const found = isUuid(id) ? await findClient(platform.id, id) : undefined;
     if (!found) throw invalidClient(isBasic, 'Unknown client');
     const { client } = found;

@@ -12,6 +12,8 @@ import {
 import type { AuditContext } from '../domain/audit';
 import type { Client } from '../domain/client';
 import type { Platform } from '../domain/platform';
+import { newId } from '../crypto/random';
+import * as clients from '../repositories/client.repository';
 import type { Audit } from './audit.service';
 import type { Deps } from './deps';
 import { createTtlCache } from './ttl-cache';
@@ -158,7 +160,42 @@ export function createClientMetadataDocuments(
     return metadataDocumentClientOf(platform.id, outcome.doc, outcome.fetchedAt);
   }
 
-  return { resolve };
+  /** The document's fields a stored row keeps, in the order update() takes them. */
+  const documentFields = (c: Client) => ({
+    name: c.name,
+    redirectUris: c.redirectUris,
+    postLogoutRedirectUris: c.postLogoutRedirectUris,
+    allowedScopes: c.allowedScopes,
+    logoUri: c.logoUri,
+    clientUri: c.clientUri,
+    policyUri: c.policyUri,
+    tosUri: c.tosUri,
+  });
+
+  /**
+   * The stored client of a platform named by `clientIdUrl`: the document resolved (from the cache
+   * while it is fresh, else fetched again) under the platform's policy, then its row, inserted on
+   * the first use under a new id (codes, tokens, consents and audit events reference clients.id)
+   * and updated when a later fetch brings other fields. Throws as resolve() does.
+   */
+  async function storedClient(platform: Platform, clientIdUrl: string, ctx: AuditContext = SYSTEM): Promise<Client> {
+    const fromDocument = await resolve(platform, clientIdUrl, platform.clientMetadataDocuments, ctx);
+    const fields = documentFields(fromDocument);
+    const stored =
+      (await clients.findByMetadataDocumentUrl(deps.db, platform.id, clientIdUrl)) ??
+      (await clients.insertMetadataDocumentClient(deps.db, {
+        ...fromDocument,
+        id: newId(),
+        metadataDocumentUrl: clientIdUrl,
+        createdAt: deps.now(),
+      })) ??
+      (await clients.findByMetadataDocumentUrl(deps.db, platform.id, clientIdUrl));
+    if (!stored) throw new Error('client metadata document: the stored row vanished'); // deleted between insert and read
+    if (JSON.stringify(documentFields(stored)) === JSON.stringify(fields)) return stored;
+    return clients.update(deps.db, platform.id, stored.id, fields);
+  }
+
+  return { resolve, storedClient };
 }
 
 export type ClientMetadataDocuments = ReturnType<typeof createClientMetadataDocuments>;

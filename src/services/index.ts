@@ -44,7 +44,8 @@ export function createServices(deps: Deps, notifications?: Notifications) {
   const platforms = createPlatforms(deps, signingKeys);
   const users = createUsers(deps);
   const maintenance = createMaintenance(deps);
-  const clientAuth = createClientAuth(deps, platforms, notifications);
+  const clientMetadataDocuments = createClientMetadataDocuments(deps, audit);
+  const clientAuth = createClientAuth(deps, platforms, clientMetadataDocuments, notifications);
   const registration = createDynamicRegistration(deps, platforms, clientAuth, audit);
   const tokenSigner = createTokenSigner(signingKeys, platforms);
   const backchannelLogout = createBackchannelLogout(deps, platforms, tokenSigner);
@@ -58,7 +59,7 @@ export function createServices(deps: Deps, notifications?: Notifications) {
   };
   const tokens = createTokens(deps, signingKeys, platforms, accessTokenCache);
   const authorize = {
-    ...createRequestValidation(deps, signingKeys, platforms, resources),
+    ...createRequestValidation(deps, signingKeys, platforms, resources, clientMetadataDocuments),
     ...createAuthorizationGrant(deps, backchannelLogout),
   };
   const throttle = createAttemptThrottle(deps, authorize.checkCredentials);
@@ -84,7 +85,6 @@ export function createServices(deps: Deps, notifications?: Notifications) {
   const masterKey = createMasterKey(deps);
   const operators = createOperators(deps, platforms, audit);
   const upstreamProviders = createUpstreamProviders(deps);
-  const clientMetadataDocuments = createClientMetadataDocuments(deps, audit);
   const admin = createAdminServices(deps, {
     audit,
     platforms,

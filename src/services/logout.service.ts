@@ -4,7 +4,7 @@ import { idTokenHintClaims } from './id-token-hint';
 import { invalidRequest } from '../errors';
 import { isUuid } from '../domain/ids';
 import * as clients from '../repositories/client.repository';
-import type { Client } from '../domain/client';
+import { wireClientId, type Client } from '../domain/client';
 import type { Platform } from '../domain/platform';
 import * as tokens from '../repositories/token.repository';
 import type { Deps } from './deps';
@@ -44,7 +44,7 @@ export function createLogout(
   async function subjectOf(platform: Platform, client: Client, hint: string): Promise<string> {
     const claims = await idTokenHintClaims(deps, keys, platforms, platform, client, hint);
     const aud = claims && (Array.isArray(claims.aud) ? claims.aud : [claims.aud]);
-    if (!claims || !isUuid(claims.sub) || !aud?.includes(client.id))
+    if (!claims || !isUuid(claims.sub) || !aud?.includes(wireClientId(client)))
       throw invalidRequest('id_token_hint is not a valid ID token of this application');
     // A public client's access token is signed with the same platform key: refuse it by its kind.
     if (isAccessTokenJwt(hint, claims)) throw invalidRequest('id_token_hint is not an ID token');
@@ -68,7 +68,10 @@ export function createLogout(
       clientId ??= hintAud[0];
     }
     if (!clientId) return undefined;
-    const client = isUuid(clientId) ? await clients.findById(deps.db, platform.id, clientId) : undefined;
+    // A metadata document's client is named by its URL; its stored row is enough here (nothing is fetched).
+    const client = isUuid(clientId)
+      ? await clients.findById(deps.db, platform.id, clientId)
+      : await clients.findByMetadataDocumentUrl(deps.db, platform.id, clientId);
     if (!client)
       throw invalidRequest('The application that sent you here is not registered with this sign-in service.');
     return client;

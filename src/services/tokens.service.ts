@@ -3,7 +3,8 @@ import { digest } from '../crypto/digest';
 import { JWT_ACCESS_TOKEN_TYP, peekKid, verifyHs512, verifyJwt, type Claims } from '../crypto/jwt';
 import { insufficientScope, invalidToken } from '../errors';
 import * as tokens from '../repositories/token.repository';
-import type { Client } from '../domain/client';
+import * as clients from '../repositories/client.repository';
+import { wireClientId, type Client } from '../domain/client';
 import { issuerOf, type Platform } from '../domain/platform';
 import type { ActiveToken } from '../domain/tokens';
 import type { Deps } from './deps';
@@ -131,7 +132,10 @@ export function createTokens(deps: Deps, keys: SigningKeys, platforms: Platforms
     async introspect(platform: Platform, token: string, caller: Client | undefined): Promise<ActiveToken | undefined> {
       const found = await activeToken(platform, token);
       if (!found || !caller || (found.clientId !== caller.id && !caller.isResourceServer)) return undefined;
-      return found;
+      // The token's client by the id it is known by on the wire (a metadata document's URL).
+      const owner =
+        found.clientId === caller.id ? caller : await clients.findById(deps.db, platform.id, found.clientId);
+      return owner ? { ...found, clientId: wireClientId(owner) } : found;
     },
 
     /**
@@ -149,7 +153,7 @@ export function createTokens(deps: Deps, keys: SigningKeys, platforms: Platforms
       const kid = peekKid(token);
       const claims = kid ? await verifiedAccessClaims(platform, kid, token) : undefined;
       if (!claims || typeof claims.jti !== 'string') return;
-      if (client && claims.client_id !== client.id) return;
+      if (client && claims.client_id !== wireClientId(client)) return;
       await tokens.revokeAccessToken(deps.db, digest(claims.jti), now);
     },
   };

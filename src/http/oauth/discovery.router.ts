@@ -15,9 +15,12 @@ import { sendCacheableJson } from './cacheable-json';
 export function discoveryRouter(s: Services, deps: HttpDeps, rateLimit: (name: string) => RequestHandler): Router {
   const r = Router();
   const send = (req: Request, res: Response, platform: Platform) =>
-    // The profile and registration policy are in the key: switching either changes the document.
-    sendCacheableJson(req, res, `discovery:${platform.id}:${platform.signingProfile}:${platform.registration}`, () =>
-      presentDiscovery(deps.config.baseUrl, platform),
+    // The profile and both registration policies are in the key: switching one changes the document.
+    sendCacheableJson(
+      req,
+      res,
+      `discovery:${platform.id}:${platform.signingProfile}:${platform.registration}:${platform.clientMetadataDocuments !== 'off'}`,
+      () => presentDiscovery(deps.config.baseUrl, platform),
     );
 
   r.get('/.well-known/openid-configuration', rateLimit('discovery'), resolvePlatform(s), (req, res) =>

@@ -1,4 +1,5 @@
 import { Router, type Request, type RequestHandler, type Response } from 'express';
+import { wireClientId } from '../../domain/client';
 import type { Services } from '../../services';
 import type { LogoutParams, LogoutRequest } from '../../services/logout.service';
 import { invalidRequest } from '../../errors';
@@ -132,9 +133,11 @@ export function logoutRouter(s: Services): Router {
       action: `/oauth/logout/confirm?platform_guid=${encodeURIComponent(p.id)}`,
       accounts: signedIn.map((a) => ({ email: a.email })),
       hidden: Object.fromEntries(
-        Object.entries({ client_id: lr.client?.id, post_logout_redirect_uri: lr.redirectUri, state: lr.state }).filter(
-          ([, v]) => v !== undefined,
-        ),
+        Object.entries({
+          client_id: lr.client && wireClientId(lr.client),
+          post_logout_redirect_uri: lr.redirectUri,
+          state: lr.state,
+        }).filter(([, v]) => v !== undefined),
       ),
     });
   };

@@ -5,7 +5,7 @@ import { idTokenHintClaims } from '../id-token-hint';
 import { newId } from '../../crypto/random';
 import { isUuid } from '../../domain/ids';
 import * as clients from '../../repositories/client.repository';
-import type { Client } from '../../domain/client';
+import { wireClientId, type Client } from '../../domain/client';
 import type { Platform } from '../../domain/platform';
 import { checkEmail } from '../user-rules';
 import type { Deps } from '../deps';
@@ -16,12 +16,14 @@ import { matchRedirectUri } from '../redirect-uris';
 import type { AuthorizationRequest } from '../../domain/authorization-request';
 import { RESOURCES_PER_REQUEST_MAX, resourceUriProblem, type Resource } from '../../domain/resource';
 import type { Resources } from '../resources.service';
+import type { ClientMetadataDocuments } from '../client-metadata-documents.service';
+import { CLIENT_ID_URL_MAX_LENGTH, namesMetadataDocument } from '../../domain/client-metadata-document';
 
 const str = (max: number) => z.string().max(max, `must be at most ${max} characters`).optional();
 
 const AuthorizeParams = z.object({
   response_type: str(64),
-  client_id: str(64),
+  client_id: str(CLIENT_ID_URL_MAX_LENGTH),
   redirect_uri: str(2048),
   scope: str(1024),
   state: str(1024),
@@ -48,9 +50,26 @@ const CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
 const PROMPTS = ['none', 'login', 'consent', 'select_account'];
 
 /** OAuth 2.0 §4.1.2.1: until client and redirect_uri are known good, errors go to a page, never a redirect. */
-export function createRequestValidation(deps: Deps, keys: SigningKeys, platforms: Platforms, resources: Resources) {
+export function createRequestValidation(
+  deps: Deps,
+  keys: SigningKeys,
+  platforms: Platforms,
+  resources: Resources,
+  metadataDocuments: ClientMetadataDocuments,
+) {
   /** The error page's way back to a known app: its registered home page (never the unverified redirect_uri). */
   const appOf = (client: Client) => (client.clientUri ? { name: client.name, url: client.clientUri } : undefined);
+
+  /** A document that cannot be used is invalid_client with its reason, on the error page with 400 like the rest here (not the token endpoint's 401). */
+  async function documentClient(platform: Platform, clientId: string): Promise<Client> {
+    try {
+      return await metadataDocuments.storedClient(platform, clientId);
+    } catch (err) {
+      if (err instanceof OAuthError && err.code === 'invalid_client')
+        throw new OAuthError('invalid_client', err.description, { status: 400, cause: err });
+      throw err;
+    }
+  }
 
   async function resolveClient(platform: Platform, raw: Record<string, string>): Promise<Client> {
     const clientId = raw.client_id;
@@ -58,7 +77,11 @@ export function createRequestValidation(deps: Deps, keys: SigningKeys, platforms
       throw new OAuthError('invalid_request', 'The request has no client_id.', {
         pageMessage: 'errors:page.incomplete',
       });
-    const client = isUuid(clientId) ? await clients.findById(deps.db, platform.id, clientId) : undefined;
+    const client = isUuid(clientId)
+      ? await clients.findById(deps.db, platform.id, clientId)
+      : namesMetadataDocument(platform, clientId)
+        ? await documentClient(platform, clientId)
+        : undefined;
     if (!client)
       throw new OAuthError(
         'invalid_request',
@@ -183,7 +206,7 @@ export function createRequestValidation(deps: Deps, keys: SigningKeys, platforms
     if (
       !claims ||
       !isUuid(claims.sub) ||
-      (claims.aud !== client.id && !(Array.isArray(claims.aud) && claims.aud.includes(client.id)))
+      (claims.aud !== wireClientId(client) && !(Array.isArray(claims.aud) && claims.aud.includes(wireClientId(client))))
     ) {
       throw invalidRequest('id_token_hint is not a valid ID token issued to this client');
     }

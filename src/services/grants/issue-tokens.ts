@@ -1,6 +1,6 @@
 import { digest } from '../../crypto/digest';
 import { newId, newRefreshToken, randomToken } from '../../crypto/random';
-import type { Client } from '../../domain/client';
+import { wireClientId, type Client } from '../../domain/client';
 import { issuerOf, type Platform } from '../../domain/platform';
 import type { User } from '../../domain/user';
 import { idTokenUserClaims } from '../../domain/claims';
@@ -73,8 +73,8 @@ export function createTokenIssuer(deps: Deps, signer: TokenSigner, keys: Signing
       const facts = {
         iss,
         userId: input.user.id,
-        clientId: input.client.id,
-        audience: input.audience ?? input.client.id,
+        clientId: wireClientId(input.client),
+        audience: input.audience ?? wireClientId(input.client),
         scope: input.scope,
         jti: prepared.jti,
         iat,
@@ -92,8 +92,8 @@ export function createTokenIssuer(deps: Deps, signer: TokenSigner, keys: Signing
         const claims = {
           ...idTokenUserClaims(input.user, scopes, baseUrl),
           iss,
-          aud: input.client.id,
-          azp: input.client.id,
+          aud: wireClientId(input.client),
+          azp: wireClientId(input.client),
           iat,
           exp,
           auth_time: seconds(input.authTime),

@@ -1,7 +1,7 @@
 import { digest, safeEqual } from '../../crypto/digest';
 import { newClientSecret, newId, randomToken } from '../../crypto/random';
 import type { AuditContext } from '../../domain/audit';
-import type { Client, ClientInformation } from '../../domain/client';
+import { isSelfRegistered, type Client, type ClientInformation } from '../../domain/client';
 import { isUuid } from '../../domain/ids';
 import type { Platform } from '../../domain/platform';
 import { registrationTokenId } from '../../domain/registration-token';
@@ -188,7 +188,7 @@ export function createDynamicRegistration(deps: Deps, platforms: Platforms, clie
 
     /** A self-registered client completed a token request: it is no longer a candidate for the purge of unused ones. */
     async markFirstUse(client: Client): Promise<void> {
-      if (client.registrationSource === 'dynamic' && client.lastUsedAt === null)
+      if (isSelfRegistered(client) && client.lastUsedAt === null)
         await clients.markFirstUse(deps.db, client.id, deps.now());
     },
   };
