@@ -104,7 +104,7 @@ export const configSchema = z
       .describe('Window in which a just-rotated refresh token may be presented again'),
     UNUSED_REGISTERED_CLIENT_TTL_SECONDS: seconds(
       604800,
-      'Standard platforms: a dynamically registered client that completes no token request within this is deleted by the purge (default 7 days)',
+      "Standard platforms: a dynamically registered client, or a client ID metadata document's stored client, that completes no token request within this is deleted by the purge (default 7 days)",
     ),
     REGISTRATION_PER_HOUR: numberVar({ min: 1, max: 100000 })
       .default(10)
