@@ -1,12 +1,6 @@
-import https from 'node:https';
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import type { AddressInfo } from 'node:net';
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { buildTestApp } from '../helpers';
 import { buildPlatform, buildStandardPlatform } from '../factories';
+import { json, startDocumentServer, type Handler } from '../support/document-server';
 import { createOutboundFetch, outboundFetchFromConfig, type OutboundFetch } from '../../src/net/outbound-fetch';
 import {
   CLIENT_METADATA_FETCH_LIMITS,
@@ -18,72 +12,24 @@ import type { OAuthError } from '../../src/errors';
 import type { Platform } from '../../src/domain/platform';
 
 type TestApp = Awaited<ReturnType<typeof buildTestApp>>;
-type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
-/** A client's web server on 127.0.0.1 over https, with a certificate made for the run; it counts requests per path. */
+/** A client's web server on 127.0.0.1 over https (test/support/document-server.ts). */
 let t: TestApp;
-let dir: string;
+let docs: Awaited<ReturnType<typeof startDocumentServer>>;
 let ca: string;
-let server: https.Server;
-let origin: string;
-const routes = new Map<string, Handler>();
-const hits = new Map<string, number>();
 
 beforeAll(async () => {
   t = await buildTestApp();
-  dir = mkdtempSync(path.join(os.tmpdir(), 'cimd-'));
-  const [key, cert] = [path.join(dir, 'key.pem'), path.join(dir, 'cert.pem')];
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:P-256',
-      '-nodes',
-      '-days',
-      '1',
-      '-subj',
-      '/CN=127.0.0.1',
-      '-addext',
-      'subjectAltName=IP:127.0.0.1',
-      '-keyout',
-      key,
-      '-out',
-      cert,
-    ],
-    { stdio: 'ignore' },
-  );
-  ca = readFileSync(cert, 'utf8');
-  server = https.createServer({ key: readFileSync(key), cert: ca }, (req, res) => {
-    const at = req.url ?? '';
-    hits.set(at, (hits.get(at) ?? 0) + 1);
-    (routes.get(at) ?? ((_q, r) => r.writeHead(404).end()))(req, res);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  origin = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  docs = await startDocumentServer();
+  ca = docs.ca;
 });
 afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
-  rmSync(dir, { recursive: true, force: true });
+  await docs.close();
   await t.close();
 });
 
-let n = 0;
-/** A fresh path on the server with its handler, and the client identifier URL naming it. */
-function publish(handler: Handler): { url: string; fetches: () => number } {
-  const at = `/clients/${++n}/metadata.json`;
-  routes.set(at, handler);
-  return { url: origin + at, fetches: () => hits.get(at) ?? 0 };
-}
+const publish = (handler: Handler) => docs.publish(handler);
 
-const json =
-  (body: unknown, headers: Record<string, string> = {}): Handler =>
-  (_req, res) =>
-    res.writeHead(200, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
 const documentFor = (url: string) => ({
   client_id: url,
   client_name: 'Agent',
@@ -238,7 +184,7 @@ describe('client metadata documents', () => {
     expect(await auditOf(p)).toEqual([
       { kind: 'client_metadata.fetch_failed', details: { host: '127.0.0.1', reason: expect.stringContaining(why) } },
     ]);
-    expect(hits.get('/elsewhere.json')).toBeUndefined();
+    expect(docs.fetchesOf('/elsewhere.json')).toBe(0);
   });
 
   it('refuses a document that is not JSON, and one with a client secret', async () => {

@@ -42,6 +42,7 @@ const agentDocument = (url: string) => ({
   client_id: url,
   client_name: 'Document Agent',
   redirect_uris: [REDIRECT_URI],
+  post_logout_redirect_uris: ['https://rp.example/signed-out'],
   grant_types: ['authorization_code', 'refresh_token'],
   token_endpoint_auth_method: 'none',
   client_uri: 'https://agent.example/',
@@ -117,6 +118,17 @@ it('openid-client with the document URL as client_id: consent marks the app as s
   expect(refreshed.claims()).toMatchObject({ aud: doc.url, azp: doc.url });
   expect(await introspect(issuer, rs, refreshed.refresh_token!)).toMatchObject({ active: true, client_id: doc.url });
   expect(doc.fetches()).toBe(1); // kept by its cache headers (none: the default hour)
+
+  // RP-initiated logout: the URL as client_id and as the hint's audience; the stored row's redirect.
+  const logout = client.buildEndSessionUrl(config, {
+    id_token_hint: refreshed.id_token!,
+    post_logout_redirect_uri: 'https://rp.example/signed-out',
+    state: 'bye',
+  });
+  expect(logout.searchParams.get('client_id')).toBe(doc.url);
+  const res = await fetch(logout, { redirect: 'manual' });
+  expect(res.status).toBe(302);
+  expect(res.headers.get('location')).toBe('https://rp.example/signed-out?state=bye');
 });
 
 it('a document that changes is stored again on its next fetch, under the same id', async () => {

@@ -10,7 +10,8 @@ export type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
 /**
  * A client's web server on 127.0.0.1 over https, with a self-signed certificate made for the run
- * (`caFile` is its PEM, for OUTBOUND_CA_FILE): it serves Client ID Metadata Documents at fresh paths.
+ * (`caFile` is its PEM, for OUTBOUND_CA_FILE; `ca` the same text): it serves Client ID Metadata
+ * Documents at fresh paths and counts the requests per path.
  */
 export async function startDocumentServer() {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'cimd-'));
@@ -40,7 +41,8 @@ export async function startDocumentServer() {
   );
   const routes = new Map<string, Handler>();
   const hits = new Map<string, number>();
-  const server = https.createServer({ key: readFileSync(key), cert: readFileSync(caFile) }, (req, res) => {
+  const ca = readFileSync(caFile, 'utf8');
+  const server = https.createServer({ key: readFileSync(key), cert: ca }, (req, res) => {
     const at = req.url ?? '';
     hits.set(at, (hits.get(at) ?? 0) + 1);
     (routes.get(at) ?? ((_q, r) => r.writeHead(404).end()))(req, res);
@@ -51,6 +53,9 @@ export async function startDocumentServer() {
   return {
     origin,
     caFile,
+    ca,
+    /** Requests for a path, published or not. */
+    fetchesOf: (at: string) => hits.get(at) ?? 0,
     /** A fresh path with its handler, and the client identifier URL naming it. */
     publish(handler: Handler): { url: string; fetches: () => number } {
       const at = `/clients/${++n}/metadata.json`;
