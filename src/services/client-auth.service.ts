@@ -145,11 +145,10 @@ export function createClientAuth(
     }
     if (!id) throw invalidClient(isBasic, 'Client authentication is required: send client_id');
     if (namesMetadataDocument(platform, id)) {
-      // A public client by its document (kept fresh by its cache headers): `none` only, checked here.
-      const client = await metadataDocuments.storedClient(platform, id);
+      // A public client by its document (kept fresh by its cache headers): `none` only, refused before any fetch.
       if (method !== 'none') throw invalidClient(isBasic, 'A client metadata document client has no secret; use PKCE');
       if (!options.allowPublic) throw invalidClient(false, 'This endpoint is for confidential clients');
-      return { client, method };
+      return { client: await metadataDocuments.storedClient(platform, id), method };
     }
     const found = isUuid(id) ? await findClient(platform.id, id) : undefined;
     if (!found) throw invalidClient(isBasic, 'Unknown client');
