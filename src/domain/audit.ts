@@ -33,6 +33,7 @@ export const AUDIT_EVENT_KINDS = [
   'client.secret_rotated',
   'client.deleted',
   'client.registered',
+  'client.registration_refused',
   'registration_token.created',
   'registration_token.revoked',
   'upstream_provider.created',

@@ -175,6 +175,27 @@ describe('POST /oauth/register: loopback redirects of public clients', () => {
   });
 });
 
+describe('POST /oauth/register: refusals are audited', () => {
+  it('a refused registration leaves one client.registration_refused event (the error and reason, never the body) and no client', async () => {
+    const guid = await registrationPlatform(t.services, 'open');
+    expectOAuthError(
+      await register(t.app, guid, { redirect_uris: ['javascript:alert(1)'], client_name: 'secret-name-xyz' }),
+      400,
+      'invalid_redirect_uri',
+    );
+    const events = await t.database
+      .db('audit_events')
+      .where({ platform_id: guid, kind: 'client.registration_refused' });
+    expect(events).toHaveLength(1);
+    expect(events[0].details).toMatchObject({
+      error: 'invalid_redirect_uri',
+      reason: expect.stringContaining('redirect_uris'),
+    });
+    expect(JSON.stringify(events[0].details)).not.toContain('secret-name-xyz');
+    expect(await clients(guid)).toBe(0);
+  });
+});
+
 describe('POST /oauth/register: grant types hold through the scope', () => {
   it('offline_access is registered only with the refresh_token grant, so a client without it never gets a refresh token', async () => {
     const guid = await registrationPlatform(t.services, 'open');

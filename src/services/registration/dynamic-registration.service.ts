@@ -33,6 +33,35 @@ export function createDynamicRegistration(deps: Deps, platforms: Platforms, clie
     if (platform.signingProfile !== 'standard' || platform.registration === 'off') throw noEndpoint();
   }
 
+  /** The registration itself, once the endpoint is known to exist; every refusal is an OAuthError. */
+  async function registerChecked(
+    platform: Platform,
+    bearer: string | undefined,
+    body: unknown,
+    ctx: AuditContext,
+  ): Promise<ClientInformation> {
+    const tokenId = platform.registration === 'token' ? await checkInitialToken(platform, bearer) : undefined;
+    const checked = checkClientMetadata(body, platform);
+    const secret = checked.type === 'confidential' ? newClientSecret() : null;
+    const registrationAccessToken = newRegistrationAccessToken();
+    const client = await deps.db.transaction(async (trx) => {
+      if (tokenId && !(await registrationTokens.spendUse(trx, platform.id, tokenId, deps.now())))
+        throw badInitialToken();
+      const c = await clients.insertDynamic(trx, {
+        id: newId(),
+        platformId: platform.id,
+        ...stored(checked),
+        sealedSecret: secret ? deps.sealer.seal(secret) : null,
+        registrationAccessTokenHash: digest(registrationAccessToken),
+        createdAt: deps.now(),
+      });
+      const details = { ...auditDetails(c), ...(tokenId ? { registration_token_id: tokenId } : {}) };
+      await audit.record(trx, ctx, { kind: 'client.registered', platformId: platform.id, clientId: c.id, details });
+      return c;
+    });
+    return { client, secret, registrationAccessToken };
+  }
+
   /** The initial access token's id once its digest matches (constant time); else invalid_token. */
   async function checkInitialToken(platform: Platform, bearer: string | undefined): Promise<string> {
     const id = bearer === undefined ? undefined : registrationTokenId(bearer);
@@ -92,26 +121,19 @@ export function createDynamicRegistration(deps: Deps, platforms: Platforms, clie
       ctx: AuditContext,
     ): Promise<ClientInformation> {
       assertEnabled(platform);
-      const tokenId = platform.registration === 'token' ? await checkInitialToken(platform, bearer) : undefined;
-      const checked = checkClientMetadata(body, platform);
-      const secret = checked.type === 'confidential' ? newClientSecret() : null;
-      const registrationAccessToken = newRegistrationAccessToken();
-      const client = await deps.db.transaction(async (trx) => {
-        if (tokenId && !(await registrationTokens.spendUse(trx, platform.id, tokenId, deps.now())))
-          throw badInitialToken();
-        const c = await clients.insertDynamic(trx, {
-          id: newId(),
-          platformId: platform.id,
-          ...stored(checked),
-          sealedSecret: secret ? deps.sealer.seal(secret) : null,
-          registrationAccessTokenHash: digest(registrationAccessToken),
-          createdAt: deps.now(),
-        });
-        const details = { ...auditDetails(c), ...(tokenId ? { registration_token_id: tokenId } : {}) };
-        await audit.record(trx, ctx, { kind: 'client.registered', platformId: platform.id, clientId: c.id, details });
-        return c;
-      });
-      return { client, secret, registrationAccessToken };
+      try {
+        return await registerChecked(platform, bearer, body, ctx);
+      } catch (err) {
+        // A refusal stores nothing but its audit event: the reason, never the body (after the per-source rate limit).
+        if (err instanceof OAuthError) {
+          await audit.record(deps.db, ctx, {
+            kind: 'client.registration_refused',
+            platformId: platform.id,
+            details: { error: err.code, reason: err.description.slice(0, 200) },
+          });
+        }
+        throw err;
+      }
     },
 
     /** RFC 7592 §2.1: the client's current registration. Throws not_found (off), invalid_token. */
