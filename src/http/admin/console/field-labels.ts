@@ -48,6 +48,9 @@ const LABELS: Record<string, string> = {
   uri: 'Resource URI',
   default_scopes: 'Default scopes',
   access_token_ttl_seconds: 'Access-token lifetime',
+  // Registration tokens
+  max_uses: 'Maximum uses',
+  expires_in: 'Expires in',
   // Users, Mail, Audit log filters
   email: 'Email',
   status: 'Status',

@@ -49,6 +49,7 @@ export function consoleKeysRouter(s: Services, deps: HttpDeps): Router {
                 policy: platform.registration,
                 policies: REGISTRATION_POLICIES,
                 documents: platform.clientMetadataDocuments,
+                tokensUrl: `/admin/platforms/${platform.id}/registration-tokens`,
               }
             : null,
         action: base(req),

@@ -18,6 +18,7 @@ import { consoleAccountRouter } from './account.router';
 import { consoleUpstreamProvidersRouter } from './upstream-providers.router';
 import { consoleBrandingRouter } from './branding.router';
 import { consoleResourcesRouter } from './resources.router';
+import { consoleRegistrationTokensRouter } from './registration-tokens.router';
 import { LOGO_MAX_BYTES } from '../../../domain/branding';
 import { multipartForm } from '../../request/multipart';
 import { operatorActor, requireOperator } from './operator';
@@ -43,6 +44,12 @@ const SCREENS: Array<ConsoleNavEntry & { router: (s: Services, deps: HttpDeps) =
   },
   { label: 'Resources', section: 'platform', path: '/resources', router: consoleResourcesRouter },
   { label: 'Keys', section: 'platform', path: '/keys', router: consoleKeysRouter },
+  {
+    label: 'Registration tokens',
+    section: 'platform',
+    path: '/registration-tokens',
+    router: consoleRegistrationTokensRouter,
+  },
   { label: 'Rate limits', section: 'platform', path: '/rate-limits', router: consoleRateLimitsRouter },
   { label: 'Branding', section: 'platform', path: '/branding', router: consoleBrandingRouter },
   { label: 'Mail', section: 'platform', path: '/mail', router: consoleMailRouter },

@@ -19,6 +19,8 @@ export interface ConsoleSession {
   flash?: string;
   /** A client secret just issued, sealed, for the client page's next render only (then deleted). */
   secretOnce?: { clientId: string; sealed: string };
+  /** An initial access token just made, sealed, for its platform's tokens page's next render only (then deleted). */
+  registrationTokenOnce?: { platformId: string; sealed: string };
   /** "Your account": the authenticator app being set up, its secret sealed (stored only once a code confirms it). */
   totpSetup?: string;
   /** Sign-in enrolment: the pending app secret (sealed) this sign-in showed; another sign-in's is never shown here. */
