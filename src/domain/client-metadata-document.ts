@@ -1,4 +1,4 @@
-import type { Client } from './client';
+import { DEFAULT_GRANT_TYPES, type Client } from './client';
 import type { Platform } from './platform';
 import { redirectUriProblem } from './redirect-uri';
 import { SUPPORTED_SCOPES } from './scopes';
@@ -23,6 +23,7 @@ export type MetadataDocumentClient = Pick<
   | 'redirectUris'
   | 'postLogoutRedirectUris'
   | 'allowedScopes'
+  | 'grantTypes'
   | 'logoUri'
   | 'clientUri'
   | 'policyUri'
@@ -273,6 +274,7 @@ export function parseClientMetadataDocument(url: string, body: unknown): ParsedM
         redirectUris: redirects!,
         postLogoutRedirectUris: redirectUris(doc, 'post_logout_redirect_uris') ?? [],
         allowedScopes: allowedScopes(doc, grantTypes),
+        grantTypes: DEFAULT_GRANT_TYPES.filter((g) => grantTypes.includes(g)),
         clientUri: httpsUri(doc, 'client_uri'),
         logoUri: httpsUri(doc, 'logo_uri'),
         policyUri: httpsUri(doc, 'policy_uri'),
@@ -302,6 +304,9 @@ export function metadataDocumentClientOf(platformId: string, doc: MetadataDocume
     registrationSource: 'metadata_document',
     metadataDocumentUrl: doc.id,
     registration: null,
+    jwks: null,
+    jwksUri: null,
+    tokenExchangeResources: [],
     lastUsedAt: null,
     createdAt: fetchedAt,
   };

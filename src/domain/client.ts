@@ -31,6 +31,13 @@ export interface Client extends ClientBranding {
   metadataDocumentUrl: string | null;
   /** Dynamic clients: what they registered that only they read back (RFC 7591 §2); null for an operator's. */
   registration: DynamicRegistration | null;
+  /** The grants it may use at the token endpoint (RFC 7591 §2 grant_types); a seed platform's clients only the first two. */
+  grantTypes: GrantType[];
+  /** RFC 7523 / RFC 7591 §2: its public keys, inline or at a URL; either one makes it authenticate with private_key_jwt only. */
+  jwks: ClientJwks | null;
+  jwksUri: string | null;
+  /** RFC 8693: the resources (identifier URIs) it may exchange an access token for; empty unless it has the token-exchange grant. */
+  tokenExchangeResources: string[];
   /** When it first completed a token request; a dynamic client that never does is purged. */
   lastUsedAt: Date | null;
   createdAt: Date;
@@ -72,6 +79,34 @@ export type RegistrationAuthMethod = (typeof REGISTRATION_AUTH_METHODS)[number];
 /** The grant types a client may register for now (RFC 7591 §2). */
 export const REGISTRABLE_GRANT_TYPES = ['authorization_code', 'refresh_token'] as const;
 export type RegistrableGrantType = (typeof REGISTRABLE_GRANT_TYPES)[number];
+
+/** Every grant type a standard platform's client may be allowed (docs/decisions.md, "Machine and device clients"). */
+export const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
+export const TOKEN_EXCHANGE_GRANT = 'urn:ietf:params:oauth:grant-type:token-exchange';
+export const GRANT_TYPES = [
+  'authorization_code',
+  'refresh_token',
+  'client_credentials',
+  DEVICE_CODE_GRANT,
+  TOKEN_EXCHANGE_GRANT,
+] as const;
+export type GrantType = (typeof GRANT_TYPES)[number];
+/** What a client is allowed when nothing is said, and all a seed platform's client may be. */
+export const DEFAULT_GRANT_TYPES: GrantType[] = ['authorization_code', 'refresh_token'];
+/** Grants that act without a person at a browser and so need the client to prove itself. */
+export const CONFIDENTIAL_ONLY_GRANTS: readonly GrantType[] = ['client_credentials', TOKEN_EXCHANGE_GRANT];
+
+export const isGrantType = (g: string): g is GrantType => (GRANT_TYPES as readonly string[]).includes(g);
+
+/** A JWK Set as a client registers it (RFC 7517 §5): public keys only. */
+export interface ClientJwks {
+  keys: Array<Record<string, unknown>>;
+}
+
+/** RFC 7591 §2 token_endpoint_auth_method as the client stands: keys → private_key_jwt; a secret (Basic or POST) → client_secret_basic; else none. */
+export type TokenEndpointAuthMethod = 'none' | 'client_secret_basic' | 'private_key_jwt';
+export const tokenEndpointAuthMethodOf = (c: Pick<Client, 'type' | 'jwks' | 'jwksUri'>): TokenEndpointAuthMethod =>
+  c.type === 'public' ? 'none' : c.jwks || c.jwksUri ? 'private_key_jwt' : 'client_secret_basic';
 
 /** The RFC 7591 §2 metadata of a self-registered client that has no column of its own. */
 export interface DynamicRegistration {

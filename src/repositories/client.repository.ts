@@ -1,7 +1,12 @@
 import type { Queryable } from '../db';
 import { invalidateUsers } from '../db/invalidation';
 
-import type { Client, ClientLogoutAndAlgFields, DynamicRegistration } from '../domain/client';
+import {
+  DEFAULT_GRANT_TYPES,
+  type Client,
+  type ClientLogoutAndAlgFields,
+  type DynamicRegistration,
+} from '../domain/client';
 
 export type { ClientType } from '../domain/client';
 /** The stored client is the domain's Client. */
@@ -31,6 +36,10 @@ const toClient = (r: any): ClientRow => ({
   registrationSource: r.registration_source ?? 'admin',
   metadataDocumentUrl: r.metadata_document_url ?? null,
   registration: r.registration_metadata ? toRegistration(r.application_type, r.registration_metadata) : null,
+  grantTypes: r.grant_types ?? DEFAULT_GRANT_TYPES,
+  jwks: r.jwks ?? null,
+  jwksUri: r.jwks_uri ?? null,
+  tokenExchangeResources: r.token_exchange_resources ?? [],
   lastUsedAt: r.last_used_at ?? null,
   createdAt: r.created_at,
 });
@@ -48,6 +57,7 @@ const toRegistration = (applicationType: DynamicRegistration['applicationType'],
 /** The stored columns of a dynamic client's registration. */
 const registrationColumns = (r: DynamicRegistration) => ({
   application_type: r.applicationType,
+  grant_types: r.grantTypes, // what the token endpoint checks, for every client alike
   registration_metadata: JSON.stringify({
     token_endpoint_auth_method: r.tokenEndpointAuthMethod,
     grant_types: r.grantTypes,
@@ -68,8 +78,12 @@ type NewClient = Omit<
   | 'registration'
   | 'lastUsedAt'
   | ClientLogoutAndAlgFields
+  | MachineClientFields
 > &
-  Partial<Pick<ClientRow, ClientLogoutAndAlgFields>>;
+  Partial<Pick<ClientRow, ClientLogoutAndAlgFields | MachineClientFields>>;
+
+/** Fields with a default (the first two grants, no keys, no exchange), optional when a client is inserted. */
+type MachineClientFields = 'grantTypes' | 'jwks' | 'jwksUri' | 'tokenExchangeResources';
 
 const insertColumns = (c: NewClient) => ({
   id: c.id,
@@ -90,6 +104,10 @@ const insertColumns = (c: NewClient) => ({
   client_uri: c.clientUri ?? null,
   policy_uri: c.policyUri ?? null,
   tos_uri: c.tosUri ?? null,
+  grant_types: c.grantTypes ?? DEFAULT_GRANT_TYPES,
+  jwks: c.jwks ? JSON.stringify(c.jwks) : null,
+  jwks_uri: c.jwksUri ?? null,
+  token_exchange_resources: c.tokenExchangeResources ?? [],
 });
 
 export async function insert(db: Queryable, c: NewClient): Promise<ClientRow> {
@@ -137,6 +155,10 @@ export interface ClientChanges {
   policyUri?: string | null;
   tosUri?: string | null;
   registration?: DynamicRegistration;
+  grantTypes?: Client['grantTypes'];
+  jwks?: Client['jwks'];
+  jwksUri?: string | null;
+  tokenExchangeResources?: string[];
 }
 
 export async function update(db: Queryable, platformId: string, id: string, c: ClientChanges): Promise<ClientRow> {
@@ -162,6 +184,10 @@ export async function update(db: Queryable, platformId: string, id: string, c: C
   if (c.policyUri !== undefined) columns.policy_uri = c.policyUri;
   if (c.tosUri !== undefined) columns.tos_uri = c.tosUri;
   if (c.registration !== undefined) Object.assign(columns, registrationColumns(c.registration));
+  if (c.grantTypes !== undefined) columns.grant_types = c.grantTypes;
+  if (c.jwks !== undefined) columns.jwks = c.jwks ? JSON.stringify(c.jwks) : null;
+  if (c.jwksUri !== undefined) columns.jwks_uri = c.jwksUri;
+  if (c.tokenExchangeResources !== undefined) columns.token_exchange_resources = c.tokenExchangeResources;
   const [row] = await db('clients').where({ platform_id: platformId, id }).update(columns).returning('*');
   return toClient(row);
 }

@@ -166,6 +166,7 @@ export function createClientMetadataDocuments(
     redirectUris: c.redirectUris,
     postLogoutRedirectUris: c.postLogoutRedirectUris,
     allowedScopes: c.allowedScopes,
+    grantTypes: c.grantTypes,
     logoUri: c.logoUri,
     clientUri: c.clientUri,
     policyUri: c.policyUri,

@@ -15,8 +15,10 @@ import { checkRedirectUri } from './redirect-uris';
 import type { SigningKeys } from './signing-keys.service';
 import { checkSigningAndLogout, type ClientSigningAndLogoutInput } from './client-registration';
 import { findUploadedLogo } from './platform-logo';
+import { checkClientGrants, type ClientGrantsInput } from './client-grants';
+import { DEFAULT_GRANT_TYPES } from '../domain/client';
 
-export interface NewClientInput extends ClientSigningAndLogoutInput {
+export interface NewClientInput extends ClientSigningAndLogoutInput, ClientGrantsInput {
   name: string;
   type: ClientType;
   redirectUris: string[];
@@ -84,17 +86,30 @@ export function createPlatforms(deps: Deps, signingKeys: SigningKeys) {
       const platform = isUuid(platformId) ? await platforms.findById(q, platformId) : undefined;
       if (!platform) throw invalidRequest(`unknown platform "${platformId}"`);
       const checked = checkClientInput(input);
-      const signingAndLogout = checkSigningAndLogout(input, {
+      const context = {
         signingProfile: platform.signingProfile,
         type: checked.type,
         isProduction: deps.config.isProduction,
-      });
-      const secret = checked.type === 'confidential' ? newClientSecret() : null;
+      };
+      const signingAndLogout = checkSigningAndLogout(input, context);
+      const grants = checkClientGrants(
+        {
+          grantTypes: input.grantTypes ?? DEFAULT_GRANT_TYPES,
+          jwks: input.jwks ?? null,
+          jwksUri: input.jwksUri ?? null,
+          tokenExchangeResources: input.tokenExchangeResources ?? [],
+        },
+        context,
+      );
+      checkGrantsNeeds(grants, signingAndLogout.idTokenSignedResponseAlg);
+      // A client with keys proves itself with them (private_key_jwt): it has no secret to leak.
+      const secret = checked.type === 'confidential' && !grants.jwks && !grants.jwksUri ? newClientSecret() : null;
       const client = await clients.insert(q, {
         id: newId(),
         platformId,
         ...checked,
         ...signingAndLogout,
+        ...grants,
         sealedSecret: secret ? deps.sealer.seal(secret) : null,
       });
       return { client, secret };
@@ -167,13 +182,15 @@ export function checkClientInput(input: NewClientInput) {
   if (!input.name.trim()) throw invalidRequest('client name must not be empty');
   if (input.type !== 'confidential' && input.type !== 'public')
     throw invalidRequest('client type must be "confidential" or "public"');
-  if (input.redirectUris.length === 0) throw invalidRequest('at least one redirect URI is required');
+  // A client without the authorization-code grant (a service, a device) signs no one in through a browser.
+  const browser = (input.grantTypes ?? DEFAULT_GRANT_TYPES).includes('authorization_code');
+  if (browser && input.redirectUris.length === 0) throw invalidRequest('at least one redirect URI is required');
   input.redirectUris.forEach(checkRedirectUri);
   (input.postLogoutRedirectUris ?? []).forEach(checkRedirectUri);
   const scopes = parseScope(input.scopes);
   const unknown = scopes.filter((s) => !isSupportedScope(s));
   if (unknown.length) throw invalidRequest(`unknown scope "${unknown[0]}" (supported: ${SUPPORTED_SCOPES.join(' ')})`);
-  if (!scopes.includes('openid')) throw invalidRequest('scopes must include openid');
+  if (browser && !scopes.includes('openid')) throw invalidRequest('scopes must include openid');
   if (input.isResourceServer && input.type !== 'confidential')
     throw invalidRequest('a resource server must be a confidential client (introspection needs a secret)');
   return {
@@ -184,6 +201,17 @@ export function checkClientInput(input: NewClientInput) {
     allowedScopes: SUPPORTED_SCOPES.filter((s) => scopes.includes(s)),
     isResourceServer: input.isResourceServer ?? false,
   };
+}
+
+/** What the grants and keys rule out of the rest: HS512 ID tokens need the secret a client with keys has not. */
+export function checkGrantsNeeds(
+  grants: ReturnType<typeof checkClientGrants>,
+  idTokenAlg: string | null | undefined,
+): void {
+  if ((grants.jwks || grants.jwksUri) && idTokenAlg === 'HS512')
+    throw invalidRequest(
+      'id_token_signed_response_alg: HS512 is keyed with the client secret; a client with keys has none',
+    );
 }
 
 export type Platforms = ReturnType<typeof createPlatforms>;

@@ -11,6 +11,10 @@ import { resolvePlatform } from '../middleware/resolve-platform';
 import { param, parseOAuth } from '../request/params';
 import { auditContext } from '../request/audit-context';
 import { resourceParams } from '../request/resource-params';
+import { DEFAULT_GRANT_TYPES, isGrantType, type Client, type GrantType } from '../../domain/client';
+import type { Platform } from '../../domain/platform';
+import type { AuditContext } from '../../domain/audit';
+import type { IssuedTokens } from '../../domain/tokens';
 
 // Built once: a zod schema compiles itself on first use, so one made per request costs more than the grant's own work.
 const CodeBody = z
@@ -19,28 +23,53 @@ const CodeBody = z
 const RefreshBody = z.object({ refresh_token: param(512), scope: z.string().max(1024).optional() }).passthrough();
 const GrantType = z.object({ grant_type: param(64) });
 
+type GrantContext = { platform: Platform; client: Client; audit: AuditContext };
+type GrantHandler = (
+  s: Services,
+  ctx: GrantContext,
+  body: Record<string, unknown>,
+  resource: string[] | undefined,
+) => Promise<IssuedTokens>;
+
+/** The grants the token endpoint answers, each parsing its own parameters; a seed platform only the spec's two. */
+const GRANTS: Partial<Record<GrantType, GrantHandler>> = {
+  authorization_code: (s, ctx, body, resource) =>
+    s.grants.exchangeAuthorizationCode(ctx, { ...parseOAuth(CodeBody, body), resource }),
+  refresh_token: (s, ctx, body, resource) =>
+    s.grants.rotateRefreshToken(ctx, { ...parseOAuth(RefreshBody, body), resource }),
+};
+
+const handlerOf = (platform: Platform, grantType: string): GrantHandler | undefined =>
+  isGrantType(grantType) && (platform.signingProfile === 'standard' || DEFAULT_GRANT_TYPES.includes(grantType))
+    ? GRANTS[grantType]
+    : undefined;
+
 /** POST /oauth/token — parse, delegate, present. Counted against the client once it has authenticated. */
 export function tokenRouter(s: Services, rateLimit: RateLimits): Router {
   const r = Router();
   const limit = rateLimit.perClient('token');
-  const supportedGrant: RequestHandler = (req, _res, next) => {
+  const supportedGrant: RequestHandler = (req, res, next) => {
     const { grant_type } = parseOAuth(GrantType, req.body);
-    if (grant_type !== 'authorization_code' && grant_type !== 'refresh_token') {
+    if (!handlerOf(res.locals.platform, grant_type)) {
       throw new OAuthError('unsupported_grant_type', `grant_type "${grant_type.slice(0, 64)}" is not supported`);
     }
     next();
   };
+  // RFC 6749 §5.2: a grant the client is not registered for (RFC 7591 §2 grant_types).
+  const allowedGrant: RequestHandler = (req, res, next) => {
+    const client: Client = res.locals.client!;
+    if (!client.grantTypes.includes(req.body.grant_type))
+      throw new OAuthError('unauthorized_client', `this client is not allowed the ${req.body.grant_type} grant`);
+    next();
+  };
   const issue: RequestHandler = async (req, res) => {
-    const ctx = {
+    const ctx: GrantContext = {
       platform: res.locals.platform,
       client: res.locals.client!,
       audit: auditContext(req, { type: 'user' }),
     };
     const { body, resource } = resourceParams(ctx.platform, req.body);
-    const issued =
-      body.grant_type === 'authorization_code'
-        ? await s.grants.exchangeAuthorizationCode(ctx, { ...parseOAuth(CodeBody, body), resource })
-        : await s.grants.rotateRefreshToken(ctx, { ...parseOAuth(RefreshBody, body), resource });
+    const issued = await handlerOf(ctx.platform, String(body.grant_type))!(s, ctx, body, resource);
     await s.registration.markFirstUse(ctx.client); // a self-registered client in use is not purged; a no-op for the others
     res.json(presentTokenResponse(issued));
   };
@@ -51,6 +80,7 @@ export function tokenRouter(s: Services, rateLimit: RateLimits): Router {
     resolvePlatform(s),
     supportedGrant,
     clientAuth(s, { allowPublic: true }),
+    allowedGrant,
     limit.authenticated,
     issue,
     limit.failed,
