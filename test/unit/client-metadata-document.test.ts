@@ -133,6 +133,7 @@ describe('parsing a client metadata document', () => {
         redirectUris: ['https://app.example.com/callback', 'http://127.0.0.1/cb', 'http://[::1]:8080/cb'],
         postLogoutRedirectUris: ['https://app.example.com/bye'],
         allowedScopes: ['openid', 'profile', 'email', 'phone', 'address', 'offline_access'],
+        grantTypes: ['authorization_code', 'refresh_token'],
         clientUri: 'https://app.example.com/',
         logoUri: 'https://app.example.com/logo.png',
         policyUri: null,
@@ -145,6 +146,7 @@ describe('parsing a client metadata document', () => {
     const parsed = parseClientMetadataDocument(URL_ID, { client_id: URL_ID, redirect_uris: ['https://a.example/cb'] });
     expect(parsed.ok && parsed.client.name).toBe('app.example.com');
     expect(parsed.ok && parsed.client.allowedScopes).toEqual(['openid', 'profile', 'email', 'phone', 'address']);
+    expect(parsed.ok && parsed.client.grantTypes).toEqual(['authorization_code']);
     const scoped = parseClientMetadataDocument(URL_ID, { ...VALID, scope: 'openid mcp:tools offline_access openid' });
     expect(scoped.ok && scoped.client.allowedScopes).toEqual(['openid', 'mcp:tools']);
     const refreshing = parseClientMetadataDocument(URL_ID, {

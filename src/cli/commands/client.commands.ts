@@ -48,6 +48,40 @@ const METADATA_USAGE = ' [--logo-uri URL] [--client-uri URL] [--policy-uri URL] 
 const METADATA_DETAILS =
   '--logo-uri, --client-uri, --policy-uri, --tos-uri: RFC 7591 metadata shown on consent (logo, home page, privacy policy, terms); https (http only on a loopback host), at most 2048 characters';
 
+/** Machine-client flags: the grants, the keys (which make it private_key_jwt) and the token-exchange resources. */
+const GRANT_FLAGS = ['grant-types', 'jwks', 'no-jwks', 'jwks-uri', 'no-jwks-uri', 'token-exchange-resources'] as const;
+const GRANT_USAGE =
+  ' [--grant-types "authorization_code refresh_token client_credentials urn:ietf:params:oauth:grant-type:device_code urn:ietf:params:oauth:grant-type:token-exchange"] [--jwks JSON | --jwks-uri URL] [--token-exchange-resources "URI ..."]';
+const GRANT_DETAILS = [
+  '--grant-types "…": the grants the client may use, space-separated (default: authorization_code refresh_token); standard platforms only beyond those; client_credentials and token exchange: confidential only',
+  '--jwks JSON / --jwks-uri URL: its public keys (a JWK Set, or where it is published): it then authenticates with private_key_jwt and has no secret; --no-jwks / --no-jwks-uri removes them (a new secret is issued)',
+  '--token-exchange-resources "URI …": the registered resources it may exchange access tokens for (RFC 8693); "" empties the list',
+];
+
+/** `--jwks JSON` parsed; `--no-jwks` → null; neither → undefined. */
+function jwksOf(flags: Flags): unknown {
+  const value = one(flags, 'jwks');
+  const none = switchFlag(flags, 'no-jwks');
+  if (value !== undefined && none) throw invalidRequest('give --jwks or --no-jwks, not both');
+  if (none) return null;
+  if (value === undefined) return undefined;
+  try {
+    return JSON.parse(value);
+  } catch {
+    throw invalidRequest('--jwks: not JSON (give a JWK Set: {"keys": [...]})');
+  }
+}
+
+/** A space-separated list flag: absent → undefined; "" → []. */
+const listOf = (flags: Flags, name: string) => one(flags, name)?.split(/\s+/).filter(Boolean);
+
+const grantsOf = (flags: Flags) => ({
+  grant_types: listOf(flags, 'grant-types'),
+  jwks: jwksOf(flags),
+  jwks_uri: uriOrNone(flags, 'jwks-uri'),
+  token_exchange_resources: listOf(flags, 'token-exchange-resources'),
+});
+
 const SIGNING_AND_LOGOUT_DETAILS = [
   '--id-token-alg RS256|ES256|EdDSA|HS512: standard platforms only: the ID-token algorithm (default RS256; HS512, keyed with the secret: confidential only)',
   '--backchannel-logout-uri URI: where logout tokens are POSTed (OIDC Back-Channel Logout); --backchannel-logout-session-required: they must carry sid',
@@ -62,7 +96,8 @@ export const clientCommands: CliCommand[] = [
     usage:
       '--platform G --name NAME --type confidential|public --redirect-uri URI [--redirect-uri URI ...] --scopes "openid profile email phone address offline_access" [--post-logout-redirect-uri URI ...] [--resource-server]' +
       ' [--id-token-alg RS256|ES256|EdDSA|HS512] [--backchannel-logout-uri URI [--backchannel-logout-session-required]] [--frontchannel-logout-uri URI [--frontchannel-logout-session-required]]' +
-      METADATA_USAGE,
+      METADATA_USAGE +
+      GRANT_USAGE,
     flags: [
       'platform',
       'name',
@@ -77,12 +112,15 @@ export const clientCommands: CliCommand[] = [
       'frontchannel-logout-uri',
       'frontchannel-logout-session-required',
       ...METADATA_FLAGS,
+      ...GRANT_FLAGS.filter((f) => !f.startsWith('no-')),
     ],
-    summary: 'Register a client; a confidential one gets its secret, shown once.',
+    summary: 'Register a client; a confidential one gets its secret, shown once (none when it registers keys).',
     details: [
+      '--redirect-uri and --scopes (with openid): required with the authorization_code grant (the default)',
       "--resource-server: confidential only: may introspect other clients' tokens",
       ...SIGNING_AND_LOGOUT_DETAILS,
       METADATA_DETAILS,
+      ...GRANT_DETAILS,
     ],
     async run(s, flags, actor) {
       const platformId = platformOf(flags);
@@ -91,9 +129,10 @@ export const clientCommands: CliCommand[] = [
         type: one(flags, 'type', true),
         redirect_uris: many(flags, 'redirect-uri'),
         post_logout_redirect_uris: many(flags, 'post-logout-redirect-uri'),
-        scopes: one(flags, 'scopes', true),
+        scopes: one(flags, 'scopes'),
         is_resource_server: switchFlag(flags, 'resource-server'),
         ...withoutUndefined({
+          ...grantsOf(flags),
           id_token_signed_response_alg: idTokenAlg(flags),
           backchannel_logout_uri: one(flags, 'backchannel-logout-uri'),
           frontchannel_logout_uri: one(flags, 'frontchannel-logout-uri'),
@@ -135,7 +174,8 @@ export const clientCommands: CliCommand[] = [
       '--platform G --client ID [--name NAME] [--type confidential|public] [--redirect-uri URI ...] [--post-logout-redirect-uri URI ... | --no-post-logout-redirect-uris] [--scopes "openid ..."] [--resource-server | --no-resource-server]' +
       ' [--id-token-alg RS256|ES256|EdDSA|HS512|default] [--backchannel-logout-uri URI | --no-backchannel-logout-uri] [--backchannel-logout-session-required | --no-backchannel-logout-session-required]' +
       ' [--frontchannel-logout-uri URI | --no-frontchannel-logout-uri] [--frontchannel-logout-session-required | --no-frontchannel-logout-session-required]' +
-      ' [--logo-uri URL|""] [--client-uri URL|""] [--policy-uri URL|""] [--tos-uri URL|""]',
+      ' [--logo-uri URL|""] [--client-uri URL|""] [--policy-uri URL|""] [--tos-uri URL|""]' +
+      ' [--grant-types "…"] [--jwks JSON | --no-jwks] [--jwks-uri URL | --no-jwks-uri] [--token-exchange-resources "URI …"|""]',
     flags: [
       'platform',
       'client',
@@ -157,6 +197,7 @@ export const clientCommands: CliCommand[] = [
       'frontchannel-logout-session-required',
       'no-frontchannel-logout-session-required',
       ...METADATA_FLAGS,
+      ...GRANT_FLAGS,
     ],
     summary: 'Change a client; the rules of create apply to the client as changed.',
     details: [
@@ -168,6 +209,7 @@ export const clientCommands: CliCommand[] = [
       '--id-token-alg default: back to the default (RS256); --no-backchannel-logout-uri / --no-frontchannel-logout-uri: removes it; --no-…-session-required: turns it off',
       METADATA_DETAILS,
       '--logo-uri "" (and the others): removes it',
+      ...GRANT_DETAILS,
     ],
     async run(s, flags, actor) {
       const { platform_guid, client_id } = clientOf(flags);
@@ -190,6 +232,7 @@ export const clientCommands: CliCommand[] = [
           frontchannel_logout_uri: uriOrNone(flags, 'frontchannel-logout-uri'),
           frontchannel_logout_session_required: onOff(flags, 'frontchannel-logout-session-required'),
           ...metadataOf(flags),
+          ...grantsOf(flags),
         }),
       );
       const { client, secret } = await s.admin.clients.update(actor, platform_guid, client_id, body);

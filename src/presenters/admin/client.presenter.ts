@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { Client as ClientShape } from '../../wire/admin/clients.schemas';
-import type { Client } from '../../domain/client';
+import { tokenEndpointAuthMethodOf, type Client } from '../../domain/client';
 
 /** A client as the admin API shows it: never its secret (that leaves only where a schema adds client_secret). */
 export function presentClient(c: Client): z.infer<typeof ClientShape> {
@@ -23,6 +23,11 @@ export function presentClient(c: Client): z.infer<typeof ClientShape> {
     client_uri: c.clientUri,
     policy_uri: c.policyUri,
     tos_uri: c.tosUri,
+    grant_types: c.grantTypes,
+    token_endpoint_auth_method: tokenEndpointAuthMethodOf(c),
+    jwks: c.jwks,
+    jwks_uri: c.jwksUri,
+    token_exchange_resources: c.tokenExchangeResources,
     created_at: c.createdAt.toISOString(),
   };
 }

@@ -14,6 +14,11 @@ import { decodeCursor, toPage } from './cursor';
 import type { PlatformsAdmin } from './platforms.admin';
 import type { ClientCreate, ClientSecretRotate, ClientUpdate } from '../../wire/admin/clients.schemas';
 import { clearable } from '../../wire/admin/branding.schemas';
+import * as resources from '../../repositories/resources.repository';
+import type { Queryable } from '../../db';
+import { checkClientGrants } from '../client-grants';
+import { checkGrantsNeeds } from '../platforms.service';
+import { invalidRequest } from '../../errors';
 
 const unknownClient = (id: string) => new OAuthError('not_found', `unknown client "${id}"`);
 
@@ -65,6 +70,7 @@ export function createClientsAdmin(
     async create(actor: AdminActor, platformId: string, input: z.infer<typeof ClientCreate>) {
       await platformsAdmin.get(actor, platformId);
       return deps.db.transaction(async (trx) => {
+        await checkExchangeResources(trx, platformId, input.token_exchange_resources ?? []);
         const created = await base.createClient(platformId, toNewClient(input), trx);
         const metadata = metadataOf(input);
         // RFC 7591 metadata is not part of registration's rules (createClient): stored beside it, in the same transaction.
@@ -84,6 +90,7 @@ export function createClientsAdmin(
             is_resource_server: c.isResourceServer,
             ...signingAndLogoutDetails(c),
             ...metadataDetails(c),
+            ...grantDetails(c),
           },
         });
         return created;
@@ -105,6 +112,7 @@ export function createClientsAdmin(
         postLogoutRedirectUris: input.post_logout_redirect_uris ?? before.postLogoutRedirectUris,
         scopes: input.scopes ?? before.allowedScopes.join(' '),
         isResourceServer: input.is_resource_server ?? before.isResourceServer,
+        grantTypes: input.grant_types ?? before.grantTypes,
       });
       // Only the fields given are checked: a stored value stays as it is (e.g. an algorithm kept after a switch to seed).
       const signingAndLogout = checkSigningAndLogout(
@@ -122,16 +130,33 @@ export function createClientsAdmin(
           currentAlg: before.idTokenSignedResponseAlg,
         },
       );
-      const becomesConfidential = before.type === 'public' && checked.type === 'confidential';
-      const becomesPublic = before.type === 'confidential' && checked.type === 'public';
-      const secret = becomesConfidential ? newClientSecret() : undefined;
+      const grants = checkClientGrants(
+        {
+          grantTypes: input.grant_types ?? before.grantTypes,
+          jwks: input.jwks !== undefined ? input.jwks : before.jwks,
+          jwksUri: input.jwks_uri !== undefined ? input.jwks_uri : before.jwksUri,
+          tokenExchangeResources: input.token_exchange_resources ?? before.tokenExchangeResources,
+        },
+        { signingProfile: platform.signingProfile, type: checked.type, isProduction: deps.config.isProduction },
+      );
+      checkGrantsNeeds(grants, signingAndLogout.idTokenSignedResponseAlg ?? before.idTokenSignedResponseAlg);
+      // A confidential client proves itself with a secret or with keys, never both: the secret goes
+      // when keys come (or the client turns public) and a new one is issued when they go.
+      const hasKeys = (c: { jwks: unknown; jwksUri: unknown }) => Boolean(c.jwks || c.jwksUri);
+      const needsSecret = checked.type === 'confidential' && !hasKeys(grants);
+      const hadSecret = before.type === 'confidential' && !hasKeys(before) && before.sealedSecret !== null;
+      const secret = needsSecret && !hadSecret ? newClientSecret() : undefined;
+      const dropSecret = !needsSecret && before.sealedSecret !== null;
       const client = await deps.db.transaction(async (trx) => {
+        if (input.token_exchange_resources)
+          await checkExchangeResources(trx, platformId, grants.tokenExchangeResources);
         const updated = await clients.update(trx, platformId, id, {
           ...checked,
           ...signingAndLogout,
           ...metadataOf(input),
+          ...grants,
           ...(secret ? { sealedSecret: deps.sealer.seal(secret) } : {}),
-          ...(becomesPublic ? { sealedSecret: null, previousSealedSecret: null, previousSecretExpiresAt: null } : {}),
+          ...(dropSecret ? { sealedSecret: null, previousSealedSecret: null, previousSecretExpiresAt: null } : {}),
         });
         await audit.record(trx, actor, {
           kind: 'client.updated',
@@ -152,8 +177,10 @@ export function createClientsAdmin(
      */
     async rotateSecret(actor: AdminActor, platformId: string, id: string, input: z.infer<typeof ClientSecretRotate>) {
       const before = await get(actor, platformId, id);
-      if (before.type !== 'confidential' || !before.sealedSecret)
+      if (before.type !== 'confidential')
         throw new OAuthError('invalid_request', 'a public client has no secret to rotate');
+      if (!before.sealedSecret)
+        throw new OAuthError('invalid_request', 'a client with keys (private_key_jwt) has no secret to rotate');
       const overlapSeconds = input.overlap_seconds ?? deps.config.clientSecretOverlapSeconds;
       const secret = newClientSecret();
       const expiresAt = new Date(deps.now().getTime() + overlapSeconds * 1000);
@@ -202,13 +229,25 @@ export function createClientsAdmin(
   };
 }
 
+/** RFC 8693 policy names resources the platform has registered, so a typo cannot silently allow nothing. */
+async function checkExchangeResources(db: Queryable, platformId: string, uris: string[]): Promise<void> {
+  for (const uri of uris) {
+    if (!(await resources.findByUri(db, platformId, uri)))
+      throw invalidRequest(`token_exchange_resources: "${uri.slice(0, 200)}" is not a resource of this platform`);
+  }
+}
+
 function toNewClient(input: z.infer<typeof ClientCreate>) {
   return {
     name: input.name,
     type: input.type,
-    redirectUris: input.redirect_uris,
+    redirectUris: input.redirect_uris ?? [],
     postLogoutRedirectUris: input.post_logout_redirect_uris,
-    scopes: input.scopes,
+    scopes: input.scopes ?? '',
+    grantTypes: input.grant_types,
+    jwks: input.jwks,
+    jwksUri: clearable(input.jwks_uri),
+    tokenExchangeResources: input.token_exchange_resources,
     isResourceServer: input.is_resource_server,
     idTokenSignedResponseAlg: input.id_token_signed_response_alg,
     backchannelLogoutUri: input.backchannel_logout_uri,
@@ -244,6 +283,16 @@ function metadataDetails(c: Client) {
   return { logo_uri: c.logoUri, client_uri: c.clientUri, policy_uri: c.policyUri, tos_uri: c.tosUri };
 }
 
+/** Grants and keys in wire names: public keys are no secret, but an audit line names them by kid, not in full. */
+function grantDetails(c: Client) {
+  return {
+    grant_types: c.grantTypes,
+    jwks_kids: c.jwks ? c.jwks.keys.map((k) => (typeof k.kid === 'string' ? k.kid : null)) : null,
+    jwks_uri: c.jwksUri,
+    token_exchange_resources: c.tokenExchangeResources,
+  };
+}
+
 /** What an update changed, as `{field: {from, to}}` in wire names (URIs and scopes are not secrets). */
 function changes(before: Client, after: Client) {
   const out: Record<string, { from: unknown; to: unknown }> = {};
@@ -256,8 +305,8 @@ function changes(before: Client, after: Client) {
     ['is_resource_server', before.isResourceServer, after.isResourceServer],
   ];
   const [from, to] = [
-    { ...signingAndLogoutDetails(before), ...metadataDetails(before) },
-    { ...signingAndLogoutDetails(after), ...metadataDetails(after) },
+    { ...signingAndLogoutDetails(before), ...metadataDetails(before), ...grantDetails(before) },
+    { ...signingAndLogoutDetails(after), ...metadataDetails(after), ...grantDetails(after) },
   ];
   for (const field of Object.keys(to) as Array<keyof typeof to>) pairs.push([field, from[field], to[field]]);
   for (const [field, from, to] of pairs) if (JSON.stringify(from) !== JSON.stringify(to)) out[field] = { from, to };

@@ -1,5 +1,10 @@
 import { z } from 'zod';
-import { CLIENT_SECRET_OVERLAP_MAX_SECONDS, ID_TOKEN_ALGS } from '../../domain/client';
+import {
+  CLIENT_SECRET_OVERLAP_MAX_SECONDS,
+  DEFAULT_GRANT_TYPES,
+  GRANT_TYPES,
+  ID_TOKEN_ALGS,
+} from '../../domain/client';
 import { pageOf, Timestamp, Uuid } from './common.schemas';
 import { ClientMetadata } from './branding.schemas';
 
@@ -33,6 +38,28 @@ const FrontchannelSessionRequired = z
   .boolean()
   .meta({ description: 'The front-channel URI gets iss and sid query parameters (default false)' });
 
+const GrantTypes = z
+  .array(z.string().max(100, 'must be at most 100 characters'))
+  .max(10, 'at most 10 grant types')
+  .meta({
+    description: `The grants the client may use (default: ${DEFAULT_GRANT_TYPES.join(', ')}). Standard platforms: any of ${GRANT_TYPES.join(', ')}; client_credentials and token exchange need a confidential client`,
+  });
+const Jwks = z
+  .object({ keys: z.array(z.record(z.string(), z.unknown())) })
+  .nullable()
+  .meta({
+    description:
+      'RFC 7517 JWK Set of the public keys the client signs its private_key_jwt assertions with (confidential only; replaces its secret). null clears it',
+  });
+const JwksUri = Uri.nullable().meta({
+  description:
+    'Where the client publishes its JWK Set (https; fetched through the outbound guard). Makes it authenticate with private_key_jwt. null or "" clears it',
+});
+const TokenExchangeResources = z.array(Uri).max(50, 'at most 50 resources').meta({
+  description:
+    'RFC 8693: the resource identifiers the client may exchange access tokens for (needs the token-exchange grant). Replaces the list',
+});
+
 export const ClientParams = z.object({
   platform_guid: Uuid.meta({ description: 'The platform' }),
   client_id: Uuid.meta({ description: 'The client' }),
@@ -65,6 +92,14 @@ export const Client = z
     client_uri: z.string().nullable().meta({ description: "RFC 7591: the client's home page" }),
     policy_uri: z.string().nullable().meta({ description: "RFC 7591: the client's privacy policy" }),
     tos_uri: z.string().nullable().meta({ description: "RFC 7591: the client's terms of service" }),
+    grant_types: z.array(z.string()).meta({ description: 'The grants the client may use' }),
+    token_endpoint_auth_method: z.enum(['none', 'client_secret_basic', 'private_key_jwt']).meta({
+      description:
+        'How it authenticates: none (public), client_secret_basic (its secret, by Basic or in the body), private_key_jwt (its keys)',
+    }),
+    jwks: z.object({ keys: z.array(z.record(z.string(), z.unknown())) }).nullable(),
+    jwks_uri: z.string().nullable(),
+    token_exchange_resources: z.array(z.string()),
     created_at: Timestamp,
   })
   .meta({ id: 'Client' });
@@ -75,9 +110,13 @@ export const ClientCreate = z
   .object({
     name: Name,
     type: Type,
-    redirect_uris: Uris.min(1, 'at least one redirect URI is required'),
+    redirect_uris: Uris.optional().meta({
+      description: 'At least one when the client has the authorization_code grant',
+    }),
     post_logout_redirect_uris: Uris.optional(),
-    scopes: Scopes,
+    scopes: Scopes.optional().meta({
+      description: 'Space-separated; must include openid when the client has the authorization_code grant',
+    }),
     is_resource_server: z.boolean().optional(),
     id_token_signed_response_alg: IdTokenAlgInput.optional(),
     backchannel_logout_uri: BackchannelLogoutUri.optional(),
@@ -88,8 +127,17 @@ export const ClientCreate = z
     client_uri: ClientMetadata.client_uri.optional(),
     policy_uri: ClientMetadata.policy_uri.optional(),
     tos_uri: ClientMetadata.tos_uri.optional(),
+    grant_types: GrantTypes.optional(),
+    jwks: Jwks.optional(),
+    jwks_uri: JwksUri.optional(),
+    token_exchange_resources: TokenExchangeResources.optional(),
   })
   .strict()
+  .superRefine((b, ctx) => {
+    // A browser client needs somewhere to come back to; a service or a device does not.
+    if ((b.grant_types ?? DEFAULT_GRANT_TYPES).includes('authorization_code') && !b.redirect_uris?.length)
+      ctx.addIssue({ code: 'custom', path: ['redirect_uris'], message: 'at least one redirect URI is required' });
+  })
   .meta({ id: 'ClientCreate' });
 
 export const ClientUpdate = z
@@ -111,6 +159,10 @@ export const ClientUpdate = z
     client_uri: ClientMetadata.client_uri.optional(),
     policy_uri: ClientMetadata.policy_uri.optional(),
     tos_uri: ClientMetadata.tos_uri.optional(),
+    grant_types: GrantTypes.optional(),
+    jwks: Jwks.optional(),
+    jwks_uri: JwksUri.optional(),
+    token_exchange_resources: TokenExchangeResources.optional(),
   })
   .strict()
   .refine((b) => Object.keys(b).length > 0, 'give at least one field to change')

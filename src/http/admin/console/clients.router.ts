@@ -2,7 +2,7 @@ import { Router, type Request, type Response } from 'express';
 import type { Services } from '../../../services';
 import type { HttpDeps } from '../../http-deps';
 import { SUPPORTED_SCOPES } from '../../../domain/scopes';
-import { ID_TOKEN_ALGS } from '../../../domain/client';
+import { GRANT_TYPES, ID_TOKEN_ALGS, DEFAULT_GRANT_TYPES } from '../../../domain/client';
 import { invalidRequest } from '../../../errors';
 import { parseInput } from '../../../services/admin/parse-input';
 import { ClientCreate, ClientSecretRotate, ClientUpdate } from '../../../wire/admin/clients.schemas';
@@ -42,6 +42,40 @@ const lines = (text: string) =>
 const hasField = (req: Request, name: string) =>
   (req.body as Record<string, unknown> | undefined)?.[name] !== undefined;
 
+/** The grant checkboxes of a standard platform's client form. */
+const GRANT_CHOICES = GRANT_TYPES.map((value) => ({
+  value,
+  label: {
+    authorization_code: 'Authorization code (sign-in in a browser)',
+    refresh_token: 'Refresh token',
+    client_credentials: 'Client credentials (a service acting for itself)',
+    'urn:ietf:params:oauth:grant-type:device_code': 'Device authorization (TVs, CLIs)',
+    'urn:ietf:params:oauth:grant-type:token-exchange': 'Token exchange (acting for a user)',
+  }[value],
+}));
+
+/** The JWK Set textarea: '' removes the keys; anything else must be JSON. */
+function jwksField(req: Request): unknown {
+  const text = field(req, 'jwks').trim();
+  if (text === '') return null;
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw invalidRequest('JWK Set: not JSON (give {"keys": [...]})');
+  }
+}
+
+/** The grants-and-keys fields, on standard platforms' forms only (a seed form leaves them as they are). */
+const grantsBody = (req: Request) =>
+  hasField(req, 'grants_form')
+    ? {
+        grant_types: fieldList(req, 'grant_types'),
+        token_exchange_resources: lines(field(req, 'token_exchange_resources')),
+        jwks_uri: field(req, 'jwks_uri') || null,
+        jwks: jwksField(req),
+      }
+    : {};
+
 /** The client form as the admin API's body (the same schema, so the same messages). */
 function clientBody(req: Request) {
   return {
@@ -63,6 +97,7 @@ function clientBody(req: Request) {
     client_uri: field(req, 'client_uri'),
     policy_uri: field(req, 'policy_uri'),
     tos_uri: field(req, 'tos_uri'),
+    ...grantsBody(req),
   };
 }
 
@@ -84,6 +119,10 @@ function formOf(req: Request) {
     client_uri: field(req, 'client_uri'),
     policy_uri: field(req, 'policy_uri'),
     tos_uri: field(req, 'tos_uri'),
+    grant_types: fieldList(req, 'grant_types'),
+    token_exchange_resources: field(req, 'token_exchange_resources'),
+    jwks_uri: field(req, 'jwks_uri'),
+    jwks: field(req, 'jwks'),
   };
 }
 
@@ -104,6 +143,10 @@ const NEW_FORM = {
   client_uri: '',
   policy_uri: '',
   tos_uri: '',
+  grant_types: DEFAULT_GRANT_TYPES as string[],
+  token_exchange_resources: '',
+  jwks_uri: '',
+  jwks: '',
 };
 
 /**
@@ -139,6 +182,7 @@ export function consoleClientsRouter(s: Services, deps: HttpDeps): Router {
         scopes: SUPPORTED_SCOPES,
         form: form ?? NEW_FORM,
         idTokenAlgs: platform.signingProfile === 'standard' ? ID_TOKEN_ALGS : null,
+        grantTypes: platform.signingProfile === 'standard' ? GRANT_CHOICES : null,
         action: base(req),
         error,
       },
@@ -190,8 +234,13 @@ export function consoleClientsRouter(s: Services, deps: HttpDeps): Router {
           client_uri: client.client_uri ?? '',
           policy_uri: client.policy_uri ?? '',
           tos_uri: client.tos_uri ?? '',
+          grant_types: client.grant_types,
+          token_exchange_resources: client.token_exchange_resources.join('\n'),
+          jwks_uri: client.jwks_uri ?? '',
+          jwks: client.jwks ? JSON.stringify(client.jwks, null, 2) : '',
         },
         idTokenAlgs: platform.signingProfile === 'standard' ? ID_TOKEN_ALGS : null,
+        grantTypes: platform.signingProfile === 'standard' ? GRANT_CHOICES : null,
         listUrl: base(req),
         action: `${base(req)}/${client.client_id}`,
         error,
