@@ -51,6 +51,8 @@ describe('admin API: grants and keys', () => {
       jwks: null,
       jwks_uri: null,
       token_exchange_resources: [],
+      registration_source: 'admin',
+      metadata_document_url: null,
     });
     expect(typeof res.body.client_secret).toBe('string');
   });

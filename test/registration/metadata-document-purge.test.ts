@@ -4,6 +4,7 @@ import { freshDatabase, type FreshDatabase } from '../support/fresh-database';
 import { json, startDocumentServer } from '../support/document-server';
 import { migrateLatest } from '../../src/db';
 import { cliActor } from '../../src/domain/admin';
+import { presentClient } from '../../src/presenters/admin/client.presenter';
 
 // A metadata document's stored row that never completes a token request is purged after
 // UNUSED_REGISTERED_CLIENT_TTL_SECONDS like a dynamic client; the document brings it back (under a
@@ -43,6 +44,13 @@ onPostgres('deletes an unused row past the TTL, keeps a used one; the next use s
     const unused = await t.services.clientMetadataDocuments.storedClient(platform, unusedUrl);
     const used = await t.services.clientMetadataDocuments.storedClient(platform, usedUrl);
     await t.services.registration.markFirstUse(used);
+    // The admin API shows the row by its UUID, with the URL it goes by on the wire.
+    expect(presentClient(await t.services.admin.clients.get(cliActor(), id, used.id))).toMatchObject({
+      client_id: used.id,
+      registration_source: 'metadata_document',
+      metadata_document_url: usedUrl,
+      grant_types: ['authorization_code'],
+    });
 
     clock += 8 * 86_400_000;
     const removed = await t.services.maintenance.purgeExpired();

@@ -28,6 +28,8 @@ export function presentClient(c: Client): z.infer<typeof ClientShape> {
     jwks: c.jwks,
     jwks_uri: c.jwksUri,
     token_exchange_resources: c.tokenExchangeResources,
+    registration_source: c.registrationSource,
+    metadata_document_url: c.metadataDocumentUrl,
     created_at: c.createdAt.toISOString(),
   };
 }

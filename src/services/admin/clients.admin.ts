@@ -49,15 +49,6 @@ export function createClientsAdmin(
   return {
     get,
 
-    /** A new secret sealed for the console's session: shown on the client page's next render, then dropped. */
-    sealSecretForDisplay(secret: string): string {
-      return deps.sealer.seal(secret);
-    },
-
-    unsealSecretForDisplay(sealed: string): string {
-      return deps.sealer.unseal(sealed).toString('utf8');
-    },
-
     async list(actor: AdminActor, platformId: string, page: { limit: number; cursor?: string }) {
       await platformsAdmin.get(actor, platformId);
       const rows = await clients.listPage(deps.db, platformId, {

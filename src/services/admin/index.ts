@@ -18,6 +18,7 @@ import { createUserIdentitiesAdmin } from './user-identities.admin';
 import type { Resources } from '../resources.service';
 import { createResourcesAdmin } from './resources.admin';
 import { createRegistrationTokensAdmin } from './registration-tokens.admin';
+import { createShownOnce } from './shown-once';
 
 /** What the admin services build on: the base services they reuse. */
 export interface AdminBase extends UsersAdminBase {
@@ -51,6 +52,7 @@ export function createAdminServices(deps: Deps, base: AdminBase) {
     resources: createResourcesAdmin(deps, base.resources, platforms, base.audit),
     identities: createUserIdentitiesAdmin(deps, users, base.upstreamProviders, base.audit),
     registrationTokens: createRegistrationTokensAdmin(deps, platforms, base.audit),
+    shownOnce: createShownOnce(deps),
   };
 }
 

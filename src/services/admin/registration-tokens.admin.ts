@@ -32,15 +32,6 @@ export function createRegistrationTokensAdmin(deps: Deps, platformsAdmin: Platfo
     status: registrationTokenStatus(t, deps.now()),
   });
   return {
-    /** A new token sealed for the console's session: shown on the tokens page's next render, then dropped. */
-    sealForDisplay(token: string): string {
-      return deps.sealer.seal(token);
-    },
-
-    unsealForDisplay(sealed: string): string {
-      return deps.sealer.unseal(sealed).toString('utf8');
-    },
-
     /** A new token, returned in clear this once. Throws not_found, conflict (a seed platform). */
     async create(actor: AdminActor, platformId: string, input: { max_uses?: number; expires_in?: number }) {
       const platform = await platformsAdmin.get(actor, platformId);

@@ -100,6 +100,13 @@ export const Client = z
     jwks: z.object({ keys: z.array(z.record(z.string(), z.unknown())) }).nullable(),
     jwks_uri: z.string().nullable(),
     token_exchange_resources: z.array(z.string()),
+    registration_source: z.enum(['admin', 'dynamic', 'metadata_document']).meta({
+      description:
+        'admin: made by an operator; dynamic: registered itself (RFC 7591); metadata_document: named by a Client ID Metadata Document',
+    }),
+    metadata_document_url: z.string().nullable().meta({
+      description: 'metadata_document clients: the URL of the document, the client_id it uses on the wire',
+    }),
     created_at: Timestamp,
   })
   .meta({ id: 'Client' });

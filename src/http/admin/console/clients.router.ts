@@ -205,7 +205,7 @@ export function consoleClientsRouter(s: Services, deps: HttpDeps): Router {
       // Shown on this render only, whichever client it was for.
       delete req.session.console!.secretOnce;
       await saveConsoleSession(req);
-      if (once.clientId === client.client_id) secret = s.admin.clients.unsealSecretForDisplay(once.sealed);
+      if (once.clientId === client.client_id) secret = s.admin.shownOnce.unseal(once.sealed);
     }
     renderConsole(
       req,
@@ -251,7 +251,7 @@ export function consoleClientsRouter(s: Services, deps: HttpDeps): Router {
 
   /** Keeps a new secret, sealed, for the client page's next render. */
   function revealOnce(req: Request, id: string, secret: string) {
-    req.session.console!.secretOnce = { clientId: id, sealed: s.admin.clients.sealSecretForDisplay(secret) };
+    req.session.console!.secretOnce = { clientId: id, sealed: s.admin.shownOnce.seal(secret) };
   }
 
   r.get('/admin/platforms/:platformId/clients', (req, res) => showList(req, res));

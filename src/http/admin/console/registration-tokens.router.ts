@@ -59,7 +59,7 @@ export function consoleRegistrationTokensRouter(s: Services, deps: HttpDeps): Ro
       // Shown on this render only, whichever platform it was for.
       delete req.session.console!.registrationTokenOnce;
       await saveConsoleSession(req);
-      if (once.platformId === platform.id) token = s.admin.registrationTokens.unsealForDisplay(once.sealed);
+      if (once.platformId === platform.id) token = s.admin.shownOnce.unseal(once.sealed);
     }
     renderConsole(
       req,
@@ -102,7 +102,7 @@ export function consoleRegistrationTokensRouter(s: Services, deps: HttpDeps): Ro
         );
         req.session.console!.registrationTokenOnce = {
           platformId: registrationToken.platformId,
-          sealed: s.admin.registrationTokens.sealForDisplay(token),
+          sealed: s.admin.shownOnce.seal(token),
         };
         return { message: `Registration token ${registrationToken.id} made.`, to: base(req) };
       },
