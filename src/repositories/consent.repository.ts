@@ -24,6 +24,11 @@ export async function remove(db: Queryable, userId: string, clientId: string): P
   return db('consents').where({ user_id: userId, client_id: clientId }).delete();
 }
 
+/** Forgets every remembered grant to a client (its identity changed); returns how many. */
+export async function removeForClient(db: Queryable, clientId: string): Promise<number> {
+  return db('consents').where({ client_id: clientId }).delete();
+}
+
 export async function listForUser(db: Queryable, userId: string) {
   return db('consents as c')
     .join('clients as k', 'k.id', 'c.client_id')

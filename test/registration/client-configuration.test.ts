@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { buildTestApp, expectOAuthError } from '../helpers';
-import { buildClient } from '../factories';
+import { buildClient, buildUser } from '../factories';
 import { configurationPath, countClients, register, registrationPlatform, WEB_APP } from './support';
 
 // RFC 7592: the client configuration endpoint at registration_client_uri, with the registration access token.
@@ -115,6 +115,43 @@ describe('RFC 7592 client configuration endpoint', () => {
     expect((await t.database.db('clients').where({ id: info.client_id }).first()).sealed_secret).toBeNull();
     const [event] = (await t.services.audit.list({ platformId: guid }, 1)).events;
     expect(event).toMatchObject({ kind: 'client.updated', actorType: 'anonymous' });
+  });
+
+  it('PUT that changes what consent showed (name, logo, home page, redirect URIs) forgets remembered consents; one that does not keeps them', async () => {
+    const { guid, info } = await registered();
+    const user = await buildUser(t.services, guid);
+    const remember = () =>
+      t.database
+        .db('consents')
+        .insert({ platform_id: guid, user_id: user.id, client_id: info.client_id, scopes: ['openid'] })
+        .onConflict(['user_id', 'client_id'])
+        .ignore();
+    const remembered = async () => (await t.database.db('consents').where({ client_id: info.client_id })).length;
+    const put = (body: Record<string, unknown>) =>
+      request(t.app)
+        .put(configurationPath(guid, info.client_id))
+        .set(bearer(info.registration_access_token))
+        .set('Content-Type', 'application/json')
+        .send(
+          JSON.stringify({
+            ...WEB_APP,
+            token_endpoint_auth_method: 'client_secret_post',
+            client_id: info.client_id,
+            ...body,
+          }),
+        );
+    await remember();
+    expect((await put({ contacts: ['ops@app.example.com'] })).status).toBe(200);
+    expect(await remembered()).toBe(1);
+    expect((await put({ client_name: 'Something else' })).status).toBe(200);
+    expect(await remembered()).toBe(0);
+    const [renamed] = (await t.services.audit.list({ clientId: info.client_id, kind: 'client.updated' }, 1)).events;
+    expect(renamed.details).toMatchObject({ consents_cleared: 1 });
+    await remember();
+    expect((await put({ client_name: 'Something else', redirect_uris: ['https://elsewhere.example/cb'] })).status).toBe(
+      200,
+    );
+    expect(await remembered()).toBe(0);
   });
 
   it('DELETE: 204, the client and its grants are gone; the token then opens nothing', async () => {

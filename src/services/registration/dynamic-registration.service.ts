@@ -9,6 +9,7 @@ import { invalidRequest, invalidToken, OAuthError } from '../../errors';
 import * as clients from '../../repositories/client.repository';
 import * as registrationTokens from '../../repositories/registration-token.repository';
 import type { Audit } from '../audit.service';
+import * as consents from '../../repositories/consent.repository';
 import type { ClientAuth } from '../client-auth.service';
 import type { Deps } from '../deps';
 import type { Platforms } from '../platforms.service';
@@ -27,6 +28,11 @@ const newRegistrationAccessToken = () => `lk_rat_${randomToken(32)}`;
  * `registration` policy allows (off: no endpoint). Each change is audited with the caller as an
  * anonymous actor known by its source address.
  */
+/** What the consent page showed of a self-registered client: its name, logo, home page and redirect URIs. */
+const shownOnConsent = (c: Client) => [c.name, c.logoUri, c.clientUri, [...c.redirectUris].sort()];
+const shownOnConsentChanged = (before: Client, after: Client) =>
+  JSON.stringify(shownOnConsent(before)) !== JSON.stringify(shownOnConsent(after));
+
 export function createDynamicRegistration(deps: Deps, platforms: Platforms, clientAuth: ClientAuth, audit: Audit) {
   /** The endpoint exists only on a standard platform whose policy is token or open; else not_found. */
   function assertEnabled(platform: Platform): void {
@@ -173,11 +179,16 @@ export function createDynamicRegistration(deps: Deps, platforms: Platforms, clie
           sealedSecret: secret === currentSecret ? undefined : secret ? deps.sealer.seal(secret) : null,
           ...(secret ? {} : { previousSealedSecret: null, previousSecretExpiresAt: null }),
         });
+        // People consented to what consent showed them: a new name, logo, home page or place to
+        // send them back to asks them again (docs/decisions.md, "Agent-ready authorization").
+        const consentsCleared = shownOnConsentChanged(before, updated)
+          ? await consents.removeForClient(trx, before.id)
+          : 0;
         await audit.record(trx, ctx, {
           kind: 'client.updated',
           platformId: platform.id,
           clientId: before.id,
-          details: { registration_replaced: auditDetails(updated) },
+          details: { registration_replaced: auditDetails(updated), consents_cleared: consentsCleared },
         });
         return updated;
       });
