@@ -61,6 +61,15 @@ export const wireClientId = (client: Pick<Client, 'id' | 'metadataDocumentUrl'>)
 export const isSelfRegistered = (client: Pick<Client, 'registrationSource'>): boolean =>
   client.registrationSource !== 'admin';
 
+/**
+ * Whether a self-registered client now differs in what its consent page showed: its name, logo,
+ * home page or redirect URIs. A remembered consent was for those; a change asks again.
+ */
+export function shownOnConsentChanged(before: Client, after: Client): boolean {
+  const shown = (c: Client) => [c.name, c.logoUri, c.clientUri, [...c.redirectUris].sort()];
+  return JSON.stringify(shown(before)) !== JSON.stringify(shown(after));
+}
+
 /** What the consent page tells of a self-registered client besides its branding. */
 export interface SelfRegisteredClient {
   /** The home page it registered (RFC 7591 §2 client_uri), if any. */

@@ -10,9 +10,10 @@ import {
   type MetadataDocumentClient,
 } from '../domain/client-metadata-document';
 import type { AuditContext } from '../domain/audit';
-import type { Client } from '../domain/client';
+import { shownOnConsentChanged, type Client } from '../domain/client';
 import type { Platform } from '../domain/platform';
 import { newId } from '../crypto/random';
+import * as consents from '../repositories/consent.repository';
 import * as clients from '../repositories/client.repository';
 import type { Audit } from './audit.service';
 import type { Deps } from './deps';
@@ -193,7 +194,12 @@ export function createClientMetadataDocuments(
       (await clients.findByMetadataDocumentUrl(deps.db, platform.id, clientIdUrl));
     if (!stored) throw new Error('client metadata document: the stored row vanished'); // deleted between insert and read
     if (JSON.stringify(documentFields(stored)) === JSON.stringify(fields)) return stored;
-    return clients.update(deps.db, platform.id, stored.id, fields);
+    return deps.db.transaction(async (trx) => {
+      const updated = await clients.update(trx, platform.id, stored.id, fields);
+      // As for an RFC 7592 update: consent was given to what the page showed (docs/decisions.md).
+      if (shownOnConsentChanged(stored, updated)) await consents.removeForClient(trx, stored.id);
+      return updated;
+    });
   }
 
   return { resolve, storedClient };

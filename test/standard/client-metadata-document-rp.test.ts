@@ -139,10 +139,17 @@ it('a document that changes is stored again on its next fetch, under the same id
   );
   const s = p.t.services.clientMetadataDocuments;
   const first = await s.storedClient(platform, doc.url);
+  // A consent remembered for the first name is not one for the second (docs/decisions.md).
+  const user = await buildUser(p.t.services, platform.id);
+  const db = p.t.database.db;
+  await db('consents').insert({ platform_id: platform.id, user_id: user.id, client_id: first.id, scopes: ['openid'] });
+  expect(await s.storedClient(platform, doc.url)).toMatchObject({ id: first.id, name: 'First Name' });
+  expect(await db('consents').where({ client_id: first.id })).toHaveLength(1);
   name = 'Second Name';
   const second = await s.storedClient(platform, doc.url);
   expect(second).toMatchObject({ id: first.id, name: 'Second Name', metadataDocumentUrl: doc.url });
   expect(await storedRows(platform.id, doc.url)).toHaveLength(1);
+  expect(await db('consents').where({ client_id: first.id })).toHaveLength(0);
 });
 
 describe('a URL client_id the platform does not look up is an unknown client; a bad document is an error page', () => {

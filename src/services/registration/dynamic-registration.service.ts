@@ -1,7 +1,7 @@
 import { digest, safeEqual } from '../../crypto/digest';
 import { newClientSecret, newId, randomToken } from '../../crypto/random';
 import type { AuditContext } from '../../domain/audit';
-import { isSelfRegistered, type Client, type ClientInformation } from '../../domain/client';
+import { isSelfRegistered, shownOnConsentChanged, type Client, type ClientInformation } from '../../domain/client';
 import { isUuid } from '../../domain/ids';
 import type { Platform } from '../../domain/platform';
 import { registrationTokenId } from '../../domain/registration-token';
@@ -28,11 +28,6 @@ const newRegistrationAccessToken = () => `lk_rat_${randomToken(32)}`;
  * `registration` policy allows (off: no endpoint). Each change is audited with the caller as an
  * anonymous actor known by its source address.
  */
-/** What the consent page showed of a self-registered client: its name, logo, home page and redirect URIs. */
-const shownOnConsent = (c: Client) => [c.name, c.logoUri, c.clientUri, [...c.redirectUris].sort()];
-const shownOnConsentChanged = (before: Client, after: Client) =>
-  JSON.stringify(shownOnConsent(before)) !== JSON.stringify(shownOnConsent(after));
-
 export function createDynamicRegistration(deps: Deps, platforms: Platforms, clientAuth: ClientAuth, audit: Audit) {
   /** The endpoint exists only on a standard platform whose policy is token or open; else not_found. */
   function assertEnabled(platform: Platform): void {
