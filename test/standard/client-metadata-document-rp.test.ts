@@ -184,6 +184,10 @@ describe('a URL client_id the platform does not look up is an unknown client; a 
     expect(res.headers.location).toBeUndefined();
     expect(text(res.text)).toContain('is not the URL the document was fetched from');
     expect(await storedRows(platform.id, doc.url)).toEqual([]);
+    // Audited with who asked: the browser's address and user agent, not the system's.
+    const [event] = (await p.t.services.audit.list({ platformId: platform.id, kind: 'client_metadata.refused' }, 1))
+      .events;
+    expect(event).toMatchObject({ actorType: 'anonymous', source: expect.stringMatching(/127\.0\.0\.1|::1/) });
   });
 });
 

@@ -1,3 +1,4 @@
+import { auditContext } from '../request/audit-context';
 import { Router, type RequestHandler } from 'express';
 import { OAuthError, invalidRequest } from '../../errors';
 import type { Services } from '../../services';
@@ -23,7 +24,7 @@ export function authorizeRouter(s: Services, deps: HttpDeps, rateLimit: (name: s
     if (repeated.includes('client_id') || repeated.includes('redirect_uri'))
       throw invalidRequest(`parameter "${repeated[0]}" must not be repeated`);
     useUiLocales(req, res, params.ui_locales); // an error page before the interaction speaks its language too
-    const client = await s.authorize.resolveClient(platform, params); // errors → page, never a redirect
+    const client = await s.authorize.resolveClient(platform, params, auditContext(req, { type: 'anonymous' })); // errors → page, never a redirect
     let ar: AuthorizationRequest;
     try {
       if (repeated.length) throw invalidRequest(`parameter "${repeated[0]}" must not be repeated`);

@@ -7,6 +7,7 @@ import { isUuid } from '../../domain/ids';
 import * as clients from '../../repositories/client.repository';
 import { wireClientId, type Client } from '../../domain/client';
 import type { Platform } from '../../domain/platform';
+import type { AuditContext } from '../../domain/audit';
 import { checkEmail } from '../user-rules';
 import type { Deps } from '../deps';
 import { scopesOfRequest } from './request-scopes';
@@ -61,9 +62,9 @@ export function createRequestValidation(
   const appOf = (client: Client) => (client.clientUri ? { name: client.name, url: client.clientUri } : undefined);
 
   /** A document that cannot be used is invalid_client with its reason, on the error page with 400 like the rest here (not the token endpoint's 401). */
-  async function documentClient(platform: Platform, clientId: string): Promise<Client> {
+  async function documentClient(platform: Platform, clientId: string, ctx?: AuditContext): Promise<Client> {
     try {
-      return await metadataDocuments.storedClient(platform, clientId);
+      return await metadataDocuments.storedClient(platform, clientId, ctx);
     } catch (err) {
       if (err instanceof OAuthError && err.code === 'invalid_client')
         throw new OAuthError('invalid_client', err.description, { status: 400, cause: err });
@@ -71,7 +72,8 @@ export function createRequestValidation(
     }
   }
 
-  async function resolveClient(platform: Platform, raw: Record<string, string>): Promise<Client> {
+  /** `ctx`: who asked, for the audit event of a metadata document that cannot be fetched or used. */
+  async function resolveClient(platform: Platform, raw: Record<string, string>, ctx?: AuditContext): Promise<Client> {
     const clientId = raw.client_id;
     if (!clientId)
       throw new OAuthError('invalid_request', 'The request has no client_id.', {
@@ -80,7 +82,7 @@ export function createRequestValidation(
     const client = isUuid(clientId)
       ? await clients.findById(deps.db, platform.id, clientId)
       : namesMetadataDocument(platform, clientId)
-        ? await documentClient(platform, clientId)
+        ? await documentClient(platform, clientId, ctx)
         : undefined;
     if (!client)
       throw new OAuthError(
