@@ -25,6 +25,7 @@ export const AUDIT_EVENT_KINDS = [
   'identity.unlinked',
   'client_metadata.fetch_failed',
   'client_metadata.refused',
+  'client.jwks_fetch_failed',
   // admin changes
   'platform.created',
   'platform.updated',

@@ -3,6 +3,7 @@ import { SUPPORTED_SCOPES } from '../domain/scopes';
 import { ACR_VALUES_SUPPORTED } from '../domain/mfa';
 import { ID_TOKEN_ALGS } from '../domain/client';
 import { issuerOf, type Platform } from '../domain/platform';
+import { CLIENT_ASSERTION_ALGS } from '../domain/client-assertion';
 
 /**
  * The spec's discovery document; a seed platform's endpoint URLs carry ?platform_guid=G (the
@@ -34,9 +35,7 @@ export function presentDiscovery(
     response_modes_supported: ['query'],
     grant_types_supported: ['authorization_code', 'refresh_token'],
     code_challenge_methods_supported: ['S256'],
-    token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
-    introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
-    revocation_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'client_secret_post'],
+    ...clientAuthMethods(platform),
     id_token_signing_alg_values_supported: platform.signingProfile === 'standard' ? [...ID_TOKEN_ALGS] : ['HS512'],
     subject_types_supported: ['public'],
     claims_supported: [
@@ -83,6 +82,34 @@ export function presentDiscovery(
     frontchannel_logout_supported: true,
     frontchannel_logout_session_supported: true,
     ...metadataDocumentsSupported(platform),
+  };
+}
+
+/**
+ * How clients authenticate at the token, introspection and revocation endpoints (RFC 8414 §2). A
+ * standard platform adds private_key_jwt (RFC 7523) with the algorithms it accepts; a seed
+ * platform's members are the spec's, in the spec's order.
+ */
+function clientAuthMethods(platform: Pick<Platform, 'signingProfile'>) {
+  if (platform.signingProfile !== 'standard')
+    return {
+      token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
+      introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+      revocation_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'client_secret_post'],
+    };
+  const algs = [...CLIENT_ASSERTION_ALGS];
+  return {
+    token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none', 'private_key_jwt'],
+    token_endpoint_auth_signing_alg_values_supported: algs,
+    introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'private_key_jwt'],
+    introspection_endpoint_auth_signing_alg_values_supported: algs,
+    revocation_endpoint_auth_methods_supported: [
+      'none',
+      'client_secret_basic',
+      'client_secret_post',
+      'private_key_jwt',
+    ],
+    revocation_endpoint_auth_signing_alg_values_supported: algs,
   };
 }
 

@@ -85,6 +85,10 @@ export async function deleteExpired(
   );
   const counters = await deleteInBatches(db, 'rate_limit_counters', (q) => q.where('expires_at', '<', now));
   const throttles = await deleteInBatches(db, 'attempt_throttles', (q) => q.where('expires_at', '<', now));
+  // A private_key_jwt assertion's jti is kept only while the assertion could be replayed.
+  const clientAssertionJtis = await deleteInBatches(db, 'client_assertion_jtis', (q) =>
+    q.where('expires_at', '<', now),
+  );
   // Mailed links are kept a day past expiry, so an expired link still says "expired" rather than "unknown".
   const accountTokens = await deleteInBatches(db, 'account_tokens', (q) => q.where('expires_at', '<', keepRevokedFor));
   const mailOutbox = await deleteInBatches(db, 'mail_outbox', (q) =>
@@ -116,6 +120,7 @@ export async function deleteExpired(
     sessions,
     counters,
     throttles,
+    clientAssertionJtis,
     accountTokens,
     mailOutbox,
     sessionClients,

@@ -10,14 +10,40 @@ import type { Platforms } from './platforms.service';
 import { createTtlCache } from './ttl-cache';
 import type { ClientMetadataDocuments } from './client-metadata-documents.service';
 import { namesMetadataDocument } from '../domain/client-metadata-document';
+import { JWT_BEARER_ASSERTION_TYPE } from '../domain/client-assertion';
+import type { AuditContext } from '../domain/audit';
+import {
+  decodeAssertion,
+  type ClientAssertions,
+  type DecodedAssertion,
+} from './client-assertion/client-assertion.service';
 
 export interface ClientCredentials {
   authorization?: string;
   bodyClientId?: string;
   bodyClientSecret?: string;
+  /** RFC 7521 §4.2 / RFC 7523 §2.2: private_key_jwt, on standard platforms. */
+  bodyClientAssertionType?: string;
+  bodyClientAssertion?: string;
 }
 
-export type AuthMethod = 'client_secret_basic' | 'client_secret_post' | 'none';
+export type AuthMethod = 'client_secret_basic' | 'client_secret_post' | 'none' | 'private_key_jwt';
+
+/**
+ * Whether the request carries a client assertion that counts: on a standard platform only. A seed
+ * platform's interface is the spec's, which has no such parameters, so there they are ignored as before.
+ */
+export const carriesAssertion = (platform: Pick<Platform, 'signingProfile'>, creds: ClientCredentials): boolean =>
+  platform.signingProfile === 'standard' &&
+  (creds.bodyClientAssertion !== undefined || creds.bodyClientAssertionType !== undefined);
+
+/** The assertion of a request that carries one (RFC 7523 §2.2): the jwt-bearer type and the JWT, decoded but not yet trusted. */
+function assertionOf(creds: ClientCredentials): DecodedAssertion {
+  if (creds.bodyClientAssertionType !== JWT_BEARER_ASSERTION_TYPE)
+    throw invalidClient(false, `client_assertion_type must be ${JWT_BEARER_ASSERTION_TYPE}`);
+  if (!creds.bodyClientAssertion) throw invalidClient(false, 'client_assertion is missing');
+  return decodeAssertion(creds.bodyClientAssertion);
+}
 
 const invalidClient = (basic: boolean, description = 'Client authentication failed') =>
   new OAuthError(
@@ -55,6 +81,7 @@ export function createClientAuth(
   deps: Deps,
   platforms: Platforms,
   metadataDocuments: ClientMetadataDocuments,
+  assertions: ClientAssertions,
   notifications?: Notifications,
 ) {
   // A short cache spares a query and an unseal per request. An admin change (update, rotation,
@@ -67,6 +94,7 @@ export function createClientAuth(
     for (const key of byClientId.get(clientId) ?? []) cache.delete(key);
     byClientId.delete(clientId);
     platforms.forgetClient(clientId);
+    assertions.forget(clientId); // a changed jwks_uri (or a deleted client) keeps no cached key set
   }
   notifications?.subscribe('latchkey_cache', {
     onMessage: (payload) => payload.startsWith('client:') && forget(payload.slice(7)),
@@ -116,20 +144,29 @@ export function createClientAuth(
     return current || previous;
   }
 
-  /** Decides the client and its method from the request. Throws invalid_request / invalid_client. */
+  /**
+   * Decides the client and its method from the request: a secret (Basic or body), an assertion
+   * (private_key_jwt, standard platforms; a client with keys has no other way), or none for a
+   * public client where allowed. Throws invalid_request / invalid_client.
+   */
   async function authenticate(
     platform: Platform,
     creds: ClientCredentials,
     options: { allowPublic: boolean },
+    ctx: AuditContext = { actorType: 'anonymous' },
   ): Promise<{ client: Client; method: AuthMethod }> {
     const isBasic = typeof creds.authorization === 'string' && /^Basic /i.test(creds.authorization);
+    const withAssertion = carriesAssertion(platform, creds);
     let id = creds.bodyClientId;
     let secret: string | undefined;
+    let assertion: DecodedAssertion | undefined;
     let method: AuthMethod;
+    // RFC 6749 §2.3: a client uses one authentication method per request
+    if (withAssertion && (isBasic || creds.bodyClientSecret !== undefined))
+      throw invalidRequest('Send either a client secret or a client_assertion, not both');
     if (isBasic) {
       const basic = parseBasicAuth(creds.authorization!);
       if (!basic) throw invalidClient(true, 'Malformed Basic credentials');
-      // RFC 6749 §2.3: a client uses one authentication method per request
       if (creds.bodyClientSecret !== undefined)
         throw invalidRequest('Client credentials sent both in the header and the body');
       if (id !== undefined && id !== basic.id)
@@ -140,6 +177,14 @@ export function createClientAuth(
     } else if (creds.bodyClientSecret !== undefined) {
       secret = creds.bodyClientSecret;
       method = 'client_secret_post';
+    } else if (withAssertion) {
+      assertion = assertionOf(creds);
+      // RFC 7523 §3: the assertion's sub is the client; client_id, when sent too, must name the same one.
+      const sub = typeof assertion.claims.sub === 'string' ? assertion.claims.sub : undefined;
+      if (id !== undefined && sub !== undefined && id !== sub)
+        throw invalidClient(false, "client_id does not match the client_assertion's sub");
+      id ??= sub;
+      method = 'private_key_jwt';
     } else {
       method = 'none';
     }
@@ -154,10 +199,24 @@ export function createClientAuth(
     if (!found) throw invalidClient(isBasic, 'Unknown client');
     const { client } = found;
     if (client.type === 'public') {
+      if (method === 'private_key_jwt') throw invalidClient(false, 'A public client has no keys; use PKCE');
       if (method !== 'none') throw invalidClient(isBasic, 'A public client has no secret; use PKCE');
       if (!options.allowPublic) throw invalidClient(false, 'This endpoint is for confidential clients');
       return { client, method };
     }
+    // docs/decisions.md, "Machine and device clients": keys replace the secret on a standard platform.
+    const hasKeys = platform.signingProfile === 'standard' && (client.jwks !== null || client.jwksUri !== null);
+    if (hasKeys) {
+      if (!assertion)
+        throw invalidClient(
+          isBasic,
+          `This client authenticates with private_key_jwt: send client_assertion_type=${JWT_BEARER_ASSERTION_TYPE} and a client_assertion signed with its key`,
+        );
+      await assertions.verify(platform, client, assertion, ctx);
+      return { client, method };
+    }
+    if (assertion)
+      throw invalidClient(false, 'This client has no registered keys (jwks or jwks_uri): authenticate with its secret');
     if (method === 'none') throw invalidClient(false, 'A confidential client must authenticate with its secret');
     if (!found.secret || !secretMatches(found, secret ?? '')) throw invalidClient(isBasic);
     return { client, method };

@@ -36,6 +36,8 @@ import { createUpstreamClient } from './federation/upstream-client';
 import { createIdentities } from './federation/identities.service';
 import { createResources } from './resources.service';
 import { createClientMetadataDocuments } from './client-metadata-documents.service';
+import { createClientJwks } from './client-assertion/client-jwks';
+import { createClientAssertions } from './client-assertion/client-assertion.service';
 
 /** The service layer as one plain object; the app, the CLI and the tests build the same one. */
 export function createServices(deps: Deps, notifications?: Notifications) {
@@ -45,7 +47,8 @@ export function createServices(deps: Deps, notifications?: Notifications) {
   const users = createUsers(deps);
   const maintenance = createMaintenance(deps);
   const clientMetadataDocuments = createClientMetadataDocuments(deps, audit);
-  const clientAuth = createClientAuth(deps, platforms, clientMetadataDocuments, notifications);
+  const clientAssertions = createClientAssertions(deps, createClientJwks(deps, audit));
+  const clientAuth = createClientAuth(deps, platforms, clientMetadataDocuments, clientAssertions, notifications);
   const registration = createDynamicRegistration(deps, platforms, clientAuth, audit);
   const tokenSigner = createTokenSigner(signingKeys, platforms);
   const backchannelLogout = createBackchannelLogout(deps, platforms, tokenSigner);

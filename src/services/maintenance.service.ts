@@ -9,7 +9,7 @@ export function createMaintenance(deps: Deps) {
     },
 
     /**
-     * Expired codes, tokens, sessions and counters. Codes are kept a day for replay
+     * Expired codes, tokens, sessions, counters and the jti of expired client assertions. Codes are kept a day for replay
      * detection. Sent mails (their body is already gone) are kept a week for support questions
      * ("was it sent?"), dead ones a month for operators (admin mail list / retry). Which apps a
      * browser sign-in reached, and its delivered or failed back-channel logouts, go once no
