@@ -107,12 +107,16 @@ async function seed() {
     expires_at: expires,
   });
   await db('attempt_throttles').insert([throttle(`purge:${p.id}:gone`, EXPIRED), throttle(`purge:${p.id}:live`, LIVE)]);
-  return { p, ids, sid };
+  await db('client_assertion_jtis').insert([
+    { client_id: c.id, jti_hash: 'gone', expires_at: EXPIRED },
+    { client_id: c.id, jti_hash: 'live', expires_at: LIVE },
+  ]);
+  return { p, c, ids, sid };
 }
 
 describe('purge of expired rows', () => {
-  it('removes expired codes, tokens, families, sessions, counters and throttles, keeps live ones, on many instances at once', async () => {
-    const { p, ids, sid } = await seed();
+  it('removes expired codes, tokens, families, sessions, counters, throttles and assertion jtis, keeps live ones, on many instances at once', async () => {
+    const { p, c, ids, sid } = await seed();
     const runs = await Promise.all([
       ...Array.from({ length: 4 }, () => a.services.maintenance.purgeExpired()),
       ...Array.from({ length: 3 }, () => b.services.maintenance.purgeExpired()),
@@ -127,6 +131,7 @@ describe('purge of expired rows', () => {
       sessions: total('sessions'),
       counters: total('counters'),
       throttles: total('throttles'),
+      clientAssertionJtis: total('clientAssertionJtis'),
     }).toEqual({
       codes: 1,
       accessTokens: BULK + 1,
@@ -135,6 +140,7 @@ describe('purge of expired rows', () => {
       sessions: 1,
       counters: BULK,
       throttles: 1,
+      clientAssertionJtis: 1,
     });
 
     const db = a.database.db;
@@ -155,6 +161,8 @@ describe('purge of expired rows', () => {
     expect(await db('attempt_throttles').where('key', 'like', `purge:${p.id}:%`).pluck('key')).toEqual([
       `purge:${p.id}:live`,
     ]);
+
+    expect(await db('client_assertion_jtis').where({ client_id: c.id }).pluck('jti_hash')).toEqual(['live']);
 
     // Nothing left to do: a second round deletes nothing.
     expect(Object.values(await b.services.maintenance.purgeExpired()).every((n) => n === 0)).toBe(true);
