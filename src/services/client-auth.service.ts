@@ -1,4 +1,3 @@
-import { OAuthError, invalidRequest } from '../errors';
 import { safeEqual } from '../crypto/digest';
 import { isUuid } from '../domain/ids';
 import * as clients from '../repositories/client.repository';
@@ -12,60 +11,14 @@ import type { ClientMetadataDocuments } from './client-metadata-documents.servic
 import { namesMetadataDocument } from '../domain/client-metadata-document';
 import { JWT_BEARER_ASSERTION_TYPE } from '../domain/client-assertion';
 import type { AuditContext } from '../domain/audit';
+import type { ClientAssertions } from './client-assertion/client-assertion.service';
 import {
-  decodeAssertion,
-  type ClientAssertions,
-  type DecodedAssertion,
-} from './client-assertion/client-assertion.service';
-
-export interface ClientCredentials {
-  authorization?: string;
-  bodyClientId?: string;
-  bodyClientSecret?: string;
-  /** RFC 7521 §4.2 / RFC 7523 §2.2: private_key_jwt, on standard platforms. */
-  bodyClientAssertionType?: string;
-  bodyClientAssertion?: string;
-}
-
-export type AuthMethod = 'client_secret_basic' | 'client_secret_post' | 'none' | 'private_key_jwt';
-
-/**
- * Whether the request carries a client assertion that counts: on a standard platform only. A seed
- * platform's interface is the spec's, which has no such parameters, so there they are ignored as before.
- */
-export const carriesAssertion = (platform: Pick<Platform, 'signingProfile'>, creds: ClientCredentials): boolean =>
-  platform.signingProfile === 'standard' &&
-  (creds.bodyClientAssertion !== undefined || creds.bodyClientAssertionType !== undefined);
-
-/** The assertion of a request that carries one (RFC 7523 §2.2): the jwt-bearer type and the JWT, decoded but not yet trusted. */
-function assertionOf(creds: ClientCredentials): DecodedAssertion {
-  if (creds.bodyClientAssertionType !== JWT_BEARER_ASSERTION_TYPE)
-    throw invalidClient(false, `client_assertion_type must be ${JWT_BEARER_ASSERTION_TYPE}`);
-  if (!creds.bodyClientAssertion) throw invalidClient(false, 'client_assertion is missing');
-  return decodeAssertion(creds.bodyClientAssertion);
-}
-
-const invalidClient = (basic: boolean, description = 'Client authentication failed') =>
-  new OAuthError(
-    'invalid_client',
-    description,
-    basic ? { headers: { 'WWW-Authenticate': 'Basic realm="latchkey"' } } : {},
-  );
-
-/** RFC 6749 §2.3.1: Basic credentials are form-urlencoded before base64. */
-function parseBasicAuth(header: string): { id: string; secret: string } | undefined {
-  const match = /^Basic ([A-Za-z0-9+/=._~-]+)$/i.exec(header.trim());
-  if (!match) return undefined;
-  const decoded = Buffer.from(match[1], 'base64').toString('utf8');
-  const colon = decoded.indexOf(':');
-  if (colon < 0) return undefined;
-  try {
-    const form = (s: string) => decodeURIComponent(s.replace(/\+/g, ' '));
-    return { id: form(decoded.slice(0, colon)), secret: form(decoded.slice(colon + 1)) };
-  } catch {
-    return undefined;
-  }
-}
+  invalidClient,
+  presentedCredentials,
+  type AuthMethod,
+  type ClientCredentials,
+  type Presented,
+} from './client-credentials';
 
 const CLIENT_CACHE_MS = 60_000;
 
@@ -155,39 +108,8 @@ export function createClientAuth(
     options: { allowPublic: boolean },
     ctx: AuditContext = { actorType: 'anonymous' },
   ): Promise<{ client: Client; method: AuthMethod }> {
-    const isBasic = typeof creds.authorization === 'string' && /^Basic /i.test(creds.authorization);
-    const withAssertion = carriesAssertion(platform, creds);
-    let id = creds.bodyClientId;
-    let secret: string | undefined;
-    let assertion: DecodedAssertion | undefined;
-    let method: AuthMethod;
-    // RFC 6749 §2.3: a client uses one authentication method per request
-    if (withAssertion && (isBasic || creds.bodyClientSecret !== undefined))
-      throw invalidRequest('Send either a client secret or a client_assertion, not both');
-    if (isBasic) {
-      const basic = parseBasicAuth(creds.authorization!);
-      if (!basic) throw invalidClient(true, 'Malformed Basic credentials');
-      if (creds.bodyClientSecret !== undefined)
-        throw invalidRequest('Client credentials sent both in the header and the body');
-      if (id !== undefined && id !== basic.id)
-        throw invalidRequest('client_id in the body does not match the Basic credentials');
-      id = basic.id;
-      secret = basic.secret;
-      method = 'client_secret_basic';
-    } else if (creds.bodyClientSecret !== undefined) {
-      secret = creds.bodyClientSecret;
-      method = 'client_secret_post';
-    } else if (withAssertion) {
-      assertion = assertionOf(creds);
-      // RFC 7523 §3: the assertion's sub is the client; client_id, when sent too, must name the same one.
-      const sub = typeof assertion.claims.sub === 'string' ? assertion.claims.sub : undefined;
-      if (id !== undefined && sub !== undefined && id !== sub)
-        throw invalidClient(false, "client_id does not match the client_assertion's sub");
-      id ??= sub;
-      method = 'private_key_jwt';
-    } else {
-      method = 'none';
-    }
+    const presented = presentedCredentials(platform, creds);
+    const { id, method, isBasic } = presented;
     if (!id) throw invalidClient(isBasic, 'Client authentication is required: send client_id');
     if (namesMetadataDocument(platform, id)) {
       // A public client by its document (kept fresh by its cache headers): `none` only, refused before any fetch.
@@ -204,7 +126,17 @@ export function createClientAuth(
       if (!options.allowPublic) throw invalidClient(false, 'This endpoint is for confidential clients');
       return { client, method };
     }
-    // docs/decisions.md, "Machine and device clients": keys replace the secret on a standard platform.
+    await proveConfidential(platform, found, presented, ctx);
+    return { client, method };
+  }
+
+  /**
+   * A confidential client proves itself with its keys when it has them (private_key_jwt only, on a
+   * standard platform: docs/decisions.md, "Machine and device clients"), else with its secret.
+   */
+  async function proveConfidential(platform: Platform, found: CachedClient, presented: Presented, ctx: AuditContext) {
+    const { client } = found;
+    const { assertion, isBasic, method, secret } = presented;
     const hasKeys = platform.signingProfile === 'standard' && (client.jwks !== null || client.jwksUri !== null);
     if (hasKeys) {
       if (!assertion)
@@ -212,14 +144,12 @@ export function createClientAuth(
           isBasic,
           `This client authenticates with private_key_jwt: send client_assertion_type=${JWT_BEARER_ASSERTION_TYPE} and a client_assertion signed with its key`,
         );
-      await assertions.verify(platform, client, assertion, ctx);
-      return { client, method };
+      return assertions.verify(platform, client, assertion, ctx);
     }
     if (assertion)
       throw invalidClient(false, 'This client has no registered keys (jwks or jwks_uri): authenticate with its secret');
     if (method === 'none') throw invalidClient(false, 'A confidential client must authenticate with its secret');
     if (!found.secret || !secretMatches(found, secret ?? '')) throw invalidClient(isBasic);
-    return { client, method };
   }
 
   return { authenticate, forget };

@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
 import type { Services } from '../../services';
-import { carriesAssertion } from '../../services/client-auth.service';
+import { carriesAssertion } from '../../services/client-credentials';
 import { auditContext } from '../request/audit-context';
 
 const bodyField = (body: unknown, name: string) => {
