@@ -60,6 +60,10 @@ export function checkClientGrants(
   const jwks = input.jwks ?? null;
   const jwksUri = input.jwksUri?.trim() ? input.jwksUri.trim() : null;
   if (jwks && jwksUri) throw invalidRequest('give jwks or jwks_uri, not both');
+  if ((jwks || jwksUri) && ctx.signingProfile === 'seed')
+    throw invalidRequest(
+      "jwks / jwks_uri: a seed platform's clients authenticate with their secret (the spec's interface)",
+    );
   if ((jwks || jwksUri) && ctx.type !== 'confidential')
     throw invalidRequest('jwks / jwks_uri: only a confidential client authenticates with keys (private_key_jwt)');
   if (jwks) checkJwks(jwks);

@@ -129,6 +129,12 @@ describe('admin API: grants and keys', () => {
     ['no grant at all', 'standard', { grant_types: [] }, /at least one grant type/],
     ['a machine grant on a seed platform', 'seed', { grant_types: ['client_credentials'] }, /seed platform/],
     [
+      'keys on a seed platform',
+      'seed',
+      { jwks_uri: 'https://k.example/jwks' },
+      /seed platform's clients authenticate with their secret/,
+    ],
+    [
       'client credentials for a public client',
       'standard',
       { type: 'public', grant_types: ['client_credentials'] },
