@@ -115,7 +115,7 @@ export function createClientAuth(
       // A public client by its document (kept fresh by its cache headers): `none` only, refused before any fetch.
       if (method !== 'none') throw invalidClient(isBasic, 'A client metadata document client has no secret; use PKCE');
       if (!options.allowPublic) throw invalidClient(false, 'This endpoint is for confidential clients');
-      return { client: await metadataDocuments.storedClient(platform, id), method };
+      return { client: await metadataDocuments.storedClient(platform, id, ctx), method };
     }
     const found = isUuid(id) ? await findClient(platform.id, id) : undefined;
     if (!found) throw invalidClient(isBasic, 'Unknown client');
