@@ -31,6 +31,8 @@ import { userinfoRouter } from './http/oauth/userinfo.router';
 import { introspectRouter } from './http/oauth/introspect.router';
 import { revokeRouter } from './http/oauth/revoke.router';
 import { registerRouter } from './http/oauth/register.router';
+import { deviceAuthorizationRouter } from './http/oauth/device-authorization.router';
+import { deviceRouter } from './http/interaction/device.router';
 import { avatarRouter } from './http/site/avatar.router';
 import { platformLogoRouter } from './http/site/platform-logo.router';
 import { upstreamRouter } from './http/interaction/upstream.router';
@@ -132,6 +134,7 @@ export function createApp(deps: AppDeps): App {
   app.use(introspectRouter(services, rateLimit));
   app.use(revokeRouter(services, rateLimit));
   app.use(registerRouter(services, http, rateLimit)); // standard platforms: RFC 7591/7592, JSON bodies of its own
+  app.use(deviceAuthorizationRouter(services, http, rateLimit)); // standard platforms: RFC 8628
   app.use(avatarRouter(services));
   app.use(platformLogoRouter(services)); // uploaded platform logos
   app.use(ADMIN_API_PATH, adminApiRouter(services, http, rateLimit)); // bearer tokens, JSON: never the browser session
@@ -139,7 +142,7 @@ export function createApp(deps: AppDeps): App {
   // Browser routes only: API endpoints never touch the session store. Every browser route also
   // drops accounts signed out elsewhere (password reset, sign out everywhere).
   app.use(
-    ['/interaction', '/account', '/password', '/oauth/logout', '/verify-email', UPSTREAM_CALLBACK_PATH],
+    ['/interaction', '/account', '/password', '/oauth/logout', '/verify-email', '/device', UPSTREAM_CALLBACK_PATH],
     rateLimit.hostedPages,
   ); // per source, before any session work
   app.post('/oauth/authorize', redirectAuthorizePost); // to the GET before any session work
@@ -150,6 +153,7 @@ export function createApp(deps: AppDeps): App {
     '/account',
     '/password',
     '/oauth/logout',
+    '/device',
     UPSTREAM_CALLBACK_PATH,
   ];
   app.use(
@@ -161,6 +165,7 @@ export function createApp(deps: AppDeps): App {
   app.use(localeFromRequest); // the pages' language
   app.use(authorizeRouter(services, http, rateLimit));
   app.use(interactionRouter(services, http));
+  app.use(deviceRouter(services, http)); // BASE_URL/device: the user code, then an interaction (RFC 8628)
   app.use(upstreamRouter(services, http)); // "Continue with …" and the platform's upstream callback
   app.use(passwordResetRouter(services, http));
   app.use(emailVerificationRouter(services));

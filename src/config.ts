@@ -106,6 +106,16 @@ export const configSchema = z
       604800,
       "Standard platforms: a dynamically registered client, or a client ID metadata document's stored client, that completes no token request within this is deleted by the purge (default 7 days)",
     ),
+    DEVICE_CODE_TTL_SECONDS: numberVar({ min: 60, max: 3600 })
+      .default(600)
+      .describe(
+        'Standard platforms: how long a device code and its user code (RFC 8628) wait for the person to approve, in seconds (60 to 3600)',
+      ),
+    DEVICE_CODE_INTERVAL_SECONDS: numberVar({ min: 1, max: 60 })
+      .default(5)
+      .describe(
+        'Standard platforms: the least time a device waits between polls of the token endpoint (RFC 8628 interval), in seconds; slow_down adds 5',
+      ),
     REGISTRATION_PER_HOUR: numberVar({ min: 1, max: 100000 })
       .default(10)
       .describe(
@@ -218,6 +228,8 @@ function toConfig(env: z.infer<typeof configSchema>) {
     rateLimitScale: env.RATE_LIMIT_SCALE,
     registrationPerHour: env.REGISTRATION_PER_HOUR,
     unusedRegisteredClientTtlSeconds: env.UNUSED_REGISTERED_CLIENT_TTL_SECONDS,
+    deviceCodeTtlSeconds: env.DEVICE_CODE_TTL_SECONDS,
+    deviceCodeIntervalSeconds: env.DEVICE_CODE_INTERVAL_SECONDS,
     redisUrl: env.REDIS_URL,
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
     passwordMinLength: env.PASSWORD_MIN_LENGTH,

@@ -15,6 +15,10 @@ export type OAuthErrorCode =
   | 'unsupported_response_type'
   | 'unsupported_token_type'
   | 'access_denied'
+  // RFC 8628 §3.5: the device code grant's answers while the person has not approved
+  | 'authorization_pending'
+  | 'slow_down'
+  | 'expired_token'
   | 'login_required'
   | 'consent_required'
   | 'interaction_required'

@@ -26,6 +26,11 @@ export const AUDIT_EVENT_KINDS = [
   'client_metadata.fetch_failed',
   'client_metadata.refused',
   'client.jwks_fetch_failed',
+  // RFC 8628: a device asked, the person answered on the device page, the device got its tokens
+  'device_authorization.requested',
+  'device_authorization.approved',
+  'device_authorization.denied',
+  'device_authorization.token_issued',
   // admin changes
   'platform.created',
   'platform.updated',

@@ -1,5 +1,6 @@
 import type { UpstreamInProgress } from './interaction';
 import type { Locale } from './locales';
+import type { DeviceInteraction } from './device-authorization';
 
 /** An RFC 8707 resource an authorization request named, and the scopes of it the request is granted. */
 export interface ResourceGrant {
@@ -49,6 +50,11 @@ export interface AuthorizationRequest {
   upstream?: UpstreamInProgress;
   /** The original query, so a lost session can start the request over (back button, expiry). */
   restart?: string;
+  /**
+   * RFC 8628: this interaction approves a device (BASE_URL/device), and ends in the device's
+   * approval or denial instead of a redirect to the client; `redirectUri` is then that page.
+   */
+  device?: DeviceInteraction;
   createdAt: number;
 }
 

@@ -67,7 +67,7 @@ export const RATE_LIMITED_ENDPOINTS = [
 export type RateLimitedEndpoint = (typeof RATE_LIMITED_ENDPOINTS)[number];
 
 /** Requests per minute, exactly the spec's table (spec Limits). */
-export const RATE_LIMITS: Readonly<Record<string, number>> = {
+const SPEC_RATE_LIMITS = {
   discovery: 100,
   authorize: 60,
   token: 120,
@@ -76,6 +76,15 @@ export const RATE_LIMITS: Readonly<Record<string, number>> = {
   introspect: 120,
   revoke: 60,
 } satisfies Record<RateLimitedEndpoint, number>;
+
+/**
+ * The spec's limits, and those of the endpoints standard platforms add: the device authorization
+ * endpoint (RFC 8628) counts per client like the token endpoint it feeds, at the token's rate.
+ */
+export const RATE_LIMITS: Readonly<Record<string, number>> = {
+  ...SPEC_RATE_LIMITS,
+  device_authorization: SPEC_RATE_LIMITS.token,
+};
 
 /**
  * The platform's issuer: `BASE_URL` exactly for `seed` (the spec), and

@@ -12,6 +12,7 @@ const HOSTED_PAGES = [
   '/account',
   '/password',
   '/verify-email',
+  '/device',
   '/oauth/authorize',
   '/oauth/logout',
   '/admin',

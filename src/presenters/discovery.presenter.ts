@@ -1,7 +1,7 @@
 import { SUPPORTED_LOCALES } from '../domain/locales';
 import { SUPPORTED_SCOPES } from '../domain/scopes';
 import { ACR_VALUES_SUPPORTED } from '../domain/mfa';
-import { ID_TOKEN_ALGS } from '../domain/client';
+import { DEVICE_CODE_GRANT, ID_TOKEN_ALGS } from '../domain/client';
 import { issuerOf, type Platform } from '../domain/platform';
 import { CLIENT_ASSERTION_ALGS } from '../domain/client-assertion';
 
@@ -30,10 +30,15 @@ export function presentDiscovery(
     revocation_endpoint: at('/oauth/revoke'),
     end_session_endpoint: at('/oauth/logout'),
     ...registrationEndpoint(baseUrl, platform),
+    ...deviceAuthorizationEndpoint(baseUrl, platform),
     scopes_supported: [...SUPPORTED_SCOPES],
     response_types_supported: ['code'],
     response_modes_supported: ['query'],
-    grant_types_supported: ['authorization_code', 'refresh_token'],
+    // RFC 8628 §4: the device grant on standard platforms; a seed platform's list stays the spec's.
+    grant_types_supported:
+      platform.signingProfile === 'standard'
+        ? ['authorization_code', 'refresh_token', DEVICE_CODE_GRANT]
+        : ['authorization_code', 'refresh_token'],
     code_challenge_methods_supported: ['S256'],
     ...clientAuthMethods(platform),
     id_token_signing_alg_values_supported: platform.signingProfile === 'standard' ? [...ID_TOKEN_ALGS] : ['HS512'],
@@ -129,4 +134,10 @@ function metadataDocumentsSupported(platform: Pick<Platform, 'signingProfile' | 
 function registrationEndpoint(baseUrl: string, platform: Pick<Platform, 'id' | 'signingProfile' | 'registration'>) {
   if (platform.signingProfile !== 'standard' || platform.registration === 'off') return {};
   return { registration_endpoint: `${issuerOf(baseUrl, platform)}/oauth/register` };
+}
+
+/** RFC 8628 §4: a standard platform's device authorization endpoint, under its issuer; a seed platform has none. */
+function deviceAuthorizationEndpoint(baseUrl: string, platform: Pick<Platform, 'id' | 'signingProfile'>) {
+  if (platform.signingProfile !== 'standard') return {};
+  return { device_authorization_endpoint: `${issuerOf(baseUrl, platform)}/oauth/device_authorization` };
 }

@@ -6,7 +6,7 @@ import type { PreparedTokens } from '../domain/tokens';
  * The access token's expiry: the earliest of its audience's (the registered URIs and expiries
  * given as arrays), else the default. Reads `audience` of the row it is selected from.
  */
-const ACCESS_EXPIRY = (fallback: string, uris: string, expiries: string) =>
+export const ACCESS_EXPIRY = (fallback: string, uris: string, expiries: string) =>
   `COALESCE((SELECT min(x.e) FROM unnest(CAST(${uris} AS text[]), CAST(${expiries} AS timestamptz[])) AS x(u, e) WHERE x.u = ANY (audience)), ${fallback})`;
 
 // Each grant is ONE statement: lock, compare-and-swap and inserts in data-modifying CTEs, so a

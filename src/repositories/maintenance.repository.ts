@@ -91,6 +91,10 @@ export async function deleteExpired(
   );
   // Mailed links are kept a day past expiry, so an expired link still says "expired" rather than "unknown".
   const accountTokens = await deleteInBatches(db, 'account_tokens', (q) => q.where('expires_at', '<', keepRevokedFor));
+  // Device codes (RFC 8628) likewise: a device polling a day-old code still hears expired_token rather than invalid_grant.
+  const deviceAuthorizations = await deleteInBatches(db, 'device_authorizations', (q) =>
+    q.where('expires_at', '<', keepRevokedFor),
+  );
   const mailOutbox = await deleteInBatches(db, 'mail_outbox', (q) =>
     q
       .where((w) => w.where('status', 'sent').andWhere('sent_at', '<', mail.sentBefore))
@@ -122,6 +126,7 @@ export async function deleteExpired(
     throttles,
     clientAssertionJtis,
     accountTokens,
+    deviceAuthorizations,
     mailOutbox,
     sessionClients,
     backchannelLogouts,

@@ -38,6 +38,8 @@ import { createResources } from './resources.service';
 import { createClientMetadataDocuments } from './client-metadata-documents.service';
 import { createClientJwks } from './client-assertion/client-jwks';
 import { createClientAssertions } from './client-assertion/client-assertion.service';
+import { createDeviceCodeGrant } from './grants/device-code.grant';
+import { createDeviceAuthorizations } from './device/device-authorization.service';
 
 /** The service layer as one plain object; the app, the CLI and the tests build the same one. */
 export function createServices(deps: Deps, notifications?: Notifications) {
@@ -59,6 +61,7 @@ export function createServices(deps: Deps, notifications?: Notifications) {
   const grants = {
     exchangeAuthorizationCode: createAuthorizationCodeGrant(deps, issueTokens, resources),
     rotateRefreshToken: createRefreshTokenGrant(deps, issueTokens, accessTokenCache, resources),
+    redeemDeviceCode: createDeviceCodeGrant(deps, issueTokens, resources, audit),
   };
   const tokens = createTokens(deps, signingKeys, platforms, accessTokenCache);
   const authorize = {
@@ -66,6 +69,7 @@ export function createServices(deps: Deps, notifications?: Notifications) {
     ...createAuthorizationGrant(deps, backchannelLogout),
   };
   const throttle = createAttemptThrottle(deps, authorize.checkCredentials);
+  const device = createDeviceAuthorizations(deps, audit, authorize.namedResources);
   const mailOutbox = createMailOutbox(deps);
   const account = createAccountServices(deps, mailOutbox, backchannelLogout);
   const signInWithPassword = createPasswordSignIn(throttle);
@@ -142,6 +146,7 @@ export function createServices(deps: Deps, notifications?: Notifications) {
     resources,
     clientMetadataDocuments,
     rateLimitCounters,
+    device,
   };
 }
 

@@ -2,12 +2,14 @@ import type { Request, Response } from 'express';
 import type { AuthorizationRequest } from '../../domain/authorization-request';
 import { issuerOf } from '../../domain/platform';
 import { invalidRequest } from '../../errors';
-import type { Step } from '../../domain/interaction';
+import type { FinalStep, Step } from '../../domain/interaction';
 import type { Services } from '../../services';
 import type { HttpDeps } from '../http-deps';
 import { browserId, endInteraction, saveInteraction } from '../session/browser-session';
 import { interactionUrl } from '../urls';
 import { renderContinuePage } from '../pages/continue.page';
+import { renderDeviceOutcome } from '../pages/device.page';
+import { auditContext } from '../request/audit-context';
 
 /** The authorization response's URL at the client (RFC 6749 §4.1.2, RFC 9207 `iss`). */
 function authorizationResponseUrl(
@@ -46,7 +48,7 @@ export type ClientHop = 'redirect' | 'page';
 
 /**
  * Answers a step decided by a transition (or by /oauth/authorize): the code or the error goes to
- * the client and the interaction ends; a page step is kept with the interaction and the browser is
+ * the client (a device's interaction: the device, answerDevice) and the interaction ends; a page step is kept with the interaction and the browser is
  * sent to it (post/redirect/get).
  */
 export function createStepAnswer(s: Services, deps: HttpDeps) {
@@ -64,6 +66,23 @@ export function createStepAnswer(s: Services, deps: HttpDeps) {
       return redirectToClient(req, res, ar, params, issuer);
     renderContinuePage(res, ar.clientName, authorizationResponseUrl(ar, params, issuer));
   };
+  /**
+   * RFC 8628: a device's interaction ends here rather than at a client: the person's answer is
+   * recorded for the device's next poll, and the page says to return to the device (or why not).
+   */
+  const answerDevice = async (req: Request, res: Response, ar: AuthorizationRequest, step: FinalStep) => {
+    const ctx = auditContext(req, { type: 'user' });
+    const outcome =
+      step.kind === 'complete'
+        ? await s.device.approve(ar, step.user, step.authTime, step.amr ?? ['pwd'], ctx)
+        : await s.device.deny(ar, ar.userId ?? null, ctx);
+    endInteraction(req, ar.id);
+    renderDeviceOutcome(
+      res,
+      ar.clientName,
+      outcome === 'recorded' ? (step.kind === 'complete' ? 'approved' : 'denied') : outcome,
+    );
+  };
   return async function answerStep(
     req: Request,
     res: Response,
@@ -72,6 +91,7 @@ export function createStepAnswer(s: Services, deps: HttpDeps) {
     hop: ClientHop = 'redirect',
   ): Promise<void> {
     if (step.kind === 'complete' || step.kind === 'error') {
+      if (ar.device) return answerDevice(req, res, ar, step);
       const issuer = await issuerOfPlatform(s, baseUrl, ar.platformId);
       if (step.kind === 'error') {
         endInteraction(req, ar.id);

@@ -11,7 +11,7 @@ import { resolvePlatform } from '../middleware/resolve-platform';
 import { param, parseOAuth } from '../request/params';
 import { auditContext } from '../request/audit-context';
 import { resourceParams } from '../request/resource-params';
-import { DEFAULT_GRANT_TYPES, isGrantType, type Client, type GrantType } from '../../domain/client';
+import { DEFAULT_GRANT_TYPES, DEVICE_CODE_GRANT, isGrantType, type Client, type GrantType } from '../../domain/client';
 import type { Platform } from '../../domain/platform';
 import type { AuditContext } from '../../domain/audit';
 import type { IssuedTokens } from '../../domain/tokens';
@@ -21,6 +21,7 @@ const CodeBody = z
   .object({ code: param(512), redirect_uri: param(2048), code_verifier: z.string().max(256).optional() })
   .passthrough();
 const RefreshBody = z.object({ refresh_token: param(512), scope: z.string().max(1024).optional() }).passthrough();
+const DeviceCodeBody = z.object({ device_code: param(512) }).passthrough();
 const GrantType = z.object({ grant_type: param(64) });
 
 type GrantContext = { platform: Platform; client: Client; audit: AuditContext };
@@ -37,6 +38,9 @@ const GRANTS: Partial<Record<GrantType, GrantHandler>> = {
     s.grants.exchangeAuthorizationCode(ctx, { ...parseOAuth(CodeBody, body), resource }),
   refresh_token: (s, ctx, body, resource) =>
     s.grants.rotateRefreshToken(ctx, { ...parseOAuth(RefreshBody, body), resource }),
+  // RFC 8628 §3.4: a device polling with the device code it was given.
+  [DEVICE_CODE_GRANT]: (s, ctx, body, resource) =>
+    s.grants.redeemDeviceCode(ctx, { ...parseOAuth(DeviceCodeBody, body), resource }),
 };
 
 const handlerOf = (platform: Platform, grantType: string): GrantHandler | undefined =>

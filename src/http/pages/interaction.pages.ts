@@ -255,8 +255,10 @@ export function createInteractionPages(s: Services, deps: HttpDeps) {
         app: await s.authorize.clientBranding(ar.platformId, ar.clientId),
         ...presentSelfRegisteredClient(
           await s.authorize.selfRegisteredClient(ar.platformId, ar.clientId),
-          ar.redirectUri,
+          ar.device ? '' : ar.redirectUri, // a device's interaction redirects nowhere: its "redirect" is our own page
         ),
+        // RFC 8628: the code to compare with the device, the warning, Approve (views/consent.ejs).
+        device: ar.device ? { userCode: ar.device.userCode } : null,
         // "Not you?": the chooser (nothing granted), to continue as another account.
         notYouUrl: url(ar.id, '/chooser'),
       }),

@@ -27,6 +27,7 @@ export const HostedForm = z
     code: text(64), // a TOTP or recovery code (second-factor page, authenticator setup)
     method: text(32),
     credential: text(16_384), // a passkey's answer, JSON (public/passkeys.js)
+    user_code: text(64), // the device page (RFC 8628): 8 letters, a dash, spaces people type
   })
   .passthrough();
 

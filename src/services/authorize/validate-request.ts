@@ -217,5 +217,5 @@ export function createRequestValidation(
     return claims.sub;
   }
 
-  return { resolveClient, validate };
+  return { resolveClient, validate, namedResources };
 }

@@ -92,6 +92,9 @@ export function createDecide(deps: Deps) {
    */
   const consented: AccountCheck = async ({ ar, user }) => {
     if (ar.consentGiven) return undefined;
+    // A device is approved every time, whatever was remembered: the person must see which device
+    // and code they approve (RFC 8628 §5.4, remote phishing).
+    if (ar.device) return { kind: 'consent', user: { id: user.id, email: user.email } };
     const granted = await consents.findScopes(deps.db, user.id, ar.clientId);
     const missing = consentEntriesOf(ar).filter((s) => !granted.includes(s));
     return missing.length > 0 || ar.prompts.includes('consent')
