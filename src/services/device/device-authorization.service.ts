@@ -184,6 +184,11 @@ export function createDeviceAuthorizations(
     },
   };
 
+  /**
+   * Records the person's answer once, with its audit event, in one transaction. Nothing changes for
+   * a code no longer pending: already answered (another tab) is `used`; past its expiry, or gone
+   * (purged, its client deleted), is `expired`.
+   */
   async function decide(
     ar: AuthorizationRequest,
     userId: string | null,
@@ -196,7 +201,7 @@ export function createDeviceAuthorizations(
       const changed = await devices.decide(trx, id, decision, now);
       if (!changed) {
         const current = await devices.findById(trx, id);
-        return current && current.status === 'pending' ? 'expired' : current ? 'used' : 'expired';
+        return current && current.status !== 'pending' ? 'used' : 'expired';
       }
       await audit.record(trx, ctx.actorType === 'user' ? { ...ctx, actorId: userId } : ctx, {
         kind: decision.status === 'approved' ? 'device_authorization.approved' : 'device_authorization.denied',
