@@ -246,6 +246,17 @@ describe('signing in and approving', () => {
     expect(b.pageTitle()).toBe(t_('device:done.approvedTitle'));
   });
 
+  it('an answer from a second tab, after the first answered, changes nothing and says so', async () => {
+    const d = await deviceSetup(t.services);
+    const start = await startDevice(t.app, d);
+    const first = await enterCode(t.app, start.user_code, d.user.email, from());
+    const second = await enterCode(t.app, start.user_code, d.user.email, from());
+    await first.submit('/consent', { decision: 'allow' });
+    await second.submit('/consent', { decision: 'deny' });
+    expect(second.pageTitle()).toBe('Code already answered');
+    await poll(t.app, d, start.device_code).expect(200);
+  });
+
   it('a denial says the device was not connected', async () => {
     const d = await deviceSetup(t.services);
     const start = await startDevice(t.app, d);
