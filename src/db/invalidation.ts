@@ -11,8 +11,9 @@ export function onUserInvalidated(listener: Listener): () => void {
   return () => listeners.delete(listener);
 }
 
-export function invalidateUsers(userIds: Iterable<string>): void {
-  for (const id of new Set(userIds)) for (const l of listeners) l(id);
+/** A null id (a client credentials token has no user) is skipped. */
+export function invalidateUsers(userIds: Iterable<string | null>): void {
+  for (const id of new Set(userIds)) if (id !== null) for (const l of listeners) l(id);
 }
 
 /**

@@ -31,6 +31,9 @@ export const AUDIT_EVENT_KINDS = [
   'device_authorization.approved',
   'device_authorization.denied',
   'device_authorization.token_issued',
+  // grants no person is present for: the only trail of what a client obtained (RFC 6749 §4.4, RFC 8693)
+  'client_credentials.issued',
+  'token.exchanged',
   // admin changes
   'platform.created',
   'platform.updated',
@@ -83,8 +86,11 @@ export const AUDIT_EVENT_KINDS = [
 
 export type AuditEventKind = (typeof AUDIT_EVENT_KINDS)[number];
 
-/** anonymous: a caller without an account, known by its source address (a client registering itself, RFC 7591). */
-export type AuditActorType = 'user' | 'admin_token' | 'operator' | 'cli' | 'system' | 'anonymous';
+/**
+ * anonymous: a caller without an account, known by its source address (a client registering itself, RFC 7591);
+ * client: a client authenticated at the token endpoint acting on its own (client credentials, token exchange).
+ */
+export type AuditActorType = 'user' | 'admin_token' | 'operator' | 'cli' | 'system' | 'anonymous' | 'client';
 
 /** Who acts, and where from: built by the HTTP layer (or the CLI) and handed to the services. */
 export interface AuditContext {

@@ -1,3 +1,8 @@
+import type { ActorClaim } from './access-token-claims';
+
+/** RFC 8693 §3: the token type URI of an access token, the one type token exchange takes and issues. */
+export const ACCESS_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:access_token';
+
 /** What a grant hands back, before the token presenter shapes the RFC 6749 §5.1 response. */
 export interface IssuedTokens {
   accessToken: string;
@@ -5,6 +10,8 @@ export interface IssuedTokens {
   scope: string;
   idToken?: string;
   refreshToken?: string;
+  /** RFC 8693 §2.2.1: what a token exchange issued (an access token's URI). */
+  issuedTokenType?: string;
 }
 
 /**
@@ -34,4 +41,6 @@ export interface ActiveToken {
   iss?: string;
   aud?: string | string[];
   jti?: string;
+  /** RFC 8693 §4.1: who acts for the subject, on an exchanged token. */
+  act?: ActorClaim;
 }

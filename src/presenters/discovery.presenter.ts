@@ -1,7 +1,7 @@
 import { SUPPORTED_LOCALES } from '../domain/locales';
 import { SUPPORTED_SCOPES } from '../domain/scopes';
 import { ACR_VALUES_SUPPORTED } from '../domain/mfa';
-import { DEVICE_CODE_GRANT, ID_TOKEN_ALGS } from '../domain/client';
+import { GRANT_TYPES, DEFAULT_GRANT_TYPES, ID_TOKEN_ALGS } from '../domain/client';
 import { issuerOf, type Platform } from '../domain/platform';
 import { CLIENT_ASSERTION_ALGS } from '../domain/client-assertion';
 
@@ -34,11 +34,7 @@ export function presentDiscovery(
     scopes_supported: [...SUPPORTED_SCOPES],
     response_types_supported: ['code'],
     response_modes_supported: ['query'],
-    // RFC 8628 §4: the device grant on standard platforms; a seed platform's list stays the spec's.
-    grant_types_supported:
-      platform.signingProfile === 'standard'
-        ? ['authorization_code', 'refresh_token', DEVICE_CODE_GRANT]
-        : ['authorization_code', 'refresh_token'],
+    grant_types_supported: grantTypesSupported(platform),
     code_challenge_methods_supported: ['S256'],
     ...clientAuthMethods(platform),
     id_token_signing_alg_values_supported: platform.signingProfile === 'standard' ? [...ID_TOKEN_ALGS] : ['HS512'],
@@ -140,4 +136,13 @@ function registrationEndpoint(baseUrl: string, platform: Pick<Platform, 'id' | '
 function deviceAuthorizationEndpoint(baseUrl: string, platform: Pick<Platform, 'id' | 'signingProfile'>) {
   if (platform.signingProfile !== 'standard') return {};
   return { device_authorization_endpoint: `${issuerOf(baseUrl, platform)}/oauth/device_authorization` };
+}
+
+/**
+ * RFC 8414 §2: a standard platform's token endpoint also answers client credentials (RFC 6749 §4.4),
+ * the device code (RFC 8628 §4) and token exchange (RFC 8693) for the clients allowed them; a seed
+ * platform's lists the spec's two.
+ */
+function grantTypesSupported(platform: Pick<Platform, 'signingProfile'>): string[] {
+  return platform.signingProfile === 'standard' ? [...GRANT_TYPES] : [...DEFAULT_GRANT_TYPES];
 }

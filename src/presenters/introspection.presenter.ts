@@ -3,8 +3,8 @@ import type { ActiveToken } from '../domain/tokens';
 const seconds = (d: Date) => Math.floor(d.getTime() / 1000);
 
 /**
- * RFC 7662 with the spec's fields, plus `iss`, `aud` and `jti` where the token has them (standard
- * platforms only); anything inactive is `{"active": false}` alone.
+ * RFC 7662 with the spec's fields, plus `iss`, `aud`, `jti` and RFC 8693's `act` where the token has
+ * them (standard platforms only); anything inactive is `{"active": false}` alone.
  */
 export function presentIntrospection(t: ActiveToken | undefined) {
   if (!t) return { active: false };
@@ -20,5 +20,6 @@ export function presentIntrospection(t: ActiveToken | undefined) {
     ...(t.iss ? { iss: t.iss } : {}),
     ...(t.aud ? { aud: t.aud } : {}),
     ...(t.jti ? { jti: t.jti } : {}),
+    ...(t.act ? { act: t.act } : {}),
   };
 }

@@ -17,9 +17,9 @@ const toEvent = (r: any): AuditEvent => ({
   details: r.details ?? {},
 });
 
-/** Appends one event; `db` is the transaction of the change it records. */
-export async function insert(db: Queryable, ctx: AuditContext, e: AuditEventInput, occurredAt: Date): Promise<void> {
-  await db('audit_events').insert({
+/** An event as its row's columns, for insert() and for a grant statement that appends one in the same statement. */
+export function auditRow(ctx: AuditContext, e: AuditEventInput, occurredAt: Date) {
+  return {
     occurred_at: occurredAt,
     kind: e.kind,
     actor_type: ctx.actorType,
@@ -32,7 +32,28 @@ export async function insert(db: Queryable, ctx: AuditContext, e: AuditEventInpu
     user_agent: ctx.userAgent?.slice(0, 512) ?? null,
     request_id: ctx.requestId ?? null,
     details: JSON.stringify(e.details ?? {}),
-  });
+  };
+}
+
+/** The columns of auditRow(), in its order. */
+export const AUDIT_COLUMNS = [
+  'occurred_at',
+  'kind',
+  'actor_type',
+  'actor_id',
+  'actor_name',
+  'platform_id',
+  'subject',
+  'client_id',
+  'source',
+  'user_agent',
+  'request_id',
+  'details',
+] as const;
+
+/** Appends one event; `db` is the transaction of the change it records. */
+export async function insert(db: Queryable, ctx: AuditContext, e: AuditEventInput, occurredAt: Date): Promise<void> {
+  await db('audit_events').insert(auditRow(ctx, e, occurredAt));
 }
 
 /** Newest first; `before` is the id of the last event of the previous page. */

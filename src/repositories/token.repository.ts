@@ -7,7 +7,8 @@ export interface AccessTokenRecord {
   jtiHash: string;
   platformId: string;
   clientId: string;
-  userId: string;
+  /** null: a client credentials token, the client's own (RFC 6749 §4.4). */
+  userId: string | null;
   scope: string;
   familyId: string | null;
   codeId: string | null;
@@ -142,15 +143,17 @@ export const revokeByUserAndClient = (db: Queryable, userId: string, clientId: s
 export const revokeByUser = (db: Queryable, userId: string, at: Date) =>
   revokeFamiliesWhere(db, at, (q) => q.where({ user_id: userId }));
 
-/** Userinfo/introspection in one round trip: the token record with its user. */
+/** Userinfo/introspection in one round trip: the token record with its user (null for a client credentials token). */
 export async function findAccessTokenWithUser(db: Queryable, jtiHash: string) {
   const row = await db('access_tokens as a')
-    .join('users as u', 'u.id', 'a.user_id')
+    .leftJoin('users as u', 'u.id', 'a.user_id')
     .where({ 'a.jti_hash': jtiHash })
-    .whereNull('u.disabled_at') // a disabled user's tokens are accepted nowhere
+    // A disabled user's tokens are accepted nowhere; a token without a user has no one to disable.
+    .where((q) => q.whereNull('a.user_id').orWhereNull('u.disabled_at'))
     .select('u.*', db.raw('row_to_json(a.*) as access'))
     .first();
   if (!row) return undefined;
   const { access, ...user } = row;
-  return { token: toAccess(reviveTimestamps(access, ['expires_at', 'revoked_at', 'created_at'])), user: toUser(user) };
+  const token = toAccess(reviveTimestamps(access, ['expires_at', 'revoked_at', 'created_at']));
+  return { token, user: token.userId === null ? null : toUser(user) };
 }

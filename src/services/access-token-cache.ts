@@ -7,7 +7,8 @@ import { approximateBytes } from './approximate-bytes';
 
 export interface LiveAccessToken {
   token: AccessTokenRecord;
-  user: User;
+  /** null: a client credentials token (no user). */
+  user: User | null;
 }
 
 /** What the cache may hold in all; the least recently used token goes first (docs/decisions.md, "Memory stays flat"). */
@@ -35,7 +36,7 @@ export function createAccessTokenCache(notifications: Notifications | undefined,
     sizeCalculation: (live, key) => approximateBytes(live) + 2 * key.length,
     // Evicted, deleted or replaced: the indexes forget the key with it.
     dispose: (live, key) => {
-      unindex(keysByUser, live.user.id, key);
+      unindex(keysByUser, live.user?.id ?? null, key);
       unindex(keysByFamily, live.token.familyId, key);
     },
   });
@@ -88,7 +89,9 @@ export function createAccessTokenCache(notifications: Notifications | undefined,
     },
 
     put(tokenDigest: string, live: LiveAccessToken, readAtEpoch: number): void {
-      if (!listening || readAtEpoch !== epoch) return;
+      // A client credentials token is not kept: its revocation names no user for the
+      // invalidation to reach (docs/decisions.md, "Machine and device clients").
+      if (!listening || readAtEpoch !== epoch || !live.user) return;
       entries.set(tokenDigest, live);
       if (!entries.has(tokenDigest)) return; // larger than the whole cache: not kept
       index(keysByUser, live.user.id, tokenDigest);

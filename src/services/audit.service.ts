@@ -5,24 +5,29 @@ import type { Deps } from './deps';
 
 const AUDIT_PAGE_MAX = 200;
 
+/** The log line of an audit event, once its row is written (by record(), or by a grant's own statement). */
+export function logAuditEvent(logger: Deps['logger'], ctx: AuditContext, event: AuditEventInput): void {
+  logger.info(
+    {
+      audit: event.kind,
+      actor: ctx.actorType,
+      actorId: ctx.actorId,
+      platformId: event.platformId,
+      sub: event.subject,
+      clientId: event.clientId,
+      reqId: ctx.requestId,
+    },
+    `audit ${event.kind}`,
+  );
+}
+
 /** The audit log: written in the transaction of the change, also logged, never a secret. */
 export function createAudit(deps: Deps) {
   return {
     /** Records one event in `q` (pass the transaction of the change so both commit or neither). */
     async record(q: Queryable, ctx: AuditContext, event: AuditEventInput): Promise<void> {
       await auditEvents.insert(q, ctx, event, deps.now());
-      deps.logger.info(
-        {
-          audit: event.kind,
-          actor: ctx.actorType,
-          actorId: ctx.actorId,
-          platformId: event.platformId,
-          sub: event.subject,
-          clientId: event.clientId,
-          reqId: ctx.requestId,
-        },
-        `audit ${event.kind}`,
-      );
+      logAuditEvent(deps.logger, ctx, event);
     },
 
     /** One page, newest first, and the cursor of the next page (null on the last one). */

@@ -11,6 +11,8 @@ import { createTokenIssuer } from './grants/issue-tokens';
 import { createTokenSigner } from './token-signer';
 import { createAuthorizationCodeGrant } from './grants/authorization-code.grant';
 import { createRefreshTokenGrant } from './grants/refresh-token.grant';
+import { createClientCredentialsGrant } from './grants/client-credentials.grant';
+import { createTokenExchangeGrant } from './grants/token-exchange.grant';
 import { createTokens } from './tokens.service';
 import { createRequestValidation } from './authorize/validate-request';
 import { createAuthorizationGrant } from './authorize/authorization-grant.service';
@@ -58,12 +60,14 @@ export function createServices(deps: Deps, notifications?: Notifications) {
   const accessTokenCache = createAccessTokenCache(notifications);
   const resources = createResources(deps, notifications);
   accessTokenCacheGauges(deps.metrics.registry, accessTokenCache.stats);
+  const tokens = createTokens(deps, signingKeys, platforms, accessTokenCache);
   const grants = {
     exchangeAuthorizationCode: createAuthorizationCodeGrant(deps, issueTokens, resources),
     rotateRefreshToken: createRefreshTokenGrant(deps, issueTokens, accessTokenCache, resources),
     redeemDeviceCode: createDeviceCodeGrant(deps, issueTokens, resources, audit),
+    issueClientCredentials: createClientCredentialsGrant(deps, issueTokens, resources),
+    exchangeToken: createTokenExchangeGrant(deps, issueTokens, resources, tokens),
   };
-  const tokens = createTokens(deps, signingKeys, platforms, accessTokenCache);
   const authorize = {
     ...createRequestValidation(deps, signingKeys, platforms, resources, clientMetadataDocuments),
     ...createAuthorizationGrant(deps, backchannelLogout),

@@ -68,7 +68,8 @@ export function createMetrics(sources: MetricSources = {}) {
   if (sources.processMetrics) collectDefaultMetrics({ register: registry });
   // Zeros from the start, so a rate (and an alert on it) has a series before the first event.
   for (const result of ['success', 'failure', 'locked']) metrics.signIns.inc({ result }, 0);
-  for (const grant of ['authorization_code', 'refresh_token']) metrics.tokensIssued.inc({ grant }, 0);
+  for (const grant of ['authorization_code', 'refresh_token', 'client_credentials', 'token_exchange'])
+    metrics.tokensIssued.inc({ grant }, 0);
   return metrics;
 }
 

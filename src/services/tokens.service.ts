@@ -7,6 +7,8 @@ import * as clients from '../repositories/client.repository';
 import { wireClientId, type Client } from '../domain/client';
 import { issuerOf, type Platform } from '../domain/platform';
 import type { ActiveToken } from '../domain/tokens';
+import type { ActorClaim } from '../domain/access-token-claims';
+import type { AccessTokenRecord } from '../repositories/token.repository';
 import type { Deps } from './deps';
 import type { SigningKeys } from './signing-keys.service';
 import type { Platforms } from './platforms.service';
@@ -67,12 +69,15 @@ export function createTokens(deps: Deps, keys: SigningKeys, platforms: Platforms
    * and `jti` (RFC 7662 §2.2), read from the token itself: it has just been verified, or was when
    * its cache entry (keyed by the whole token) was made. The seed response keeps the spec's fields.
    */
-  function standardFacts(platform: Platform, accessToken?: string): Pick<ActiveToken, 'iss' | 'aud' | 'jti'> {
+  function standardFacts(
+    platform: Platform,
+    accessToken?: string,
+  ): Pick<ActiveToken, 'iss' | 'aud' | 'jti' | 'act'> & { sub?: string } {
     if (platform.signingProfile !== 'standard') return {};
     const iss = issuerOf(deps.config.baseUrl, platform);
     if (!accessToken) return { iss };
-    const { aud, jti } = decodeJwt(accessToken);
-    return { iss, aud, jti };
+    const { aud, jti, sub, act } = decodeJwt<{ act?: ActorClaim }>(accessToken);
+    return { iss, aud, jti, sub, ...(act ? { act } : {}) };
   }
 
   async function activeToken(platform: Platform, token: string): Promise<ActiveToken | undefined> {
@@ -90,17 +95,32 @@ export function createTokens(deps: Deps, keys: SigningKeys, platforms: Platforms
     }
     const at = await findLiveAccessToken(platform.id, token);
     if (!at) return undefined;
+    const { sub, ...facts } = standardFacts(platform, token);
     return {
-      sub: at.token.userId,
+      // A token without a user is a client's (RFC 9068 §2.2), or was exchanged from one: its `sub` says whose.
+      sub: at.token.userId ?? sub!,
       clientId: at.token.clientId,
       scope: at.token.scope,
       expiresAt: at.token.expiresAt,
       issuedAt: at.token.createdAt,
-      ...standardFacts(platform, token),
+      ...facts,
     };
   }
 
   return {
+    /**
+     * A live access token of this platform presented to a grant (RFC 8693 subject or actor token):
+     * its record, as stored, and its claims, verified (or verified when its cache entry was made).
+     * Undefined when it is not one: forged, another platform's, expired, revoked, its user disabled.
+     */
+    async findLiveAccessToken(
+      platform: Platform,
+      token: string,
+    ): Promise<{ record: AccessTokenRecord; claims: Claims & { act?: ActorClaim } } | undefined> {
+      const found = await findLiveAccessToken(platform.id, token);
+      return found && { record: found.token, claims: decodeJwt(token) };
+    },
+
     /**
      * The live access token and its user, for userinfo. Without platform_guid (the spec lists
      * only the header for userinfo) the platform is the one whose key signed the token. The same
@@ -115,9 +135,12 @@ export function createTokens(deps: Deps, keys: SigningKeys, platforms: Platforms
     /**
      * OIDC Core 5.3: UserInfo answers an OpenID request. On a standard platform an access token
      * granted without openid (an OAuth request, docs/decisions.md "Agent-ready authorization")
-     * gets no claims; a seed platform keeps the spec's behaviour. Throws insufficient_scope.
+     * gets no claims; a seed platform keeps the spec's behaviour. Throws insufficient_scope, and
+     * invalid_token for a token no user is behind (client credentials).
      */
     async requireUserinfoScope(live: LiveAccessToken): Promise<void> {
+      // A client's own token (client credentials) has no user to describe, whatever its scope.
+      if (!live.user) throw invalidToken('The access token was issued to a client for itself and has no user');
       if (parseScope(live.token.scope).includes('openid')) return;
       const platform = await platforms.findPlatform(live.token.platformId);
       if (platform?.signingProfile === 'standard')

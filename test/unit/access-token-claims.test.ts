@@ -6,7 +6,7 @@ import {
 
 const facts: AccessTokenFacts = {
   iss: 'https://id.example/platforms/p',
-  userId: 'u-1',
+  sub: 'u-1',
   clientId: 'c-1',
   audience: 'c-1',
   scope: 'openid email',

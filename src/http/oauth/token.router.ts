@@ -1,6 +1,6 @@
 import { Router, type RequestHandler } from 'express';
 import { z } from 'zod';
-import { OAuthError } from '../../errors';
+import { OAuthError, invalidRequest } from '../../errors';
 import { presentTokenResponse } from '../../presenters/token.presenter';
 import type { Services } from '../../services';
 import { clientAuth } from './client-auth';
@@ -11,7 +11,14 @@ import { resolvePlatform } from '../middleware/resolve-platform';
 import { param, parseOAuth } from '../request/params';
 import { auditContext } from '../request/audit-context';
 import { resourceParams } from '../request/resource-params';
-import { DEFAULT_GRANT_TYPES, DEVICE_CODE_GRANT, isGrantType, type Client, type GrantType } from '../../domain/client';
+import {
+  DEFAULT_GRANT_TYPES,
+  DEVICE_CODE_GRANT,
+  TOKEN_EXCHANGE_GRANT,
+  isGrantType,
+  type Client,
+  type GrantType,
+} from '../../domain/client';
 import type { Platform } from '../../domain/platform';
 import type { AuditContext } from '../../domain/audit';
 import type { IssuedTokens } from '../../domain/tokens';
@@ -22,6 +29,17 @@ const CodeBody = z
   .passthrough();
 const RefreshBody = z.object({ refresh_token: param(512), scope: z.string().max(1024).optional() }).passthrough();
 const DeviceCodeBody = z.object({ device_code: param(512) }).passthrough();
+const ClientCredentialsBody = z.object({ scope: z.string().max(1024).optional() }).passthrough();
+const TokenExchangeBody = z
+  .object({
+    subject_token: param(4096),
+    subject_token_type: param(256),
+    actor_token: param(4096).optional(),
+    actor_token_type: param(256).optional(),
+    requested_token_type: param(256).optional(),
+    scope: z.string().max(1024).optional(),
+  })
+  .passthrough();
 const GrantType = z.object({ grant_type: param(64) });
 
 type GrantContext = { platform: Platform; client: Client; audit: AuditContext };
@@ -41,7 +59,26 @@ const GRANTS: Partial<Record<GrantType, GrantHandler>> = {
   // RFC 8628 §3.4: a device polling with the device code it was given.
   [DEVICE_CODE_GRANT]: (s, ctx, body, resource) =>
     s.grants.redeemDeviceCode(ctx, { ...parseOAuth(DeviceCodeBody, body), resource }),
+  client_credentials: (s, ctx, body, resource) =>
+    s.grants.issueClientCredentials(ctx, { ...parseOAuth(ClientCredentialsBody, body), resource }),
+  [TOKEN_EXCHANGE_GRANT]: (s, ctx, body, resource) => {
+    // RFC 8693 §2.1: `audience` may be repeated, like `resource`.
+    const { audience, ...rest } = body;
+    return s.grants.exchangeToken(ctx, {
+      ...parseOAuth(TokenExchangeBody, rest),
+      audience: audienceParam(audience),
+      resource,
+    });
+  },
 };
+
+function audienceParam(value: unknown): string[] | undefined {
+  if (value === undefined) return undefined;
+  const values = [value].flat();
+  if (values.some((v) => typeof v !== 'string' || v.length === 0 || v.length > 2048))
+    throw invalidRequest('parameter "audience" is malformed');
+  return values as string[];
+}
 
 const handlerOf = (platform: Platform, grantType: string): GrantHandler | undefined =>
   isGrantType(grantType) && (platform.signingProfile === 'standard' || DEFAULT_GRANT_TYPES.includes(grantType))

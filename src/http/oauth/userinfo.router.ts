@@ -47,7 +47,8 @@ export function userinfoRouter(s: Services, deps: HttpDeps, rateLimit: RateLimit
     const found = live.get(req)!;
     let body = bodies.get(found);
     if (body === undefined) {
-      body = JSON.stringify(presentUserinfo(found.user, parseScope(found.token.scope), deps.config.baseUrl));
+      // openIdOnly has refused a token without a user.
+      body = JSON.stringify(presentUserinfo(found.user!, parseScope(found.token.scope), deps.config.baseUrl));
       bodies.set(found, body);
     }
     res

@@ -4,7 +4,11 @@ import { wireClientId, type Client } from '../../domain/client';
 import { issuerOf, type Platform } from '../../domain/platform';
 import type { User } from '../../domain/user';
 import { idTokenUserClaims } from '../../domain/claims';
-import { seedAccessTokenClaims, standardAccessTokenClaims } from '../../domain/access-token-claims';
+import {
+  seedAccessTokenClaims,
+  standardAccessTokenClaims,
+  type ActorClaim,
+} from '../../domain/access-token-claims';
 import type { IssuedTokens, PreparedTokens } from '../../domain/tokens';
 import type { Deps } from '../deps';
 import { createSidOf } from '../session-id';
@@ -12,6 +16,7 @@ import type { SigningKeys } from '../signing-keys.service';
 import { idTokenAlgOf, leftHalfHash, type TokenSigner } from '../token-signer';
 
 export type { PreparedTokens };
+export type PreparedAccessToken = Pick<PreparedTokens, 'now' | 'jti' | 'jtiHash' | 'accessExpiresAt'>;
 
 export interface SignInput {
   platform: Platform;
@@ -28,6 +33,23 @@ export interface SignInput {
   /** The browser sign-in the code (or the refresh family) came from: the ID token's `sid`; null for codes issued before it was kept. */
   browserSessionId?: string | null;
   hasRefreshToken: boolean;
+}
+
+/** An access token alone, for a standard platform's grants that issue nothing else (client credentials, token exchange). */
+export interface AccessOnlyInput {
+  platform: Platform;
+  client: Client;
+  /** The user's id, or a client's wire id for a token no user is behind (RFC 9068 §2.2). */
+  sub: string;
+  scope: string;
+  audience: string | string[];
+  /** Seconds since the epoch, as the subject token said; absent when no person signed in. */
+  authTime?: number;
+  amr?: string | null;
+  acr?: string | null;
+  act?: ActorClaim;
+  /** RFC 8693 §2.2.1 issued_token_type, for a token exchange. */
+  issuedTokenType?: string;
 }
 
 const seconds = (d: Date) => Math.floor(d.getTime() / 1000);
@@ -52,6 +74,18 @@ export function createTokenIssuer(deps: Deps, signer: TokenSigner, keys: Signing
       };
     },
 
+    /** What an access token alone needs (no refresh token to mint): its id and default expiry. */
+    prepareAccess(): PreparedAccessToken {
+      const now = deps.now();
+      const jti = randomToken(18);
+      return {
+        now,
+        jti,
+        jtiHash: digest(jti),
+        accessExpiresAt: new Date((seconds(now) + deps.config.accessTokenTtlSeconds) * 1000),
+      };
+    },
+
     /**
      * Loads the keys `sign` will need before a grant spends its code or refresh token, so that a
      * key problem fails the request rather than consuming the grant without an answer.
@@ -72,7 +106,7 @@ export function createTokenIssuer(deps: Deps, signer: TokenSigner, keys: Signing
       const scopes = input.scope.split(' ');
       const facts = {
         iss,
-        userId: input.user.id,
+        sub: input.user.id,
         clientId: wireClientId(input.client),
         audience: input.audience ?? wireClientId(input.client),
         scope: input.scope,
@@ -115,6 +149,32 @@ export function createTokenIssuer(deps: Deps, signer: TokenSigner, keys: Signing
         scope: input.scope,
         idToken,
         refreshToken: input.hasRefreshToken ? prepared.refreshToken : undefined,
+      };
+    },
+
+    /** An RFC 9068 access token and nothing else: no ID token, no refresh token (RFC 6749 §4.4.3). */
+    async signAccessOnly(prepared: PreparedAccessToken, input: AccessOnlyInput): Promise<IssuedTokens> {
+      const iat = seconds(prepared.now);
+      const exp = seconds(prepared.accessExpiresAt);
+      const claims = standardAccessTokenClaims({
+        iss: issuerOf(deps.config.baseUrl, input.platform),
+        sub: input.sub,
+        clientId: wireClientId(input.client),
+        audience: input.audience,
+        scope: input.scope,
+        jti: prepared.jti,
+        iat,
+        exp,
+        authTime: input.authTime,
+        amr: input.amr,
+        acr: input.acr,
+        act: input.act,
+      });
+      return {
+        accessToken: await signer.signAccessToken(input.platform, claims),
+        expiresInSeconds: exp - iat,
+        scope: input.scope,
+        ...(input.issuedTokenType ? { issuedTokenType: input.issuedTokenType } : {}),
       };
     },
   };

@@ -9,6 +9,7 @@ const AUDIT_ACTOR_TYPES = [
   'cli',
   'system',
   'anonymous',
+  'client',
 ] as const satisfies readonly AuditActorType[];
 
 const IsoTime = z.iso
