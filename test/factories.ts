@@ -54,6 +54,8 @@ export async function buildCode(
     nonce?: string;
     codeChallenge?: string;
     authTime?: number;
+    /** RFC 8707 resources the request named (standard platforms), each with the scopes granted for it. */
+    resources?: { uri: string; scopes: string[] }[];
   },
 ) {
   const user = (await s.users.findById(input.platformId, input.user.id))!;
@@ -66,6 +68,7 @@ export async function buildCode(
     scopes: input.scopes ?? ['openid', 'profile', 'email', 'offline_access'],
     nonce: input.nonce,
     codeChallenge: input.codeChallenge,
+    resources: input.resources,
     prompts: [],
     prefill: {},
     createdAt: 0,
