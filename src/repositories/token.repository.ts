@@ -30,13 +30,19 @@ const toAccess = (r: any): AccessTokenRecord => ({
   createdAt: r.created_at,
 });
 
+/** Revokes an access token and every token exchanged from it, at any depth (RFC 8693 tokens name their subject token). */
 export async function revokeAccessToken(db: Queryable, jtiHash: string, at: Date): Promise<void> {
-  const rows = await db('access_tokens')
-    .where({ jti_hash: jtiHash })
-    .whereNull('revoked_at')
-    .update({ revoked_at: at })
-    .returning('user_id');
-  invalidateUsers(rows.map((r: { user_id: string }) => r.user_id));
+  const { rows } = await db.raw(
+    `WITH RECURSIVE tree AS (
+       SELECT jti_hash FROM access_tokens WHERE jti_hash = ?
+       UNION
+       SELECT a.jti_hash FROM access_tokens a JOIN tree ON a.subject_jti_hash = tree.jti_hash
+     )
+     UPDATE access_tokens SET revoked_at = ? WHERE jti_hash IN (SELECT jti_hash FROM tree) AND revoked_at IS NULL
+     RETURNING user_id`,
+    [jtiHash, at],
+  );
+  invalidateUsers(rows.map((r: { user_id: string | null }) => r.user_id));
 }
 
 export interface RefreshTokenRecord {

@@ -38,7 +38,10 @@ async function setup() {
     scopes: [{ name: 'calendar', description: 'See the calendar' }],
   });
   await t.services.resources.create(platform.id, { uri: BARE, name: 'No scopes', scopes: [] });
-  const client = await buildClient(t.services, platform.id, { name: 'Nightly job', grantTypes: ['client_credentials'] });
+  const client = await buildClient(t.services, platform.id, {
+    name: 'Nightly job',
+    grantTypes: ['client_credentials'],
+  });
   return { platform, client, path: `/platforms/${platform.id}/oauth` };
 }
 type Setup = Awaited<ReturnType<typeof setup>>;
@@ -54,7 +57,7 @@ const pairs = (fields: Record<string, string | string[]>): [string, string][] =>
   Object.entries(fields).flatMap(([k, v]) => [v].flat().map((x): [string, string] => [k, x]));
 
 describe('client credentials: issued', () => {
-  it("a resource and no scope: its default scopes, its lifetime, aud the resource, sub the client, no refresh or ID token", async () => {
+  it('a resource and no scope: its default scopes, its lifetime, aud the resource, sub the client, no refresh or ID token', async () => {
     const s = await setup();
     const res = await grant(s, { resource: API }).expect(200);
     expect(res.headers['cache-control']).toMatch(/no-store/);
@@ -73,7 +76,7 @@ describe('client credentials: issued', () => {
     expect((claims.exp as number) - (claims.iat as number)).toBe(300);
   });
 
-  it('scopes named among the resource\'s, in its order; client_secret_post authenticates too', async () => {
+  it("scopes named among the resource's, in its order; client_secret_post authenticates too", async () => {
     const s = await setup();
     const res = await request(t.app)
       .post(`${s.path}/token`)
@@ -91,7 +94,7 @@ describe('client credentials: issued', () => {
 
   it('two resources: aud both, scopes of either, the shorter lifetime', async () => {
     const s = await setup();
-    const res = await grant(s, { resource: [API, MCP], scope: "orders:write calendar" }).expect(200);
+    const res = await grant(s, { resource: [API, MCP], scope: 'orders:write calendar' }).expect(200);
     expect(res.body).toMatchObject({ scope: 'orders:write calendar', expires_in: 120 });
     expect(jwtPayload(res.body.access_token).aud).toEqual([API, MCP]);
   });
@@ -99,7 +102,10 @@ describe('client credentials: issued', () => {
   it('leaves an audit event naming the client as actor, the resource and scope, never the token', async () => {
     const s = await setup();
     const res = await grant(s, { resource: API }).expect(200);
-    const { events } = await t.services.audit.list({ platformId: s.platform.id, kind: 'client_credentials.issued' }, 10);
+    const { events } = await t.services.audit.list(
+      { platformId: s.platform.id, kind: 'client_credentials.issued' },
+      10,
+    );
     expect(events).toHaveLength(1);
     expect(events[0]).toMatchObject({
       actorType: 'client',
@@ -157,7 +163,7 @@ describe('client credentials: refused', () => {
     expectOAuthError(await grant(s, { resource: BARE }), 400, 'invalid_scope');
   });
 
-  it("a seed platform knows no such grant: unsupported_grant_type", async () => {
+  it('a seed platform knows no such grant: unsupported_grant_type', async () => {
     const platform = await buildPlatform(t.services);
     const client = await buildClient(t.services, platform.id);
     const res = await request(t.app)
