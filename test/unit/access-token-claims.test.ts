@@ -48,6 +48,21 @@ describe('standard access-token claims (RFC 9068 §2.2)', () => {
   });
 });
 
+describe('standard access-token claims without a person signing in, or acting for one (RFC 6749 §4.4, RFC 8693 §4.1)', () => {
+  it('a client credentials token: sub the client, no auth_time, acr or amr', () => {
+    const claims = standardAccessTokenClaims({ ...facts, sub: 'c-1', authTime: undefined, amr: null, acr: null });
+    expect(claims).toMatchObject({ sub: 'c-1', client_id: 'c-1' });
+    expect(Object.keys(claims)).toEqual(['iss', 'exp', 'aud', 'sub', 'client_id', 'iat', 'jti', 'scope']);
+  });
+
+  it('an exchanged token carries act last, nested as given', () => {
+    const act = { sub: 'c-2', act: { sub: 'c-3' } };
+    const claims = standardAccessTokenClaims({ ...facts, act });
+    expect(Object.keys(claims).at(-1)).toBe('act');
+    expect(claims.act).toEqual(act);
+  });
+});
+
 describe('seed access-token claims', () => {
   it("are the spec's, in its order, with the client as aud whatever audience is given", () => {
     expect(Object.entries(seedAccessTokenClaims({ ...facts, audience: 'https://api.example' }))).toEqual([
