@@ -36,6 +36,8 @@ export const CEILING_SHAPE: Record<RowName, 'GET' | 'POST' | null> = {
   refresh: 'POST',
   code: 'POST',
   signin: null, // a multi-request browser flow has no single-request ceiling
+  client_credentials: 'POST',
+  token_exchange: 'POST',
 };
 
 async function startOne(name: 'node' | 'express', file: string, label: string): Promise<Target> {

@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
 import { OidcDriver, type Target } from './lib/oidc';
+import { machineRows } from './machines';
 import { freePort, onCleanup, startChild, stopChild, waitForHttp200, type Child } from './lib/proc';
 
 export const ROOT = path.resolve(__dirname, '..');
@@ -225,6 +226,16 @@ export async function startOurs(opts: { extraEnv?: Record<string, string>; tag?:
       sessionAuthorizeParams: { login_hint: USER.email },
     });
     const rows = await driver.rows();
+    try {
+      Object.assign(
+        rows,
+        await machineRows({ base: s.base, env: s.env, databaseUrl, cli, user: USER, redirectUri: REDIRECT_URI }),
+      );
+    } catch (err) {
+      const reason = `could not set up the machine platform: ${(err as Error).message.slice(0, 400)}`;
+      rows.client_credentials = { kind: 'na', reason };
+      rows.token_exchange = { kind: 'na', reason };
+    }
     return {
       name: 'ours',
       label: 'Latchkey',

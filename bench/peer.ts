@@ -2,6 +2,7 @@
 // through its real authorization + interaction flow to pre-issue codes and tokens.
 import path from 'node:path';
 import { OidcDriver, type Target } from './lib/oidc';
+import { clientCredentialsBody, postRow } from './machines';
 import { startChild, stopChild, waitForLine } from './lib/proc';
 
 interface PeerInfo {
@@ -11,6 +12,7 @@ interface PeerInfo {
   client_secret: string;
   redirect_uri: string;
   scope: string;
+  resource: string;
   email: string;
   password: string;
   sub: string;
@@ -50,6 +52,9 @@ export async function startPeer(): Promise<Target> {
   };
   try {
     target.rows = await driver.rows();
+    // The same client, the same resource URI and scope as Latchkey's row; no token exchange (oidc-provider has none).
+    target.rows.client_credentials = await postRow(info.issuer, '/token', driver.basic, clientCredentialsBody());
+    target.rows.token_exchange = { kind: 'na', reason: 'oidc-provider implements no token exchange (RFC 8693)' };
   } catch (err) {
     await stopChild(child);
     throw new Error(`peer setup failed: ${(err as Error).message}\n${child.output.slice(-20).join('\n')}`, {

@@ -3,7 +3,17 @@
 import { authorizeFlow, basicAuth, CookieJar, form, mapPool, request, type Credentials } from './http';
 import { CONNECTIONS, type RowSpec } from './load';
 
-export const ROWS = ['discovery', 'jwks', 'userinfo', 'introspection', 'refresh', 'code', 'signin'] as const;
+export const ROWS = [
+  'discovery',
+  'jwks',
+  'userinfo',
+  'introspection',
+  'refresh',
+  'code',
+  'signin',
+  'client_credentials',
+  'token_exchange',
+] as const;
 export type RowName = (typeof ROWS)[number];
 export const ROW_TITLES: Record<RowName, string> = {
   discovery: 'discovery',
@@ -13,6 +23,8 @@ export const ROW_TITLES: Record<RowName, string> = {
   refresh: 'refresh_token grant',
   code: 'authorization_code exchange',
   signin: 'full sign-in',
+  client_credentials: 'client credentials',
+  token_exchange: 'token exchange',
 };
 
 export interface Target {

@@ -4,6 +4,9 @@
 //   * one confidential client: client_secret_basic, HS512 ID tokens (keyed with the secret),
 //     grant types authorization_code + refresh_token, redirect_uri on http://127.0.0.1;
 //   * introspection and revocation enabled; refresh tokens always issued and rotated;
+//   * the same client allowed client_credentials, with resource indicators: one resource server
+//     whose access tokens are RS256 JWTs (as Latchkey's RFC 9068 tokens are), for the
+//     client-credentials row;
 //   * a custom interaction (interactions.url) with a sign-in form whose POST verifies an
 //     argon2id hash at the production parameters (m=19 MiB, t=2, p=1) — the same work
 //     Latchkey does — and "remembered" consent through loadExistingGrant (the documented
@@ -13,7 +16,7 @@
 import http from 'node:http';
 import crypto from 'node:crypto';
 import argon2 from 'argon2';
-import Provider from 'oidc-provider';
+import Provider, { errors } from 'oidc-provider';
 import LRU from 'oidc-provider/lib/helpers/lru.js';
 import MemoryAdapter from 'oidc-provider/lib/adapters/memory_adapter.js';
 
@@ -32,6 +35,9 @@ const CLIENT_ID = 'bench-client';
 const CLIENT_SECRET = crypto.randomBytes(64).toString('base64url');
 const REDIRECT_URI = 'http://127.0.0.1:9/cb';
 const SCOPE = 'openid profile email offline_access';
+// The client-credentials row's resource server, as Latchkey's benchmark registers it.
+const RESOURCE = 'https://api.bench.example/';
+const RESOURCE_SCOPE = 'orders:read orders:write';
 
 const passwordHash = await argon2.hash(ACCOUNT.password, {
   type: argon2.argon2id,
@@ -55,6 +61,9 @@ const claims = {
 
 const { privateKey } = crypto.generateKeyPairSync('ec', { namedCurve: 'P-256' });
 const signingJwk = { ...privateKey.export({ format: 'jwk' }), alg: 'ES256', use: 'sig', kid: 'bench-es256' };
+// RS256 for the resource server's JWT access tokens: Latchkey signs its access tokens with RSA-2048 too.
+const { privateKey: rsaKey } = crypto.generateKeyPairSync('rsa', { modulusLength: 2048 });
+const rsaJwk = { ...rsaKey.export({ format: 'jwk' }), alg: 'RS256', use: 'sig', kid: 'bench-rs256' };
 
 let handler = (_req, res) => {
   res.statusCode = 503;
@@ -74,12 +83,12 @@ const provider = new Provider(issuer, {
       client_secret: CLIENT_SECRET,
       redirect_uris: [REDIRECT_URI],
       response_types: ['code'],
-      grant_types: ['authorization_code', 'refresh_token'],
+      grant_types: ['authorization_code', 'refresh_token', 'client_credentials'],
       token_endpoint_auth_method: 'client_secret_basic',
       id_token_signed_response_alg: 'HS512',
     },
   ],
-  jwks: { keys: [signingJwk] },
+  jwks: { keys: [signingJwk, rsaJwk] },
   cookies: { keys: [crypto.randomBytes(32).toString('base64url')] },
   scopes: ['openid', 'profile', 'email', 'offline_access'],
   claims: {
@@ -92,6 +101,23 @@ const provider = new Provider(issuer, {
     devInteractions: { enabled: false },
     introspection: { enabled: true },
     revocation: { enabled: true },
+    clientCredentials: { enabled: true },
+    resourceIndicators: {
+      enabled: true,
+      // No resource named: the code and refresh rows' tokens stay opaque and good for userinfo.
+      defaultResource: (_ctx, _client, oneOf) => oneOf,
+      useGrantedResource: () => false,
+      getResourceServerInfo(_ctx, resourceIndicator) {
+        if (resourceIndicator !== RESOURCE) throw new errors.InvalidTarget();
+        return {
+          scope: RESOURCE_SCOPE,
+          audience: RESOURCE,
+          accessTokenTTL: 3600,
+          accessTokenFormat: 'jwt',
+          jwt: { sign: { alg: 'RS256' } },
+        };
+      },
+    },
   },
   pkce: { required: () => false }, // Latchkey: PKCE optional for confidential clients
   interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
@@ -254,6 +280,7 @@ console.log(
     client_secret: CLIENT_SECRET,
     redirect_uri: REDIRECT_URI,
     scope: SCOPE,
+    resource: RESOURCE,
     email: ACCOUNT.email,
     password: ACCOUNT.password,
     sub: ACCOUNT.sub,
