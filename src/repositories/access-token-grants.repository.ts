@@ -83,16 +83,7 @@ export async function insertExchangedToken(
        RETURNING expires_at
      ), ev AS (${auditInsert(8, 'at')})
      SELECT expires_at FROM at`,
-    [
-      t.subjectJtiHash,
-      t.platformId,
-      t.now,
-      t.jtiHash,
-      t.clientId,
-      t.scope,
-      t.expiresAt,
-      ...auditValues(audit, t.now),
-    ],
+    [t.subjectJtiHash, t.platformId, t.now, t.jtiHash, t.clientId, t.scope, t.expiresAt, ...auditValues(audit, t.now)],
   );
   return rows[0]?.expires_at;
 }

@@ -93,10 +93,7 @@ export function tokenRouter(s: Services, rateLimit: RateLimits): Router {
     // A repeated parameter is refused here, before the client authenticates, as always; on a standard
     // platform `resource` and `audience` may be repeated (RFC 8707 §2, RFC 8693 §2.1).
     const { resource: _resource, audience: _audience, ...single } = req.body as Record<string, unknown>;
-    const { grant_type } = parseOAuth(
-      GrantType,
-      res.locals.platform.signingProfile === 'standard' ? single : req.body,
-    );
+    const { grant_type } = parseOAuth(GrantType, res.locals.platform.signingProfile === 'standard' ? single : req.body);
     if (!handlerOf(res.locals.platform, grant_type)) {
       throw new OAuthError('unsupported_grant_type', `grant_type "${grant_type.slice(0, 64)}" is not supported`);
     }

@@ -63,7 +63,13 @@ export function createClientCredentialsGrant(deps: Deps, issuer: TokenIssuer, re
     deps.metrics.tokensIssued.inc({ grant: 'client_credentials' });
     return issuer.signAccessOnly(
       { ...prepared, accessExpiresAt: expiresAt },
-      { platform: ctx.platform, client: ctx.client, sub: wireClientId(ctx.client), scope, audience: audienceOf(audience)! },
+      {
+        platform: ctx.platform,
+        client: ctx.client,
+        sub: wireClientId(ctx.client),
+        scope,
+        audience: audienceOf(audience)!,
+      },
     );
   };
 }

@@ -4,11 +4,7 @@ import { wireClientId, type Client } from '../../domain/client';
 import { issuerOf, type Platform } from '../../domain/platform';
 import type { User } from '../../domain/user';
 import { idTokenUserClaims } from '../../domain/claims';
-import {
-  seedAccessTokenClaims,
-  standardAccessTokenClaims,
-  type ActorClaim,
-} from '../../domain/access-token-claims';
+import { seedAccessTokenClaims, standardAccessTokenClaims, type ActorClaim } from '../../domain/access-token-claims';
 import type { IssuedTokens, PreparedTokens } from '../../domain/tokens';
 import type { Deps } from '../deps';
 import { createSidOf } from '../session-id';

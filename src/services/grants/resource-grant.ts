@@ -64,7 +64,7 @@ export function resourceScopes(named: readonly Resource[], scope: string | undef
     throw new OAuthError(
       'invalid_scope',
       ceiling
-        ? "the subject token holds none of the resource's default scopes: name the scopes with \"scope\""
+        ? 'the subject token holds none of the resource\'s default scopes: name the scopes with "scope"'
         : 'the resource defines no scope to grant',
     );
   return granted;
