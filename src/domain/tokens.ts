@@ -33,6 +33,8 @@ export interface PreparedTokens {
 /** A live access token as introspection reports it (RFC 7662 §2.2), before the presenter names the fields. */
 export interface ActiveToken {
   sub: string;
+  /** No user is behind it (a client credentials token, or one exchanged from such): `sub` is a client's id. */
+  isUserless?: boolean;
   clientId: string;
   scope: string;
   expiresAt: Date;

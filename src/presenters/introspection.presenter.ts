@@ -11,7 +11,8 @@ export function presentIntrospection(t: ActiveToken | undefined) {
   return {
     active: true,
     sub: t.sub,
-    human_guid: t.sub,
+    // The spec's copy of the user's id: a token no user is behind has none.
+    ...(t.isUserless ? {} : { human_guid: t.sub }),
     client_id: t.clientId,
     scope: t.scope,
     token_type: 'Bearer',

@@ -66,8 +66,9 @@ export function createTokens(deps: Deps, keys: SigningKeys, platforms: Platforms
 
   /**
    * A standard platform's introspection also names the issuer and, for an access token, its `aud`
-   * and `jti` (RFC 7662 §2.2), read from the token itself: it has just been verified, or was when
-   * its cache entry (keyed by the whole token) was made. The seed response keeps the spec's fields.
+   * and `jti` (RFC 7662 §2.2), and `act` for an exchanged token (RFC 8693 §4.1), read from the token
+   * itself: it has just been verified, or was when its cache entry (keyed by the whole token) was
+   * made. The seed response keeps the spec's fields.
    */
   function standardFacts(
     platform: Platform,
@@ -99,6 +100,7 @@ export function createTokens(deps: Deps, keys: SigningKeys, platforms: Platforms
     return {
       // A token without a user is a client's (RFC 9068 §2.2), or was exchanged from one: its `sub` says whose.
       sub: at.token.userId ?? sub!,
+      ...(at.token.userId === null ? { isUserless: true } : {}),
       clientId: at.token.clientId,
       scope: at.token.scope,
       expiresAt: at.token.expiresAt,
@@ -113,7 +115,7 @@ export function createTokens(deps: Deps, keys: SigningKeys, platforms: Platforms
      * its record, as stored, and its claims, verified (or verified when its cache entry was made).
      * Undefined when it is not one: forged, another platform's, expired, revoked, its user disabled.
      */
-    async findLiveAccessToken(
+    async findPresentedAccessToken(
       platform: Platform,
       token: string,
     ): Promise<{ record: AccessTokenRecord; claims: Claims & { act?: ActorClaim } } | undefined> {

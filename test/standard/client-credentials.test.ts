@@ -203,6 +203,7 @@ describe('a client credentials token after issuance', () => {
         token_type: 'Bearer',
       });
       expect(res.body.act).toBeUndefined();
+      expect(res.body.human_guid).toBeUndefined();
     }
   });
 

@@ -73,9 +73,11 @@ export function createTokenExchangeGrant(deps: Deps, issuer: TokenIssuer, resour
     const outside = named.find((r) => !ctx.client.tokenExchangeResources.includes(r.uri));
     if (outside) throw invalidTarget(`this client may not exchange tokens for "${outside.uri}"`);
 
-    const subject = await tokens.findLiveAccessToken(ctx.platform, input.subject_token);
+    const subject = await tokens.findPresentedAccessToken(ctx.platform, input.subject_token);
     if (!subject) throw invalidGrant('subject_token is not an active access token of this platform');
-    const actor = input.actor_token ? await tokens.findLiveAccessToken(ctx.platform, input.actor_token) : undefined;
+    const actor = input.actor_token
+      ? await tokens.findPresentedAccessToken(ctx.platform, input.actor_token)
+      : undefined;
     if (input.actor_token && !actor) throw invalidGrant('actor_token is not an active access token of this platform');
     // A client proves who acts with a token of its own: anyone else's it holds would let it name them.
     if (actor && actor.record.clientId !== ctx.client.id)
