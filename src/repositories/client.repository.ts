@@ -202,12 +202,21 @@ export async function deleteWithGrants(
   platformId: string,
   id: string,
 ): Promise<{ accessTokens: number; refreshFamilies: number; consents: number; codes: number }> {
-  const access: { user_id: string }[] = await db('access_tokens').where({ client_id: id }).del().returning('user_id');
+  // Its access tokens, and those exchanged from them at any depth (RFC 8693): they were only ever as good as their subject.
+  const { rows: access } = await db.raw(
+    `WITH RECURSIVE tree AS (
+       SELECT jti_hash FROM access_tokens WHERE client_id = ?
+       UNION
+       SELECT a.jti_hash FROM access_tokens a JOIN tree ON a.subject_jti_hash = tree.jti_hash
+     )
+     DELETE FROM access_tokens WHERE jti_hash IN (SELECT jti_hash FROM tree) RETURNING user_id`,
+    [id],
+  );
   const refreshFamilies = await db('refresh_token_families').where({ client_id: id }).del();
   const consents = await db('consents').where({ client_id: id }).del();
   const codes = await db('authorization_codes').where({ client_id: id }).del();
   await db('clients').where({ platform_id: platformId, id }).del();
-  invalidateUsers(access.map((r) => r.user_id));
+  invalidateUsers(access.map((r: { user_id: string | null }) => r.user_id));
   return { accessTokens: access.length, refreshFamilies, consents, codes };
 }
 

@@ -5,6 +5,7 @@ import { buildClient, buildCode, buildPlatform, buildStandardPlatform, buildUser
 import { basic, jwtPayload } from '../support/account-flows';
 import * as clients from '../../src/repositories/client.repository';
 import { TOKEN_EXCHANGE_GRANT } from '../../src/domain/client';
+import { cliActor } from '../../src/domain/admin';
 
 // RFC 8693 on a standard platform (docs/decisions.md, "Machine and device clients"): a confidential
 // client allowed the grant exchanges a live access token of the platform for one that only narrows
@@ -495,6 +496,16 @@ describe('an exchanged token after issuance', () => {
       .type('form')
       .send({ token: subject.refresh_token })
       .expect(200);
+    expect((await introspect(s, exchanged).expect(200)).body).toEqual({ active: false });
+  });
+
+  it("goes when the subject token's client is deleted, even without a refresh family", async () => {
+    const s = await setup();
+    const subject = await userTokens(s, ['orders:read'], [{ uri: API, scopes: ['orders:read'] }]);
+    expect(subject.refresh_token).toBeUndefined();
+    const exchanged = (await exchange(s, ofSubject(subject.access_token, { resource: API })).expect(200)).body
+      .access_token;
+    await t.services.admin.clients.delete(cliActor(), s.platform.id, s.app.id);
     expect((await introspect(s, exchanged).expect(200)).body).toEqual({ active: false });
   });
 
