@@ -2,7 +2,6 @@
 // (RFC 8693). Both are for standard platforms only, so Latchkey gets a second platform, with the
 // standard profile, one resource and one confidential client allowed both grants; the user signs
 // in once through the hosted pages to obtain the access token the exchange row exchanges.
-import { Client } from 'pg';
 import { form, request } from './lib/http';
 import type { RowSpec } from './lib/load';
 import { OidcDriver, type RowName } from './lib/oidc';
@@ -40,7 +39,6 @@ export const clientCredentialsBody = (tenant: Record<string, string> = {}) =>
 export async function machineRows(o: {
   base: string;
   env: NodeJS.ProcessEnv;
-  databaseUrl: string;
   cli: Cli;
   user: { email: string; password: string; given: string; family: string; birthdate: string };
   redirectUri: string;
@@ -73,23 +71,14 @@ export async function machineRows(o: {
     o.redirectUri,
     '--scopes',
     'openid offline_access',
+    '--grant-types',
+    `authorization_code refresh_token client_credentials ${TOKEN_EXCHANGE}`,
+    '--token-exchange-resources',
+    BENCH_RESOURCE,
   ]);
   const clientId = String(client.client_id ?? '');
   const clientSecret = String(client.client_secret ?? '');
   if (!clientId || !clientSecret) throw new Error(`client create: no client credentials in ${JSON.stringify(client)}`);
-  // The client's grants and exchange policy, written directly: the admin CLI's --grant-types and
-  // --token-exchange-resources are the way once this checkout's CLI has them.
-  const db = new Client({ connectionString: o.databaseUrl });
-  await db.connect();
-  try {
-    await db.query('UPDATE clients SET grant_types = $1, token_exchange_resources = $2 WHERE id = $3', [
-      ['authorization_code', 'refresh_token', 'client_credentials', TOKEN_EXCHANGE],
-      [BENCH_RESOURCE],
-      clientId,
-    ]);
-  } finally {
-    await db.end();
-  }
   const u = o.user;
   await o.cli(o.env, [
     'user',

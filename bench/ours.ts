@@ -227,10 +227,7 @@ export async function startOurs(opts: { extraEnv?: Record<string, string>; tag?:
     });
     const rows = await driver.rows();
     try {
-      Object.assign(
-        rows,
-        await machineRows({ base: s.base, env: s.env, databaseUrl, cli, user: USER, redirectUri: REDIRECT_URI }),
-      );
+      Object.assign(rows, await machineRows({ base: s.base, env: s.env, cli, user: USER, redirectUri: REDIRECT_URI }));
     } catch (err) {
       const reason = `could not set up the machine platform: ${(err as Error).message.slice(0, 400)}`;
       rows.client_credentials = { kind: 'na', reason };

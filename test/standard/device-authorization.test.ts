@@ -214,7 +214,7 @@ describe('discovery of a standard platform', () => {
       expect(res.body.device_authorization_endpoint).toBe(
         `${BASE}/platforms/${d.platform.id}/oauth/device_authorization`,
       );
-      expect(res.body.grant_types_supported).toEqual(['authorization_code', 'refresh_token', DEVICE_CODE_GRANT]);
+      expect(res.body.grant_types_supported).toContain(DEVICE_CODE_GRANT);
     }
   });
 });

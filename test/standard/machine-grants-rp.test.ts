@@ -2,7 +2,7 @@ import * as client from 'openid-client';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { buildClient, buildUser } from '../factories';
 import { REDIRECT_URI, signInAndConsent, startProvider, type Provider } from '../support/rp';
-import { TOKEN_EXCHANGE_GRANT } from '../../src/domain/client';
+import { DEVICE_CODE_GRANT, TOKEN_EXCHANGE_GRANT } from '../../src/domain/client';
 
 // Client credentials and token exchange as an unmodified openid-client runs them against a
 // standard platform over a real port, configured from the issuer URL alone: clientCredentialsGrant
@@ -68,6 +68,7 @@ it('discovery lists both grants; clientCredentialsGrant gets an RFC 9068 token j
     'authorization_code',
     'refresh_token',
     'client_credentials',
+    DEVICE_CODE_GRANT,
     TOKEN_EXCHANGE_GRANT,
   ]);
   const tokens = await client.clientCredentialsGrant(s.service.config, { resource: API, scope: 'orders:write' });
