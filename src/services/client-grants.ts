@@ -36,11 +36,12 @@ const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
  * creation and at an update (over the client as it would be). A seed platform's clients keep the
  * spec's two grants; client credentials and token exchange need a confidential client; keys
  * (inline or at an https URL, not both) need a confidential client and replace its secret; the
- * resources a client may exchange for need the token-exchange grant. Errors name the wire field.
+ * resources a client may exchange for need the token-exchange grant; HS512 ID tokens, keyed with
+ * the secret, are refused with keys. Errors name the wire field.
  */
 export function checkClientGrants(
   input: Omit<CheckedClientGrants, 'grantTypes'> & { grantTypes: string[] },
-  ctx: { signingProfile: SigningProfile; type: ClientType; isProduction: boolean },
+  ctx: { signingProfile: SigningProfile; type: ClientType; isProduction: boolean; idTokenAlg?: string | null },
 ): CheckedClientGrants {
   const unknown = input.grantTypes.find((g) => !isGrantType(g));
   if (unknown !== undefined)
@@ -66,6 +67,10 @@ export function checkClientGrants(
     );
   if ((jwks || jwksUri) && ctx.type !== 'confidential')
     throw invalidRequest('jwks / jwks_uri: only a confidential client authenticates with keys (private_key_jwt)');
+  if ((jwks || jwksUri) && ctx.idTokenAlg === 'HS512')
+    throw invalidRequest(
+      'id_token_signed_response_alg: HS512 is keyed with the client secret; a client with keys has none',
+    );
   if (jwks) checkJwks(jwks);
   if (jwksUri) checkJwksUri(jwksUri, ctx.isProduction);
   const tokenExchangeResources = [...new Set(input.tokenExchangeResources)];

@@ -99,9 +99,8 @@ export function createPlatforms(deps: Deps, signingKeys: SigningKeys) {
           jwksUri: input.jwksUri ?? null,
           tokenExchangeResources: input.tokenExchangeResources ?? [],
         },
-        context,
+        { ...context, idTokenAlg: signingAndLogout.idTokenSignedResponseAlg },
       );
-      checkGrantsNeeds(grants, signingAndLogout.idTokenSignedResponseAlg);
       // A client with keys proves itself with them (private_key_jwt): it has no secret to leak.
       const secret = checked.type === 'confidential' && !grants.jwks && !grants.jwksUri ? newClientSecret() : null;
       const client = await clients.insert(q, {
@@ -201,17 +200,6 @@ export function checkClientInput(input: NewClientInput) {
     allowedScopes: SUPPORTED_SCOPES.filter((s) => scopes.includes(s)),
     isResourceServer: input.isResourceServer ?? false,
   };
-}
-
-/** What the grants and keys rule out of the rest: HS512 ID tokens need the secret a client with keys has not. */
-export function checkGrantsNeeds(
-  grants: ReturnType<typeof checkClientGrants>,
-  idTokenAlg: string | null | undefined,
-): void {
-  if ((grants.jwks || grants.jwksUri) && idTokenAlg === 'HS512')
-    throw invalidRequest(
-      'id_token_signed_response_alg: HS512 is keyed with the client secret; a client with keys has none',
-    );
 }
 
 export type Platforms = ReturnType<typeof createPlatforms>;

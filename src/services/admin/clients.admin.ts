@@ -17,7 +17,6 @@ import { clearable } from '../../wire/admin/branding.schemas';
 import * as resources from '../../repositories/resources.repository';
 import type { Queryable } from '../../db';
 import { checkClientGrants } from '../client-grants';
-import { checkGrantsNeeds } from '../platforms.service';
 import { invalidRequest } from '../../errors';
 
 const unknownClient = (id: string) => new OAuthError('not_found', `unknown client "${id}"`);
@@ -128,9 +127,13 @@ export function createClientsAdmin(
           jwksUri: input.jwks_uri !== undefined ? input.jwks_uri : before.jwksUri,
           tokenExchangeResources: input.token_exchange_resources ?? before.tokenExchangeResources,
         },
-        { signingProfile: platform.signingProfile, type: checked.type, isProduction: deps.config.isProduction },
+        {
+          signingProfile: platform.signingProfile,
+          type: checked.type,
+          isProduction: deps.config.isProduction,
+          idTokenAlg: signingAndLogout.idTokenSignedResponseAlg ?? before.idTokenSignedResponseAlg,
+        },
       );
-      checkGrantsNeeds(grants, signingAndLogout.idTokenSignedResponseAlg ?? before.idTokenSignedResponseAlg);
       // A confidential client proves itself with a secret or with keys, never both: the secret goes
       // when keys come (or the client turns public) and a new one is issued when they go.
       const hasKeys = (c: { jwks: unknown; jwksUri: unknown }) => Boolean(c.jwks || c.jwksUri);
