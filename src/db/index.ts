@@ -153,8 +153,42 @@ export const migrationSource = () => ({
 /** Applies pending migrations, without the statement timeout: an index build may take longer. */
 export async function migrateLatest(db: Db): Promise<string[]> {
   return withoutStatementTimeout(db, async (unlimited) => {
+    await ensureMigrationTables(unlimited);
     const [, applied] = await unlimited.migrate.latest(migrationSource());
     return applied as string[];
+  });
+}
+
+/** Any fixed key: the advisory lock below is taken only by ensureMigrationTables. */
+const MIGRATION_TABLES_LOCK = 0x4c4b4d54; // "LKMT"
+
+/**
+ * knex creates its bookkeeping tables (and the lock table's one row) by check-then-create before
+ * its own migration lock exists, so instances starting together on an empty database collide
+ * ("type knex_migrations already exists", or two lock rows that lock nobody out forever). The
+ * same tables, created here one instance at a time under a transaction-scoped advisory lock —
+ * released at commit, so it is safe through a transaction pooler, unlike a session lock
+ * (docs/decisions.md, "Starting several instances at once").
+ */
+async function ensureMigrationTables(db: Db): Promise<void> {
+  await db.transaction(async (trx) => {
+    await trx.raw('select pg_advisory_xact_lock(?)', [MIGRATION_TABLES_LOCK]);
+    if (!(await trx.schema.hasTable('knex_migrations'))) {
+      await trx.schema.createTable('knex_migrations', (t) => {
+        t.increments();
+        t.string('name');
+        t.integer('batch');
+        t.timestamp('migration_time');
+      });
+    }
+    if (!(await trx.schema.hasTable('knex_migrations_lock'))) {
+      await trx.schema.createTable('knex_migrations_lock', (t) => {
+        t.increments('index').primary();
+        t.integer('is_locked');
+      });
+    }
+    const [row] = await trx('knex_migrations_lock').select('index').limit(1);
+    if (!row) await trx('knex_migrations_lock').insert({ is_locked: 0 });
   });
 }
 

@@ -1,4 +1,5 @@
 import knex from 'knex';
+import { migrateLatest } from '../../src/db';
 import { TEST_ENV } from '../helpers';
 import { freshDatabase } from '../support/fresh-database';
 import { startProvider, type ProviderProcess } from '../support/provider-process';
@@ -30,6 +31,24 @@ if (embedded) console.warn('rolling-upgrade: skipped on the embedded database (r
       }
     } finally {
       await Promise.all(providers.map((p) => p.stop()));
+      await database.drop();
+    }
+  },
+  90_000,
+);
+
+(embedded ? it.skip : it)(
+  'eight migrators at once on an empty database: knex’s own tables are made once, with one lock row',
+  async () => {
+    const database = await freshDatabase();
+    const pools = Array.from({ length: 8 }, () => knex({ client: 'pg', connection: database.env.DATABASE_URL }));
+    try {
+      const applied = await Promise.all(pools.map((db) => migrateLatest(db)));
+      // Exactly one of them ran the migrations; the others found nothing left to do.
+      expect(applied.filter((names) => names.length > 0)).toHaveLength(1);
+      expect(await pools[0]('knex_migrations_lock').select('is_locked')).toEqual([{ is_locked: 0 }]);
+    } finally {
+      await Promise.all(pools.map((db) => db.destroy()));
       await database.drop();
     }
   },
