@@ -20,8 +20,8 @@ function binDir(): string {
 /**
  * A Postgres cluster of the test's own, in a temp directory on a free port, so a test can freeze
  * it (SIGSTOP every process of the cluster: a hung server, whose kernel still accepts and ACKs,
- * unlike a stopped one) without touching the server every other test uses. Postgres refuses to
- * run as root: as root, its commands run as the `postgres` user.
+ * unlike a stopped one) or restart it without touching the server every other test uses.
+ * Postgres refuses to run as root: as root, its commands run as the `postgres` user.
  */
 export async function startPrivatePostgres() {
   const bin = binDir();
@@ -35,17 +35,20 @@ export async function startPrivatePostgres() {
   if (asRoot) await exec('chown', ['postgres', dir]);
   await run('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '--no-sync', '-E', 'UTF8']);
   const port = await freePort();
-  await run('pg_ctl', [
-    '-D',
-    data,
-    '-w',
-    '-l',
-    path.join(dir, 'log'),
-    '-o',
-    `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`,
-    'start',
-  ]);
-  const postmasterPid = Number(fs.readFileSync(path.join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  const start = async () => {
+    await run('pg_ctl', [
+      '-D',
+      data,
+      '-w',
+      '-l',
+      path.join(dir, 'log'),
+      '-o',
+      `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`,
+      'start',
+    ]);
+    return Number(fs.readFileSync(path.join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  };
+  let postmasterPid = await start();
   /** The postmaster and every process it forked (backends, checkpointer, walwriter…). */
   const clusterPids = async () => {
     const { stdout } = await exec('pgrep', ['-P', String(postmasterPid)]).catch(() => ({ stdout: '' }));
@@ -65,6 +68,16 @@ export async function startPrivatePostgres() {
     /** Every process of the cluster stops where it is: connections stay open and answer nothing. */
     freeze: () => signal('SIGSTOP'),
     thaw: () => signal('SIGCONT'),
+    /**
+     * Stops the server (`fast`: every session is ended with 57P01, its transaction rolled back, and
+     * a clean checkpoint written; `immediate`: a crash, no goodbye to clients, WAL replay at the
+     * start), keeps it down `downMs`, and starts it again on the same port and data: the URL stays valid.
+     */
+    async restart({ mode = 'fast', downMs = 0 }: { mode?: 'fast' | 'immediate'; downMs?: number } = {}) {
+      await run('pg_ctl', ['-D', data, '-w', '-m', mode, 'stop']);
+      if (downMs) await new Promise((resolve) => setTimeout(resolve, downMs));
+      postmasterPid = await start();
+    },
     async stop() {
       await signal('SIGCONT');
       await run('pg_ctl', ['-D', data, '-m', 'immediate', 'stop']).catch(() => {});
