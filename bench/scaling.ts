@@ -290,6 +290,7 @@ interface Snapshot {
   commits: number;
   rollbacks: number;
   lsn: string;
+  walSyncs: number;
 }
 interface Cost {
   instCpu: number[];
@@ -300,6 +301,7 @@ interface Cost {
   walBytes: number;
   dbWalBytes?: number;
   writeCommits?: number;
+  walSyncs: number;
   seconds: number;
 }
 
@@ -312,8 +314,8 @@ async function snapshot(admin: Client, p: Probe): Promise<Snapshot> {
   ).rows.map((r) => r.pid);
   await admin.query('SELECT pg_stat_clear_snapshot()');
   const s = (
-    await admin.query<{ c: string; r: string; lsn: string }>(
-      'SELECT xact_commit::text AS c, xact_rollback::text AS r, pg_current_wal_flush_lsn()::text AS lsn FROM pg_stat_database WHERE datname = $1',
+    await admin.query<{ c: string; r: string; lsn: string; syncs: string }>(
+      'SELECT xact_commit::text AS c, xact_rollback::text AS r, pg_current_wal_flush_lsn()::text AS lsn, (SELECT wal_sync FROM pg_stat_wal)::text AS syncs FROM pg_stat_database WHERE datname = $1',
       [p.dbName],
     )
   ).rows[0];
@@ -327,6 +329,7 @@ async function snapshot(admin: Client, p: Probe): Promise<Snapshot> {
     commits: Number(s.c),
     rollbacks: Number(s.r),
     lsn: s.lsn,
+    walSyncs: Number(s.syncs),
   };
 }
 
@@ -385,6 +388,7 @@ async function cost(admin: Client, p: Probe, a: Snapshot, b: Snapshot): Promise<
     selfCpu: b.self - a.self,
     commits: b.commits - a.commits,
     walBytes: Number(wal),
+    walSyncs: b.walSyncs - a.walSyncs,
     seconds: (b.t - a.t) / 1000,
   };
 }
@@ -774,9 +778,9 @@ function report(o: {
 
   const base = (row: Row) => o.cells.find((c) => c.phase === 'one' && c.row === row && c.runs.length);
   L.push(
-    '| row | setup | req/s | vs 1 instance | p50 ms | p99 ms | non-2xx / errors | Latchkey CPU ms/req | Postgres backends CPU ms/req | PgBouncer CPU ms/req | load generator CPU ms/req | commits/req | durable commits/req | WAL bytes/req (this database) | WAL bytes/req (whole cluster) | CPU busy (all measured, of 2 cores) |',
+    '| row | setup | req/s | vs 1 instance | p50 ms | p99 ms | non-2xx / errors | Latchkey CPU ms/req | Postgres backends CPU ms/req | PgBouncer CPU ms/req | load generator CPU ms/req | commits/req | writing commits/req | WAL flushes/req (whole cluster) | WAL bytes/req (this database) | WAL bytes/req (whole cluster) | CPU busy (all measured, of 2 cores) |',
   );
-  L.push('|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+  L.push('|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const row of SELECTED) {
     for (const phase of o.phases) {
       const c = o.cells.find((x) => x.phase === phase && x.row === row);
@@ -794,7 +798,7 @@ function report(o: {
       const perInst =
         m.cost.instCpu.length > 1 ? ` (${m.cost.instCpu.map((x) => f2((x * 1000) / n)).join(' + ')})` : '';
       L.push(
-        `| ${ROW_TITLES[row]} | ${PHASE_TITLES[phase]} | ${f0(m.run.rps)}${m.run.short ? '*' : ''} | ${b ? `${f2(ratio)}×` : 'n/a'} | ${f1(m.run.p50)} | ${f1(m.run.p99)} | ${m.run.non2xx} / ${m.run.errors} | ${f2((inst * 1000) / n)}${perInst} | ${f2((m.cost.pgCpu * 1000) / n)} | ${phase.endsWith('pgb') ? f2((m.cost.pgbCpu * 1000) / n) : '–'} | ${f2((m.cost.selfCpu * 1000) / n)} | ${f2(m.cost.commits / n)} | ${m.cost.writeCommits === undefined ? 'n/a' : f2(m.cost.writeCommits / n)} | ${m.cost.dbWalBytes === undefined ? 'n/a' : f0(m.cost.dbWalBytes / n)} | ${f0(m.cost.walBytes / n)} | ${f2(busy / m.cost.seconds)} |`,
+        `| ${ROW_TITLES[row]} | ${PHASE_TITLES[phase]} | ${f0(m.run.rps)}${m.run.short ? '*' : ''} | ${b ? `${f2(ratio)}×` : 'n/a'} | ${f1(m.run.p50)} | ${f1(m.run.p99)} | ${m.run.non2xx} / ${m.run.errors} | ${f2((inst * 1000) / n)}${perInst} | ${f2((m.cost.pgCpu * 1000) / n)} | ${phase.endsWith('pgb') ? f2((m.cost.pgbCpu * 1000) / n) : '–'} | ${f2((m.cost.selfCpu * 1000) / n)} | ${f2(m.cost.commits / n)} | ${m.cost.writeCommits === undefined ? 'n/a' : f2(m.cost.writeCommits / n)} | ${f2(m.cost.walSyncs / n)} | ${m.cost.dbWalBytes === undefined ? 'n/a' : f0(m.cost.dbWalBytes / n)} | ${f0(m.cost.walBytes / n)} | ${f2(busy / m.cost.seconds)} |`,
       );
     }
   }
@@ -821,7 +825,7 @@ function report(o: {
     '- Every instance runs with the same `BASE_URL` (the issuer, as behind a load balancer) and the same `DATA_DIR` (the generated development `MASTER_KEY`/`SESSION_SECRET`), so a token or session from one is valid on the other; each client talks to one instance directly (no proxy in the path).',
   );
   L.push(
-    '- CPU ms/req: CPU time (user+system, `/proc/<pid>/stat`) over the run ÷ requests. "Postgres backends" sums the backends connected to the benchmark database (`pg_stat_activity`), so it excludes the WAL writer, checkpointer and any backend that exited mid-run. "load generator" is this process (autocannon clients and flow workers). commits/req from `pg_stat_database.xact_commit` of the benchmark database (read-only statements outside a transaction count as commits too). "durable commits" and "WAL bytes (this database)" come from `pg_walinspect` over the run\'s LSN range: the commit records of transactions that wrote to the benchmark database (each one a WAL flush with `synchronous_commit=on`, shared by group commit) and the bytes of the records naming its relations plus those commit records (full-page images included). "whole cluster" is the `pg_current_wal_flush_lsn()` delta, which includes other databases\' writes on this shared Postgres. "CPU busy" = the sum of those CPU times ÷ wall time: near 2.0 means the two cores were saturated by what we measured; above it is impossible, far below it with low req/s means something else (other engineers\' processes, I/O waits on commit) held the run back.',
+    '- CPU ms/req: CPU time (user+system, `/proc/<pid>/stat`) over the run ÷ requests. "Postgres backends" sums the backends connected to the benchmark database (`pg_stat_activity`), so it excludes the WAL writer, checkpointer and any backend that exited mid-run. "load generator" is this process (autocannon clients and flow workers). commits/req from `pg_stat_database.xact_commit` of the benchmark database (read-only statements outside a transaction count as commits too). "writing commits" and "WAL bytes (this database)" come from `pg_walinspect` over the run\'s LSN range: the commit records of transactions that wrote to the benchmark database, durable or asynchronous alike (the WAL does not say which). "WAL flushes" is the `pg_stat_wal.wal_sync` delta of the whole cluster: the fsyncs of the WAL, one per durable commit or fewer (group commit shares one among concurrent commits), plus the WAL writer\'s background flushes of asynchronous commits (at most one per `wal_writer_delay`) and anything else the shared server did and the bytes of the records naming its relations plus those commit records (full-page images included). "whole cluster" is the `pg_current_wal_flush_lsn()` delta, which includes other databases\' writes on this shared Postgres. "CPU busy" = the sum of those CPU times ÷ wall time: near 2.0 means the two cores were saturated by what we measured; above it is impossible, far below it with low req/s means something else (other engineers\' processes, I/O waits on commit) held the run back.',
   );
   L.push(
     '- The machine is shared and was busy: compare figures within this report only, and read absolute numbers as a floor.',

@@ -1,36 +1,10 @@
 import { preparedQuery, type Db } from '../db';
 import type { AuditContext, AuditEventInput } from '../domain/audit';
-import { AUDIT_COLUMNS, auditRow } from './audit-event.repository';
+import { auditInsert, auditValues } from './audit-event.repository';
 
 // The grants that issue an access token and nothing else (client credentials, token exchange), each
 // ONE statement like the others (grant-statements.repository.ts): the token row and its audit event
 // are inserted together, so neither commits without the other, in one round trip.
-
-/** SQL types of the audit columns: parameters in a SELECT list are not typed by the column they fill. */
-const AUDIT_TYPES: Record<(typeof AUDIT_COLUMNS)[number], string> = {
-  occurred_at: 'timestamptz',
-  kind: 'text',
-  actor_type: 'text',
-  actor_id: 'text',
-  actor_name: 'text',
-  platform_id: 'uuid',
-  subject: 'uuid',
-  client_id: 'uuid',
-  source: 'text',
-  user_agent: 'text',
-  request_id: 'text',
-  details: 'jsonb',
-};
-
-/** Appends the audit event for each row of `from`, its values from parameter `first` on. */
-const auditInsert = (first: number, from: string) =>
-  `INSERT INTO audit_events (${AUDIT_COLUMNS.join(', ')})
-   SELECT ${AUDIT_COLUMNS.map((c, i) => `CAST($${first + i} AS ${AUDIT_TYPES[c]})`).join(', ')} FROM ${from}`;
-
-const auditValues = (audit: { ctx: AuditContext; event: AuditEventInput }, at: Date) => {
-  const row = auditRow(audit.ctx, audit.event, at);
-  return AUDIT_COLUMNS.map((c) => row[c]);
-};
 
 export interface NewAccessToken {
   jtiHash: string;

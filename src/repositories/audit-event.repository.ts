@@ -1,4 +1,5 @@
 import type { Queryable } from '../db';
+import { ASYNC_COMMIT } from '../db/async-commit';
 import type { AuditContext, AuditEvent, AuditEventInput, AuditFilter } from '../domain/audit';
 
 const toEvent = (r: any): AuditEvent => ({
@@ -51,9 +52,48 @@ export const AUDIT_COLUMNS = [
   'details',
 ] as const;
 
+/** SQL types of the audit columns: parameters in a SELECT list are not typed by the column they fill. */
+const AUDIT_TYPES: Record<(typeof AUDIT_COLUMNS)[number], string> = {
+  occurred_at: 'timestamptz',
+  kind: 'text',
+  actor_type: 'text',
+  actor_id: 'text',
+  actor_name: 'text',
+  platform_id: 'uuid',
+  subject: 'uuid',
+  client_id: 'uuid',
+  source: 'text',
+  user_agent: 'text',
+  request_id: 'text',
+  details: 'jsonb',
+};
+
+/** Appends the audit event for each row of `from`, its values from parameter `first` on (for statements that write an event beside their change). */
+export const auditInsert = (first: number, from: string) =>
+  `INSERT INTO audit_events (${AUDIT_COLUMNS.join(', ')})
+   SELECT ${AUDIT_COLUMNS.map((c, i) => `CAST($${first + i} AS ${AUDIT_TYPES[c]})`).join(', ')} FROM ${from}`;
+
+export const auditValues = (audit: { ctx: AuditContext; event: AuditEventInput }, at: Date) => {
+  const row = auditRow(audit.ctx, audit.event, at);
+  return AUDIT_COLUMNS.map((c) => row[c]);
+};
+
 /** Appends one event; `db` is the transaction of the change it records. */
 export async function insert(db: Queryable, ctx: AuditContext, e: AuditEventInput, occurredAt: Date): Promise<void> {
   await db('audit_events').insert(auditRow(ctx, e, occurredAt));
+}
+
+/**
+ * Appends one event on its own, committed asynchronously (src/db/async-commit.ts): for an event
+ * of a flow whose effect comes with a later durable commit. `db` is the pool, never a transaction.
+ */
+export async function insertWithAsyncCommit(
+  db: Queryable,
+  ctx: AuditContext,
+  e: AuditEventInput,
+  occurredAt: Date,
+): Promise<void> {
+  await db.raw(auditInsert(1, ASYNC_COMMIT).replace(/\$(\d+)/g, '?'), auditValues({ ctx, event: e }, occurredAt));
 }
 
 /** Newest first; `before` is the id of the last event of the previous page. */

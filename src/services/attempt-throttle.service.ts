@@ -249,7 +249,7 @@ export function createAttemptThrottle(
         if (held.has(account)) await throttles.deleteKey(deps.db, account); // no failure counted: nothing to clear
         signIns.inc({ result: 'success' });
         if (audit)
-          await events.record(deps.db, audit, 'sign_in.succeeded', check.user.id, {
+          await events.recordSignInStep(audit, 'sign_in.succeeded', check.user.id, {
             method: 'pwd',
             amr: ['pwd'],
             ...purpose,

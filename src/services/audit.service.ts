@@ -30,6 +30,16 @@ export function createAudit(deps: Deps) {
       logAuditEvent(deps.logger, ctx, event);
     },
 
+    /**
+     * Records one event in its own asynchronously committed statement (src/db/async-commit.ts):
+     * for an event whose effect only comes with a later durable commit of the same flow (a sign-in
+     * leads to a code or a token), which makes it durable too.
+     */
+    async recordWithAsyncCommit(ctx: AuditContext, event: AuditEventInput): Promise<void> {
+      await auditEvents.insertWithAsyncCommit(deps.db, ctx, event, deps.now());
+      logAuditEvent(deps.logger, ctx, event);
+    },
+
     /** One page, newest first, and the cursor of the next page (null on the last one). */
     async list(filter: AuditFilter, limit: number): Promise<{ events: AuditEvent[]; nextCursor: string | null }> {
       const size = Math.min(Math.max(limit, 1), AUDIT_PAGE_MAX);

@@ -43,6 +43,16 @@ export type SecurityEventKind = Extract<
  */
 export function createSecurityEvents(deps: Deps) {
   const audit = createAudit(deps);
+  const event = (
+    origin: SecurityOrigin,
+    kind: SecurityEventKind,
+    subject: string | null,
+    details: Record<string, unknown>,
+  ) => ({
+    ctx:
+      origin.ctx.actorType === 'user' ? { ...origin.ctx, actorId: subject ?? origin.ctx.actorId ?? null } : origin.ctx,
+    event: { kind, platformId: origin.platformId, subject, clientId: origin.clientId ?? null, details },
+  });
   return {
     record(
       q: Queryable,
@@ -51,17 +61,23 @@ export function createSecurityEvents(deps: Deps) {
       subject: string | null,
       details: Record<string, unknown> = {},
     ): Promise<void> {
-      const ctx =
-        origin.ctx.actorType === 'user'
-          ? { ...origin.ctx, actorId: subject ?? origin.ctx.actorId ?? null }
-          : origin.ctx;
-      return audit.record(q, ctx, {
-        kind,
-        platformId: origin.platformId,
-        subject,
-        clientId: origin.clientId ?? null,
-        details,
-      });
+      const e = event(origin, kind, subject, details);
+      return audit.record(q, e.ctx, e.event);
+    },
+
+    /**
+     * A sign-in's success, committed asynchronously: what it leads to (the code, the token, the
+     * signed-in page's next durable write) commits durably after it and so makes it durable too
+     * (docs/decisions.md, "Durable commits per sign-in").
+     */
+    recordSignInStep(
+      origin: SecurityOrigin,
+      kind: SecurityEventKind,
+      subject: string | null,
+      details: Record<string, unknown> = {},
+    ): Promise<void> {
+      const e = event(origin, kind, subject, details);
+      return audit.recordWithAsyncCommit(e.ctx, e.event);
     },
   };
 }

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import pg from 'pg';
 import { freePort } from './provider-process';
 
 const exec = promisify(execFile);
@@ -23,7 +24,10 @@ function binDir(): string {
  * unlike a stopped one) or restart it without touching the server every other test uses.
  * Postgres refuses to run as root: as root, its commands run as the `postgres` user.
  */
-export async function startPrivatePostgres() {
+export async function startPrivatePostgres(options: { settings?: Record<string, string> } = {}) {
+  const settings = Object.entries(options.settings ?? {})
+    .map(([name, value]) => ` -c ${name}=${value}`)
+    .join('');
   const bin = binDir();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'latchkey-pg-'));
   const data = path.join(dir, 'data');
@@ -43,7 +47,7 @@ export async function startPrivatePostgres() {
       '-l',
       path.join(dir, 'log'),
       '-o',
-      `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`,
+      `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off${settings}`,
       'start',
     ]);
     return Number(fs.readFileSync(path.join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
@@ -63,8 +67,48 @@ export async function startPrivatePostgres() {
       }
     }
   };
+  const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
+  /** The cluster's WAL writer: the process that writes asynchronous commits out. */
+  const walWriterPid = async () => {
+    for (const pid of await clusterPids()) {
+      const cmdline = fs.existsSync(`/proc/${pid}/cmdline`) ? fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8') : '';
+      if (cmdline.includes('walwriter')) return pid;
+    }
+    throw new Error('no walwriter process in the cluster');
+  };
+  const acceptsConnections = async (timeoutMs: number) => {
+    const started = Date.now();
+    for (;;) {
+      const client = new pg.Client({ connectionString: url });
+      try {
+        await client.connect();
+        await client.query('SELECT 1');
+        return;
+      } catch (err) {
+        if (Date.now() - started > timeoutMs) throw err;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      } finally {
+        await client.end().catch(() => {});
+      }
+    }
+  };
   return {
-    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    url,
+    /**
+     * Stops the WAL writer (SIGSTOP), so an asynchronous commit stays in shared memory until a
+     * durable commit flushes the WAL up to its own record, or until crash() loses it.
+     */
+    pauseWalWriter: async () => process.kill(await walWriterPid(), 'SIGSTOP'),
+    /**
+     * A server crash: the WAL writer is killed (SIGKILL), the postmaster ends every session and
+     * resets shared memory (WAL not yet written is lost), replays the WAL from disk and accepts
+     * connections again; resolves once it does.
+     */
+    async crash() {
+      process.kill(await walWriterPid(), 'SIGKILL');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await acceptsConnections(30_000);
+    },
     /** Every process of the cluster stops where it is: connections stay open and answer nothing. */
     freeze: () => signal('SIGSTOP'),
     thaw: () => signal('SIGCONT'),

@@ -1,11 +1,11 @@
 import type { RequestHandler, Response } from 'express';
 import session from 'express-session';
-import connectPgSimple from 'connect-pg-simple';
 import cookieParser from 'cookie-parser';
 import type { Pool } from 'pg';
 import type { Config } from '../../config';
 import { holdsState, INTERACTION_TTL_SECONDS } from '../session/browser-session';
 import { csrfCookie } from './csrf';
+import { createBrowserSessionStore } from '../session/session-store';
 
 /**
  * One cookie-backed server session per browser, stored in Postgres, but only once it
@@ -14,7 +14,6 @@ import { csrfCookie } from './csrf';
  * SESSION_TTL_SECONDS (rememberSignIn). Also parses cookies for the anonymous forms' CSRF cookie.
  */
 export function sessionMiddleware(config: Config, pool: Pool): RequestHandler[] {
-  const PgStore = connectPgSimple(session);
   const secure = config.baseUrl.startsWith('https://');
   const signedInMs = config.sessionTtlSeconds * 1000;
   const expressSession = session({
@@ -22,8 +21,7 @@ export function sessionMiddleware(config: Config, pool: Pool): RequestHandler[] 
     secret: config.sessionSecret!,
     // disableTouch: the cookie is not rolling, so a row's expiry is the cookie's from its last save;
     // extending the row on every unchanged request would be a durable write that buys nothing.
-    store: new PgStore({
-      pool,
+    store: createBrowserSessionStore(pool, {
       tableName: 'session',
       createTableIfMissing: false,
       pruneSessionInterval: false,

@@ -2,6 +2,7 @@ import type { Request } from 'express';
 import { randomToken } from '../../crypto/random';
 import type { AuthorizationRequest } from '../../domain/authorization-request';
 import type { BrowserAccounts, KnownAccount } from '../../domain/interaction';
+import { saveDurably } from './session-store';
 
 declare module 'express-session' {
   interface SessionData {
@@ -85,6 +86,7 @@ export function markSignedOut(req: Request, platformId: string, userId: string) 
     platformId,
     accounts.map((a) => (a.userId === userId ? { ...a, authTime: null } : a)),
   );
+  saveDurably(req.session); // a database crash must not sign the account back in
 }
 
 function forgetAccount(req: Request, platformId: string, userId: string) {
