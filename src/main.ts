@@ -101,6 +101,7 @@ async function main() {
       );
     try {
       await jobs;
+      await services.rateLimitCounters.flush(); // the last moment's rate-limit counts reach the other instances
       await database.close();
     } catch (err) {
       logger.warn({ err: (err as Error).message }, 'closing the database failed');

@@ -90,7 +90,13 @@ async function seed() {
     expire: db.raw('to_timestamp(?)', [expires.getTime() / 1000]),
   });
   await db('session').insert([session('gone', EXPIRED), session('live', LIVE)]);
-  const counter = (key: string, expires: Date) => ({ key, window_start: 0, hits: 3, expires_at: expires });
+  const counter = (key: string, expires: Date) => ({
+    key,
+    window_start: 0,
+    instance_id: randomUUID(),
+    hits: 3,
+    expires_at: expires,
+  });
   await db.batchInsert(
     'rate_limit_counters',
     [

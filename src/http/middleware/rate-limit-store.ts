@@ -7,16 +7,35 @@ export interface WindowCounts {
 }
 
 /**
- * Shared fixed-window counters (Postgres or Redis). `hit` must be one atomic step, so that any
- * number of instances on the same backend count jointly.
+ * Shared fixed-window counters (Postgres or Redis), so that any number of instances on the same
+ * backend count jointly. Redis counts every hit in one atomic step; the database's counters answer
+ * a hit from memory while `isNear` says its counts are far from the limit, and count it exactly,
+ * among every instance's hits, otherwise (docs/decisions.md, "Ephemeral counters").
  */
 export interface CounterBackend {
   /** Adds one hit to `key` in the window starting at `windowStart` (epoch ms); returns both windows' counts. */
-  hit(key: string, windowStart: number, windowMs: number): Promise<WindowCounts>;
+  hit(
+    key: string,
+    windowStart: number,
+    windowMs: number,
+    isNear?: (counts: WindowCounts) => boolean,
+  ): Promise<WindowCounts>;
   /** Takes one hit back from the window starting at `windowStart`. */
   unhit(key: string, windowStart: number): Promise<void>;
   /** Forgets the current and previous windows of `key`. */
   forget(key: string, windowStart: number, windowMs: number): Promise<void>;
+}
+
+/**
+ * A hit is counted exactly (in the database, after every earlier hit of every instance) once less
+ * than half the limit, or fewer than this many requests, would remain: there another instance's
+ * unseen hits could change what a client is told. Below that, memory answers.
+ */
+const EXACT_HEADROOM = 10;
+
+/** Whether `counts` (this hit included) leave too little room to be answered from one instance's memory. */
+export function isNearLimit(counts: WindowCounts, elapsedMs: number, windowMs: number, limit: number): boolean {
+  return limit - slidingEstimate(counts, elapsedMs, windowMs) < Math.max(limit / 2, EXACT_HEADROOM);
 }
 
 /**
@@ -65,7 +84,9 @@ export class SlidingWindowStore implements Store {
     const now = this.nowMs();
     const windowStart = now - (now % this.windowMs);
     const elapsed = now - windowStart;
-    const counts = await this.backend.hit(key, windowStart, this.windowMs);
+    const counts = await this.backend.hit(key, windowStart, this.windowMs, (c) =>
+      isNearLimit(c, elapsed, this.windowMs, this.limit),
+    );
     const totalHits = slidingEstimate(counts, elapsed, this.windowMs);
     const resetAt =
       totalHits > this.limit
