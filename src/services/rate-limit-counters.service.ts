@@ -29,8 +29,10 @@ const SWEEP_EVERY_MS = 10_000;
 const LOCK_NAMESPACE = 0x524c;
 const LOCK_SLOTS = 64;
 
+/** The defaults above; tests stretch the timings so that only their own steps flush. */
 export interface RateLimitCounterOptions {
   flushEveryMs?: number;
+  freshForMs?: number;
   maxKeys?: number;
 }
 
@@ -47,6 +49,7 @@ export function createRateLimitCounters(deps: Deps, options: RateLimitCounterOpt
   const { db, logger } = deps;
   const instanceId = randomUUID(); // per process start: a crashed instance's rows still count, as another's
   const flushEveryMs = options.flushEveryMs ?? FLUSH_EVERY_MS;
+  const freshForMs = options.freshForMs ?? FRESH_FOR_MS;
   const tallies = new TallyTable(options.maxKeys ?? MAX_KEYS);
   const dirty = new Set<KeyTallies>(); // hits to write, or a hit waiting for a read
   let exact = new Set<KeyTallies>(); // keys the next flush locks
@@ -143,7 +146,7 @@ export function createRateLimitCounters(deps: Deps, options: RateLimitCounterOpt
     dirty.add(k);
     schedule();
     const counts = countsOf(k);
-    const fresh = t.readAt !== undefined && performance.now() - t.readAt <= FRESH_FOR_MS;
+    const fresh = t.readAt !== undefined && performance.now() - t.readAt <= freshForMs;
     if (fresh && isNear && !isNear(counts)) return counts;
     for (let i = 0; i < 2 && t.flushedThrough < ordinal; i++) {
       exact.add(k);
