@@ -31,7 +31,7 @@ import {
 } from './lib/load';
 import { ROW_TITLES, type RowName } from './lib/oidc';
 import { rssMB, stopAll } from './lib/proc';
-import { adminCli, ROOT, startOurs, type OursTarget } from './ours';
+import { adminCli, oursRateLimitNote, ROOT, startOurs, type OursTarget } from './ours';
 import { environmentLine } from './lib/env';
 import { waitForQuiet, type QuietReport } from './lib/quiet';
 
@@ -306,7 +306,7 @@ function report(r: {
   const L: string[] = [];
   L.push(`# Latchkey benchmark, large-data mode — ${r.started.toISOString()}`, '');
   L.push(
-    `\`BENCH_DATA=large\`, \`BENCH_DATA_SCALE=${o.scale}\`: ${CONNECTIONS} connections, ${o.warmup} s warm-up, median of ${o.runs} × ${o.duration} s per row. Two provider processes of the same build: one in front of the large platform's database (after the SQL load), one in front of a database holding only the benchmark's platform; each row warms both up, then their measured runs alternate (empty, large, empty, …), so the machine's drift weighs on both figures of a ratio alike. Rate limiting off (\`RATE_LIMIT_SCALE=0\`), \`synchronous_commit\` on for the provider.`,
+    `\`BENCH_DATA=large\`, \`BENCH_DATA_SCALE=${o.scale}\`: ${CONNECTIONS} connections, ${o.warmup} s warm-up, median of ${o.runs} × ${o.duration} s per row. Two provider processes of the same build: one in front of the large platform's database (after the SQL load), one in front of a database holding only the benchmark's platform; each row warms both up, then their measured runs alternate (empty, large, empty, …), so the machine's drift weighs on both figures of a ratio alike. ${oursRateLimitNote()}, \`synchronous_commit\` on for the provider.`,
     '',
   );
   L.push(

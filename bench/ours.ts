@@ -74,13 +74,25 @@ interface OursEnvOpts {
   extraEnv?: Record<string, string>;
 }
 
+/**
+ * RATE_LIMIT_SCALE of the provider under test: off unless BENCH_RATE_LIMIT_SCALE says otherwise, to
+ * measure what limits cost (pick a scale at which no row reaches its limit: 429s count as non-2xx).
+ */
+export const OURS_RATE_LIMIT_SCALE = process.env.BENCH_RATE_LIMIT_SCALE ?? '0';
+
+/** The report's words for OURS_RATE_LIMIT_SCALE. */
+export const oursRateLimitNote = () =>
+  OURS_RATE_LIMIT_SCALE === '0'
+    ? 'Rate limiting off (`RATE_LIMIT_SCALE=0`)'
+    : `Rate limiting on, \`RATE_LIMIT_SCALE=${OURS_RATE_LIMIT_SCALE}\` (\`BENCH_RATE_LIMIT_SCALE\`; counters in Postgres)`;
+
 function oursEnv(o: OursEnvOpts): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
     PORT: String(o.port),
     BASE_URL: `http://127.0.0.1:${o.port}`,
-    RATE_LIMIT_SCALE: '0',
+    RATE_LIMIT_SCALE: OURS_RATE_LIMIT_SCALE,
     NODE_ENV: 'development',
     LOG_LEVEL: 'warn',
     DATA_DIR: o.dataDir,

@@ -10,7 +10,16 @@ import { CEILING_GET, CEILING_POST, CEILING_SHAPE, startCeilings } from './ceili
 import { CONNECTIONS, failedCell, measureAlternating, type Cell, type RowResult, type RowSpec } from './lib/load';
 import { ROW_TITLES, ROWS, type RowName, type Target } from './lib/oidc';
 import { installSignalHandlers, rssMB, stopAll } from './lib/proc';
-import { APP_DIR, measureColdStarts, oursUnavailable, ROOT, startOurs, type ColdStart, type OursTarget } from './ours';
+import {
+  APP_DIR,
+  measureColdStarts,
+  oursRateLimitNote,
+  oursUnavailable,
+  ROOT,
+  startOurs,
+  type ColdStart,
+  type OursTarget,
+} from './ours';
 import { startPeer } from './peer';
 import { runLargeMode } from './large-run';
 import { environmentLine, positiveNumber } from './lib/env';
@@ -249,7 +258,7 @@ function report(o: {
   const lines: string[] = [];
   lines.push(`# Latchkey benchmark — ${o.started.toISOString()}`, '');
   lines.push(
-    `${CONNECTIONS} connections, ${WARMUP} s warm-up, median of ${RUNS} × ${DURATION} s per row (p50/p99 in ms are medians of the runs' percentiles; non-2xx summed over the runs). Rate limiting off (\`RATE_LIMIT_SCALE=0\`).`,
+    `${CONNECTIONS} connections, ${WARMUP} s warm-up, median of ${RUNS} × ${DURATION} s per row (p50/p99 in ms are medians of the runs' percentiles; non-2xx summed over the runs). ${oursRateLimitNote()}.`,
     '',
   );
   lines.push(
