@@ -194,10 +194,8 @@ export async function update(db: Queryable, platformId: string, id: string, c: C
 
 /**
  * Deletes a client with everything issued to it: codes, access tokens, refresh-token families
- * (their tokens cascade), consents, device authorizations, sign-in records (`session_clients`) and
- * used assertion ids. Explicit, because these tables have no foreign key to clients (docs/decisions.md,
- * "Grant tables without foreign keys to platforms and clients"), and so the users whose cached
- * access tokens die are known (this process drops them at once; others by NOTIFY).
+ * (their tokens cascade) and consents. Explicit rather than left to ON DELETE CASCADE, so the
+ * users whose cached access tokens die are known (this process drops them at once; others by NOTIFY).
  */
 export async function deleteWithGrants(
   db: Queryable,
@@ -217,9 +215,6 @@ export async function deleteWithGrants(
   const refreshFamilies = await db('refresh_token_families').where({ client_id: id }).del();
   const consents = await db('consents').where({ client_id: id }).del();
   const codes = await db('authorization_codes').where({ client_id: id }).del();
-  await db('device_authorizations').where({ client_id: id }).del();
-  await db('session_clients').where({ client_id: id }).del();
-  await db('client_assertion_jtis').where({ client_id: id }).del();
   await db('clients').where({ platform_id: platformId, id }).del();
   invalidateUsers(access.map((r: { user_id: string | null }) => r.user_id));
   return { accessTokens: access.length, refreshFamilies, consents, codes };

@@ -34,35 +34,6 @@ async function deleteInBatches(
 }
 
 /**
- * Self-registered clients never used for a token, with what was issued to them on the way (codes,
- * consents, sign-in records, device authorizations, assertion ids): the grant tables have no
- * foreign key to clients (docs/decisions.md, "Grant tables without foreign keys to platforms and
- * clients"), so nothing cascades. A batch at a time, locked rows skipped, as in deleteInBatches.
- */
-async function deleteUnusedRegisteredClients(db: Queryable, createdBefore: Date): Promise<number> {
-  let total = 0;
-  for (;;) {
-    const { rows } = await db.raw(
-      `WITH gone AS (
-         DELETE FROM clients WHERE id = ANY(ARRAY(
-           SELECT id FROM clients
-           WHERE registration_source IN ('dynamic', 'metadata_document') AND last_used_at IS NULL AND created_at < ?
-           LIMIT ? FOR UPDATE SKIP LOCKED))
-         RETURNING id
-       ), codes AS (DELETE FROM authorization_codes WHERE client_id IN (SELECT id FROM gone)),
-       consents AS (DELETE FROM consents WHERE client_id IN (SELECT id FROM gone)),
-       signins AS (DELETE FROM session_clients WHERE client_id IN (SELECT id FROM gone)),
-       devices AS (DELETE FROM device_authorizations WHERE client_id IN (SELECT id FROM gone)),
-       jtis AS (DELETE FROM client_assertion_jtis WHERE client_id IN (SELECT id FROM gone))
-       SELECT count(*)::int AS n FROM gone`,
-      [createdBefore, BATCH],
-    );
-    total += rows[0].n;
-    if (rows[0].n < BATCH) return total;
-  }
-}
-
-/**
  * Families without a token left, created before `createdBefore`. Walked once in key order, a
  * window of BATCH families at a time: a batch that searched from the start of the table would read
  * every family still in use again for each batch. Locked rows are skipped, as in deleteInBatches.
@@ -138,8 +109,13 @@ export async function deleteExpired(
     q.whereIn('status', ['delivered', 'failed']).andWhere('created_at', '<', sessionsBefore),
   );
   // Self-registered clients (RFC 7591, or a metadata document's stored row) that never completed a
-  // token request; a document's client comes back on its next use.
-  const unusedRegisteredClients = await deleteUnusedRegisteredClients(db, unusedClientsBefore);
+  // token request (their codes and consents cascade); a document's client comes back on its next use.
+  const unusedRegisteredClients = await deleteInBatches(db, 'clients', (q) =>
+    q
+      .whereIn('registration_source', ['dynamic', 'metadata_document'])
+      .whereNull('last_used_at')
+      .andWhere('created_at', '<', unusedClientsBefore),
+  );
   return {
     codes,
     accessTokens,

@@ -152,10 +152,6 @@ export const revokeByUser = (db: Queryable, userId: string, at: Date) =>
 /** Userinfo/introspection in one round trip: the token record with its user (null for a client credentials token). */
 export async function findAccessTokenWithUser(db: Queryable, jtiHash: string) {
   const row = await db('access_tokens as a')
-    // The client must still exist: the table has no foreign key to clients (docs/decisions.md,
-    // "Grant tables without foreign keys to platforms and clients"), so a token a grant wrote while
-    // its client was being deleted is refused here rather than kept alive by nothing.
-    .join('clients as c', 'c.id', 'a.client_id')
     .leftJoin('users as u', 'u.id', 'a.user_id')
     .where({ 'a.jti_hash': jtiHash })
     // A disabled user's tokens are accepted nowhere; a token without a user has no one to disable.
