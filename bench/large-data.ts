@@ -58,7 +58,7 @@ export interface TableSize {
 
 type Log = (msg: string) => void;
 
-async function withClient<T>(url: string, fn: (c: Client) => Promise<T>): Promise<T> {
+export async function withClient<T>(url: string, fn: (c: Client) => Promise<T>): Promise<T> {
   const c = new Client({ connectionString: url });
   await c.connect();
   try {
@@ -86,7 +86,7 @@ CREATE OR REPLACE FUNCTION pg_temp.lk_frac(n bigint, k bigint) RETURNS float8 LA
 // synchronous_commit=off only for this loader's commits.
 const SESSION = `SET session_replication_role = replica; SET synchronous_commit = off; SET maintenance_work_mem = '256MB';`;
 
-interface PlatformSpec {
+export interface PlatformSpec {
   tag: string;
   id: string;
   firstClientId?: string;
@@ -98,7 +98,7 @@ const clientExpr = (p: PlatformSpec, k: string) =>
   p.firstClientId
     ? `(CASE WHEN ${k} = 0 THEN '${p.firstClientId}'::uuid ELSE pg_temp.lk_uuid('lk-client:${p.tag}:' || ${k}) END)`
     : `pg_temp.lk_uuid('lk-client:${p.tag}:' || ${k})`;
-const userExpr = (p: PlatformSpec, i: string) => `pg_temp.lk_uuid('lk-user:${p.tag}:' || ${i})`;
+export const userExpr = (p: PlatformSpec, i: string) => `pg_temp.lk_uuid('lk-user:${p.tag}:' || ${i})`;
 const familyExpr = (p: PlatformSpec, f: string) => `pg_temp.lk_uuid('lk-family:${p.tag}:' || ${f})`;
 /** 4% of families are abandoned: their last rotation was 31–60 days ago, so all their tokens expired. */
 const abandoned = (f: string) => `((${f}) % 100 < 4)`;
@@ -118,7 +118,7 @@ SELECT ${clientExpr(p, 'k')}, '${p.id}', 'App ' || k, CASE WHEN k % 4 = 3 THEN '
 FROM generate_series(${from}::bigint, ${p.n.clients - 1}::bigint) AS k`;
 }
 
-function usersSql(p: PlatformSpec, lo: number, hi: number): string {
+export function usersSql(p: PlatformSpec, lo: number, hi: number): string {
   return `INSERT INTO users (id, platform_id, email, email_normalized, email_verified, password_hash, given_name, family_name, middle_name, nickname,
                    preferred_username, birthdate, phone_number, address, picture_url, created_at, updated_at, sessions_valid_after, disabled_at)
 SELECT ${userExpr(p, 'i')}, '${p.id}', e.email, lower(e.email), i % 10 <> 0,
@@ -248,25 +248,13 @@ export async function loadLargeData(
       log(`    ${step} (${p.tag}): ${rows.toLocaleString('en-US')} rows in ${s.toFixed(1)} s`);
     }
   };
-  const session = async (fn: (c: Client) => Promise<void>) =>
-    withClient(databaseUrl, async (c) => {
-      await c.query(SESSION);
-      await c.query(HELPERS);
-      await fn(c);
-    });
+  const session = (fn: (c: Client) => Promise<void>) => withLoader(databaseUrl, fn);
 
   // Building an index once over sorted rows is far cheaper than growing it by millions of random
   // inserts (each touching a page outside shared_buffers, a full-page image after every checkpoint):
   // every index no foreign key depends on is dropped for the load and rebuilt after it, with the
   // exact definition it had (pg_get_indexdef / pg_get_constraintdef).
-  const td = performance.now();
-  const saved = await withClient(databaseUrl, (c) => dropIndexes(c, LOADED_TABLES));
-  steps.push({
-    step: `drop ${saved.length} indexes no foreign key depends on`,
-    rows: 0,
-    seconds: (performance.now() - td) / 1000,
-  });
-  log(`    dropped for the load: ${saved.map((x) => x.name).join(', ')}`);
+  const saved = await dropIndexesForLoad(databaseUrl, LOADED_TABLES, steps, log);
   try {
     await Promise.all([
       session(async (c) => {
@@ -279,22 +267,8 @@ export async function loadLargeData(
       session((c) => run(c, 'access_tokens', n.accessTokens, accessTokensSql)),
     ]);
   } finally {
-    const tr = performance.now();
     // Two connections: the access-token indexes on one, every other table's on the other.
-    const parts = [saved.filter((x) => x.table === 'access_tokens'), saved.filter((x) => x.table !== 'access_tokens')];
-    await Promise.all(
-      parts.map((list) =>
-        withClient(databaseUrl, async (c) => {
-          await c.query(`SET maintenance_work_mem = '512MB'`);
-          for (const x of list) {
-            const t = performance.now();
-            await c.query(x.create);
-            log(`    rebuilt ${x.name} in ${((performance.now() - t) / 1000).toFixed(1)} s`);
-          }
-        }),
-      ),
-    );
-    steps.push({ step: `rebuild the ${saved.length} indexes`, rows: 0, seconds: (performance.now() - tr) / 1000 });
+    await rebuildIndexes(databaseUrl, saved, (x) => x.table === 'access_tokens', steps, log);
   }
 
   // A platform in steady state has been vacuumed and analysed (visibility map, planner statistics);
@@ -319,9 +293,66 @@ export async function loadLargeData(
   return { scale, seconds: (performance.now() - t0) / 1000, steps, counts, expired };
 }
 
+/**
+ * A loading connection: FK triggers skipped and commits asynchronous for this session only, with
+ * the pg_temp helpers (lk_uuid, lk_hash, …) defined.
+ */
+export function withLoader<T>(databaseUrl: string, fn: (c: Client) => Promise<T>): Promise<T> {
+  return withClient(databaseUrl, async (c) => {
+    await c.query(SESSION);
+    await c.query(HELPERS);
+    return fn(c);
+  });
+}
+
+type Steps = LoadReport['steps'];
+
+/** Drops the indexes of `tables` no foreign key depends on (see dropIndexes), timed as a step. */
+export async function dropIndexesForLoad(
+  databaseUrl: string,
+  tables: string[],
+  steps: Steps,
+  log: Log,
+): Promise<SavedIndex[]> {
+  const td = performance.now();
+  const saved = await withClient(databaseUrl, (c) => dropIndexes(c, tables));
+  steps.push({
+    step: `drop ${saved.length} indexes no foreign key depends on`,
+    rows: 0,
+    seconds: (performance.now() - td) / 1000,
+  });
+  log(`    dropped for the load: ${saved.map((x) => x.name).join(', ')}`);
+  return saved;
+}
+
+/** Recreates dropped indexes on two connections: those `first` picks on one, the rest on the other. */
+export async function rebuildIndexes(
+  databaseUrl: string,
+  saved: SavedIndex[],
+  first: (x: SavedIndex) => boolean,
+  steps: Steps,
+  log: Log,
+): Promise<void> {
+  const tr = performance.now();
+  const parts = [saved.filter(first), saved.filter((x) => !first(x))];
+  await Promise.all(
+    parts.map((list) =>
+      withClient(databaseUrl, async (c) => {
+        await c.query(`SET maintenance_work_mem = '512MB'`);
+        for (const x of list) {
+          const t = performance.now();
+          await c.query(x.create);
+          log(`    rebuilt ${x.name} in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+        }
+      }),
+    ),
+  );
+  steps.push({ step: `rebuild the ${saved.length} indexes`, rows: 0, seconds: (performance.now() - tr) / 1000 });
+}
+
 const LOADED_TABLES = ['users', 'consents', 'refresh_token_families', 'refresh_tokens', 'access_tokens'];
 
-interface SavedIndex {
+export interface SavedIndex {
   table: string;
   name: string;
   create: string;
@@ -413,10 +444,10 @@ export async function checkForeignKeys(databaseUrl: string): Promise<string[]> {
 
 const SIZE_TABLES = ['users', 'consents', 'clients', 'refresh_token_families', 'refresh_tokens', 'access_tokens'];
 
-export async function tableSizes(databaseUrl: string): Promise<TableSize[]> {
+export async function tableSizes(databaseUrl: string, tables = SIZE_TABLES): Promise<TableSize[]> {
   return withClient(databaseUrl, async (c) => {
     const out: TableSize[] = [];
-    for (const t of SIZE_TABLES) {
+    for (const t of tables) {
       const r = (
         await c.query(
           `SELECT pg_total_relation_size($1::regclass) AS total, pg_relation_size($1::regclass) AS heap, pg_indexes_size($1::regclass) AS idx, (SELECT count(*) FROM ${t}) AS n`,

@@ -25,7 +25,6 @@ import {
   measureAlternating,
   runFor,
   type Cell,
-  type RowResult,
   type RowSpec,
   type RunResult,
 } from './lib/load';
@@ -34,6 +33,7 @@ import { rssMB, stopAll } from './lib/proc';
 import { adminCli, oursRateLimitNote, ROOT, startOurs, type OursTarget } from './ours';
 import { environmentLine } from './lib/env';
 import { waitForQuiet, type QuietReport } from './lib/quiet';
+import { comparisonTable, comparisonTargets, f0, f1 } from './lib/compare';
 
 export interface LargeOptions {
   scale: number;
@@ -56,8 +56,6 @@ export interface LargeOptions {
   log: (msg: string) => void;
 }
 
-const isRes = (c: Cell | undefined): c is RowResult => !!c && !('na' in c);
-
 interface PurgeUnderLoad {
   row: RowName;
   before?: RunResult;
@@ -65,9 +63,6 @@ interface PurgeUnderLoad {
   purge: PurgeResult;
   error?: string;
 }
-
-/** Within 10% of the empty-database figure. */
-const TOLERANCE = 0.1;
 
 export async function runLargeMode(o: LargeOptions): Promise<void> {
   const started = new Date();
@@ -282,8 +277,14 @@ async function purgeUnderLoad(
 
 // ------------------------------------------------------------------ report
 
-const f0 = (n: number) => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : '—');
-const f1 = (n: number) => (Number.isFinite(n) ? n.toFixed(1) : '—');
+const sides = (
+  o: LargeOptions,
+  r: { empty: Partial<Record<RowName, Cell>>; large: Partial<Record<RowName, Cell>> },
+) => ({
+  rows: o.rows,
+  a: { name: 'empty', cells: r.empty },
+  b: { name: 'large', cells: r.large },
+});
 
 function report(r: {
   started: Date;
@@ -322,37 +323,7 @@ function report(r: {
     );
   if (o.loadOnly) L.push('_Rows not measured (`BENCH_DATA_LOAD_ONLY=1`): load, sizes and purge only._', '');
   L.push('## Rows: empty database vs large platform', '');
-  L.push(
-    '| row | empty req/s | p50 | p99 | large req/s | p50 | p99 | large/empty req/s | large/empty p99 | within 10% |',
-  );
-  L.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|---|');
-  for (const row of o.rows) {
-    const a = r.empty[row];
-    const b = r.large[row];
-    if (!isRes(a) || !isRes(b)) {
-      L.push(
-        `| ${ROW_TITLES[row]} | ${isRes(a) ? f0(a.rps) : `n/a (${(a as { na: string } | undefined)?.na ?? '—'})`} | | | ${isRes(b) ? f0(b.rps) : `n/a (${(b as { na: string } | undefined)?.na ?? '—'})`} | | | | | — |`,
-      );
-      continue;
-    }
-    const q = b.rps / a.rps;
-    L.push(
-      `| ${ROW_TITLES[row]} | ${f0(a.rps)} | ${f1(a.p50)} | ${f1(a.p99)} | ${f0(b.rps)} | ${f1(b.p50)} | ${f1(b.p99)} | ${q.toFixed(2)}× | ${a.p99 > 0 ? (b.p99 / a.p99).toFixed(2) + '×' : '—'} | ${q >= 1 - TOLERANCE ? 'yes' : '**no**'}${a.non2xx + a.errors + b.non2xx + b.errors ? ` (non-2xx/errors: ${a.non2xx + a.errors} / ${b.non2xx + b.errors})` : ''} |`,
-    );
-  }
-  L.push(
-    '',
-    'Per-run req/s (empty → large): ' +
-      o.rows
-        .map((row) => {
-          const a = r.empty[row];
-          const b = r.large[row];
-          return `${ROW_TITLES[row]} ${isRes(a) ? a.runs.map((x) => f0(x.rps)).join('/') : '—'} → ${isRes(b) ? b.runs.map((x) => f0(x.rps)).join('/') : '—'}`;
-        })
-        .join('; ') +
-      '.',
-    '',
-  );
+  comparisonTable(L, sides(o, r));
 
   L.push('## Load', '');
   L.push(
@@ -413,14 +384,7 @@ function report(r: {
   }
 
   L.push('## Targets', '', '| target | goal | measured | ok |', '|---|---|---|---|');
-  for (const row of o.loadOnly ? [] : o.rows) {
-    const a = r.empty[row];
-    const b = r.large[row];
-    const ok = isRes(a) && isRes(b) ? b.rps / a.rps >= 1 - TOLERANCE : null;
-    L.push(
-      `| ${ROW_TITLES[row]}, large vs empty | ≥ 0.90× | ${isRes(a) && isRes(b) ? (b.rps / a.rps).toFixed(2) + '×' : 'n/a'} | ${ok === null ? '—' : ok ? 'yes' : '**no**'} |`,
-    );
-  }
+  if (!o.loadOnly) comparisonTargets(L, sides(o, r), 'large vs empty');
   if (!p.error) {
     const worst = p.during.reduce((a, w) => Math.max(a, w.p99), 0);
     L.push(
@@ -437,7 +401,7 @@ function report(r: {
   return L.join('\n');
 }
 
-function sizeTable(L: string[], sizes: TableSize[]) {
+export function sizeTable(L: string[], sizes: TableSize[]) {
   L.push(
     '| table | rows | total (pg_total_relation_size) MiB | table (pg_relation_size) MiB | indexes (pg_indexes_size) MiB | per index MiB |',
   );

@@ -36,14 +36,15 @@ export async function postRow(base: string, path: string, authorization: string,
 export const clientCredentialsBody = (tenant: Record<string, string> = {}) =>
   form({ grant_type: 'client_credentials', resource: BENCH_RESOURCE, scope: BENCH_RESOURCE_SCOPE, ...tenant });
 
-export async function machineRows(o: {
-  base: string;
-  env: NodeJS.ProcessEnv;
-  cli: Cli;
-  user: { email: string; password: string; given: string; family: string; birthdate: string };
-  redirectUri: string;
-}): Promise<Partial<Record<RowName, RowSpec>>> {
-  const platform = await o.cli(o.env, ['platform', 'create', '--name', 'Bench machines', '--profile', 'standard']);
+/**
+ * A standard platform with the benchmark's resource and one confidential client allowed client
+ * credentials and token exchange for it (the client-credentials row's tenant).
+ */
+export async function createMachinePlatform(
+  o: { env: NodeJS.ProcessEnv; cli: Cli; redirectUri: string },
+  name = 'Bench machines',
+): Promise<{ platformGuid: string; clientId: string; clientSecret: string }> {
+  const platform = await o.cli(o.env, ['platform', 'create', '--name', name, '--profile', 'standard']);
   const G = String(platform.platform_guid ?? '');
   if (!G) throw new Error(`platform create: no platform_guid in ${JSON.stringify(platform)}`);
   await o.cli(o.env, [
@@ -79,6 +80,17 @@ export async function machineRows(o: {
   const clientId = String(client.client_id ?? '');
   const clientSecret = String(client.client_secret ?? '');
   if (!clientId || !clientSecret) throw new Error(`client create: no client credentials in ${JSON.stringify(client)}`);
+  return { platformGuid: G, clientId, clientSecret };
+}
+
+export async function machineRows(o: {
+  base: string;
+  env: NodeJS.ProcessEnv;
+  cli: Cli;
+  user: { email: string; password: string; given: string; family: string; birthdate: string };
+  redirectUri: string;
+}): Promise<Partial<Record<RowName, RowSpec>>> {
+  const { platformGuid: G, clientId, clientSecret } = await createMachinePlatform(o);
   const u = o.user;
   await o.cli(o.env, [
     'user',

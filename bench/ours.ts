@@ -171,13 +171,21 @@ export interface OursTarget extends Target {
 /** Runs the built admin CLI (dist/cli/main.js) with `env`; resolves with its JSON output. */
 export const adminCli = (env: NodeJS.ProcessEnv, args: string[]) => cli(env, args);
 
-/** `extraEnv` is added to the provider's environment (e.g. PURGE_INTERVAL_SECONDS for the large-data mode). */
-export async function startOurs(opts: { extraEnv?: Record<string, string>; tag?: string } = {}): Promise<OursTarget> {
+/** A provider on a fresh, migrated and empty database (no platform yet), stopped and dropped at exit. */
+export async function startBareOurs(
+  opts: { extraEnv?: Record<string, string>; tag?: string } = {},
+): Promise<Started & { databaseUrl: string; dataDir: string }> {
   const why = oursUnavailable();
   if (why) throw new Error(why);
   const databaseUrl = await freshDatabase(opts.tag ?? 'main');
   const dataDir = tempDir('pg');
-  const s = await spawnOurs({ databaseUrl, dataDir, extraEnv: opts.extraEnv });
+  return { ...(await spawnOurs({ databaseUrl, dataDir, extraEnv: opts.extraEnv })), databaseUrl, dataDir };
+}
+
+/** `extraEnv` is added to the provider's environment (e.g. PURGE_INTERVAL_SECONDS for the large-data mode). */
+export async function startOurs(opts: { extraEnv?: Record<string, string>; tag?: string } = {}): Promise<OursTarget> {
+  const s = await startBareOurs(opts);
+  const { databaseUrl, dataDir } = s;
   try {
     const platform = await cli(s.env, ['platform', 'create', '--name', 'Bench']);
     const G = String(platform.platform_guid ?? '');

@@ -19,6 +19,7 @@ import { Client } from 'pg';
 import { OidcDriver, ROW_TITLES, type RowName } from './lib/oidc';
 import { CONNECTIONS, type PoolRow, type RowSpec } from './lib/load';
 import {
+  cpuSeconds,
   freePort,
   installSignalHandlers,
   onCleanup,
@@ -263,17 +264,6 @@ logfile =
 }
 
 // ---------------------------------------------------------------- where the cost went
-
-const TICK = 100; // USER_HZ on Linux
-function cpuSeconds(pid: number): number | null {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(f[11]) + Number(f[12])) / TICK; // utime, stime
-  } catch {
-    return null;
-  }
-}
 
 interface Probe {
   dbName: string;

@@ -6,15 +6,27 @@
 //    running one complete browser flow per iteration over keep-alive node:http, with
 //    exact percentiles over all recorded flow latencies.
 import autocannon from 'autocannon';
+import { cpuSeconds } from './proc';
 
 export const CONNECTIONS = 32;
 
+/** What varies between the requests of a spread row. */
+export interface RequestVariant {
+  path: string;
+  headers?: Record<string, string>;
+  body?: string;
+}
 export interface StaticRow {
   kind: 'static';
   method: 'GET' | 'POST';
   path: string;
   headers?: Record<string, string>;
   body?: string;
+  /**
+   * Requests take these in turn (one counter across the connections) instead of `path`, `headers`
+   * and `body`: the same row spread over many tenants, so per-tenant caches see realistic traffic.
+   */
+  spread?: RequestVariant[];
 }
 export interface PoolRow {
   kind: 'pool';
@@ -46,6 +58,7 @@ export interface RunResult {
   short?: boolean; // single-use pool ran out before the duration elapsed
   sample?: string; // first non-2xx / error seen, for the report
   used?: number; // single-use tokens taken from the pool (pool rows only)
+  cpuMsPerRequest?: number; // the target process's CPU (user + system) over the run ÷ requests, when its pid is known
 }
 
 function median(xs: number[]): number {
@@ -64,6 +77,8 @@ export interface RowResult {
   short: boolean;
   sample?: string;
   poolSizes?: number[];
+  /** Median of the runs' CPU ms per request, when measured. */
+  cpuMsPerRequest?: number;
 }
 
 export function summarise(runs: RunResult[], poolSizes?: number[]): RowResult {
@@ -77,6 +92,9 @@ export function summarise(runs: RunResult[], poolSizes?: number[]): RowResult {
     short: runs.some((r) => r.short),
     sample: runs.find((r) => r.sample)?.sample,
     poolSizes,
+    cpuMsPerRequest: runs.every((r) => r.cpuMsPerRequest !== undefined)
+      ? median(runs.map((r) => r.cpuMsPerRequest!))
+      : undefined,
   };
 }
 
@@ -94,7 +112,9 @@ function autocannonRun(
   req: AcRequest,
   seconds: number,
   pool?: { tokens: string[]; body: (t: string) => string },
+  o: { connections?: number; spread?: RequestVariant[] } = {},
 ): Promise<RunResult> {
+  const connections = o.connections ?? CONNECTIONS;
   return new Promise((resolve, reject) => {
     let sample: string | undefined;
     let next = 0;
@@ -104,7 +124,7 @@ function autocannonRun(
     let reused = 0;
     let reusedNon2xx = 0;
     let instance: { stop: () => void } | undefined;
-    const reserve = CONNECTIONS * 2;
+    const reserve = connections * 2;
     const r: AcRequest = {
       method: req.method,
       path: req.path,
@@ -130,11 +150,17 @@ function autocannonRun(
         const token = pool.tokens[Math.min(next++, pool.tokens.length - 1)];
         return { ...q, body: pool.body(token) };
       };
+    } else if (o.spread?.length) {
+      const spread = o.spread;
+      r.setupRequest = (q) => {
+        const v = spread[next++ % spread.length];
+        return { ...q, path: v.path, headers: v.headers ?? q.headers, body: v.body ?? q.body };
+      };
     }
     instance = autocannon(
       {
         url: base,
-        connections: CONNECTIONS,
+        connections,
         pipelining: 1,
         duration: seconds,
         timeout: 10,
@@ -208,12 +234,7 @@ export function runFor(
   seconds: number,
   tokens?: string[],
 ): Promise<RunResult> {
-  if (spec.kind === 'static')
-    return autocannonRun(
-      base,
-      { method: spec.method, path: spec.path, headers: spec.headers, body: spec.body },
-      seconds,
-    );
+  if (spec.kind === 'static') return autocannonRun(base, staticRequest(spec), seconds, undefined, spec);
   return autocannonRun(base, { method: spec.method, path: spec.path, headers: spec.headers }, seconds, {
     tokens: tokens ?? [],
     body: spec.body,
@@ -226,7 +247,16 @@ export interface RowOptions {
   runs: number;
   poolMax: number;
   log: (msg: string) => void;
+  /** autocannon connections of static rows (default CONNECTIONS; pool rows always use CONNECTIONS). */
+  connections?: number;
 }
+
+const staticRequest = (spec: StaticRow): AcRequest => ({
+  method: spec.method,
+  path: spec.path,
+  headers: spec.headers,
+  body: spec.body,
+});
 
 /** One row against one target, measured a run at a time, so runs of two targets can alternate. */
 export interface RowMeasurer {
@@ -244,10 +274,11 @@ export function rowMeasurer(base: string, spec: Exclude<RowSpec, NaRow>, o: RowO
     return res;
   };
   if (spec.kind === 'static') {
-    const req: AcRequest = { method: spec.method, path: spec.path, headers: spec.headers, body: spec.body };
+    const req = staticRequest(spec);
+    const ac = { connections: o.connections, spread: spec.spread };
     return {
-      warmUp: async () => void (await autocannonRun(base, req, o.warmup)),
-      run: () => measured(autocannonRun(base, req, o.duration)),
+      warmUp: async () => void (await autocannonRun(base, req, o.warmup, undefined, ac)),
+      run: () => measured(autocannonRun(base, req, o.duration, undefined, ac)),
       result: () => summarise(runs),
     };
   }
@@ -307,13 +338,26 @@ export const failedCell = (err: unknown): Cell => ({
 });
 
 /** One line for a run's figures, as the harness logs it. */
-export const describeRun = (r: Pick<RunResult, 'rps' | 'p50' | 'p99' | 'non2xx' | 'errors' | 'sample'>) =>
-  `${r.rps.toFixed(0)} req/s, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms, non-2xx ${r.non2xx}${r.errors ? `, errors ${r.errors}` : ''}${r.sample ? ` (${r.sample.slice(0, 160)})` : ''}`;
+export const describeRun = (
+  r: Pick<RunResult, 'rps' | 'p50' | 'p99' | 'non2xx' | 'errors' | 'sample' | 'cpuMsPerRequest'>,
+) =>
+  `${r.rps.toFixed(0)} req/s, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms, non-2xx ${r.non2xx}${r.errors ? `, errors ${r.errors}` : ''}${r.cpuMsPerRequest !== undefined ? `, CPU ${r.cpuMsPerRequest.toFixed(3)} ms/req` : ''}${r.sample ? ` (${r.sample.slice(0, 160)})` : ''}`;
 
 export interface AlternatingSide {
   label: string;
   base: string;
   spec: RowSpec | undefined;
+  /** The target's process: each measured run then also records its CPU per request. */
+  pid?: number;
+}
+
+/** One measured run, with the CPU the process `pid` used during it per request. */
+async function runWithCpu(m: RowMeasurer, pid: number | undefined): Promise<RunResult> {
+  const before = pid === undefined ? null : cpuSeconds(pid);
+  const r = await m.run();
+  const after = pid === undefined ? null : cpuSeconds(pid);
+  if (before !== null && after !== null && r.total > 0) r.cpuMsPerRequest = ((after - before) * 1000) / r.total;
+  return r;
 }
 
 /**
@@ -351,7 +395,9 @@ export async function measureAlternating<S extends AlternatingSide>(
   for (let i = 0; i < o.runs; i++) {
     const order = i % 2 === 0 ? [...sides].reverse() : sides;
     for (const side of order)
-      await attempt(side, `run ${i + 1}/${o.runs}`, async (m) => o.log(`    ${describeRun(await m.run())}`));
+      await attempt(side, `run ${i + 1}/${o.runs}`, async (m) =>
+        o.log(`    ${describeRun(await runWithCpu(m, side.t.pid))}`),
+      );
   }
   return sides.map((side) => side.cell ?? side.m!.result());
 }

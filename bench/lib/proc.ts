@@ -160,6 +160,18 @@ export function freePort(): Promise<number> {
   });
 }
 
+const TICK = 100; // USER_HZ on Linux
+/** CPU seconds (user + system) the process has used, from /proc/<pid>/stat, or null if unavailable. */
+export function cpuSeconds(pid: number): number | null {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12])) / TICK; // utime, stime
+  } catch {
+    return null;
+  }
+}
+
 /** Resident set size in MB from /proc/<pid>/status (VmRSS), or null if unavailable. */
 export function rssMB(pid: number): number | null {
   try {
