@@ -22,6 +22,7 @@ import {
 } from './ours';
 import { startPeer } from './peer';
 import { runLargeMode } from './large-run';
+import { runTenantsMode, TENANT_ROWS } from './tenants-run';
 import { environmentLine, positiveNumber } from './lib/env';
 
 const num = positiveNumber;
@@ -40,9 +41,11 @@ for (const r of ONLY)
     throw new Error(`BENCH_ONLY: unknown row "${r}" (rows: ${ROWS.join(', ')})`);
 const SELECTED: RowName[] = ONLY.length ? ROWS.filter((r) => ONLY.includes(r)) : [...ROWS];
 const SKIP_COLD = process.env.BENCH_COLD === '0';
-// BENCH_DATA=large: the large-data mode (bench/large-run.ts) instead of the side-by-side run.
+// BENCH_DATA=large: the large-data mode (bench/large-run.ts) instead of the side-by-side run;
+// tenants: 10,000 platforms against one (bench/tenants-run.ts).
 const DATA = process.env.BENCH_DATA ?? '';
-if (DATA && DATA !== 'large') throw new Error(`BENCH_DATA must be "large" or unset, got "${DATA}"`);
+if (DATA && !['large', 'tenants'].includes(DATA))
+  throw new Error(`BENCH_DATA must be "large", "tenants" or unset, got "${DATA}"`);
 const PURGE_ROW = (process.env.BENCH_PURGE_ROW || 'userinfo') as RowName;
 if (!(ROWS as readonly string[]).includes(PURGE_ROW)) throw new Error(`BENCH_PURGE_ROW: unknown row "${PURGE_ROW}"`);
 
@@ -52,9 +55,24 @@ const isRes = (c: Cell | undefined): c is RowResult => !!c && !('na' in c);
 
 async function main() {
   installSignalHandlers();
+  const why = DATA ? oursUnavailable() : null;
+  if (why) throw new Error(`BENCH_DATA=${DATA} measures Latchkey only: ${why}`);
+  if (DATA === 'tenants') {
+    const rows = TENANT_ROWS.filter((r) => !ONLY.length || ONLY.includes(r));
+    if (!rows.length) throw new Error(`BENCH_DATA=tenants measures ${TENANT_ROWS.join(', ')}: BENCH_ONLY names none`);
+    return runTenantsMode({
+      scale: num('BENCH_DATA_SCALE', 1),
+      rows,
+      spread: process.env.BENCH_TENANTS_SPREAD ? Math.round(num('BENCH_TENANTS_SPREAD', 1)) : undefined,
+      warmup: WARMUP,
+      duration: DURATION,
+      runs: RUNS,
+      poolMax: POOL_MAX,
+      quietMaxSeconds: num('BENCH_QUIET_MAX', 600),
+      log,
+    });
+  }
   if (DATA === 'large') {
-    const why = oursUnavailable();
-    if (why) throw new Error(`BENCH_DATA=large measures Latchkey only: ${why}`);
     return runLargeMode({
       scale: num('BENCH_DATA_SCALE', 1),
       rows: SELECTED,
