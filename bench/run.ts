@@ -23,6 +23,7 @@ import {
 import { startPeer } from './peer';
 import { runLargeMode } from './large-run';
 import { runTenantsMode, TENANT_ROWS } from './tenants-run';
+import { runAdminMode } from './admin-run';
 import { environmentLine, positiveNumber } from './lib/env';
 
 const num = positiveNumber;
@@ -42,10 +43,11 @@ for (const r of ONLY)
 const SELECTED: RowName[] = ONLY.length ? ROWS.filter((r) => ONLY.includes(r)) : [...ROWS];
 const SKIP_COLD = process.env.BENCH_COLD === '0';
 // BENCH_DATA=large: the large-data mode (bench/large-run.ts) instead of the side-by-side run;
-// tenants: 10,000 platforms against one (bench/tenants-run.ts).
+// tenants: 10,000 platforms against one (bench/tenants-run.ts); admin: the admin API's user search
+// and audit log at 1M users and 10M events (bench/admin-run.ts).
 const DATA = process.env.BENCH_DATA ?? '';
-if (DATA && !['large', 'tenants'].includes(DATA))
-  throw new Error(`BENCH_DATA must be "large", "tenants" or unset, got "${DATA}"`);
+if (DATA && !['large', 'tenants', 'admin'].includes(DATA))
+  throw new Error(`BENCH_DATA must be "large", "tenants", "admin" or unset, got "${DATA}"`);
 const PURGE_ROW = (process.env.BENCH_PURGE_ROW || 'userinfo') as RowName;
 if (!(ROWS as readonly string[]).includes(PURGE_ROW)) throw new Error(`BENCH_PURGE_ROW: unknown row "${PURGE_ROW}"`);
 
@@ -68,6 +70,18 @@ async function main() {
       duration: DURATION,
       runs: RUNS,
       poolMax: POOL_MAX,
+      quietMaxSeconds: num('BENCH_QUIET_MAX', 600),
+      log,
+    });
+  }
+  if (DATA === 'admin') {
+    return runAdminMode({
+      scale: num('BENCH_DATA_SCALE', 1),
+      connections: Math.round(num('BENCH_ADMIN_CONNECTIONS', 4)),
+      warmup: WARMUP,
+      duration: DURATION,
+      runs: RUNS,
+      loadOnly: process.env.BENCH_DATA_LOAD_ONLY === '1',
       quietMaxSeconds: num('BENCH_QUIET_MAX', 600),
       log,
     });
