@@ -7,6 +7,14 @@ import { normalizeEmail, toUser, type UserRow } from './user.repository';
 
 const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
+/**
+ * The list's order: creation time to the millisecond (what a cursor carries), then id. Taken in UTC
+ * so that the expression is immutable and the index users_platform_created_ms_id_index serves it
+ * (docs/decisions.md, "Admin lists stay fast on a large platform"): a page reads its rows in order
+ * instead of sorting the platform's users.
+ */
+const CREATED_MS = `date_trunc('milliseconds', created_at AT TIME ZONE 'UTC')`;
+
 /** Oldest first, keyset-paged; `email` matches anywhere in the normalized address. */
 export async function listPage(
   db: Queryable,
@@ -15,9 +23,8 @@ export async function listPage(
 ): Promise<UserRow[]> {
   const q = db('users').where({ platform_id: platformId });
   if (p.email) q.whereRaw(`email_normalized LIKE ? ESCAPE '\\'`, [`%${escapeLike(normalizeEmail(p.email))}%`]);
-  if (p.after)
-    q.whereRaw(`(date_trunc('milliseconds', created_at), id) > (?::timestamptz, ?)`, [p.after.at, p.after.id]);
-  const rows = await q.orderByRaw(`date_trunc('milliseconds', created_at), id`).limit(p.limit);
+  if (p.after) q.whereRaw(`(${CREATED_MS}, id) > ((?::timestamptz AT TIME ZONE 'UTC'), ?)`, [p.after.at, p.after.id]);
+  const rows = await q.orderByRaw(`${CREATED_MS}, id`).limit(p.limit);
   return rows.map(toUser);
 }
 

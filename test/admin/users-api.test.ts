@@ -123,6 +123,30 @@ describe('admin API: users', () => {
     expect(JSON.stringify(events)).not.toContain('a sound passphrase');
   });
 
+  it('pages by the millisecond of creation, then id: users created within one millisecond are each listed once, in order', async () => {
+    const p = await buildPlatform(t.services);
+    const users = [];
+    for (let i = 0; i < 6; i++) users.push(await buildUser(t.services, p.id));
+    // Four users in one millisecond (microseconds apart, not in id order), one just before it, one just after.
+    const at = ['00.123900', '00.123100', '00.124000', '00.123500', '00.122999', '00.123300'];
+    for (const [i, u] of users.entries())
+      await t.database
+        .db('users')
+        .where({ id: u.id })
+        .update({ created_at: `2026-01-01T00:00:${at[i]}Z` });
+    const sameMs = users.filter((_, i) => at[i].startsWith('00.123')).map((u) => u.id);
+    const expected = [users[4].id, ...sameMs.sort(), users[2].id];
+
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page = await global.get(`${usersOf(p)}?limit=2${cursor ? `&cursor=${cursor}` : ''}`);
+      expect(page.status).toBe(200);
+      seen.push(...page.body.items.map((u: { sub: string }) => u.sub));
+      cursor = page.body.next_cursor;
+    } while (cursor);
+    expect(seen).toEqual(expected);
+  });
   it('answers bad input with 400 naming the field, a taken email with 409, unknown users with 404', async () => {
     const { p, u } = await setup();
     const other = await buildUser(t.services, p.id);
