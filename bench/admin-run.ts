@@ -5,14 +5,13 @@
 // p99 < 100 ms; beside it, the plan Postgres chose for the row's statement: the exact SQL the provider
 // runs, built by its own repository function (dist/repositories/…), under EXPLAIN (ANALYZE, BUFFERS).
 // Writes bench/results/<timestamp>-admin.md (and .json) and bench/results/admin-latest.md.
-import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { knex, type Knex } from 'knex';
 import { adminCounts, loadAdminData } from './admin-data';
 import { tableSizes, withClient, type LoadReport, type TableSize } from './large-data';
 import { sizeTable } from './large-run';
-import { f0, f1 } from './lib/compare';
+import { f0, f1, writeModeReport } from './lib/compare';
 import { environmentLine } from './lib/env';
 import { request } from './lib/http';
 import { measureRow, type RowResult } from './lib/load';
@@ -144,16 +143,14 @@ export async function runAdminMode(o: AdminOptions): Promise<void> {
     quiet,
     loadAvg: { before: loadBefore, after: os.loadavg()[0] },
   });
-  console.log(md);
-  const dir = path.join(__dirname, 'results');
-  fs.mkdirSync(dir, { recursive: true });
-  const stamp = started.toISOString().replace(/[:.]/g, '-');
-  fs.writeFileSync(path.join(dir, `${stamp}-admin.md`), md);
-  fs.writeFileSync(path.join(dir, 'admin-latest.md'), md);
-  fs.writeFileSync(
-    path.join(dir, `${stamp}-admin.json`),
-    JSON.stringify({ started, settings: { ...o, log: undefined }, load, sizes, measured, quiet }, null, 2),
-  );
+  const stamp = writeModeReport('admin', started, md, {
+    started,
+    settings: { ...o, log: undefined },
+    load,
+    sizes,
+    measured,
+    quiet,
+  });
   log(`\nwritten: bench/results/${stamp}-admin.md and bench/results/admin-latest.md`);
 }
 

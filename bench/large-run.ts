@@ -4,9 +4,7 @@
 // then runs the provider's purge of the expired rows under load. Writes
 // bench/results/<timestamp>-large.md (and .json) and bench/results/large-latest.md; never touches
 // latest.md (that is the normal run's).
-import fs from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
 import { Client } from 'pg';
 import {
   checkForeignKeys,
@@ -33,7 +31,7 @@ import { rssMB, stopAll } from './lib/proc';
 import { adminCli, oursRateLimitNote, ROOT, startOurs, type OursTarget } from './ours';
 import { environmentLine } from './lib/env';
 import { waitForQuiet, type QuietReport } from './lib/quiet';
-import { comparisonTable, comparisonTargets, f0, f1 } from './lib/compare';
+import { comparisonTable, comparisonTargets, f0, f1, writeModeReport } from './lib/compare';
 
 export interface LargeOptions {
   scale: number;
@@ -164,33 +162,20 @@ export async function runLargeMode(o: LargeOptions): Promise<void> {
     quiet,
     loadAvg: { before: loadBefore, after: os.loadavg()[0] },
   });
-  console.log(md);
-  const dir = path.join(__dirname, 'results');
-  fs.mkdirSync(dir, { recursive: true });
-  const stamp = started.toISOString().replace(/[:.]/g, '-');
-  fs.writeFileSync(path.join(dir, `${stamp}-large.md`), md);
-  fs.writeFileSync(path.join(dir, 'large-latest.md'), md);
-  fs.writeFileSync(
-    path.join(dir, `${stamp}-large.json`),
-    JSON.stringify(
-      {
-        started,
-        settings: { ...o, log: undefined, connections: CONNECTIONS },
-        perPlatform: n,
-        empty,
-        large,
-        load,
-        sizes,
-        after,
-        purge,
-        orphans,
-        problems,
-        rss,
-      },
-      null,
-      2,
-    ),
-  );
+  const stamp = writeModeReport('large', started, md, {
+    started,
+    settings: { ...o, log: undefined, connections: CONNECTIONS },
+    perPlatform: n,
+    empty,
+    large,
+    load,
+    sizes,
+    after,
+    purge,
+    orphans,
+    problems,
+    rss,
+  });
   log(`\nwritten: bench/results/${stamp}-large.md and bench/results/large-latest.md`);
 }
 

@@ -6,16 +6,14 @@
 // real traffic makes them hold; on the small side the same row sends every request to its one
 // platform. Each row warms both up, then their measured runs alternate (bench/lib/load.ts).
 // Writes bench/results/<timestamp>-tenants.md (and .json) and bench/results/tenants-latest.md.
-import fs from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
 import { basicAuth, mapPool, request } from './lib/http';
 import { CONNECTIONS, failedCell, measureAlternating, type Cell, type RequestVariant, type RowSpec } from './lib/load';
 import { ROW_TITLES, type RowName } from './lib/oidc';
 import { rssMB, stopAll, stopChild } from './lib/proc';
 import { environmentLine } from './lib/env';
 import { waitForQuiet, type QuietReport } from './lib/quiet';
-import { comparisonTable, comparisonTargets, f0, f1 } from './lib/compare';
+import { comparisonTable, comparisonTargets, f0, f1, writeModeReport } from './lib/compare';
 import { clientCredentialsBody, createMachinePlatform } from './machines';
 import { adminCli, ROOT, spawnOurs, startBareOurs } from './ours';
 import { copyPlatform, tenantClients, type TenantsLoad } from './tenants-data';
@@ -187,30 +185,17 @@ export async function runTenantsMode(o: TenantsOptions): Promise<void> {
     rss,
     loadAvg: { before: loadBefore, after: os.loadavg()[0] },
   });
-  console.log(md);
-  const dir = path.join(__dirname, 'results');
-  fs.mkdirSync(dir, { recursive: true });
-  const stamp = started.toISOString().replace(/[:.]/g, '-');
-  fs.writeFileSync(path.join(dir, `${stamp}-tenants.md`), md);
-  fs.writeFileSync(path.join(dir, 'tenants-latest.md'), md);
-  fs.writeFileSync(
-    path.join(dir, `${stamp}-tenants.json`),
-    JSON.stringify(
-      {
-        started,
-        settings: { ...o, log: undefined, connections: CONNECTIONS },
-        total,
-        load,
-        small,
-        large,
-        problems,
-        quiet,
-        rss,
-      },
-      null,
-      2,
-    ),
-  );
+  const stamp = writeModeReport('tenants', started, md, {
+    started,
+    settings: { ...o, log: undefined, connections: CONNECTIONS },
+    total,
+    load,
+    small,
+    large,
+    problems,
+    quiet,
+    rss,
+  });
   log(`\nwritten: bench/results/${stamp}-tenants.md and bench/results/tenants-latest.md`);
 }
 

@@ -1,5 +1,7 @@
 // Report pieces of the modes that measure one build against itself on two databases (large-data,
 // tenants): each row's figures side by side, their ratio, and the 10 % verdict.
+import fs from 'node:fs';
+import path from 'node:path';
 import type { Cell, RowResult } from './load';
 import { ROW_TITLES, type RowName } from './oidc';
 
@@ -64,4 +66,19 @@ export function comparisonTargets(L: string[], s: Sides, label: string): void {
       `| ${ROW_TITLES[row]}, ${label} | ≥ ${(1 - TOLERANCE).toFixed(2)}× | ${isRes(x) && isRes(y) ? (y.rps / x.rps).toFixed(2) + '×' : 'n/a'} | ${ok === null ? '—' : ok ? 'yes' : '**no**'} |`,
     );
   }
+}
+
+/**
+ * Prints a mode's report and writes it to bench/results/: `<timestamp>-<mode>.md` and `.json`, and
+ * `<mode>-latest.md` (never `latest.md`, which is the normal run's). Returns the timestamp in the names.
+ */
+export function writeModeReport(mode: string, started: Date, md: string, data: unknown): string {
+  console.log(md);
+  const dir = path.join(__dirname, '..', 'results');
+  fs.mkdirSync(dir, { recursive: true });
+  const stamp = started.toISOString().replace(/[:.]/g, '-');
+  fs.writeFileSync(path.join(dir, `${stamp}-${mode}.md`), md);
+  fs.writeFileSync(path.join(dir, `${mode}-latest.md`), md);
+  fs.writeFileSync(path.join(dir, `${stamp}-${mode}.json`), JSON.stringify(data, null, 2));
+  return stamp;
 }
