@@ -2,7 +2,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { PGlite } from '@electric-sql/pglite';
+import { PGlite, type Extension } from '@electric-sql/pglite';
+
+// A subpath export, which TypeScript's node10 module resolution (this project's) cannot see.
+const { pg_trgm } = require('@electric-sql/pglite/contrib/pg_trgm') as { pg_trgm: Extension };
 
 /**
  * A migrated, empty embedded database packed at build time (`dist/pglite-template.tgz`): a fresh
@@ -23,11 +26,14 @@ function embeddedTemplateFile(): string | undefined {
  */
 const START_PARAMS = [...PGlite.defaultStartParams, '-c', 'shared_buffers=32MB'];
 
-/** Opens `dir`: from the template when the directory holds no database yet, else as it is. */
+/**
+ * Opens `dir`: from the template when the directory holds no database yet, else as it is. With
+ * pg_trgm, which the admin's email search index needs (migration 20261204090000).
+ */
 export async function openPglite(dir: string, useTemplate: boolean): Promise<PGlite> {
   const template = useTemplate && !fs.existsSync(path.join(dir, 'PG_VERSION')) ? embeddedTemplateFile() : undefined;
   if (template) unpackTemplate(template, dir);
-  return PGlite.create({ dataDir: dir, startParams: START_PARAMS });
+  return PGlite.create({ dataDir: dir, startParams: START_PARAMS, extensions: { pg_trgm } });
 }
 
 /**
