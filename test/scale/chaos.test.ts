@@ -3,10 +3,10 @@ import os from 'node:os';
 import path from 'node:path';
 import knex, { type Knex } from 'knex';
 import { migrateLatest } from '../../src/db';
-import { buildTestApp, TEST_ENV } from '../helpers';
+import { buildTestApp } from '../helpers';
 import { buildClient, buildCode, buildPlatform, buildUser } from '../factories';
 import { startPrivatePostgres, type PrivatePostgres } from '../support/private-postgres';
-import { startProvider, type ProviderProcess } from '../support/provider-process';
+import { instanceEnv, startProvider, type ProviderProcess } from '../support/provider-process';
 import {
   ledger,
   spentInDatabase,
@@ -55,19 +55,11 @@ const ready = (p: ProviderProcess) =>
   );
 
 async function startProviders(n: number) {
-  const env = {
-    NODE_ENV: 'test',
-    DEMO_SEED: 'false',
-    LOG_LEVEL: 'warn',
-    DATABASE_URL: pg.url,
-    DATA_DIR: dataDir,
-    BASE_URL: 'http://lb.test',
-    MASTER_KEY: TEST_ENV.MASTER_KEY,
-    SESSION_SECRET: TEST_ENV.SESSION_SECRET,
+  const env = instanceEnv(pg.url, dataDir, {
     RATE_LIMIT_SCALE: '1000', // limits on (their counters live in the database too), far above the storm
     REFRESH_REUSE_GRACE_SECONDS: String(GRACE_SECONDS),
     DB_CONNECT_TIMEOUT_MS: '2000',
-  };
+  });
   const providers = await Promise.all(Array.from({ length: n }, () => startProvider(env)));
   started.push(...providers);
   return providers;

@@ -1,9 +1,9 @@
 import os from 'node:os';
 import fs from 'node:fs';
 import path from 'node:path';
-import { buildTestApp, TEST_ENV } from '../helpers';
+import { buildTestApp } from '../helpers';
 import { buildPlatform } from '../factories';
-import { startProvider, type ProviderProcess } from '../support/provider-process';
+import { instanceEnv, startProvider, type ProviderProcess } from '../support/provider-process';
 
 // A provider PROCESS killed (SIGKILL: no shutdown, no last flush) while it counts in memory
 // (docs/decisions.md, "Ephemeral counters"). Real Postgres only: the embedded database serves one process.
@@ -17,17 +17,10 @@ let dataDir: string;
 const started: ProviderProcess[] = [];
 
 describeOnPostgres('rate-limit counters when an instance crashes', () => {
-  const env = () => ({
-    NODE_ENV: 'test',
-    DEMO_SEED: 'false',
-    LOG_LEVEL: 'warn',
-    DATABASE_URL: process.env.TEST_DATABASE_URL!,
-    DATA_DIR: dataDir,
-    BASE_URL: 'http://lb.test',
-    MASTER_KEY: TEST_ENV.MASTER_KEY,
-    SESSION_SECRET: TEST_ENV.SESSION_SECRET,
-    RATE_LIMIT_SCALE: '1', // discovery: 100 a minute, so the hits below are answered from memory
-  });
+  const env = () =>
+    instanceEnv(process.env.TEST_DATABASE_URL!, dataDir, {
+      RATE_LIMIT_SCALE: '1', // discovery: 100 a minute, so the hits below are answered from memory
+    });
   const start = async () => {
     const p = await startProvider(env());
     started.push(p);

@@ -1,9 +1,9 @@
 import os from 'node:os';
 import fs from 'node:fs';
 import path from 'node:path';
-import { buildTestApp, TEST_ENV } from '../helpers';
+import { buildTestApp } from '../helpers';
 import { buildClient, buildCode, buildPlatform, buildUser, TEST_PASSWORD } from '../factories';
-import { startProvider, type ProviderProcess } from '../support/provider-process';
+import { instanceEnv, startProvider, type ProviderProcess } from '../support/provider-process';
 
 // Two provider PROCESSES on one Postgres database, as behind a load balancer.
 // The embedded database is single-process by design, so there is nothing to show there.
@@ -29,18 +29,10 @@ describeOnPostgres('two instances, one database', () => {
   beforeAll(async () => {
     setup = await buildTestApp();
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'latchkey-two-'));
-    const env = {
-      NODE_ENV: 'test',
-      DEMO_SEED: 'false',
-      LOG_LEVEL: 'warn',
-      DATABASE_URL: process.env.TEST_DATABASE_URL!,
-      DATA_DIR: dataDir,
-      BASE_URL: 'http://lb.test',
-      MASTER_KEY: TEST_ENV.MASTER_KEY,
-      SESSION_SECRET: TEST_ENV.SESSION_SECRET,
+    const env = instanceEnv(process.env.TEST_DATABASE_URL!, dataDir, {
       RATE_LIMIT_SCALE: String(SCALE),
       REFRESH_REUSE_GRACE_SECONDS: String(GRACE_SECONDS),
-    };
+    });
     [a, b] = await Promise.all([startProvider(env), startProvider(env)]);
   }, 90_000);
   afterAll(async () => {

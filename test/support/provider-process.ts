@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
+import { TEST_ENV } from '../helpers';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 
@@ -14,6 +15,24 @@ export function freePort(): Promise<number> {
       s.close(() => resolve(port));
     });
   });
+}
+
+/**
+ * The environment of a provider process that shares one database with others, as behind a load
+ * balancer: one issuer (BASE_URL), the same keys and session secret, quiet logs; `extra` adds or overrides.
+ */
+export function instanceEnv(databaseUrl: string, dataDir: string, extra: Record<string, string> = {}) {
+  return {
+    NODE_ENV: 'test',
+    DEMO_SEED: 'false',
+    LOG_LEVEL: 'warn',
+    DATABASE_URL: databaseUrl,
+    DATA_DIR: dataDir,
+    BASE_URL: 'http://lb.test',
+    MASTER_KEY: TEST_ENV.MASTER_KEY,
+    SESSION_SECRET: TEST_ENV.SESSION_SECRET,
+    ...extra,
+  };
 }
 
 export interface ProviderProcess {
