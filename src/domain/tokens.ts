@@ -1,3 +1,4 @@
+import type { TokenAnchor } from './access-token-id';
 import type { ActorClaim } from './access-token-claims';
 
 /** RFC 8693 §3: the token type URI of an access token, the one type token exchange takes and issues. */
@@ -20,8 +21,8 @@ export interface IssuedTokens {
  */
 export interface PreparedTokens {
   now: Date;
-  jti: string;
-  jtiHash: string;
+  /** The random part of the access token's jti; the grant it lives by is known after the statement (src/domain/access-token-id.ts). */
+  jtiRandom: string;
   accessExpiresAt: Date;
   familyId: string;
   refreshId: string;
@@ -45,4 +46,23 @@ export interface ActiveToken {
   jti?: string;
   /** RFC 8693 §4.1: who acts for the subject, on an exchanged token. */
   act?: ActorClaim;
+}
+
+/**
+ * A live access token as verified: what its claims say, and what the grant it lives by says of its
+ * client and user (docs/decisions.md, "Access tokens without a row").
+ */
+export interface AccessTokenRecord {
+  jtiHash: string;
+  platformId: string;
+  /** The client it was issued to (its internal id). */
+  clientId: string;
+  /** null: no user is behind it (client credentials, or exchanged from such a token). */
+  userId: string | null;
+  scope: string;
+  /** The grant it lives by, and whether it was exchanged (RFC 8693) and has a lineage row too. */
+  anchor: TokenAnchor;
+  exchanged: boolean;
+  expiresAt: Date;
+  issuedAt: Date;
 }

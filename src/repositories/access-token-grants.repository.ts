@@ -1,63 +1,53 @@
 import { preparedQuery, type Db } from '../db';
 import type { AuditContext, AuditEventInput } from '../domain/audit';
-import { auditInsert, auditValues } from './audit-event.repository';
+import type { TokenAnchor } from '../domain/access-token-id';
+import { auditInsert, auditValues, insert as insertAuditEvent } from './audit-event.repository';
+import { liveTokenSql } from './access-token-liveness.repository';
 
-// The grants that issue an access token and nothing else (client credentials, token exchange), each
-// ONE statement like the others (grant-statements.repository.ts): the token row and its audit event
-// are inserted together, so neither commits without the other, in one round trip.
+// The grants that issue an access token and nothing else (client credentials, token exchange). The
+// token itself is no row (docs/decisions.md, "Access tokens without a row"); what each writes is
+// ONE statement like the other grants (grant-statements.repository.ts).
 
-export interface NewAccessToken {
-  jtiHash: string;
-  platformId: string;
-  clientId: string;
-  scope: string;
-  expiresAt: Date;
-  now: Date;
-}
-
-/** RFC 6749 §4.4: a client's own access token (no user, no family), with its audit event. */
-export async function insertClientToken(
+/** RFC 6749 §4.4: a client's own access token lives by the client; only its audit event is written. */
+export async function recordClientToken(
   db: Db,
-  t: NewAccessToken,
   audit: { ctx: AuditContext; event: AuditEventInput },
+  now: Date,
 ): Promise<void> {
-  await preparedQuery(
-    db,
-    'latchkey_client_credentials',
-    `WITH at AS (
-       INSERT INTO access_tokens (jti_hash, platform_id, client_id, user_id, scope, expires_at, created_at)
-       VALUES ($1, $2, $3, NULL, $4, $5, $6) RETURNING 1
-     ), ev AS (${auditInsert(7, 'at')})
-     SELECT 1`,
-    [t.jtiHash, t.platformId, t.clientId, t.scope, t.expiresAt, t.now, ...auditValues(audit, t.now)],
-  );
+  await insertAuditEvent(db, audit.ctx, audit.event, now);
 }
 
 /**
- * RFC 8693: an access token exchanged from a live subject token, inserted only while the subject
- * token is live (neither revoked nor expired, checked here again, not from a cache). It keeps the
- * subject's user, refresh family and code, so that whatever revokes those revokes it too, names the
- * subject token so that revoking that token does, and never outlives it. Returns its expiry, or
- * undefined when the subject token is no longer live (nothing inserted).
+ * RFC 8693: the lineage row of an access token exchanged from a live subject token, inserted only
+ * while the subject token is live (checked here again, not from a cache), with its audit event. It
+ * lives by the subject's grant, and by this row, which names the subject token (revoking that
+ * revokes it) and the exchanging client (deleting that ends it). Returns false when the subject
+ * token is no longer live (nothing inserted).
  */
 export async function insertExchangedToken(
   db: Db,
-  t: NewAccessToken & { subjectJtiHash: string },
+  t: {
+    platformId: string;
+    clientId: string;
+    jtiHash: string;
+    expiresAt: Date;
+    now: Date;
+    subject: { anchor: TokenAnchor; exchanged: boolean; jtiHash: string };
+  },
   audit: { ctx: AuditContext; event: AuditEventInput },
-): Promise<Date | undefined> {
+): Promise<boolean> {
+  const s = t.subject;
   const rows = await preparedQuery(
     db,
-    'latchkey_token_exchange',
-    `WITH s AS (
-       SELECT * FROM access_tokens
-       WHERE jti_hash = $1 AND platform_id = $2 AND revoked_at IS NULL AND expires_at > $3
-     ), at AS (
-       INSERT INTO access_tokens (jti_hash, platform_id, client_id, user_id, scope, family_id, code_id, subject_jti_hash, expires_at, created_at)
-       SELECT $4, platform_id, $5, user_id, $6, family_id, code_id, jti_hash, LEAST(CAST($7 AS timestamptz), expires_at), $3 FROM s
-       RETURNING expires_at
-     ), ev AS (${auditInsert(8, 'at')})
-     SELECT expires_at FROM at`,
-    [t.subjectJtiHash, t.platformId, t.now, t.jtiHash, t.clientId, t.scope, t.expiresAt, ...auditValues(audit, t.now)],
+    `latchkey_token_exchange_${s.anchor.kind}${s.exchanged ? '_exchanged' : ''}`,
+    `WITH s AS (${liveTokenSql(s.anchor.kind, s.exchanged)}
+     ), x AS (
+       INSERT INTO exchanged_access_tokens (jti_hash, subject_jti_hash, platform_id, client_id, user_id, expires_at)
+       SELECT $4, $3, $1, $5, token_user_id, $6 FROM s
+       RETURNING 1
+     ), ev AS (${auditInsert(7, 'x')})
+     SELECT 1 FROM x`,
+    [t.platformId, s.anchor.id, s.jtiHash, t.jtiHash, t.clientId, t.expiresAt, ...auditValues(audit, t.now)],
   );
-  return rows[0]?.expires_at;
+  return rows.length > 0;
 }

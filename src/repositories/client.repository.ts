@@ -193,31 +193,32 @@ export async function update(db: Queryable, platformId: string, id: string, c: C
 }
 
 /**
- * Deletes a client with everything issued to it: codes, access tokens, refresh-token families
- * (their tokens cascade) and consents. Explicit rather than left to ON DELETE CASCADE, so the
- * users whose cached access tokens die are known (this process drops them at once; others by NOTIFY).
+ * Deletes a client with everything issued to it: codes, device authorizations, refresh-token
+ * families (their tokens cascade), the lineage of tokens exchanged by it, and consents. Its access
+ * tokens live by those grants or by the client itself (docs/decisions.md, "Access tokens without a
+ * row"), so they die with them, as do tokens exchanged from them. Explicit rather than left to ON
+ * DELETE CASCADE, so the users whose cached access tokens die are known (this process drops them at
+ * once; others by NOTIFY).
  */
 export async function deleteWithGrants(
   db: Queryable,
   platformId: string,
   id: string,
-): Promise<{ accessTokens: number; refreshFamilies: number; consents: number; codes: number }> {
-  // Its access tokens, and those exchanged from them at any depth (RFC 8693): they were only ever as good as their subject.
-  const { rows: access } = await db.raw(
-    `WITH RECURSIVE tree AS (
-       SELECT jti_hash FROM access_tokens WHERE client_id = ?
-       UNION
-       SELECT a.jti_hash FROM access_tokens a JOIN tree ON a.subject_jti_hash = tree.jti_hash
-     )
-     DELETE FROM access_tokens WHERE jti_hash IN (SELECT jti_hash FROM tree) RETURNING user_id`,
-    [id],
-  );
-  const refreshFamilies = await db('refresh_token_families').where({ client_id: id }).del();
+): Promise<{ refreshFamilies: number; consents: number; codes: number; deviceAuthorizations: number }> {
+  const users: (string | null)[] = [];
+  const remove = async (table: string) => {
+    const rows: { user_id: string | null }[] = await db(table).where({ client_id: id }).del().returning('user_id');
+    users.push(...rows.map((r) => r.user_id));
+    return rows.length;
+  };
+  await remove('exchanged_access_tokens');
+  const refreshFamilies = await remove('refresh_token_families');
+  const codes = await remove('authorization_codes');
+  const deviceAuthorizations = await remove('device_authorizations');
   const consents = await db('consents').where({ client_id: id }).del();
-  const codes = await db('authorization_codes').where({ client_id: id }).del();
   await db('clients').where({ platform_id: platformId, id }).del();
-  invalidateUsers(access.map((r: { user_id: string | null }) => r.user_id));
-  return { accessTokens: access.length, refreshFamilies, consents, codes };
+  invalidateUsers(users);
+  return { refreshFamilies, consents, codes, deviceAuthorizations };
 }
 
 /**

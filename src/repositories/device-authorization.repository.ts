@@ -157,15 +157,11 @@ export async function redeemDeviceCode(
        RETURNING id
      ), rt AS (
        INSERT INTO refresh_tokens (id, family_id, token_hash, expires_at) SELECT $10, id, $11, $12 FROM fam
-     ), at AS (
-       INSERT INTO access_tokens (jti_hash, platform_id, client_id, user_id, scope, family_id, code_id, expires_at, created_at)
-       SELECT $13, platform_id, client_id, user_id, scope, (SELECT id FROM fam), NULL, ${ACCESS_EXPIRY('$14', '$6', '$7')}, $4 FROM ok
-       RETURNING expires_at
      )
      SELECT target.id, target.client_id, target.status, target.scope, target.expires_at, target.auth_time, target.amr, target.acr,
             target.too_fast, target.audience, target.target_ok,
             (SELECT interval_seconds FROM polled) AS new_interval_seconds,
-            (SELECT expires_at FROM at) AS access_expires_at,
+            (SELECT ${ACCESS_EXPIRY('$13', '$6', '$7')} FROM ok) AS access_expires_at,
             EXISTS (SELECT 1 FROM ok) AS redeemed,
             EXISTS (SELECT 1 FROM fam) AS has_refresh_token,
             (SELECT row_to_json(u.*) FROM users u WHERE u.id = target.user_id) AS user_json
@@ -183,7 +179,6 @@ export async function redeemDeviceCode(
       t.refreshId,
       t.refreshHash,
       t.refreshExpiresAt,
-      t.jtiHash,
       t.accessExpiresAt,
     ],
   );

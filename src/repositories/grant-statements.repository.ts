@@ -67,10 +67,10 @@ export async function exchangeCode(
     db,
     'latchkey_exchange_code',
     `WITH code AS (
-       SELECT c.*, COALESCE(CAST($13 AS text[]), c.resources) AS audience
+       SELECT c.*, COALESCE(CAST($12 AS text[]), c.resources) AS audience
        FROM authorization_codes c WHERE platform_id = $1 AND code_hash = $2 FOR UPDATE
      ), target AS (
-       SELECT code.*, (audience <@ resources AND audience <@ CAST($14 AS text[])) AS target_ok FROM code
+       SELECT code.*, (audience <@ resources AND audience <@ CAST($13 AS text[])) AS target_ok FROM code
      ), ok AS (
        SELECT * FROM target
        WHERE client_id = $3 AND consumed_at IS NULL AND expires_at > $4 AND redirect_uri = $5
@@ -84,14 +84,10 @@ export async function exchangeCode(
        RETURNING id
      ), rt AS (
        INSERT INTO refresh_tokens (id, family_id, token_hash, expires_at) SELECT $8, id, $9, $10 FROM fam
-     ), at AS (
-       INSERT INTO access_tokens (jti_hash, platform_id, client_id, user_id, scope, family_id, code_id, expires_at, created_at)
-       SELECT $11, platform_id, client_id, user_id, scope, (SELECT id FROM fam), id, ${ACCESS_EXPIRY('$12', '$14', '$15')}, $4 FROM ok
-       RETURNING expires_at
      )
      SELECT target.id, target.client_id, target.redirect_uri, target.scope, target.nonce, target.code_challenge, target.auth_time, target.amr, target.acr,
             target.browser_session_id, target.expires_at, target.consumed_at, target.audience, target.target_ok,
-            (SELECT expires_at FROM at) AS access_expires_at, EXISTS (SELECT 1 FROM ok) AS exchanged,
+            (SELECT ${ACCESS_EXPIRY('$11', '$13', '$14')} FROM ok) AS access_expires_at, EXISTS (SELECT 1 FROM ok) AS exchanged,
             EXISTS (SELECT 1 FROM ok WHERE 'offline_access' = ANY (string_to_array(ok.scope, ' '))) AS has_refresh_token,
             (SELECT row_to_json(u.*) FROM users u WHERE u.id = target.user_id) AS user_json
      FROM target`,
@@ -106,7 +102,6 @@ export async function exchangeCode(
       t.refreshId,
       t.refreshHash,
       t.refreshExpiresAt,
-      t.jtiHash,
       t.accessExpiresAt,
       g.requested,
       g.registered.map((r) => r.uri),
@@ -189,8 +184,8 @@ export async function rotateRefreshToken(
     'latchkey_rotate_refresh_token',
     `WITH cur AS (
        SELECT t.id, t.family_id, t.rotated_at, t.expires_at, f.client_id, f.user_id, f.scope, f.auth_time, f.amr, f.acr, f.browser_session_id, f.revoked_at AS family_revoked_at,
-              COALESCE(CAST($12 AS text[]), f.resources) AS audience,
-              (COALESCE(CAST($12 AS text[]), f.resources) <@ f.resources AND COALESCE(CAST($12 AS text[]), f.resources) <@ CAST($13 AS text[])) AS target_ok
+              COALESCE(CAST($11 AS text[]), f.resources) AS audience,
+              (COALESCE(CAST($11 AS text[]), f.resources) <@ f.resources AND COALESCE(CAST($11 AS text[]), f.resources) <@ CAST($12 AS text[])) AS target_ok
        FROM refresh_tokens t JOIN refresh_token_families f ON f.id = t.family_id
        WHERE t.token_hash = $1 AND f.platform_id = $2
        FOR UPDATE OF t
@@ -210,13 +205,9 @@ export async function rotateRefreshToken(
        RETURNING r.family_id, r.rotated_at
      ), live AS (
        SELECT ok.* FROM ok JOIN rt ON rt.family_id = ok.family_id WHERE rt.rotated_at IS NULL
-     ), at AS (
-       INSERT INTO access_tokens (jti_hash, platform_id, client_id, user_id, scope, family_id, code_id, expires_at, created_at)
-       SELECT $10, $2, client_id, user_id, access_scope, family_id, NULL, ${ACCESS_EXPIRY('$11', '$13', '$14')}, $5 FROM live
-       RETURNING expires_at
      )
      SELECT cur.family_id, cur.client_id, cur.rotated_at, cur.expires_at, cur.family_revoked_at, cur.auth_time, cur.amr, cur.acr, cur.browser_session_id,
-            cur.audience, cur.target_ok, (SELECT expires_at FROM at) AS access_expires_at,
+            cur.audience, cur.target_ok, (SELECT ${ACCESS_EXPIRY('$10', '$12', '$13')} FROM live) AS access_expires_at,
             EXISTS (SELECT 1 FROM live) AS rotated,
             EXISTS (SELECT 1 FROM ok) AND NOT EXISTS (SELECT 1 FROM live) AS successor_used,
             (SELECT access_scope FROM live) AS access_scope,
@@ -232,7 +223,6 @@ export async function rotateRefreshToken(
       t.refreshId,
       t.refreshHash,
       t.refreshExpiresAt,
-      t.jtiHash,
       t.accessExpiresAt,
       g.requested,
       g.registered.map((r) => r.uri),

@@ -19,18 +19,22 @@ async function deleteInBatches(
     const batch = db(table).select(db.raw('ctid')).where(where).limit(BATCH).forUpdate().skipLocked().toSQL();
     const remove = (q: Queryable) =>
       q.raw(`DELETE FROM ?? WHERE ctid = ANY(ARRAY(${batch.sql}))`, [table, ...batch.bindings]);
-    // quiet: the rows are expired, so no cache can still serve them; their deletion needs no
-    // invalidation (migration 20261129100000), which by the million would flood every instance.
-    const result = options.quiet
-      ? await db.transaction(async (trx) => {
-          await trx.raw("SELECT set_config('latchkey.purging', 'on', true)");
-          return remove(trx);
-        })
-      : await remove(db);
+    const result = options.quiet ? await quietly(db, remove) : await remove(db);
     const deleted = result.rowCount ?? 0;
     total += deleted;
     if (deleted < BATCH) return total;
   }
+}
+
+/**
+ * quiet: the rows are over, so no cache can still serve a token that lives by them; their deletion
+ * needs no invalidation (migration 20261129100000), which by the million would flood every instance.
+ */
+function quietly<T>(db: Queryable, work: (trx: Queryable) => Promise<T>): Promise<T> {
+  return db.transaction(async (trx) => {
+    await trx.raw("SELECT set_config('latchkey.purging', 'on', true)");
+    return work(trx);
+  });
 }
 
 /**
@@ -42,8 +46,9 @@ async function deleteTokenlessFamilies(db: Queryable, createdBefore: Date): Prom
   let total = 0;
   let after = '00000000-0000-0000-0000-000000000000';
   for (;;) {
-    const { rows } = await db.raw(
-      `WITH win AS (
+    const { rows } = await quietly(db, (trx) =>
+      trx.raw(
+        `WITH win AS (
          SELECT id FROM refresh_token_families WHERE id > ? ORDER BY id LIMIT ${BATCH}
        ), doomed AS (
          SELECT f.ctid FROM refresh_token_families f JOIN win ON win.id = f.id
@@ -55,7 +60,8 @@ async function deleteTokenlessFamilies(db: Queryable, createdBefore: Date): Prom
          DELETE FROM refresh_token_families WHERE ctid = ANY(ARRAY(SELECT ctid FROM doomed)) RETURNING 1
        )
        SELECT (SELECT id FROM win ORDER BY id DESC LIMIT 1) AS last, (SELECT count(*) FROM win) AS scanned, (SELECT count(*) FROM gone) AS deleted`,
-      [after, createdBefore],
+        [after, createdBefore],
+      ),
     );
     total += Number(rows[0].deleted);
     if (Number(rows[0].scanned) < BATCH) return total;
@@ -63,20 +69,46 @@ async function deleteTokenlessFamilies(db: Queryable, createdBefore: Date): Prom
   }
 }
 
-/** Deletes rows whose lifetime is over; safe on every instance at once (see deleteInBatches). */
+/**
+ * Deletes rows whose lifetime is over; safe on every instance at once (see deleteInBatches). A grant
+ * an access token lives by (a code, a device authorization, a family through its refresh tokens) is
+ * kept until every access token it could have issued has expired: issued before `tokensBefore`; a
+ * refresh token, issued then, expires before `refreshBefore`.
+ */
 export async function deleteExpired(
   db: Queryable,
   now: Date,
+  tokensBefore: Date,
+  refreshBefore: Date,
   keepRevokedFor: Date,
   mail: { sentBefore: Date; deadBefore: Date },
   sessionsBefore: Date,
   unusedClientsBefore: Date,
 ) {
-  const codes = await deleteInBatches(db, 'authorization_codes', (q) => q.where('expires_at', '<', keepRevokedFor));
+  const grantsBefore = tokensBefore < keepRevokedFor ? tokensBefore : keepRevokedFor;
+  const codes = await deleteInBatches(db, 'authorization_codes', (q) => q.where('expires_at', '<', grantsBefore), {
+    quiet: true,
+  });
+  // Tokens issued with a row of their own, before access tokens had none.
   const accessTokens = await deleteInBatches(db, 'access_tokens', (q) => q.where('expires_at', '<', now), {
     quiet: true,
   });
-  const refreshTokens = await deleteInBatches(db, 'refresh_tokens', (q) => q.where('expires_at', '<', now));
+  const revokedAccessTokens = await deleteInBatches(
+    db,
+    'revoked_access_tokens',
+    (q) => q.where('expires_at', '<', now),
+    {
+      quiet: true,
+    },
+  );
+  const exchangedAccessTokens = await deleteInBatches(
+    db,
+    'exchanged_access_tokens',
+    (q) => q.where('expires_at', '<', now),
+    { quiet: true },
+  );
+  // The access token issued beside a refresh token may outlive it (a refresh lifetime set shorter).
+  const refreshTokens = await deleteInBatches(db, 'refresh_tokens', (q) => q.where('expires_at', '<', refreshBefore));
   // A family with no live token left is over; revoked ones are kept a while for reuse detection.
   const families = await deleteTokenlessFamilies(db, keepRevokedFor);
   // connect-pg-simple writes `expire` (timestamp without time zone) with to_timestamp(); compare alike.
@@ -92,8 +124,11 @@ export async function deleteExpired(
   // Mailed links are kept a day past expiry, so an expired link still says "expired" rather than "unknown".
   const accountTokens = await deleteInBatches(db, 'account_tokens', (q) => q.where('expires_at', '<', keepRevokedFor));
   // Device codes (RFC 8628) likewise: a device polling a day-old code still hears expired_token rather than invalid_grant.
-  const deviceAuthorizations = await deleteInBatches(db, 'device_authorizations', (q) =>
-    q.where('expires_at', '<', keepRevokedFor),
+  const deviceAuthorizations = await deleteInBatches(
+    db,
+    'device_authorizations',
+    (q) => q.where('expires_at', '<', grantsBefore),
+    { quiet: true },
   );
   const mailOutbox = await deleteInBatches(db, 'mail_outbox', (q) =>
     q
@@ -119,6 +154,8 @@ export async function deleteExpired(
   return {
     codes,
     accessTokens,
+    revokedAccessTokens,
+    exchangedAccessTokens,
     refreshTokens,
     families,
     sessions,

@@ -1,49 +1,5 @@
 import type { Queryable } from '../db';
-import { toUser } from './user.repository';
-import { reviveTimestamps } from './json-row';
 import { invalidateUsers } from '../db/invalidation';
-
-export interface AccessTokenRecord {
-  jtiHash: string;
-  platformId: string;
-  clientId: string;
-  /** null: a client credentials token, the client's own (RFC 6749 §4.4). */
-  userId: string | null;
-  scope: string;
-  familyId: string | null;
-  codeId: string | null;
-  expiresAt: Date;
-  revokedAt: Date | null;
-  createdAt: Date;
-}
-
-const toAccess = (r: any): AccessTokenRecord => ({
-  jtiHash: r.jti_hash,
-  platformId: r.platform_id,
-  clientId: r.client_id,
-  userId: r.user_id,
-  scope: r.scope,
-  familyId: r.family_id,
-  codeId: r.code_id,
-  expiresAt: r.expires_at,
-  revokedAt: r.revoked_at,
-  createdAt: r.created_at,
-});
-
-/** Revokes an access token and every token exchanged from it, at any depth (RFC 8693 tokens name their subject token). */
-export async function revokeAccessToken(db: Queryable, jtiHash: string, at: Date): Promise<void> {
-  const { rows } = await db.raw(
-    `WITH RECURSIVE tree AS (
-       SELECT jti_hash FROM access_tokens WHERE jti_hash = ?
-       UNION
-       SELECT a.jti_hash FROM access_tokens a JOIN tree ON a.subject_jti_hash = tree.jti_hash
-     )
-     UPDATE access_tokens SET revoked_at = ? WHERE jti_hash IN (SELECT jti_hash FROM tree) AND revoked_at IS NULL
-     RETURNING user_id`,
-    [jtiHash, at],
-  );
-  invalidateUsers(rows.map((r: { user_id: string | null }) => r.user_id));
-}
 
 export interface RefreshTokenRecord {
   id: string;
@@ -103,18 +59,16 @@ export async function findRefreshToken(db: Queryable, platformId: string, tokenH
   return row ? toRefresh(row) : undefined;
 }
 
-/** Revokes families and every access token issued from them. */
+/** Revokes families, and with them every access token they issued. */
 async function revokeFamiliesWhere(db: Queryable, at: Date, where: (q: any) => void): Promise<number> {
   const rows: { id: string; user_id: string }[] = await db('refresh_token_families')
     .where(where)
     .whereNull('revoked_at')
     .update({ revoked_at: at })
     .returning(['id', 'user_id']);
-  const ids = rows.map((r) => r.id);
-  if (ids.length)
-    await db('access_tokens').whereIn('family_id', ids).whereNull('revoked_at').update({ revoked_at: at });
+  // Their access tokens live by the family (docs/decisions.md, "Access tokens without a row").
   invalidateUsers(rows.map((r) => r.user_id));
-  return ids.length;
+  return rows.length;
 }
 
 export const revokeFamily = (db: Queryable, familyId: string, at: Date) =>
@@ -123,10 +77,10 @@ export const revokeFamily = (db: Queryable, familyId: string, at: Date) =>
 /** RFC 6749 §4.1.2: a replayed code revokes everything its first exchange issued. */
 export async function revokeByCode(db: Queryable, codeId: string, at: Date): Promise<void> {
   await revokeFamiliesWhere(db, at, (q) => q.where({ code_id: codeId }));
-  const rows = await db('access_tokens')
-    .where({ code_id: codeId })
-    .whereNull('revoked_at')
-    .update({ revoked_at: at })
+  const rows = await db('authorization_codes')
+    .where({ id: codeId })
+    .whereNull('tokens_revoked_at')
+    .update({ tokens_revoked_at: at })
     .returning('user_id');
   invalidateUsers(rows.map((r: { user_id: string }) => r.user_id));
 }
@@ -148,18 +102,3 @@ export const revokeByUserAndClient = (db: Queryable, userId: string, clientId: s
 
 export const revokeByUser = (db: Queryable, userId: string, at: Date) =>
   revokeFamiliesWhere(db, at, (q) => q.where({ user_id: userId }));
-
-/** Userinfo/introspection in one round trip: the token record with its user (null for a client credentials token). */
-export async function findAccessTokenWithUser(db: Queryable, jtiHash: string) {
-  const row = await db('access_tokens as a')
-    .leftJoin('users as u', 'u.id', 'a.user_id')
-    .where({ 'a.jti_hash': jtiHash })
-    // A disabled user's tokens are accepted nowhere; a token without a user has no one to disable.
-    .where((q) => q.whereNull('a.user_id').orWhereNull('u.disabled_at'))
-    .select('u.*', db.raw('row_to_json(a.*) as access'))
-    .first();
-  if (!row) return undefined;
-  const { access, ...user } = row;
-  const token = toAccess(reviveTimestamps(access, ['expires_at', 'revoked_at', 'created_at']));
-  return { token, user: token.userId === null ? null : toUser(user) };
-}

@@ -93,13 +93,6 @@ export async function setDisabledAt(db: Queryable, platformId: string, id: strin
   invalidateUsers([id]);
 }
 
-/** Access tokens not issued from a refresh family (no offline_access) die too: nothing of the user stays live. */
-export async function revokeAccessTokens(db: Queryable, userId: string, at: Date): Promise<number> {
-  const n = await db('access_tokens').where({ user_id: userId }).whereNull('revoked_at').update({ revoked_at: at });
-  invalidateUsers([userId]);
-  return n;
-}
-
 /** Codes not yet exchanged cannot be redeemed after a disable. */
 export async function deleteUnusedCodes(db: Queryable, userId: string): Promise<number> {
   return db('authorization_codes').where({ user_id: userId }).whereNull('consumed_at').delete();

@@ -1,7 +1,8 @@
 import { LRUCache } from 'lru-cache';
 import type { Notifications } from '../db/notifications';
 import { onSigningKeysChanged, onUserInvalidated } from '../db/invalidation';
-import type { AccessTokenRecord } from '../repositories/token.repository';
+import type { AccessTokenRecord } from '../domain/tokens';
+import { familyOf } from '../domain/access-token-id';
 import type { User } from '../domain/user';
 import { approximateBytes } from './approximate-bytes';
 
@@ -37,7 +38,7 @@ export function createAccessTokenCache(notifications: Notifications | undefined,
     // Evicted, deleted or replaced: the indexes forget the key with it.
     dispose: (live, key) => {
       unindex(keysByUser, live.user?.id ?? null, key);
-      unindex(keysByFamily, live.token.familyId, key);
+      unindex(keysByFamily, familyOf(live.token.anchor), key);
     },
   });
   const index = (map: Map<string, Set<string>>, id: string, key: string) => {
@@ -95,7 +96,8 @@ export function createAccessTokenCache(notifications: Notifications | undefined,
       entries.set(tokenDigest, live);
       if (!entries.has(tokenDigest)) return; // larger than the whole cache: not kept
       index(keysByUser, live.user.id, tokenDigest);
-      if (live.token.familyId) index(keysByFamily, live.token.familyId, tokenDigest);
+      const familyId = familyOf(live.token.anchor);
+      if (familyId) index(keysByFamily, familyId, tokenDigest);
     },
 
     /** A refresh of this grant superseded its earlier access tokens: they need not be kept. */

@@ -1,5 +1,6 @@
 import * as maintenance from '../repositories/maintenance.repository';
 import type { Deps } from './deps';
+import { RESOURCE_TOKEN_TTL_MAX } from '../domain/resource';
 
 export function createMaintenance(deps: Deps) {
   return {
@@ -21,9 +22,15 @@ export function createMaintenance(deps: Deps) {
       const daysAgo = (days: number) => new Date(now.getTime() - days * 86_400_000);
       const sessionsBefore = new Date(now.getTime() - deps.config.sessionTtlSeconds * 1000);
       const unusedClientsBefore = new Date(now.getTime() - deps.config.unusedRegisteredClientTtlSeconds * 1000);
+      // The longest an access token can live: the default lifetime, or a resource's longest.
+      const longestAccessSeconds = Math.max(deps.config.accessTokenTtlSeconds, RESOURCE_TOKEN_TTL_MAX);
+      const tokensBefore = new Date(now.getTime() - longestAccessSeconds * 1000);
+      const refreshIssuedThen = tokensBefore.getTime() + deps.config.refreshTokenTtlSeconds * 1000;
       return maintenance.deleteExpired(
         deps.db,
         now,
+        tokensBefore,
+        new Date(Math.min(now.getTime(), refreshIssuedThen)),
         daysAgo(1),
         { sentBefore: daysAgo(7), deadBefore: daysAgo(30) },
         sessionsBefore,

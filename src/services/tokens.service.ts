@@ -6,9 +6,10 @@ import * as tokens from '../repositories/token.repository';
 import * as clients from '../repositories/client.repository';
 import { wireClientId, type Client } from '../domain/client';
 import { issuerOf, type Platform } from '../domain/platform';
-import type { ActiveToken } from '../domain/tokens';
+import type { AccessTokenRecord, ActiveToken } from '../domain/tokens';
+import { parseAccessTokenJti } from '../domain/access-token-id';
+import * as liveness from '../repositories/access-token-liveness.repository';
 import type { ActorClaim } from '../domain/access-token-claims';
-import type { AccessTokenRecord } from '../repositories/token.repository';
 import type { Deps } from './deps';
 import type { SigningKeys } from './signing-keys.service';
 import type { Platforms } from './platforms.service';
@@ -35,6 +36,32 @@ export function createTokens(deps: Deps, keys: SigningKeys, platforms: Platforms
     return key ? verifyHs512(token, key.secret, issuer) : undefined;
   }
 
+  /**
+   * The record of a verified access token while the grant its jti names is live (docs/decisions.md,
+   * "Access tokens without a row"), with its user; undefined when it is not live.
+   */
+  async function liveRecord(platformId: string, claims: Claims): Promise<LiveAccessToken | undefined> {
+    const { jti, iat, exp } = claims;
+    if (typeof jti !== 'string' || typeof iat !== 'number' || typeof exp !== 'number') return undefined;
+    const jtiHash = digest(jti);
+    const id = parseAccessTokenJti(jti, () => jtiHash);
+    if (!id) return undefined;
+    const issuedAt = new Date(iat * 1000);
+    const found = await liveness.findLiveToken(deps.db, { platformId, ...id, jtiHash });
+    if (!found) return undefined;
+    const token: AccessTokenRecord = {
+      jtiHash,
+      platformId,
+      clientId: found.clientId,
+      userId: found.user?.id ?? null,
+      scope: typeof claims.scope === 'string' ? claims.scope : '',
+      ...id,
+      expiresAt: new Date(exp * 1000),
+      issuedAt,
+    };
+    return { token, user: found.user };
+  }
+
   /** Verifies an access-token JWT of this platform and finds its live record with the user. */
   async function findLiveAccessToken(givenPlatformId: string | undefined, token: string) {
     const now = deps.now();
@@ -48,10 +75,8 @@ export function createTokens(deps: Deps, keys: SigningKeys, platforms: Platforms
     const platform = platformId === undefined ? undefined : await platforms.findPlatform(platformId);
     if (!platform) return undefined;
     const claims = await verifiedAccessClaims(platform, kid, token);
-    if (!claims || typeof claims.jti !== 'string') return undefined;
-    const found = await tokens.findAccessTokenWithUser(deps.db, digest(claims.jti));
-    if (!found || found.token.platformId !== platform.id) return undefined;
-    if (found.token.revokedAt || found.token.expiresAt <= now) return undefined;
+    const found = claims && (await liveRecord(platform.id, claims));
+    if (!found || found.token.expiresAt <= now) return undefined;
     cache.put(tokenDigest, found, readAtEpoch);
     return found;
   }
@@ -104,7 +129,7 @@ export function createTokens(deps: Deps, keys: SigningKeys, platforms: Platforms
       clientId: at.token.clientId,
       scope: at.token.scope,
       expiresAt: at.token.expiresAt,
-      issuedAt: at.token.createdAt,
+      issuedAt: at.token.issuedAt,
       ...facts,
     };
   }
@@ -177,9 +202,11 @@ export function createTokens(deps: Deps, keys: SigningKeys, platforms: Platforms
       }
       const kid = peekKid(token);
       const claims = kid ? await verifiedAccessClaims(platform, kid, token) : undefined;
-      if (!claims || typeof claims.jti !== 'string') return;
-      if (client && claims.client_id !== wireClientId(client)) return;
-      await tokens.revokeAccessToken(deps.db, digest(claims.jti), now);
+      if (!claims || (client && claims.client_id !== wireClientId(client))) return;
+      // A token no longer live stays dead (its grant, user or client is gone for good): nothing to deny.
+      const live = await liveRecord(platform.id, claims);
+      if (!live || live.token.expiresAt <= now) return;
+      await liveness.denyAccessToken(deps.db, live.token);
     },
   };
 }

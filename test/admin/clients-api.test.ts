@@ -286,7 +286,7 @@ describe('admin API: clients', () => {
     const res = await global.delete(`/platforms/${p.id}/clients/${client.client_id}`);
     expect(res.status).toBe(204);
     expect((await global.get(`/platforms/${p.id}/clients/${client.client_id}`)).status).toBe(404);
-    for (const table of ['access_tokens', 'refresh_token_families', 'consents', 'authorization_codes']) {
+    for (const table of ['refresh_token_families', 'consents', 'authorization_codes', 'device_authorizations']) {
       expect(
         Number((await t.database.db(table).where({ client_id: client.client_id }).count('* as n').first())?.n),
       ).toBe(0);
@@ -303,7 +303,7 @@ describe('admin API: clients', () => {
     expect(event).toMatchObject({
       kind: 'client.deleted',
       platformId: p.id,
-      details: { name: 'Web', access_tokens: 1, refresh_token_families: 1 },
+      details: { name: 'Web', refresh_token_families: 1, authorization_codes: 1, device_authorizations: 0 },
     });
   });
 

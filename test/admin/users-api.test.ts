@@ -435,7 +435,6 @@ describe('admin API: users', () => {
     for (const table of [
       'authorization_codes',
       'refresh_token_families',
-      'access_tokens',
       'consents',
       'user_totp',
       'user_recovery_codes',

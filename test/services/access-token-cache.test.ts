@@ -10,11 +10,11 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-async function issued() {
+async function issued(scopes?: string[]) {
   const p = await buildPlatform(t.services);
   const c = await buildClient(t.services, p.id);
   const u = await buildUser(t.services, p.id);
-  const code = await buildCode(t.services, { platformId: p.id, client: c, user: u });
+  const code = await buildCode(t.services, { platformId: p.id, client: c, user: u, scopes });
   const res = await request(t.app)
     .post('/oauth/token')
     .auth(c.id, c.secret!)
@@ -37,14 +37,30 @@ async function eventually(check: () => Promise<boolean>, ms = 2000) {
 }
 
 describe('access-token cache invalidation', () => {
-  it('a revocation written by another process (plain SQL) reaches the cache through NOTIFY', async () => {
-    const ctx = await issued();
-    await userinfo(ctx.accessToken).expect(200);
-    await userinfo(ctx.accessToken).expect(200); // now served from the cache, if LISTEN is up
-    // as another instance would: straight to the database, bypassing this process
-    await t.database.db.raw('UPDATE access_tokens SET revoked_at = now() WHERE user_id = ?', [ctx.u.id]);
-    expect(await eventually(async () => (await userinfo(ctx.accessToken)).status === 401)).toBe(true);
-  });
+  // As another instance would revoke: straight to the database, bypassing this process. Access
+  // tokens have no row; each grant they live by tells the caches when it ends.
+  it.each([
+    [
+      'its refresh family',
+      ['openid', 'offline_access'],
+      'UPDATE refresh_token_families SET revoked_at = now() WHERE user_id = ?',
+    ],
+    [
+      'its code (no refresh token)',
+      ['openid'],
+      'UPDATE authorization_codes SET tokens_revoked_at = now() WHERE user_id = ?',
+    ],
+    ['its user (disabled)', ['openid'], 'UPDATE users SET disabled_at = now() WHERE id = ?'],
+  ])(
+    'a revocation of %s written by another process (plain SQL) reaches the cache through NOTIFY',
+    async (_, scopes, sql) => {
+      const ctx = await issued(scopes);
+      await userinfo(ctx.accessToken).expect(200);
+      await userinfo(ctx.accessToken).expect(200); // now served from the cache, if LISTEN is up
+      await t.database.db.raw(sql, [ctx.u.id]);
+      expect(await eventually(async () => (await userinfo(ctx.accessToken)).status === 401)).toBe(true);
+    },
+  );
 
   it('a profile change written elsewhere shows in the next userinfo', async () => {
     const ctx = await issued();
@@ -126,11 +142,10 @@ describe('access-token cache bounds', () => {
       clientId: 'c',
       userId: `u${i % 10}`,
       scope: 'openid',
-      familyId,
-      codeId: null,
+      anchor: familyId ? { kind: 'family', id: familyId } : { kind: 'code', id: `code${i}` },
+      exchanged: false,
       expiresAt: new Date(Date.now() + 3_600_000),
-      revokedAt: null,
-      createdAt: new Date(),
+      issuedAt: new Date(),
     },
     user: { id: `u${i % 10}`, givenName: 'x'.repeat(1000) } as unknown as LiveAccessToken['user'],
   });

@@ -53,7 +53,6 @@ async function seed() {
     scope: 'openid',
     family_id: familyId,
     expires_at: expires,
-    created_at: at('01-01T00:00:00'),
   });
   const refresh = (familyId: string, expires: Date) => ({
     id: randomUUID(),
@@ -63,6 +62,7 @@ async function seed() {
   });
 
   const ids = {
+    user: u.id,
     codes: { gone: code(at('01-10T00:00:00')), keptForReplay: code(at('01-14T12:00:00')), live: code(LIVE) },
     // over: every token expired → the family goes; live: a live token; young: tokenless but created within a day
     families: {
@@ -83,6 +83,13 @@ async function seed() {
     access(LIVE, ids.families.live.id),
     ...Array.from({ length: BULK }, () => access(EXPIRED)),
   ]);
+  // Access tokens of this version have no row: a revoked one is denied, an exchanged one has its lineage, until they expire.
+  await db('revoked_access_tokens').insert([
+    { jti_hash: `purge-gone-${hex()}`, user_id: u.id, expires_at: EXPIRED },
+    { jti_hash: `purge-live-${p.id}`, user_id: u.id, expires_at: LIVE },
+  ]);
+  const lineage = (expires: Date) => ({ jti_hash: hex(), subject_jti_hash: hex(), ...owner, expires_at: expires });
+  await db('exchanged_access_tokens').insert([lineage(EXPIRED), lineage(LIVE)]);
   const sid = `purge-${hex()}`;
   const session = (suffix: string, expires: Date) => ({
     sid: `${sid}-${suffix}`,
@@ -132,6 +139,8 @@ describe('purge of expired rows', () => {
     expect({
       codes: total('codes'),
       accessTokens: total('accessTokens'),
+      revokedAccessTokens: total('revokedAccessTokens'),
+      exchangedAccessTokens: total('exchangedAccessTokens'),
       refreshTokens: total('refreshTokens'),
       families: total('families'),
       sessions: total('sessions'),
@@ -141,6 +150,8 @@ describe('purge of expired rows', () => {
     }).toEqual({
       codes: 1,
       accessTokens: BULK + 1,
+      revokedAccessTokens: 1,
+      exchangedAccessTokens: 1,
       refreshTokens: 2,
       families: 1,
       sessions: 1,
@@ -160,6 +171,10 @@ describe('purge of expired rows', () => {
       await db('refresh_tokens').whereIn('family_id', [ids.families.over.id, ids.families.live.id]).pluck('expires_at'),
     ).toEqual([LIVE]);
     expect(await db('access_tokens').where({ platform_id: p.id }).pluck('expires_at')).toEqual([LIVE]);
+    expect(await db('revoked_access_tokens').where({ user_id: ids.user }).pluck('jti_hash')).toEqual([
+      `purge-live-${p.id}`,
+    ]);
+    expect(await db('exchanged_access_tokens').where({ client_id: c.id }).pluck('expires_at')).toEqual([LIVE]);
     expect(await db('session').where('sid', 'like', `${sid}-%`).pluck('sid')).toEqual([`${sid}-live`]);
     expect(await db('rate_limit_counters').where('key', 'like', `purge:${p.id}:%`).pluck('key')).toEqual([
       `purge:${p.id}:live`,

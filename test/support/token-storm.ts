@@ -176,7 +176,7 @@ export type TokenStorm = ReturnType<typeof startTokenStorm>;
  * What the database holds for the storm's client, against what the loops were told. Every list
  * is empty when nothing was lost and nothing doubled:
  * - `codesNotOnce`: a code neither unused (not consumed, no grant) nor used once (consumed, one
- *   refresh-token family, one access token issued for it);
+ *   refresh-token family, which its access tokens live by);
  * - `familiesNotOneHead`: a family revoked, or without exactly one live (unrotated) refresh token;
  * - `chainsDiffering`: a chain whose family is missing, holds a refresh token its client was never
  *   given or lacks one it was, or whose live token is not the client's last;
@@ -195,10 +195,6 @@ export async function ledger(db: Knex, storm: TokenStorm, clientId: string, allC
       families.map((f) => f.id),
     )
     .select('family_id', 'token_hash', 'rotated_at');
-  const access: Array<{ code_id: string | null; family_id: string | null }> = await db('access_tokens')
-    .where({ client_id: clientId })
-    .select('code_id', 'family_id');
-  const codeAccess = access.filter((a) => a.code_id !== null);
 
   const codeIdOf = new Map(codes.map((c) => [c.code_hash, c.id]));
   const familyOfCode = (codeId: string | undefined) => families.filter((f) => f.code_id === codeId);
@@ -209,9 +205,9 @@ export async function ledger(db: Knex, storm: TokenStorm, clientId: string, allC
       code: c.id,
       consumed: c.consumed_at !== null,
       families: familyOfCode(c.id).length,
-      accessTokens: codeAccess.filter((a) => a.code_id === c.id).length,
     }))
-    .filter((c) => !(c.consumed ? c.families === 1 && c.accessTokens === 1 : c.families + c.accessTokens === 0));
+    // A consumed code issued exactly one family (its access tokens have no row: they live by it).
+    .filter((c) => c.families !== (c.consumed ? 1 : 0));
   const familiesNotOneHead = families
     .map((f) => ({
       family: f.id,
@@ -238,9 +234,6 @@ export async function ledger(db: Knex, storm: TokenStorm, clientId: string, allC
       chainsDiffering,
       unknownFamilies,
     },
-    // An exchange or a rotation writes one refresh and one access token; a replay inside the grace
-    // window, an access token alone (src/repositories/grant-statements.repository.ts).
-    graceReplays: access.filter((a) => a.family_id !== null).length - tokens.length,
   };
 }
 

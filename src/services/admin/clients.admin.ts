@@ -211,10 +211,10 @@ export function createClientsAdmin(
           details: {
             name: before.name,
             type: before.type,
-            access_tokens: removed.accessTokens,
             refresh_token_families: removed.refreshFamilies,
             consents: removed.consents,
             authorization_codes: removed.codes,
+            device_authorizations: removed.deviceAuthorizations,
           },
         });
       });

@@ -8,6 +8,7 @@ import * as accountTokens from '../../repositories/account-token.repository';
 import * as throttles from '../../repositories/attempt-throttle.repository';
 import * as consents from '../../repositories/consent.repository';
 import * as mfa from '../../repositories/mfa.repository';
+import { revokeUserTokens } from '../../repositories/access-token-liveness.repository';
 import * as tokens from '../../repositories/token.repository';
 import * as userAdmin from '../../repositories/user-admin.repository';
 import * as users from '../../repositories/user.repository';
@@ -171,7 +172,8 @@ export function createUsersAdmin(deps: Deps, base: UsersAdminBase) {
         if (user.disabledAt) return;
         await userAdmin.setDisabledAt(trx, platformId, sub, now);
         const revoked = await endAllSessions(trx, user, now, base.backchannelLogout);
-        await userAdmin.revokeAccessTokens(trx, sub, now);
+        // Access tokens not issued from a refresh family (no offline_access) die too: nothing of the user stays live.
+        await revokeUserTokens(trx, sub, now);
         await userAdmin.deleteUnusedCodes(trx, sub);
         await audit.record(trx, actor, {
           kind: 'user.disabled',

@@ -7,7 +7,7 @@ import type { AuditContext } from '../../domain/audit';
 import type { Client } from '../../domain/client';
 import type { Platform } from '../../domain/platform';
 import type { Deps } from '../deps';
-import type { TokenIssuer } from './issue-tokens';
+import { accessTokenJti, type TokenIssuer } from './issue-tokens';
 import { checkVerifierFormat, verifyPkce } from './pkce';
 import type { Resources } from '../resources.service';
 import { audienceOf, createTokenTargets } from './token-target';
@@ -71,6 +71,11 @@ export function createAuthorizationCodeGrant(deps: Deps, issuer: TokenIssuer, re
     return issuer.sign(
       { ...prepared, accessExpiresAt: row.accessExpiresAt ?? prepared.accessExpiresAt },
       {
+        // With a refresh token it lives by the family; without, by the code (docs/decisions.md, "Access tokens without a row").
+        jti: accessTokenJti(
+          prepared,
+          row.hasRefreshToken ? { kind: 'family', id: prepared.familyId } : { kind: 'code', id: row.id },
+        ),
         platform: ctx.platform,
         client: ctx.client,
         user: row.user,

@@ -6,7 +6,7 @@ import type { Deps } from '../deps';
 import { logAuditEvent } from '../audit.service';
 import type { Resources } from '../resources.service';
 import type { ClientCtx } from './authorization-code.grant';
-import type { TokenIssuer } from './issue-tokens';
+import { accessTokenJti, type TokenIssuer } from './issue-tokens';
 import { accessExpiryOf, namedResources, resourceScopes } from './resource-grant';
 import { audienceOf } from './token-target';
 
@@ -38,32 +38,24 @@ export function createClientCredentialsGrant(deps: Deps, issuer: TokenIssuer, re
     const prepared = issuer.prepareAccess();
     const expiresAt = accessExpiryOf(named, prepared.now, deps.config.accessTokenTtlSeconds);
     const audience = named.map((r) => r.uri);
+    // It lives by the client (docs/decisions.md, "Access tokens without a row").
+    const jti = accessTokenJti(prepared, { kind: 'client', id: ctx.client.id });
     const audit = {
       ctx: { ...(ctx.audit ?? {}), actorType: 'client' as const, actorId: ctx.client.id, actorName: ctx.client.name },
       event: {
         kind: 'client_credentials.issued' as const,
         platformId: ctx.platform.id,
         clientId: ctx.client.id,
-        details: { resource: audience, scope, jti: prepared.jti, expires_at: expiresAt.toISOString() },
+        details: { resource: audience, scope, jti, expires_at: expiresAt.toISOString() },
       },
     };
-    await statements.insertClientToken(
-      deps.db,
-      {
-        jtiHash: prepared.jtiHash,
-        platformId: ctx.platform.id,
-        clientId: ctx.client.id,
-        scope,
-        expiresAt,
-        now: prepared.now,
-      },
-      audit,
-    );
+    await statements.recordClientToken(deps.db, audit, prepared.now);
     logAuditEvent(deps.logger, audit.ctx, audit.event);
     deps.metrics.tokensIssued.inc({ grant: 'client_credentials' });
     return issuer.signAccessOnly(
       { ...prepared, accessExpiresAt: expiresAt },
       {
+        jti,
         platform: ctx.platform,
         client: ctx.client,
         sub: wireClientId(ctx.client),

@@ -6,7 +6,7 @@ import type { Audit } from '../audit.service';
 import type { Deps } from '../deps';
 import type { Resources } from '../resources.service';
 import type { ClientCtx } from './authorization-code.grant';
-import type { TokenIssuer } from './issue-tokens';
+import { accessTokenJti, type TokenIssuer } from './issue-tokens';
 import { audienceOf, createTokenTargets } from './token-target';
 
 export interface DeviceCodeInput {
@@ -70,6 +70,10 @@ export function createDeviceCodeGrant(deps: Deps, issuer: TokenIssuer, resources
     return issuer.sign(
       { ...prepared, accessExpiresAt: row.accessExpiresAt ?? prepared.accessExpiresAt },
       {
+        jti: accessTokenJti(
+          prepared,
+          row.hasRefreshToken ? { kind: 'family', id: prepared.familyId } : { kind: 'device', id: row.id },
+        ),
         platform: ctx.platform,
         client: ctx.client,
         user: row.user,

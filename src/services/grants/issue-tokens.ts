@@ -6,15 +6,18 @@ import type { User } from '../../domain/user';
 import { idTokenUserClaims } from '../../domain/claims';
 import { seedAccessTokenClaims, standardAccessTokenClaims, type ActorClaim } from '../../domain/access-token-claims';
 import type { IssuedTokens, PreparedTokens } from '../../domain/tokens';
+import { formatAccessTokenJti, type TokenAnchor } from '../../domain/access-token-id';
 import type { Deps } from '../deps';
 import { createSidOf } from '../session-id';
 import type { SigningKeys } from '../signing-keys.service';
 import { idTokenAlgOf, leftHalfHash, type TokenSigner } from '../token-signer';
 
 export type { PreparedTokens };
-export type PreparedAccessToken = Pick<PreparedTokens, 'now' | 'jti' | 'jtiHash' | 'accessExpiresAt'>;
+export type PreparedAccessToken = Pick<PreparedTokens, 'now' | 'jtiRandom' | 'accessExpiresAt'>;
 
 export interface SignInput {
+  /** The access token's id, naming the grant it lives by (accessTokenJti). */
+  jti: string;
   platform: Platform;
   client: Client;
   user: User;
@@ -33,6 +36,8 @@ export interface SignInput {
 
 /** An access token alone, for a standard platform's grants that issue nothing else (client credentials, token exchange). */
 export interface AccessOnlyInput {
+  /** The access token's id, naming the grant it lives by (accessTokenJti). */
+  jti: string;
   platform: Platform;
   client: Client;
   /** The user's id, or a client's wire id for a token no user is behind (RFC 9068 §2.2). */
@@ -50,17 +55,19 @@ export interface AccessOnlyInput {
 
 const seconds = (d: Date) => Math.floor(d.getTime() / 1000);
 
+/** The jti of the access token `prepared` is for, living by `anchor` (src/domain/access-token-id.ts). */
+export const accessTokenJti = (prepared: Pick<PreparedTokens, 'jtiRandom'>, anchor: TokenAnchor, exchanged = false) =>
+  formatAccessTokenJti({ anchor, exchanged }, prepared.jtiRandom);
+
 export function createTokenIssuer(deps: Deps, signer: TokenSigner, keys: SigningKeys) {
   const sidOf = createSidOf(deps.config.masterKey!);
   return {
     prepare(): PreparedTokens {
       const now = deps.now();
-      const jti = randomToken(18);
       const refreshToken = newRefreshToken();
       return {
         now,
-        jti,
-        jtiHash: digest(jti),
+        jtiRandom: randomToken(16),
         accessExpiresAt: new Date((seconds(now) + deps.config.accessTokenTtlSeconds) * 1000),
         familyId: newId(),
         refreshId: newId(),
@@ -73,11 +80,9 @@ export function createTokenIssuer(deps: Deps, signer: TokenSigner, keys: Signing
     /** What an access token alone needs (no refresh token to mint): its id and default expiry. */
     prepareAccess(): PreparedAccessToken {
       const now = deps.now();
-      const jti = randomToken(18);
       return {
         now,
-        jti,
-        jtiHash: digest(jti),
+        jtiRandom: randomToken(16),
         accessExpiresAt: new Date((seconds(now) + deps.config.accessTokenTtlSeconds) * 1000),
       };
     },
@@ -106,7 +111,7 @@ export function createTokenIssuer(deps: Deps, signer: TokenSigner, keys: Signing
         clientId: wireClientId(input.client),
         audience: input.audience ?? wireClientId(input.client),
         scope: input.scope,
-        jti: prepared.jti,
+        jti: input.jti,
         iat,
         exp,
         authTime: seconds(input.authTime),
@@ -158,7 +163,7 @@ export function createTokenIssuer(deps: Deps, signer: TokenSigner, keys: Signing
         clientId: wireClientId(input.client),
         audience: input.audience,
         scope: input.scope,
-        jti: prepared.jti,
+        jti: input.jti,
         iat,
         exp,
         authTime: input.authTime,

@@ -6,7 +6,7 @@ import * as tokens from '../../repositories/token.repository';
 import type { Deps } from '../deps';
 import { parseScope } from '../scopes';
 import type { ClientCtx } from './authorization-code.grant';
-import type { TokenIssuer } from './issue-tokens';
+import { accessTokenJti, type TokenIssuer } from './issue-tokens';
 import { createSecurityEvents } from '../security-events';
 import type { AccessTokenCache } from '../access-token-cache';
 import type { Resources } from '../resources.service';
@@ -93,6 +93,7 @@ export function createRefreshTokenGrant(
     return issuer.sign(
       { ...prepared, accessExpiresAt: row.accessExpiresAt ?? prepared.accessExpiresAt },
       {
+        jti: accessTokenJti(prepared, { kind: 'family', id: row.familyId }),
         platform: ctx.platform,
         client: ctx.client,
         user: row.user,

@@ -9,7 +9,8 @@ import type { Tokens } from '../tokens.service';
 import { parseScope } from '../scopes';
 import type { ClientCtx } from './authorization-code.grant';
 import { requireConfidential } from './client-credentials.grant';
-import type { TokenIssuer } from './issue-tokens';
+import { accessTokenJti, type TokenIssuer } from './issue-tokens';
+import { digest } from '../../crypto/digest';
 import { accessExpiryOf, namedResources, resourceScopes } from './resource-grant';
 import { audienceOf } from './token-target';
 
@@ -93,7 +94,13 @@ export function createTokenExchangeGrant(deps: Deps, issuer: TokenIssuer, resour
     await issuer.loadKeys(ctx.platform, ctx.client);
     const prepared = issuer.prepareAccess();
     const byResource = accessExpiryOf(named, prepared.now, deps.config.accessTokenTtlSeconds);
-    const expiresAt = actor && actor.record.expiresAt < byResource ? actor.record.expiresAt : byResource;
+    // It never outlives its subject (nor its actor token).
+    const expiresAt = new Date(
+      Math.min(byResource.getTime(), subject.record.expiresAt.getTime(), actor?.record.expiresAt.getTime() ?? Infinity),
+    );
+    if (expiresAt <= prepared.now) throw invalidGrant('subject_token is not an active access token of this platform');
+    // It lives by its subject's grant and its own lineage row (docs/decisions.md, "Access tokens without a row").
+    const jti = accessTokenJti(prepared, subject.record.anchor, true);
     const audience = named.map((r) => r.uri);
     const sub = typeof subject.claims.sub === 'string' ? subject.claims.sub : subject.record.userId!;
     const audit = {
@@ -109,31 +116,31 @@ export function createTokenExchangeGrant(deps: Deps, issuer: TokenIssuer, resour
           audience,
           scope,
           ...(actors.length ? { actors } : {}),
-          jti: prepared.jti,
+          jti,
         },
       },
     };
-    const issuedUntil = await statements.insertExchangedToken(
+    const inserted = await statements.insertExchangedToken(
       deps.db,
       {
-        jtiHash: prepared.jtiHash,
         platformId: ctx.platform.id,
         clientId: ctx.client.id,
-        scope,
+        jtiHash: digest(jti),
         expiresAt,
         now: prepared.now,
-        subjectJtiHash: subject.record.jtiHash,
+        subject: subject.record,
       },
       audit,
     );
-    // Revoked or expired since it was read (the check above may have come from the cache).
-    if (!issuedUntil) throw invalidGrant('subject_token is not an active access token of this platform');
+    // Revoked since it was read (the check above may have come from the cache).
+    if (!inserted) throw invalidGrant('subject_token is not an active access token of this platform');
     logAuditEvent(deps.logger, audit.ctx, audit.event);
     deps.metrics.tokensIssued.inc({ grant: 'token_exchange' });
     const amr = subject.claims.amr;
     return issuer.signAccessOnly(
-      { ...prepared, accessExpiresAt: issuedUntil },
+      { ...prepared, accessExpiresAt: expiresAt },
       {
+        jti,
         platform: ctx.platform,
         client: ctx.client,
         sub,

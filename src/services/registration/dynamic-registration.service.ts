@@ -204,10 +204,10 @@ export function createDynamicRegistration(deps: Deps, platforms: Platforms, clie
             name: client.name,
             type: client.type,
             by: 'registration_access_token',
-            access_tokens: removed.accessTokens,
             refresh_token_families: removed.refreshFamilies,
             consents: removed.consents,
             authorization_codes: removed.codes,
+            device_authorizations: removed.deviceAuthorizations,
           },
         });
       });
