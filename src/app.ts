@@ -1,3 +1,4 @@
+import { memoizeRequestGetters } from './http/middleware/request-getters';
 import path from 'node:path';
 import express, { type Express } from 'express';
 import type { Logger } from 'pino';
@@ -112,6 +113,7 @@ export function createApp(deps: AppDeps): App {
   app.set('query parser', 'simple');
   app.set('etag', false); // JSON answers are no-store; discovery and JWKS carry their own strong ETag
 
+  app.use(memoizeRequestGetters);
   app.use(requestMetrics(metrics));
   app.use(requestLogging(logger));
   app.use(untrustedProxyWarning(config.trustProxy, logger));

@@ -67,7 +67,3 @@ export async function lockSlots(trx: Queryable, namespace: number, slots: number
   const sorted = [...new Set(slots)].sort((a, b) => a - b);
   await trx.raw('SELECT pg_advisory_xact_lock(?, s) FROM unnest(?::int[]) AS s', [namespace, sorted]);
 }
-
-export async function deleteByKey(db: Queryable, key: string): Promise<void> {
-  await db('rate_limit_counters').where({ key }).delete();
-}

@@ -132,12 +132,12 @@ export function createRateLimitCounters(deps: Deps, options: RateLimitCounterOpt
    * From memory when the key was read lately and `isNear` says these counts are far from the limit;
    * otherwise after a flush, with the hit's own place among every instance's hits.
    */
-  async function hit(
+  function hit(
     key: string,
     windowStart: number,
     windowMs: number,
     isNear?: (counts: WindowCounts) => boolean,
-  ): Promise<WindowCounts> {
+  ): WindowCounts | Promise<WindowCounts> {
     const k = tallies.at(key, windowStart, windowMs, isBusy);
     const t = k.current;
     t.pending += 1;
@@ -148,37 +148,19 @@ export function createRateLimitCounters(deps: Deps, options: RateLimitCounterOpt
     const counts = countsOf(k);
     const fresh = t.readAt !== undefined && performance.now() - t.readAt <= freshForMs;
     if (fresh && isNear && !isNear(counts)) return counts;
+    return countExactly(k, ordinal);
+  }
+
+  /** The hit numbered `ordinal` in `k`'s current window, counted among every instance's hits. */
+  async function countExactly(k: KeyTallies, ordinal: number): Promise<WindowCounts> {
+    const t = k.current;
     for (let i = 0; i < 2 && t.flushedThrough < ordinal; i++) {
       exact.add(k);
       dirty.add(k);
       await flush();
     }
-    if (t.flushedThrough < ordinal) return countsOf(k); // dropped meanwhile (forget): as counted
+    if (t.flushedThrough < ordinal) return countsOf(k); // not written (the database failed twice): as counted
     return { current: Math.max(1, t.shared - (t.flushedThrough - ordinal)), previous: tallyTotal(t.prior) };
-  }
-
-  /** Takes back one hit this instance counted in the window starting at `windowStart`. */
-  async function unhit(key: string, windowStart: number): Promise<void> {
-    const k = tallies.get(key);
-    const t = k?.current.windowStart === windowStart ? k.current : k?.current.prior;
-    if (!k || t?.windowStart !== windowStart || tallyTotal(t) === 0) return;
-    t.pending -= 1;
-    dirty.add(k);
-    schedule();
-  }
-
-  /**
-   * Forgets the key: this instance's tallies and every instance's rows. Another instance still
-   * writes the hits it has not written yet, and answers from what it read until it reads again.
-   */
-  async function forget(key: string): Promise<void> {
-    const k = tallies.get(key);
-    if (k) {
-      tallies.delete(key);
-      dirty.delete(k);
-      exact.delete(k);
-    }
-    await counters.deleteByKey(db, key);
   }
 
   /** Writes every hit counted so far (at shutdown, and in tests). */
@@ -187,7 +169,7 @@ export function createRateLimitCounters(deps: Deps, options: RateLimitCounterOpt
     else await running;
   }
 
-  return { instanceId, hit, unhit, forget, flush: flushNow };
+  return { instanceId, hit, flush: flushNow };
 }
 
 /** FNV-1a: keys spread over the lock slots the same way on every instance. */

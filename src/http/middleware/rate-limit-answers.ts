@@ -1,13 +1,6 @@
-import type { Request, Response } from 'express';
-import type { AugmentedRequest } from 'express-rate-limit';
+import type { Response } from 'express';
 import { OAuthError } from '../../errors';
 import { sendJsonError } from '../errors/error-handler';
-
-/** Whole seconds until the next request is allowed; at least 1. */
-export function retryAfterSeconds(req: Request, now: number, windowMs: number): number {
-  const resetTime = (req as AugmentedRequest).rateLimit?.resetTime;
-  return Math.max(1, Math.ceil(((resetTime?.getTime() ?? now + windowMs) - now) / 1000));
-}
 
 /**
  * The 429 as JSON even on /oauth/authorize, where a thrown error would be the error page: the spec

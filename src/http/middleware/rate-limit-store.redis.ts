@@ -70,13 +70,5 @@ export function createRedisCounters(
       );
       return { current: Number(replies[0]), previous: Number(replies[2] ?? 0) };
     },
-    async unhit(key, windowStart) {
-      await ready();
-      await within(client.decr(keyOf(key, windowStart)), COMMAND_TIMEOUT_MS);
-    },
-    async forget(key, windowStart, windowMs) {
-      await ready();
-      await within(client.del([keyOf(key, windowStart), keyOf(key, windowStart - windowMs)]), COMMAND_TIMEOUT_MS);
-    },
   };
 }

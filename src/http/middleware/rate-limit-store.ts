@@ -1,5 +1,3 @@
-import type { ClientRateLimitInfo, Store } from 'express-rate-limit';
-
 /** Hit counts of one key in the current fixed window and the one before it. */
 export interface WindowCounts {
   current: number;
@@ -13,17 +11,17 @@ export interface WindowCounts {
  * among every instance's hits, otherwise (docs/decisions.md, "Ephemeral counters").
  */
 export interface CounterBackend {
-  /** Adds one hit to `key` in the window starting at `windowStart` (epoch ms); returns both windows' counts. */
+  /**
+   * Adds one hit to `key` in the window starting at `windowStart` (epoch ms); returns both windows'
+   * counts, at once when memory answers (no promise: a limited request then costs no turn of the
+   * event loop), else once counted.
+   */
   hit(
     key: string,
     windowStart: number,
     windowMs: number,
     isNear?: (counts: WindowCounts) => boolean,
-  ): Promise<WindowCounts>;
-  /** Takes one hit back from the window starting at `windowStart`. */
-  unhit(key: string, windowStart: number): Promise<void>;
-  /** Forgets the current and previous windows of `key`. */
-  forget(key: string, windowStart: number, windowMs: number): Promise<void>;
+  ): WindowCounts | Promise<WindowCounts>;
 }
 
 /**
@@ -64,44 +62,43 @@ export function msUntilAllowed(counts: WindowCounts, elapsedMs: number, windowMs
   return windowMs - elapsedMs + nextElapsedNeeded;
 }
 
+/** What a limiter says of one request: the counts it was given, against the limit. */
+export interface LimitVerdict {
+  limit: number;
+  /** The sliding estimate, this request included. */
+  totalHits: number;
+  /** When the current fixed window rolls over, or, once the limit is exceeded, when the next request would be allowed (epoch ms). */
+  resetAt: number;
+}
+
 /**
- * express-rate-limit Store for one limiter (one endpoint at one limit) over a shared backend.
- * totalHits is the sliding estimate; resetTime is when the current fixed window rolls over, or,
- * once the limit is exceeded, the moment the next request would be allowed (→ Retry-After).
+ * One limit (requests per window) over a shared backend: counts a hit of `key` and hands the
+ * verdict to `then`, synchronously when the backend answers from memory. A backend that fails
+ * passes `undefined` (fail open: the endpoint answers 503 itself when the database is down).
  */
-export class SlidingWindowStore implements Store {
-  readonly localKeys = false;
-
-  constructor(
-    private readonly backend: CounterBackend,
-    private readonly limit: number,
-    private readonly windowMs: number,
-    private readonly nowMs: () => number,
-    readonly prefix: string,
-  ) {}
-
-  async increment(key: string): Promise<ClientRateLimitInfo> {
-    const now = this.nowMs();
-    const windowStart = now - (now % this.windowMs);
+export function windowLimiter(backend: CounterBackend, limit: number, windowMs: number, nowMs: () => number) {
+  return (key: string, then: (verdict: LimitVerdict | undefined, err?: unknown) => void): void => {
+    const now = nowMs();
+    const windowStart = now - (now % windowMs);
     const elapsed = now - windowStart;
-    const counts = await this.backend.hit(key, windowStart, this.windowMs, (c) =>
-      isNearLimit(c, elapsed, this.windowMs, this.limit),
-    );
-    const totalHits = slidingEstimate(counts, elapsed, this.windowMs);
-    const resetAt =
-      totalHits > this.limit
-        ? now + msUntilAllowed(counts, elapsed, this.windowMs, this.limit)
-        : windowStart + this.windowMs;
-    return { totalHits, resetTime: new Date(resetAt) };
-  }
-
-  async decrement(key: string): Promise<void> {
-    const now = this.nowMs();
-    await this.backend.unhit(key, now - (now % this.windowMs));
-  }
-
-  async resetKey(key: string): Promise<void> {
-    const now = this.nowMs();
-    await this.backend.forget(key, now - (now % this.windowMs), this.windowMs);
-  }
+    const verdictOf = (counts: WindowCounts): LimitVerdict => {
+      const totalHits = slidingEstimate(counts, elapsed, windowMs);
+      const resetAt =
+        totalHits > limit ? now + msUntilAllowed(counts, elapsed, windowMs, limit) : windowStart + windowMs;
+      return { limit, totalHits, resetAt };
+    };
+    let counted: WindowCounts | Promise<WindowCounts>;
+    try {
+      counted = backend.hit(key, windowStart, windowMs, (c) => isNearLimit(c, elapsed, windowMs, limit));
+    } catch (err) {
+      then(undefined, err);
+      return;
+    }
+    if (!(counted instanceof Promise)) then(verdictOf(counted));
+    else
+      counted.then(
+        (counts) => then(verdictOf(counts)),
+        (err: unknown) => then(undefined, err),
+      );
+  };
 }

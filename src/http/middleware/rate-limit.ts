@@ -1,10 +1,10 @@
 import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Response } from 'express';
-import { rateLimit, ipKeyGenerator } from 'express-rate-limit';
+import { ipKeyGenerator } from 'express-rate-limit';
 import type { Services } from '../../services';
 import type { HttpDeps } from '../http-deps';
 import { RATE_LIMITS, type Platform } from '../../domain/platform';
-import { pageTooManyRequests, retryAfterSeconds, tooManyRequests } from './rate-limit-answers';
-import { SlidingWindowStore, type CounterBackend } from './rate-limit-store';
+import { pageTooManyRequests, tooManyRequests } from './rate-limit-answers';
+import { windowLimiter, type CounterBackend, type LimitVerdict } from './rate-limit-store';
 import { createRedisCounters } from './rate-limit-store.redis';
 
 export { RATE_LIMITS } from '../../domain/platform';
@@ -50,6 +50,16 @@ export interface RateLimits {
   registration: RequestHandler;
 }
 
+/** Counts one request under `key`: `next()` when within the limit, else the 429. */
+type Limiter = (key: string, res: Response, next: NextFunction) => void;
+
+/** X-RateLimit-Limit, -Remaining and -Reset (epoch seconds) on every answer of the spec's endpoints. */
+function setLimitHeaders(res: Response, v: LimitVerdict) {
+  res.setHeader('X-RateLimit-Limit', String(v.limit));
+  res.setHeader('X-RateLimit-Remaining', String(Math.max(v.limit - v.totalHits, 0)));
+  res.setHeader('X-RateLimit-Reset', String(Math.ceil(v.resetAt / 1000)));
+}
+
 const WINDOW_MS = 60_000;
 const HOUR_MS = 3_600_000;
 /** Overrides set with `platform rate-limit` reach every instance within this. */
@@ -75,46 +85,39 @@ export function createRateLimits(s: Services, deps: HttpDeps): RateLimits {
 
   const warn = throttledWarning(deps);
   const backend: CounterBackend = config.redisUrl ? createRedisCounters(config.redisUrl, warn) : s.rateLimitCounters;
-  const findPlatform = (guid: string | undefined) =>
-    guid === undefined ? Promise.resolve(undefined) : s.platforms.findPlatform(guid); // cached there
   const nowMs = () => deps.now().getTime();
-  const keys = new WeakMap<Request, string>();
   const counted = new WeakSet<Request>();
-  const limiters = new Map<string, RequestHandler>();
+  const limiters = new Map<string, Limiter>();
   const scaled = (perMinute: number) => Math.max(1, Math.round(perMinute * scale));
 
-  // One express-rate-limit instance per endpoint and limit in force (the spec's, or a platform's
-  // override); all of them count in the same shared keys, so an override changes the limit, not the count.
-  const limiterFor = (endpoint: string, limit: number, answer: 'json' | 'page', windowMs = WINDOW_MS) => {
+  // One limiter per endpoint and limit in force (the spec's, or a platform's override); all of them
+  // count in the same shared keys, so an override changes the limit, not the count. Our own rather
+  // than express-rate-limit's: a request far from its limit is answered without a promise, a
+  // validation or a formatted date, so that limits cost nothing measurable (docs/decisions.md,
+  // "Ephemeral counters").
+  const limiterFor = (endpoint: string, limit: number, answer: 'json' | 'page', windowMs = WINDOW_MS): Limiter => {
     const name = `${endpoint}:${limit}`;
     let limiter = limiters.get(name);
     if (!limiter) {
-      limiter = rateLimit({
-        windowMs,
-        limit,
-        store: new SlidingWindowStore(backend, limit, windowMs, nowMs, `${endpoint}:`),
-        keyGenerator: (req) => keys.get(req) ?? '-',
-        legacyHeaders: answer === 'json', // X-RateLimit-Limit/-Remaining/-Reset on every response of the spec's endpoints
-        standardHeaders: false,
-        retryAfter: (req) => retryAfterSeconds(req, nowMs(), windowMs),
-        handler: (req, res, next) => {
+      const countHit = windowLimiter(backend, limit, windowMs, nowMs);
+      limiter = (key, res, next) =>
+        countHit(key, (verdict, err) => {
+          // Counter store down: fail open, the endpoint answers 503 itself.
+          if (!verdict) return void (warn(err), next());
+          if (answer === 'json' && !res.headersSent) setLimitHeaders(res, verdict);
+          if (verdict.totalHits <= limit) return void next();
           metrics.rateLimitHits.inc({ limit: endpoint });
-          const seconds = retryAfterSeconds(req, nowMs(), windowMs);
+          const seconds = Math.max(1, Math.ceil((verdict.resetAt - nowMs()) / 1000));
           if (answer === 'json') tooManyRequests(res, seconds);
           else next(pageTooManyRequests(seconds));
-        },
-        passOnStoreError: true, // counter store down: fail open, the endpoint answers 503 itself
-        logger: { error: warn, warn },
-        // Limiters for overrides are built on their first request, by design.
-        validate: { creationStack: false },
-      });
+        });
       limiters.set(name, limiter);
     }
     return limiter;
   };
 
   /** Counts `req` once, at the endpoint's limit or its platform's override; `next` unless it answered 429. */
-  async function count(
+  function count(
     endpoint: string,
     platformId: string | undefined,
     subject: string,
@@ -123,19 +126,18 @@ export function createRateLimits(s: Services, deps: HttpDeps): RateLimits {
     next: NextFunction,
   ) {
     counted.add(req);
-    let platform: Platform | undefined;
-    try {
-      platform = await findPlatform(platformId);
-    } catch (err) {
+    const countFor = (platform: Platform | undefined) => {
+      const override = platform?.rateLimitOverrides[endpoint];
+      const perMinute = typeof override === 'number' && override > 0 ? override : RATE_LIMITS[endpoint];
+      // Unknown platforms share one namespace: inventing platform_guids must not buy fresh buckets.
+      limiterFor(endpoint, scaled(perMinute), 'json')(`${endpoint}:${platform?.id ?? '-'}:${subject}`, res, next);
+    };
+    const cached = platformId === undefined ? { value: undefined } : s.platforms.cachedPlatform(platformId);
+    if (cached) return countFor(cached.value);
+    s.platforms.findPlatform(platformId!).then(countFor, (err: unknown) => {
       warn(err);
       next();
-      return;
-    }
-    const override = platform?.rateLimitOverrides[endpoint];
-    const perMinute = typeof override === 'number' && override > 0 ? override : RATE_LIMITS[endpoint];
-    // Unknown platforms share one namespace: inventing platform_guids must not buy fresh buckets.
-    keys.set(req, `${endpoint}:${platform?.id ?? '-'}:${subject}`);
-    await limiterFor(endpoint, scaled(perMinute), 'json')(req, res, next);
+    });
   }
 
   const perSource = (endpoint: string): RequestHandler => {
@@ -163,23 +165,21 @@ export function createRateLimits(s: Services, deps: HttpDeps): RateLimits {
     };
   };
 
-  const hostedPages: RequestHandler = (req, res, next) => {
-    keys.set(req, `pages:-:${sourceSubject(req)}`);
-    return limiterFor('pages', scaled(HOSTED_PAGES_PER_MINUTE), 'page')(req, res, next);
-  };
+  const hostedPages: RequestHandler = (req, res, next) =>
+    limiterFor('pages', scaled(HOSTED_PAGES_PER_MINUTE), 'page')(`pages:-:${sourceSubject(req)}`, res, next);
 
   const adminApi: RequestHandler = (req, res, next) => {
     const tokenId = res.locals.adminTokenId as string | undefined;
-    keys.set(req, tokenId ? `admin:-:token:${tokenId}` : `admin:-:${sourceSubject(req)}`);
+    const key = tokenId ? `admin:-:token:${tokenId}` : `admin:-:${sourceSubject(req)}`;
     const limit = tokenId ? ADMIN_API_PER_MINUTE.token : ADMIN_API_PER_MINUTE.source;
-    return limiterFor(tokenId ? 'admin-token' : 'admin-source', scaled(limit), 'json')(req, res, next);
+    return limiterFor(tokenId ? 'admin-token' : 'admin-source', scaled(limit), 'json')(key, res, next);
   };
 
   // After resolvePlatform, keyed by the platform found (other spellings of its id buy no fresh bucket):
   // registering is anonymous, so the source address is the only subject, and an hour the window.
   const registration: RequestHandler = (req, res, next) => {
-    keys.set(req, `register:${(res.locals.platform as Platform | undefined)?.id ?? '-'}:${sourceSubject(req)}`);
-    return limiterFor('register', scaled(config.registrationPerHour), 'json', HOUR_MS)(req, res, next);
+    const key = `register:${(res.locals.platform as Platform | undefined)?.id ?? '-'}:${sourceSubject(req)}`;
+    return limiterFor('register', scaled(config.registrationPerHour), 'json', HOUR_MS)(key, res, next);
   };
 
   return Object.assign(perSource, { perClient, hostedPages, adminApi, registration });
@@ -206,9 +206,21 @@ export function clientSubject(clientId: string): string {
   return `client:${clientId.toLowerCase()}`;
 }
 
+/** Source subjects by address: parsing an address (ipKeyGenerator) was most of a limited request's cost. */
+const subjectsByIp = new Map<string, string>();
+const SUBJECTS_KEPT = 10_000;
+
 /** req.ip: X-Forwarded-For counts only as far as TRUST_PROXY says. IPv6 by /56, as one customer's prefix. */
 export function sourceSubject(req: Pick<Request, 'ip'>): string {
-  return `ip:${req.ip ? ipKeyGenerator(req.ip) : 'unknown'}`;
+  const ip = req.ip;
+  if (!ip) return 'ip:unknown';
+  let subject = subjectsByIp.get(ip);
+  if (subject === undefined) {
+    subject = `ip:${ipKeyGenerator(ip)}`;
+    if (subjectsByIp.size >= SUBJECTS_KEPT) subjectsByIp.clear(); // bounded: many addresses just parse again
+    subjectsByIp.set(ip, subject);
+  }
+  return subject;
 }
 
 const nonEmpty = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
