@@ -3,6 +3,7 @@ import request from 'supertest';
 import { decodeJwt } from 'jose';
 import { buildTestApp } from '../helpers';
 import { buildClient, buildCode, buildPlatform, buildUser } from '../factories';
+import { tokensForCode } from '../support/code-tokens';
 import { digest } from '../../src/crypto/digest';
 import { randomToken } from '../../src/crypto/random';
 import { seedAccessTokenClaims } from '../../src/domain/access-token-claims';
@@ -29,16 +30,14 @@ async function tenant() {
 }
 type Tenant = Awaited<ReturnType<typeof tenant>>;
 
-async function exchange({ p, c, u }: Tenant, scopes: string[]) {
-  const code = await buildCode(t.services, { platformId: p.id, client: c, user: u, scopes });
-  const res = await request(t.app)
-    .post('/oauth/token')
+const exchange = (ten: Tenant, scopes: string[]) => tokensForCode(t.app, t.services, { ...ten, scopes });
+const revoke = ({ p, c }: Tenant, token: string) =>
+  request(t.app)
+    .post('/oauth/revoke')
     .auth(c.id, c.secret!)
     .type('form')
-    .send({ grant_type: 'authorization_code', code, redirect_uri: c.redirectUris[0], platform_guid: p.id })
+    .send({ token, platform_guid: p.id })
     .expect(200);
-  return res.body as { access_token: string; refresh_token?: string };
-}
 
 const userinfo = (p: { id: string }, token: string) =>
   request(t.app).get(`/oauth/userinfo?platform_guid=${p.id}`).set('Authorization', `Bearer ${token}`);
@@ -113,12 +112,7 @@ describe('access tokens without a row', () => {
   it('a revoked token is denied until it would have expired (the purge lets the entry go then)', async () => {
     const ten = await tenant();
     const { access_token } = await exchange(ten, ['openid']);
-    await request(t.app)
-      .post('/oauth/revoke')
-      .auth(ten.c.id, ten.c.secret!)
-      .type('form')
-      .send({ token: access_token, platform_guid: ten.p.id })
-      .expect(200);
+    await revoke(ten, access_token);
     expect((await userinfo(ten.p, access_token)).status).toBe(401);
     const { jti, exp } = decodeJwt(access_token);
     expect(
@@ -177,12 +171,7 @@ describe('access tokens without a row', () => {
     await t.database.db('refresh_token_families').where({ id: familyId }).update({ revoked_at: new Date() });
     expect((await userinfo(ten.p, ofFamily)).status).toBe(401);
     // RFC 7009 revocation of one.
-    await request(t.app)
-      .post('/oauth/revoke')
-      .auth(ten.c.id, ten.c.secret!)
-      .type('form')
-      .send({ token: live, platform_guid: ten.p.id })
-      .expect(200);
+    await revoke(ten, live);
     expect((await userinfo(ten.p, live)).status).toBe(401);
   });
 });

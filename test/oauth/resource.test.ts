@@ -1,7 +1,8 @@
 import request from 'supertest';
 import { SignJWT } from 'jose';
 import { buildTestApp, expectOAuthError } from '../helpers';
-import { buildClient, buildCode, buildPlatform, buildUser } from '../factories';
+import { buildClient, buildPlatform, buildUser } from '../factories';
+import { tokensForCode } from '../support/code-tokens';
 
 let t: Awaited<ReturnType<typeof buildTestApp>>;
 let later: Awaited<ReturnType<typeof buildTestApp>>;
@@ -18,14 +19,7 @@ async function issued(scopes?: string[], userInput = {}) {
   const p = await buildPlatform(t.services);
   const c = await buildClient(t.services, p.id);
   const u = await buildUser(t.services, p.id, userInput);
-  const code = await buildCode(t.services, { platformId: p.id, client: c, user: u, scopes });
-  const res = await request(t.app)
-    .post('/oauth/token')
-    .auth(c.id, c.secret!)
-    .type('form')
-    .send({ grant_type: 'authorization_code', code, redirect_uri: c.redirectUris[0], platform_guid: p.id })
-    .expect(200);
-  return { p, c, u, tokens: res.body };
+  return { p, c, u, tokens: await tokensForCode(t.app, t.services, { p, c, u, scopes }) };
 }
 
 const userinfo = (platformId: string, token: string, app = t) =>

@@ -1,6 +1,7 @@
 import request from 'supertest';
 import { buildTestApp } from '../helpers';
 import { buildClient, buildCode, buildPlatform, buildUser } from '../factories';
+import { tokensForCode } from '../support/code-tokens';
 import { createAccessTokenCache, type LiveAccessToken } from '../../src/services/access-token-cache';
 import type { Notifications } from '../../src/db/notifications';
 
@@ -14,14 +15,8 @@ async function issued(scopes?: string[]) {
   const p = await buildPlatform(t.services);
   const c = await buildClient(t.services, p.id);
   const u = await buildUser(t.services, p.id);
-  const code = await buildCode(t.services, { platformId: p.id, client: c, user: u, scopes });
-  const res = await request(t.app)
-    .post('/oauth/token')
-    .auth(c.id, c.secret!)
-    .type('form')
-    .send({ grant_type: 'authorization_code', code, redirect_uri: c.redirectUris[0], platform_guid: p.id })
-    .expect(200);
-  return { p, c, u, accessToken: res.body.access_token as string };
+  const { access_token } = await tokensForCode(t.app, t.services, { p, c, u, scopes });
+  return { p, c, u, accessToken: access_token };
 }
 
 const userinfo = (token: string) => request(t.app).get('/oauth/userinfo').set('Authorization', `Bearer ${token}`);
