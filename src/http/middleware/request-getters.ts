@@ -3,32 +3,40 @@ import express, { type RequestHandler } from 'express';
 /**
  * Express 5's `req.query` and `req.ip` are getters that work again on every read (the query string
  * parsed, X-Forwarded-For walked against TRUST_PROXY); a request reads each several times (the
- * rate limiter, resolvePlatform, the route, the logs). Each is worked out on its first read and
- * kept for the rest of the request. Neither can change within one: the query string is never
- * rewritten (the issuer path keeps it), and the trusted proxies are the app's setting.
+ * rate limiter, resolvePlatform, the route, the logs). Each is worked out once and kept: the
+ * address for the whole request (the trusted proxies are the app's setting), the query for as long
+ * as `req.url` stays the same (the issuer path rewrites it, adding `platform_guid`).
  */
 export const memoizeRequestGetters: RequestHandler = (req, _res, next) => {
-  for (const name of MEMOIZED) {
-    const compute = GETTERS[name];
-    Object.defineProperty(req, name, {
-      configurable: true,
-      enumerable: true,
-      get() {
-        const value = compute.call(this);
-        Object.defineProperty(this, name, { value, configurable: true, enumerable: true, writable: true });
-        return value;
-      },
-    });
-  }
+  let query: { url: string; value: unknown } | undefined;
+  Object.defineProperty(req, 'query', {
+    configurable: true,
+    enumerable: true,
+    get() {
+      const held = query;
+      if (held && held.url === this.url) return held.value;
+      const value = parseQuery.call(this);
+      query = { url: this.url, value };
+      return value;
+    },
+  });
+  Object.defineProperty(req, 'ip', {
+    configurable: true,
+    enumerable: true,
+    get() {
+      const value = addressOf.call(this);
+      Object.defineProperty(this, 'ip', { value, configurable: true, enumerable: true, writable: true });
+      return value;
+    },
+  });
   next();
 };
 
-const MEMOIZED = ['query', 'ip'] as const;
 /** Express's own getters, from its request prototype. */
-const GETTERS = Object.fromEntries(
-  MEMOIZED.map((name) => {
-    const getter = Object.getOwnPropertyDescriptor(express.request, name)?.get;
-    if (!getter) throw new Error(`express.request has no ${name} getter`);
-    return [name, getter];
-  }),
-) as Record<(typeof MEMOIZED)[number], () => unknown>;
+function expressGetter(name: 'query' | 'ip'): () => unknown {
+  const getter = Object.getOwnPropertyDescriptor(express.request, name)?.get;
+  if (!getter) throw new Error(`express.request has no ${name} getter`);
+  return getter;
+}
+const parseQuery = expressGetter('query');
+const addressOf = expressGetter('ip');
