@@ -161,7 +161,11 @@ export function callbackParams(page: Page): URLSearchParams {
 
 export const heading = (page: Page) => page.locator('h1').first().innerText();
 
-/** Which hosted page the browser shows, by its h1. */
+/**
+ * Which hosted page the browser shows, by its h1. The h1 is waited for up to 10 s: on a loaded
+ * machine (CI runs the API suites beside the browser) a page still loading after a redirect took
+ * longer than 2 s, and was reported as "other".
+ */
 export async function pageKind(
   page: Page,
 ): Promise<'signin' | 'signup' | 'consent' | 'chooser' | 'error' | 'callback' | 'other'> {
@@ -171,7 +175,7 @@ export async function pageKind(
       await page
         .locator('h1')
         .first()
-        .textContent({ timeout: 2000 })
+        .textContent({ timeout: 10_000 })
         .catch(() => '')
     )?.trim() ?? '';
   if (h1 === 'Sign in') return 'signin';
