@@ -138,10 +138,6 @@ export class TallyTable {
     return this.byKey.get(key);
   }
 
-  delete(key: string): void {
-    this.byKey.delete(key);
-  }
-
   /** Drops keys whose current window is no longer weighed at `nowMs`, unless busy (hits to write). */
   sweep(nowMs: number, isBusy: (k: KeyTallies) => boolean): void {
     for (const k of this.byKey.values()) {

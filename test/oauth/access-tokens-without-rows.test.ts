@@ -3,7 +3,7 @@ import request from 'supertest';
 import { decodeJwt } from 'jose';
 import { buildTestApp } from '../helpers';
 import { buildClient, buildCode, buildPlatform, buildUser } from '../factories';
-import { tokensForCode } from '../support/code-tokens';
+import { asClient, tokensForCode } from '../support/code-tokens';
 import { digest } from '../../src/crypto/digest';
 import { randomToken } from '../../src/crypto/random';
 import { seedAccessTokenClaims } from '../../src/domain/access-token-claims';
@@ -31,25 +31,11 @@ async function tenant() {
 type Tenant = Awaited<ReturnType<typeof tenant>>;
 
 const exchange = (ten: Tenant, scopes: string[]) => tokensForCode(t.app, t.services, { ...ten, scopes });
-const revoke = ({ p, c }: Tenant, token: string) =>
-  request(t.app)
-    .post('/oauth/revoke')
-    .auth(c.id, c.secret!)
-    .type('form')
-    .send({ token, platform_guid: p.id })
-    .expect(200);
+const revoke = (ten: Tenant, token: string) => asClient(t.app, 'revoke', ten, token);
 
 const userinfo = (p: { id: string }, token: string) =>
   request(t.app).get(`/oauth/userinfo?platform_guid=${p.id}`).set('Authorization', `Bearer ${token}`);
-const introspect = async ({ p, c }: Tenant, token: string) =>
-  (
-    await request(t.app)
-      .post('/oauth/introspect')
-      .auth(c.id, c.secret!)
-      .type('form')
-      .send({ token, platform_guid: p.id })
-      .expect(200)
-  ).body;
+const introspect = async (ten: Tenant, token: string) => (await asClient(t.app, 'introspect', ten, token)).body;
 
 describe('access tokens without a row', () => {
   it('a grant writes no access-token row; the jti names the grant: the family, else the code', async () => {

@@ -3,6 +3,7 @@ import request from 'supertest';
 import * as jose from 'jose';
 import { buildTestApp, expectOAuthError } from '../helpers';
 import { buildClient, buildCode, buildPlatform, buildUser } from '../factories';
+import { asClient } from '../support/code-tokens';
 import * as clients from '../../src/repositories/client.repository';
 import type { IdTokenAlg } from '../../src/domain/client';
 
@@ -66,20 +67,8 @@ const userinfo = (token: string, platformId?: string) =>
   request(t.app)
     .get(platformId ? `/oauth/userinfo?platform_guid=${platformId}` : '/oauth/userinfo')
     .set('Authorization', `Bearer ${token}`);
-const introspect = ({ p, c }: Tenant, token: string) =>
-  request(t.app)
-    .post('/oauth/introspect')
-    .auth(c.id, c.secret!)
-    .type('form')
-    .send({ token, platform_guid: p.id })
-    .expect(200);
-const revoke = ({ p, c }: Tenant, token: string) =>
-  request(t.app)
-    .post('/oauth/revoke')
-    .auth(c.id, c.secret!)
-    .type('form')
-    .send({ token, platform_guid: p.id })
-    .expect(200);
+const introspect = (ten: Tenant, token: string) => asClient(t.app, 'introspect', ten, token);
+const revoke = (ten: Tenant, token: string) => asClient(t.app, 'revoke', ten, token);
 
 describe('standard platform: access tokens', () => {
   it('are RS256 with the kid of a published key, typ at+jwt (RFC 9068), iss = BASE_URL/platforms/{guid}, and verify against the JWKS', async () => {

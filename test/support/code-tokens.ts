@@ -23,3 +23,14 @@ export async function tokensForCode(
     .expect(200);
   return res.body;
 }
+
+type Caller = { p: { id: string }; c: { id: string; secret: string | null } };
+
+/** POST `endpoint` (introspect or revoke) for `token`, authenticated as the client with its secret; expects 200. */
+export const asClient = (app: Express, endpoint: 'introspect' | 'revoke', { p, c }: Caller, token: string) =>
+  request(app)
+    .post(`/oauth/${endpoint}`)
+    .auth(c.id, c.secret!)
+    .type('form')
+    .send({ token, platform_guid: p.id })
+    .expect(200);
