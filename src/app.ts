@@ -124,7 +124,7 @@ export function createApp(deps: AppDeps): App {
   app.use(issuerPathEndpoints(services));
   // The hottest GET endpoints first: no body to parse, no static files to look for.
   app.use(discoveryRouter(services, http, rateLimit));
-  app.use(jwksRouter(services, rateLimit));
+  app.use(jwksRouter(services, http, rateLimit));
   app.use(healthRouter(VERSION, (ms) => services.maintenance.databaseReady(ms), deps.isDraining));
   if (config.metricsToken) app.use(metricsRouter(metrics.registry, config.metricsToken)); // else 404: METRICS_PORT serves it apart
   app.use(passkeyAssetsRouter());

@@ -62,6 +62,11 @@ export const configSchema = z
     DB_ACQUIRE_TIMEOUT_MS: numberVar({ min: 100, max: 120000 })
       .default(10000)
       .describe('Longest a request waits for a free connection of the pool, in ms'),
+    PLATFORM_CACHE_SIZE: numberVar({ min: 100, max: 1000000 })
+      .default(20000)
+      .describe(
+        'How many platforms each instance keeps cached (settings, signing keys, clients, discovery and JWKS documents); size it to the platforms in use, about 10 KB each',
+      ),
     LOG_LEVEL: z
       .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
       .default('info')
@@ -213,6 +218,7 @@ function toConfig(env: z.infer<typeof configSchema>) {
     dbStatementTimeoutMs: env.DB_STATEMENT_TIMEOUT_MS,
     dbConnectTimeoutMs: env.DB_CONNECT_TIMEOUT_MS,
     dbAcquireTimeoutMs: env.DB_ACQUIRE_TIMEOUT_MS,
+    platformCacheSize: env.PLATFORM_CACHE_SIZE,
     logLevel: env.LOG_LEVEL,
     logFormat: env.LOG_FORMAT,
     masterKey: env.MASTER_KEY,

@@ -144,6 +144,12 @@ export async function withdrawNext(
   return rows[0]?.kid;
 }
 
+/** An asymmetric key's sealed private JWK, by kid (read when the key first signs). */
+export async function findSealedPrivateJwk(db: Queryable, kid: string): Promise<string | undefined> {
+  const row = await db('signing_keys').where({ kid }).first('sealed_private_jwk');
+  return row?.sealed_private_jwk ?? undefined;
+}
+
 export async function findPlatformIdByKid(db: Queryable, kid: string): Promise<string | undefined> {
   const row = await db('signing_keys').where({ kid }).first('platform_id');
   return row?.platform_id;

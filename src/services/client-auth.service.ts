@@ -6,7 +6,7 @@ import type { Platform } from '../domain/platform';
 import type { Notifications } from '../db/notifications';
 import type { Deps } from './deps';
 import type { Platforms } from './platforms.service';
-import { createTtlCache } from './ttl-cache';
+import { coherentTtlMs, createTtlCache, perPlatformBounds } from './ttl-cache';
 import type { ClientMetadataDocuments } from './client-metadata-documents.service';
 import { namesMetadataDocument } from '../domain/client-metadata-document';
 import { JWT_BEARER_ASSERTION_TYPE } from '../domain/client-assertion';
@@ -39,13 +39,17 @@ export function createClientAuth(
 ) {
   // A short cache spares a query and an unseal per request. An admin change (update, rotation,
   // deletion) calls forget() here, and other instances hear of it by NOTIFY (clients_changed).
-  let cache = createTtlCache<CachedClient>(deps.now, { ttlMs: CLIENT_CACHE_MS });
-  const byClientId = new Map<string, Set<string>>(); // client id → its cache keys
+  // Keyed by client id (the table's primary key): an entry answers for its own platform only.
+  const newCache = () =>
+    createTtlCache<CachedClient>(deps.now, {
+      ttlMs: coherentTtlMs(notifications, CLIENT_CACHE_MS),
+      ...perPlatformBounds(deps.config),
+    });
+  let cache = newCache();
   let epoch = 0; // a read that started before a forget() is not cached after it
   function forget(clientId: string) {
     epoch++;
-    for (const key of byClientId.get(clientId) ?? []) cache.delete(key);
-    byClientId.delete(clientId);
+    cache.delete(clientId);
     platforms.forgetClient(clientId);
     assertions.forget(clientId); // a changed jwks_uri (or a deleted client) keeps no cached key set
   }
@@ -54,15 +58,13 @@ export function createClientAuth(
     // Notifications may have been missed: start over.
     onListening: () => {
       epoch++;
-      cache = createTtlCache<CachedClient>(deps.now, { ttlMs: CLIENT_CACHE_MS });
-      byClientId.clear();
+      cache = newCache();
     },
   });
 
   async function findClient(platformId: string, id: string) {
-    const key = `${platformId}:${id}`;
-    const hit = cache.get(key);
-    if (hit) return hit.value;
+    const hit = cache.get(id);
+    if (hit) return hit.value.client.platformId === platformId ? hit.value : undefined;
     const readAt = epoch;
     const client = await clients.findById(deps.db, platformId, id);
     if (!client) return undefined; // not cached: a client registered a moment later is found at once
@@ -75,13 +77,7 @@ export function createClientAuth(
       previous,
       previousUntil: client.previousSecretExpiresAt,
     };
-    if (readAt !== epoch) return entry;
-    if (byClientId.size >= 10_000) {
-      cache = createTtlCache<CachedClient>(deps.now, { ttlMs: CLIENT_CACHE_MS }); // the index and the cache start over together
-      byClientId.clear();
-    }
-    cache.set(key, entry);
-    byClientId.set(id, (byClientId.get(id) ?? new Set()).add(key));
+    if (readAt === epoch) cache.set(id, entry);
     return entry;
   }
 

@@ -47,7 +47,7 @@ import { createDeviceAuthorizations } from './device/device-authorization.servic
 export function createServices(deps: Deps, notifications?: Notifications) {
   const audit = createAudit(deps);
   const signingKeys = createSigningKeys(deps, notifications);
-  const platforms = createPlatforms(deps, signingKeys);
+  const platforms = createPlatforms(deps, signingKeys, notifications);
   const users = createUsers(deps);
   const maintenance = createMaintenance(deps);
   const clientMetadataDocuments = createClientMetadataDocuments(deps, audit);

@@ -9,7 +9,9 @@ import * as clients from '../repositories/client.repository';
 import type { Client, ClientType } from '../domain/client';
 import type { Deps } from './deps';
 import type { Platform, SigningProfile } from '../domain/platform';
-import { createTtlCache } from './ttl-cache';
+import { LRUCache } from 'lru-cache';
+import { coherentTtlMs, createTtlCache, perPlatformBounds } from './ttl-cache';
+import type { Notifications } from '../db/notifications';
 import { isSupportedScope, parseScope, SUPPORTED_SCOPES } from './scopes';
 import { checkRedirectUri } from './redirect-uris';
 import type { SigningKeys } from './signing-keys.service';
@@ -28,13 +30,25 @@ export interface NewClientInput extends ClientSigningAndLogoutInput, ClientGrant
   isResourceServer?: boolean;
 }
 
-/** A platform changes only through the admin CLI (rate limits, two-step policy): seen within 30 s. */
+/**
+ * A platform's row, cached: until changed where the platforms_changed NOTIFY reaches every
+ * instance, else (the embedded database) for this long.
+ */
 const PLATFORM_CACHE_MS = 30_000;
 
 /** Platforms, their clients and keys: the operator's side (admin CLI, demo seed, tests). */
-export function createPlatforms(deps: Deps, signingKeys: SigningKeys) {
-  const clientKeys = new Map<string, { sealed: string; key: Promise<CryptoKey> }>(); // per client: the key of its current secret
-  const known = createTtlCache<Platform | undefined>(deps.now, { ttlMs: PLATFORM_CACHE_MS });
+export function createPlatforms(deps: Deps, signingKeys: SigningKeys, notifications?: Notifications) {
+  const bounds = perPlatformBounds(deps.config);
+  // Per client: the key of its current secret.
+  const clientKeys = new LRUCache<string, { sealed: string; key: Promise<CryptoKey> }>({ max: bounds.max });
+  const known = createTtlCache<Platform | undefined>(deps.now, {
+    ttlMs: coherentTtlMs(notifications, PLATFORM_CACHE_MS),
+    ...bounds,
+  });
+  notifications?.subscribe('latchkey_cache', {
+    onMessage: (payload) => payload.startsWith('platform:') && known.delete(payload.slice('platform:'.length)),
+    onListening: () => known.clear(), // notifications may have been missed: start over
+  });
   return {
     /** A platform with its first active HS512 key and, for the standard profile, one key per asymmetric alg. */
     async createPlatform(name: string, q?: Knex.Transaction, signingProfile: SigningProfile = 'seed') {
@@ -59,14 +73,14 @@ export function createPlatforms(deps: Deps, signingKeys: SigningKeys) {
       return findUploadedLogo(deps.db, platformId);
     },
 
-    /** Drops the cached platform after a change: this instance sees it at once, others within PLATFORM_CACHE_MS. */
+    /** Drops the cached platform after a change: this instance sees it at once, others by NOTIFY (or within PLATFORM_CACHE_MS). */
     forget(id: string) {
       known.delete(id);
     },
 
     /**
      * The one way in for a request's platform (resolvePlatform, the rate limiter, an interaction):
-     * cached PLATFORM_CACHE_MS, unknown ids too, so one request reads it at most once.
+     * cached (unknown ids too, so one request reads it at most once) until changed.
      */
     findPlatform: (id: string): Promise<Platform | undefined> =>
       isUuid(id) ? known.getOrLoad(id, () => platforms.findById(deps.db, id)) : Promise.resolve(undefined),
@@ -136,7 +150,7 @@ export function createPlatforms(deps: Deps, signingKeys: SigningKeys) {
       if (perMinute === null) delete overrides[endpoint];
       else overrides[endpoint] = perMinute;
       await platforms.updateRateLimitOverrides(q, platformId, overrides);
-      known.delete(platformId); // this instance sees it at once; others within PLATFORM_CACHE_MS
+      known.delete(platformId); // this instance sees it at once; others by NOTIFY
       return overrides;
     },
 
@@ -147,7 +161,6 @@ export function createPlatforms(deps: Deps, signingKeys: SigningKeys) {
       const cached = clientKeys.get(client.id);
       if (cached?.sealed === client.sealedSecret) return cached.key;
       const key = importHs512Key(new TextEncoder().encode(this.clientSecret(client)!));
-      if (clientKeys.size > 10_000) clientKeys.clear();
       clientKeys.set(client.id, { sealed: client.sealedSecret, key });
       return key;
     },

@@ -20,7 +20,7 @@ import { invalidRequest, OAuthError } from '../errors';
 import * as resources from '../repositories/resources.repository';
 import type { ResourceFields } from '../repositories/resources.repository';
 import type { Deps } from './deps';
-import { createTtlCache } from './ttl-cache';
+import { coherentTtlMs, createTtlCache, perPlatformBounds } from './ttl-cache';
 
 /** What an operator gives to register a resource (admin API, CLI, console). */
 export interface ResourceInput {
@@ -101,7 +101,10 @@ const isUniqueViolation = (err: unknown) => (err as { code?: string } | null)?.c
  * forget() after its commit.
  */
 export function createResources(deps: Deps, notifications?: Notifications) {
-  let cache = createTtlCache<readonly Resource[]>(deps.now, { ttlMs: RESOURCE_CACHE_MS });
+  let cache = createTtlCache<readonly Resource[]>(deps.now, {
+    ttlMs: coherentTtlMs(notifications, RESOURCE_CACHE_MS),
+    ...perPlatformBounds(deps.config),
+  });
   let epoch = 0; // a read that started before a forget() is not cached after it
   function forget(platformId: string) {
     epoch++;
@@ -112,7 +115,10 @@ export function createResources(deps: Deps, notifications?: Notifications) {
     // Notifications may have been missed: start over.
     onListening: () => {
       epoch++;
-      cache = createTtlCache<readonly Resource[]>(deps.now, { ttlMs: RESOURCE_CACHE_MS });
+      cache = createTtlCache<readonly Resource[]>(deps.now, {
+        ttlMs: coherentTtlMs(notifications, RESOURCE_CACHE_MS),
+        ...perPlatformBounds(deps.config),
+      });
     },
   });
 

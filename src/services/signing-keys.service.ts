@@ -7,9 +7,10 @@ import { newSigningKeyBytes } from '../crypto/random';
 import { importHs512Key } from '../crypto/jwt';
 import { importPrivateJwk, importPublicJwk, newAsymmetricKeyPair } from '../crypto/asymmetric-keys';
 import { ASYMMETRIC_ALGS, isAsymmetricAlg, type AsymmetricAlg, type SigningAlg } from '../domain/signing-key';
-import { dueActivation, keyLifeAt, type KeyState } from '../domain/key-schedule';
+import { dueActivation, keyLifeAt, type KeyState, type StoredKeyLife } from '../domain/key-schedule';
 import type { Deps } from './deps';
-import { createTtlCache } from './ttl-cache';
+import { LRUCache } from 'lru-cache';
+import { coherentTtlMs, createTtlCache, perPlatformBounds } from './ttl-cache';
 import { isUuid } from '../domain/ids';
 
 export interface SigningKey {
@@ -37,53 +38,81 @@ export interface AsymmetricRotation {
   replacedKid: string | null;
 }
 
-/** An asymmetric key as loaded (and cached): its stored life, its state is worked out per call. */
+/**
+ * An asymmetric key as loaded (and cached): its public half and its stored life (the state is
+ * worked out per call). No private material: that is read, unsealed and imported by kid when the
+ * key first signs (privateKeyOf).
+ */
 interface LoadedAsymmetricKey {
   kid: string;
   alg: AsymmetricAlg;
   publicJwk: Record<string, string>;
-  stored: keys.SigningKeyRow;
-  privateKey: () => Promise<CryptoKey>;
+  stored: StoredKeyLife & { alg: AsymmetricAlg };
 }
 
+/** Without notifications (the embedded database): how long a platform's keys are cached. */
 const CACHE_SECONDS = 30;
 
 /**
- * Platform HS512 keys, unsealed once and cached briefly per platform. A rotated-out key still
- * verifies until the tokens it signed have expired; an operator may retire it sooner
- * (admin key retire), which every instance learns through NOTIFY (`keys:<platform id>`, raised by
- * the signing_keys trigger) and drops its cached keys at once; the TTL bounds a missed notification.
+ * Platform keys, cached per platform until changed. A rotated-out key still verifies until the
+ * tokens it signed have expired; an operator may retire it sooner (admin key retire), which every
+ * instance learns through NOTIFY (`keys:<platform id>`, raised by the signing_keys trigger) and
+ * drops its cached keys at once; a lost LISTEN connection clears them.
  */
 export function createSigningKeys(deps: Deps, notifications?: Notifications) {
-  const cache = createTtlCache<SigningKey[]>(deps.now, { ttlMs: CACHE_SECONDS * 1000 });
+  const bounds = { ttlMs: coherentTtlMs(notifications, CACHE_SECONDS * 1000), ...perPlatformBounds(deps.config) };
+  const cache = createTtlCache<SigningKey[]>(deps.now, bounds);
   // Asymmetric keys (standard platforms) apart, so that the HS512 path reads exactly what it did.
-  const asymmetric = createTtlCache<LoadedAsymmetricKey[]>(deps.now, { ttlMs: CACHE_SECONDS * 1000 });
+  const asymmetric = createTtlCache<LoadedAsymmetricKey[]>(deps.now, bounds);
+  // A kid's private key never changes: imported once, kept across the reloads of its platform's keys.
+  const privateKeys = new LRUCache<string, Promise<CryptoKey>>({ max: deps.config.platformCacheSize });
   notifications?.subscribe('latchkey_cache', {
     onMessage: (payload) => {
       if (!payload.startsWith('keys:')) return;
       cache.delete(payload.slice(5));
       asymmetric.delete(payload.slice(5));
     },
-    onListening: () => {},
+    onListening: () => {
+      // Notifications may have been missed: start over.
+      cache.clear();
+      asymmetric.clear();
+    },
   });
 
-  async function loadAsymmetric(platformId: string): Promise<LoadedAsymmetricKey[]> {
+  const loadAsymmetric = (platformId: string) => asymmetric.reload(platformId, () => readAsymmetric(platformId));
+
+  async function readAsymmetric(platformId: string): Promise<LoadedAsymmetricKey[]> {
     const retiredAfter = new Date(deps.now().getTime() - deps.config.accessTokenTtlSeconds * 1000);
     const rows = await keys.listUsable(deps.db, platformId, retiredAfter, ASYMMETRIC_ALGS);
-    const loaded = rows.map((r) => {
-      let imported: Promise<CryptoKey> | undefined; // unsealed on first use only
-      const alg = r.alg as AsymmetricAlg;
-      return {
-        kid: r.kid,
-        alg,
-        publicJwk: r.publicJwk!,
-        stored: r,
-        privateKey: () =>
-          (imported ??= importPrivateJwk(JSON.parse(deps.sealer.unseal(r.sealedPrivateJwk!).toString('utf8')), alg)),
-      };
-    });
-    asymmetric.set(platformId, loaded);
-    return loaded;
+    return rows.map((r) => ({
+      kid: r.kid,
+      alg: r.alg as AsymmetricAlg,
+      publicJwk: r.publicJwk!,
+      stored: {
+        alg: r.alg as AsymmetricAlg,
+        status: r.status,
+        createdAt: r.createdAt,
+        activatesAt: r.activatesAt,
+        retiredAt: r.retiredAt,
+        withdrawnAt: r.withdrawnAt,
+      },
+    }));
+  }
+
+  /** The key's private half: read, unsealed and imported on its first signature; a failure is not kept. */
+  function privateKeyOf(key: { kid: string; alg: AsymmetricAlg }): Promise<CryptoKey> {
+    let imported = privateKeys.get(key.kid);
+    if (!imported) {
+      const importing = (async () => {
+        const sealed = await keys.findSealedPrivateJwk(deps.db, key.kid);
+        if (!sealed) throw new Error(`signing key ${key.kid} has no private key`);
+        return importPrivateJwk(JSON.parse(deps.sealer.unseal(sealed).toString('utf8')), key.alg);
+      })();
+      importing.catch(() => privateKeys.get(key.kid) === importing && privateKeys.delete(key.kid));
+      privateKeys.set(key.kid, importing);
+      imported = importing;
+    }
+    return imported;
   }
 
   const asymmetricKeys = async (platformId: string) => asymmetric.get(platformId)?.value ?? loadAsymmetric(platformId);
@@ -138,19 +167,18 @@ export function createSigningKeys(deps: Deps, notifications?: Notifications) {
     return { kid: key.kid, previousKid, activatesAt: now, replacedKid };
   }
 
-  async function load(platformId: string): Promise<SigningKey[]> {
-    const retiredAfter = new Date(deps.now().getTime() - deps.config.accessTokenTtlSeconds * 1000);
-    const rows = await keys.listUsable(deps.db, platformId, retiredAfter);
-    const loaded = await Promise.all(
-      rows.map(async (r) => ({
-        kid: r.kid,
-        secret: await importHs512Key(deps.sealer.unseal(r.sealedSecret!)),
-        isActive: r.status === 'active',
-      })),
-    );
-    cache.set(platformId, loaded);
-    return loaded;
-  }
+  const load = (platformId: string) =>
+    cache.reload(platformId, async () => {
+      const retiredAfter = new Date(deps.now().getTime() - deps.config.accessTokenTtlSeconds * 1000);
+      const rows = await keys.listUsable(deps.db, platformId, retiredAfter);
+      return Promise.all(
+        rows.map(async (r) => ({
+          kid: r.kid,
+          secret: await importHs512Key(deps.sealer.unseal(r.sealedSecret!)),
+          isActive: r.status === 'active',
+        })),
+      );
+    });
 
   async function usableKeys(platformId: string): Promise<SigningKey[]> {
     return cache.get(platformId)?.value ?? load(platformId);
@@ -236,7 +264,7 @@ export function createSigningKeys(deps: Deps, notifications?: Notifications) {
         publicJwk: active.publicJwk,
         isActive: true,
         state: 'active',
-        privateKey: await active.privateKey(),
+        privateKey: await privateKeyOf(active),
       };
     },
 

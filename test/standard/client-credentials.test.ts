@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import request from 'supertest';
-import { decodeProtectedHeader } from 'jose';
+import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { buildTestApp, expectOAuthError } from '../helpers';
 import { buildClient, buildPlatform, buildStandardPlatform } from '../factories';
 import { basic, jwtPayload } from '../support/account-flows';
@@ -143,6 +143,18 @@ describe('client credentials: refused', () => {
     expectOAuthError(res, 401, 'invalid_client');
   });
 
+  it("a client known (and cached) on its own platform is unknown on another's: invalid_client", async () => {
+    const s = await setup();
+    const other = await setup();
+    await grant(s, { resource: API }).expect(200); // the client is now cached
+    const res = await request(t.app)
+      .post(`${other.path}/token`)
+      .set('Authorization', basic(s.client))
+      .type('form')
+      .send({ grant_type: 'client_credentials', resource: API });
+    expectOAuthError(res, 401, 'invalid_client');
+  });
+
   it('no resource, an unknown one, or one with a fragment: invalid_target', async () => {
     const s = await setup();
     expectOAuthError(await grant(s, {}), 400, 'invalid_target');
@@ -172,6 +184,32 @@ describe('client credentials: refused', () => {
       .type('form')
       .send({ grant_type: 'client_credentials', platform_guid: platform.id });
     expectOAuthError(res, 400, 'unsupported_grant_type');
+  });
+});
+
+describe('client credentials: signing keys', () => {
+  it("after the platform's keys are reloaded, grants still sign with the active key and verify against the JWKS", async () => {
+    const s = await setup();
+    const first = (await grant(s, { resource: API }).expect(200)).body.access_token as string;
+    t.services.signingKeys.forget(s.platform.id);
+    const second = (await grant(s, { resource: API }).expect(200)).body.access_token as string;
+    expect(decodeProtectedHeader(second).kid).toBe(decodeProtectedHeader(first).kid);
+    const jwks = createLocalJWKSet((await request(t.app).get(`${s.path}/jwks`).expect(200)).body);
+    for (const token of [first, second]) await expect(jwtVerify(token, jwks)).resolves.toBeDefined();
+  });
+
+  it('an immediate rotation signs with the new key at once, its private key read for it', async () => {
+    const s = await setup();
+    const before = decodeProtectedHeader((await grant(s, { resource: API }).expect(200)).body.access_token).kid;
+    const rotated = await t.database.db.transaction((trx) =>
+      t.services.signingKeys.rotateAsymmetric(trx, s.platform.id, 'RS256', true),
+    );
+    t.services.signingKeys.forget(s.platform.id);
+    const token = (await grant(s, { resource: API }).expect(200)).body.access_token as string;
+    expect(decodeProtectedHeader(token).kid).toBe(rotated.kid);
+    expect(rotated.kid).not.toBe(before);
+    const jwks = createLocalJWKSet((await request(t.app).get(`${s.path}/jwks`).expect(200)).body);
+    await expect(jwtVerify(token, jwks)).resolves.toBeDefined();
   });
 });
 

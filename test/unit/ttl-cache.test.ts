@@ -1,4 +1,4 @@
-import { createTtlCache } from '../../src/services/ttl-cache';
+import { coherentTtlMs, createTtlCache } from '../../src/services/ttl-cache';
 
 describe('createTtlCache', () => {
   it('keeps an entry for ttlMs of the injected clock, undefined included, and loads once while live', async () => {
@@ -56,5 +56,27 @@ describe('createTtlCache', () => {
     expect(kept.filter(Boolean).length).toBeLessThanOrEqual(8);
     expect(kept.slice(-5)).toEqual([true, true, true, true, true]); // the newest stay
     expect(kept[0]).toBe(false);
+  });
+
+  it('does not keep a load that a delete or a clear overtook (a read begun before a change)', async () => {
+    const cache = createTtlCache<string>(() => new Date(0), { ttlMs: 1000 });
+    let finish!: (v: string) => void;
+    const loading = cache.reload('k', () => new Promise<string>((ok) => (finish = ok)));
+    cache.delete('k'); // the change's notification arrives while the read is in flight
+    finish('old');
+    expect(await loading).toBe('old'); // the caller still gets its answer
+    expect(cache.get('k')).toBeUndefined(); // but the next one reads again
+    await cache.reload('k', async () => 'new');
+    expect(cache.get('k')).toEqual({ value: 'new' });
+    const again = cache.reload('k', () => new Promise<string>((ok) => (finish = ok)));
+    cache.clear();
+    finish('stale');
+    await again;
+    expect(cache.get('k')).toBeUndefined();
+  });
+
+  it('lives until changed where notifications keep a cache coherent, else for its own short lifetime', () => {
+    expect(coherentTtlMs({}, 30_000)).toBe(600_000);
+    expect(coherentTtlMs(undefined, 30_000)).toBe(30_000);
   });
 });

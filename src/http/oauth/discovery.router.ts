@@ -5,7 +5,7 @@ import { presentDiscovery } from '../../presenters/discovery.presenter';
 import type { Services } from '../../services';
 import type { HttpDeps } from '../http-deps';
 import { resolvePlatform } from '../middleware/resolve-platform';
-import { sendCacheableJson } from './cacheable-json';
+import { cacheableJson } from './cacheable-json';
 
 /**
  * GET /.well-known/openid-configuration?platform_guid=G (the spec), and for a standard platform
@@ -14,6 +14,7 @@ import { sendCacheableJson } from './cacheable-json';
  */
 export function discoveryRouter(s: Services, deps: HttpDeps, rateLimit: (name: string) => RequestHandler): Router {
   const r = Router();
+  const sendCacheableJson = cacheableJson(deps.config.platformCacheSize);
   const send = (req: Request, res: Response, platform: Platform) =>
     // The profile and both registration policies are in the key: switching one changes the document.
     sendCacheableJson(

@@ -2,11 +2,13 @@ import { Router, type RequestHandler } from 'express';
 import { presentJwks, presentPublicJwks } from '../../presenters/jwks.presenter';
 import type { Services } from '../../services';
 import { resolvePlatform } from '../middleware/resolve-platform';
-import { sendCacheableJson } from './cacheable-json';
+import type { HttpDeps } from '../http-deps';
+import { cacheableJson } from './cacheable-json';
 
 /** GET /oauth/jwks?platform_guid=G — seed: key descriptors only; standard: public keys only. */
-export function jwksRouter(s: Services, rateLimit: (name: string) => RequestHandler): Router {
+export function jwksRouter(s: Services, deps: HttpDeps, rateLimit: (name: string) => RequestHandler): Router {
   const r = Router();
+  const sendCacheableJson = cacheableJson(deps.config.platformCacheSize);
   r.get('/oauth/jwks', rateLimit('jwks'), resolvePlatform(s), async (req, res) => {
     if (res.locals.platform.signingProfile === 'standard') {
       const published = await s.signingKeys.publishedKeys(res.locals.platform.id);
