@@ -61,6 +61,18 @@ export function createMetrics(sources: MetricSources = {}) {
       labelNames: ['limit'] as const,
       registers,
     }),
+    rateLimitCounts: new Counter({
+      name: 'latchkey_rate_limit_counts_total',
+      help: 'Rate-limited requests counted with the database counters: answered from memory (far from the limit), or counted exactly in the database (near it, or counts not read lately)',
+      labelNames: ['answer'] as const,
+      registers,
+    }),
+    rateLimitFlushSeconds: new Histogram({
+      name: 'latchkey_rate_limit_flush_duration_seconds',
+      help: "Writes of this instance's rate-limit counts to the database, each reading every instance's sums back",
+      buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+      registers,
+    }),
   };
 
   if (sources.db) mailOutboxGauge(registry, sources.db);
@@ -70,6 +82,7 @@ export function createMetrics(sources: MetricSources = {}) {
   for (const result of ['success', 'failure', 'locked']) metrics.signIns.inc({ result }, 0);
   for (const grant of ['authorization_code', 'refresh_token', 'client_credentials', 'token_exchange'])
     metrics.tokensIssued.inc({ grant }, 0);
+  for (const answer of ['memory', 'database']) metrics.rateLimitCounts.inc({ answer }, 0);
   return metrics;
 }
 

@@ -46,7 +46,9 @@ export interface RateLimitCounterOptions {
  * CounterBackend, by shape.
  */
 export function createRateLimitCounters(deps: Deps, options: RateLimitCounterOptions = {}) {
-  const { db, logger } = deps;
+  const { db, logger, metrics } = deps;
+  const fromMemory = metrics.rateLimitCounts.labels('memory');
+  const fromDatabase = metrics.rateLimitCounts.labels('database');
   const instanceId = randomUUID(); // per process start: a crashed instance's rows still count, as another's
   const flushEveryMs = options.flushEveryMs ?? FLUSH_EVERY_MS;
   const freshForMs = options.freshForMs ?? FRESH_FOR_MS;
@@ -80,6 +82,7 @@ export function createRateLimitCounters(deps: Deps, options: RateLimitCounterOpt
       previous: t.previous,
     }));
     const readAt = performance.now();
+    const endTimer = metrics.rateLimitFlushSeconds.startTimer();
     try {
       const sums =
         locked.length === 0
@@ -89,6 +92,7 @@ export function createRateLimitCounters(deps: Deps, options: RateLimitCounterOpt
               return counters.addAndSum(trx, instanceId, deltas);
             });
       batch.forEach((t, i) => settleFlush(t, sums[i], readAt));
+      endTimer();
     } catch (err) {
       for (const t of batch) {
         restoreAfterFailure(t);
@@ -147,7 +151,11 @@ export function createRateLimitCounters(deps: Deps, options: RateLimitCounterOpt
     schedule();
     const counts = countsOf(k);
     const fresh = t.readAt !== undefined && performance.now() - t.readAt <= freshForMs;
-    if (fresh && isNear && !isNear(counts)) return counts;
+    if (fresh && isNear && !isNear(counts)) {
+      fromMemory.inc();
+      return counts;
+    }
+    fromDatabase.inc();
     return countExactly(k, ordinal);
   }
 

@@ -79,6 +79,8 @@ describe('GET /metrics', () => {
       ['latchkey_tokens_issued_total', 'counter'],
       ['latchkey_refresh_token_reuse_detected_total', 'counter'],
       ['latchkey_rate_limit_hits_total', 'counter'],
+      ['latchkey_rate_limit_counts_total', 'counter'],
+      ['latchkey_rate_limit_flush_duration_seconds', 'histogram'],
       ['latchkey_mail_outbox_mails', 'gauge'],
       ['latchkey_db_pool_connections', 'gauge'],
       ['latchkey_db_pool_waiting_requests', 'gauge'],

@@ -39,6 +39,14 @@ const rowsOf = (key: string) =>
   t.database.db('rate_limit_counters').where({ key }).select('window_start', 'instance_id', 'hits', 'expires_at');
 const hitsOf = async (key: string, c: Counters) =>
   (await rowsOf(key)).filter((r) => r.instance_id === c.instanceId).reduce((n, r) => n + r.hits, 0);
+/** The counters' metrics so far: hits answered from memory or the database, and flushes. */
+const answers = async () => {
+  const { rateLimitCounts, rateLimitFlushSeconds } = t.services.deps.metrics;
+  const counts = (await rateLimitCounts.get()).values;
+  const of = (answer: string) => counts.find((v) => v.labels.answer === answer)?.value ?? 0;
+  const flushes = (await rateLimitFlushSeconds.get()).values.find((v) => v.metricName?.endsWith('_count'))?.value ?? 0;
+  return { memory: of('memory'), database: of('database'), flushes };
+};
 const upTo = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
 
 describe('rate-limit counters in the database', () => {
@@ -53,6 +61,7 @@ describe('rate-limit counters in the database', () => {
     const start = windowAt(5_000);
     const c = instance();
     const key = `test:${randomUUID()}`;
+    const before = await answers();
     expect(await hit(c, key, 1000)).toBe(1); // first in the window: counted in the database
     expect(await rowsOf(key)).toEqual([
       { window_start: start, instance_id: c.instanceId, hits: 1, expires_at: new Date(start + 2 * W) },
@@ -63,6 +72,12 @@ describe('rate-limit counters in the database', () => {
     expect(await hitsOf(key, c)).toBe(1); // none of the 49 touched the table
     await c.flush();
     expect(await hitsOf(key, c)).toBe(50);
+    const after = await answers(); // the metrics say so too
+    expect({ memory: after.memory - before.memory, database: after.database - before.database }).toEqual({
+      memory: 49,
+      database: 1,
+    });
+    expect(after.flushes - before.flushes).toBe(2); // the first hit's, and the one asked for
   });
 
   it('counts many concurrent hits of one key exactly, on one instance or two, near the limit', async () => {
