@@ -65,7 +65,7 @@ export const configSchema = z
     PLATFORM_CACHE_SIZE: numberVar({ min: 100, max: 1000000 })
       .default(20000)
       .describe(
-        'How many platforms each instance keeps cached (settings, signing keys, clients, discovery and JWKS documents); size it to the platforms in use, about 10 KB each',
+        'How many platforms each instance keeps cached (settings, signing keys, clients, discovery and JWKS documents); size it to the platforms in use, about 26 KB of memory each',
       ),
     LOG_LEVEL: z
       .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
