@@ -1,6 +1,6 @@
 import { digest } from '../../crypto/digest';
 import { dummyPasswordHash, verifyPassword } from '../../crypto/passwords';
-import { newAuthorizationCode, newId } from '../../crypto/random';
+import { newAuthorizationCode, newTimeOrderedId } from '../../crypto/random';
 import * as codes from '../../repositories/authorization-code.repository';
 import * as consents from '../../repositories/consent.repository';
 import * as tokens from '../../repositories/token.repository';
@@ -101,7 +101,7 @@ export function createAuthorizationGrant(deps: Deps, backchannel: Pick<Backchann
         deps.db,
         digest(code),
         {
-          id: newId(),
+          id: newTimeOrderedId(),
           platformId: req.platformId,
           clientId: req.clientId,
           userId: user.id,

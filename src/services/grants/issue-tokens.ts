@@ -1,5 +1,5 @@
 import { digest } from '../../crypto/digest';
-import { newId, newRefreshToken, randomToken } from '../../crypto/random';
+import { newRefreshToken, newTimeOrderedId, randomToken } from '../../crypto/random';
 import { wireClientId, type Client } from '../../domain/client';
 import { issuerOf, type Platform } from '../../domain/platform';
 import type { User } from '../../domain/user';
@@ -69,8 +69,8 @@ export function createTokenIssuer(deps: Deps, signer: TokenSigner, keys: Signing
         now,
         jtiRandom: randomToken(16),
         accessExpiresAt: new Date((seconds(now) + deps.config.accessTokenTtlSeconds) * 1000),
-        familyId: newId(),
-        refreshId: newId(),
+        familyId: newTimeOrderedId(),
+        refreshId: newTimeOrderedId(),
         refreshToken,
         refreshHash: digest(refreshToken),
         refreshExpiresAt: new Date(now.getTime() + deps.config.refreshTokenTtlSeconds * 1000),
