@@ -490,15 +490,15 @@ export async function runProviderPurge(databaseUrl: string): Promise<PurgeResult
   const { createMaintenance } = require(path.join(APP_DIR, 'dist', 'services', 'maintenance.service.js')) as {
     createMaintenance: (deps: unknown) => { purgeExpired: () => Promise<Record<string, number>> };
   };
+  const { loadConfig } = require(path.join(APP_DIR, 'dist', 'config.js')) as {
+    loadConfig: (env: Record<string, string>) => unknown;
+  };
   const db = knex({ client: 'pg', connection: databaseUrl, pool: { min: 1, max: 2 } });
   const t = performance.now();
   try {
-    // sessionTtlSeconds: the provider's default (SESSION_TTL_SECONDS, src/config.ts).
-    const removed = await createMaintenance({
-      db,
-      now: () => new Date(),
-      config: { sessionTtlSeconds: 1_209_600 },
-    }).purgeExpired();
+    // The provider's own defaults for every lifetime the purge reads (src/config.ts).
+    const config = loadConfig({ NODE_ENV: 'development', DATABASE_URL: databaseUrl });
+    const removed = await createMaintenance({ db, now: () => new Date(), config }).purgeExpired();
     return { ms: performance.now() - t, removed };
   } catch (err) {
     return { ms: performance.now() - t, removed: {}, error: (err as Error).message };
