@@ -50,6 +50,9 @@ interface LoadedAsymmetricKey {
   stored: StoredKeyLife & { alg: AsymmetricAlg };
 }
 
+/** Kids of one platform held by kid (HS512 and three asymmetric algs, and rotations in flight). */
+const KIDS_PER_PLATFORM = 8;
+
 /** Without notifications (the embedded database): how long a platform's keys are cached. */
 const CACHE_SECONDS = 30;
 
@@ -184,8 +187,11 @@ export function createSigningKeys(deps: Deps, notifications?: Notifications) {
     return cache.get(platformId)?.value ?? load(platformId);
   }
 
-  const platformOfKid = new Map<string, string>(); // a kid never moves between platforms
-  const publicKeys = new Map<string, Promise<CryptoKey>>(); // a kid's public key never changes
+  // By kid, which never changes platform or key: bounded like the other per-platform caches, a
+  // few kids a platform (its algs, and a rotation's next and retiring keys).
+  const kidBound = { max: deps.config.platformCacheSize * KIDS_PER_PLATFORM };
+  const platformOfKid = new LRUCache<string, string>(kidBound);
+  const publicKeys = new LRUCache<string, Promise<CryptoKey>>(kidBound);
 
   return {
     usableKeys,
@@ -246,8 +252,9 @@ export function createSigningKeys(deps: Deps, notifications?: Notifications) {
         withStates(await asymmetricKeys(platformId)).find((k) => k.kid === kid) ??
         withStates(await loadAsymmetric(platformId)).find((k) => k.kid === kid);
       if (!found) return undefined;
-      if (!publicKeys.has(kid)) publicKeys.set(kid, importPublicJwk(found.publicJwk, found.alg));
-      return { alg: found.alg, key: await publicKeys.get(kid)! };
+      let key = publicKeys.get(kid);
+      if (!key) publicKeys.set(kid, (key = importPublicJwk(found.publicJwk, found.alg)));
+      return { alg: found.alg, key: await key };
     },
 
     /** The key of `alg` that signs now on a standard platform (a next key from its activation on), with its private key unsealed. */
