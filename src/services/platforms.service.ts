@@ -9,8 +9,8 @@ import * as clients from '../repositories/client.repository';
 import type { Client, ClientType } from '../domain/client';
 import type { Deps } from './deps';
 import type { Platform, SigningProfile } from '../domain/platform';
-import { LRUCache } from 'lru-cache';
 import { coherentTtlMs, createTtlCache, perPlatformBounds } from './ttl-cache';
+import { BoundedLru } from './bounded-lru';
 import type { Notifications } from '../db/notifications';
 import { isSupportedScope, parseScope, SUPPORTED_SCOPES } from './scopes';
 import { checkRedirectUri } from './redirect-uris';
@@ -40,7 +40,7 @@ const PLATFORM_CACHE_MS = 30_000;
 export function createPlatforms(deps: Deps, signingKeys: SigningKeys, notifications?: Notifications) {
   const bounds = perPlatformBounds(deps.config);
   // Per client: the key of its current secret.
-  const clientKeys = new LRUCache<string, { sealed: string; key: Promise<CryptoKey> }>({ max: bounds.max });
+  const clientKeys = new BoundedLru<string, { sealed: string; key: Promise<CryptoKey> }>({ maxEntries: bounds.max });
   const known = createTtlCache<Platform | undefined>(deps.now, {
     ttlMs: coherentTtlMs(notifications, PLATFORM_CACHE_MS),
     ...bounds,

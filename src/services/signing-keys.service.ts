@@ -9,8 +9,8 @@ import { importPrivateJwk, importPublicJwk, newAsymmetricKeyPair } from '../cryp
 import { ASYMMETRIC_ALGS, isAsymmetricAlg, type AsymmetricAlg, type SigningAlg } from '../domain/signing-key';
 import { dueActivation, keyLifeAt, type KeyState, type StoredKeyLife } from '../domain/key-schedule';
 import type { Deps } from './deps';
-import { LRUCache } from 'lru-cache';
 import { coherentTtlMs, createTtlCache, perPlatformBounds } from './ttl-cache';
+import { BoundedLru } from './bounded-lru';
 import { isUuid } from '../domain/ids';
 
 export interface SigningKey {
@@ -67,8 +67,11 @@ export function createSigningKeys(deps: Deps, notifications?: Notifications) {
   const cache = createTtlCache<SigningKey[]>(deps.now, bounds);
   // Asymmetric keys (standard platforms) apart, so that the HS512 path reads exactly what it did.
   const asymmetric = createTtlCache<LoadedAsymmetricKey[]>(deps.now, bounds);
+  // By kid, which never changes platform or key: bounded like the other per-platform caches, a
+  // few kids a platform (its algs, and a rotation's next and retiring keys).
+  const kidBound = { maxEntries: deps.config.platformCacheSize * KIDS_PER_PLATFORM };
   // A kid's private key never changes: imported once, kept across the reloads of its platform's keys.
-  const privateKeys = new LRUCache<string, Promise<CryptoKey>>({ max: deps.config.platformCacheSize });
+  const privateKeys = new BoundedLru<string, Promise<CryptoKey>>(kidBound);
   notifications?.subscribe('latchkey_cache', {
     onMessage: (payload) => {
       if (!payload.startsWith('keys:')) return;
@@ -187,11 +190,8 @@ export function createSigningKeys(deps: Deps, notifications?: Notifications) {
     return cache.get(platformId)?.value ?? load(platformId);
   }
 
-  // By kid, which never changes platform or key: bounded like the other per-platform caches, a
-  // few kids a platform (its algs, and a rotation's next and retiring keys).
-  const kidBound = { max: deps.config.platformCacheSize * KIDS_PER_PLATFORM };
-  const platformOfKid = new LRUCache<string, string>(kidBound);
-  const publicKeys = new LRUCache<string, Promise<CryptoKey>>(kidBound);
+  const platformOfKid = new BoundedLru<string, string>(kidBound);
+  const publicKeys = new BoundedLru<string, Promise<CryptoKey>>(kidBound);
 
   return {
     usableKeys,

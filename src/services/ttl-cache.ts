@@ -1,5 +1,5 @@
-import { LRUCache } from 'lru-cache';
 import { approximateBytes } from './approximate-bytes';
+import { BoundedLru } from './bounded-lru';
 
 /**
  * The one in-process cache for looked-up rows (platforms, clients, keys, upstream
@@ -54,10 +54,10 @@ export function createTtlCache<V>(
   options: { ttlMs: number; max?: number; maxBytes?: number },
 ): TtlCache<V> {
   const { ttlMs, max = 10_000, maxBytes = 16 * 1024 * 1024 } = options;
-  const entries = new LRUCache<string, { value: V; until: number }>({
-    max,
-    maxSize: maxBytes,
-    sizeCalculation: (entry, key) => approximateBytes(entry.value) + 2 * key.length,
+  const entries = new BoundedLru<string, { value: V; until: number }>({
+    maxEntries: max,
+    maxBytes,
+    sizeOf: (entry, key) => approximateBytes(entry.value) + 2 * key.length,
   });
   let drops = 0; // deletes and clears so far: a load that saw one while in flight is not kept
   const cache: TtlCache<V> = {

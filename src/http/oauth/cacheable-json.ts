@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
-import { LRUCache } from 'lru-cache';
+import { BoundedLru } from '../../services/bounded-lru';
 
 interface Cached {
   body: Buffer;
@@ -20,10 +20,10 @@ const ENTRY_OVERHEAD_BYTES = 512;
  * that costs a rebuild per miss, not the whole cache.
  */
 export function cacheableJson(maxEntries: number) {
-  const bodies = new LRUCache<string, Cached>({
-    max: maxEntries,
-    maxSize: maxEntries * 8 * 1024,
-    sizeCalculation: (entry, key) => entry.body.length + key.length + ENTRY_OVERHEAD_BYTES,
+  const bodies = new BoundedLru<string, Cached>({
+    maxEntries,
+    maxBytes: maxEntries * 8 * 1024,
+    sizeOf: (entry, key) => entry.body.length + key.length + ENTRY_OVERHEAD_BYTES,
   });
   return (req: Request, res: Response, cacheKey: string, build: () => unknown): void => {
     let cached = bodies.get(cacheKey);
