@@ -40,15 +40,12 @@ export function createClientAuth(
   // A short cache spares a query and an unseal per request. An admin change (update, rotation,
   // deletion) calls forget() here, and other instances hear of it by NOTIFY (clients_changed).
   // Keyed by client id (the table's primary key): an entry answers for its own platform only.
-  const newCache = () =>
-    createTtlCache<CachedClient>(deps.now, {
-      ttlMs: coherentTtlMs(notifications, CLIENT_CACHE_MS),
-      ...perPlatformBounds(deps.config),
-    });
-  let cache = newCache();
-  let epoch = 0; // a read that started before a forget() is not cached after it
+  // An unknown client is not cached: one registered a moment later is found at once.
+  const cache = createTtlCache<CachedClient | undefined>(deps.now, {
+    ttlMs: coherentTtlMs(notifications, CLIENT_CACHE_MS),
+    ...perPlatformBounds(deps.config),
+  });
   function forget(clientId: string) {
-    epoch++;
     cache.delete(clientId);
     platforms.forgetClient(clientId);
     assertions.forget(clientId); // a changed jwks_uri (or a deleted client) keeps no cached key set
@@ -56,29 +53,26 @@ export function createClientAuth(
   notifications?.subscribe('latchkey_cache', {
     onMessage: (payload) => payload.startsWith('client:') && forget(payload.slice(7)),
     // Notifications may have been missed: start over.
-    onListening: () => {
-      epoch++;
-      cache = newCache();
-    },
+    onListening: () => cache.clear(),
   });
 
   async function findClient(platformId: string, id: string) {
     const hit = cache.get(id);
-    if (hit) return hit.value.client.platformId === platformId ? hit.value : undefined;
-    const readAt = epoch;
+    if (hit) return hit.value?.client.platformId === platformId ? hit.value : undefined;
+    return cache.reload(
+      id,
+      () => loadClient(platformId, id),
+      (entry) => entry !== undefined,
+    );
+  }
+
+  async function loadClient(platformId: string, id: string): Promise<CachedClient | undefined> {
     const client = await clients.findById(deps.db, platformId, id);
-    if (!client) return undefined; // not cached: a client registered a moment later is found at once
+    if (!client) return undefined;
     const previous = client.previousSealedSecret
       ? deps.sealer.unseal(client.previousSealedSecret).toString('utf8')
       : null;
-    const entry = {
-      client,
-      secret: platforms.clientSecret(client),
-      previous,
-      previousUntil: client.previousSecretExpiresAt,
-    };
-    if (readAt === epoch) cache.set(id, entry);
-    return entry;
+    return { client, secret: platforms.clientSecret(client), previous, previousUntil: client.previousSecretExpiresAt };
   }
 
   /**

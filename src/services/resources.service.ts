@@ -101,25 +101,17 @@ const isUniqueViolation = (err: unknown) => (err as { code?: string } | null)?.c
  * forget() after its commit.
  */
 export function createResources(deps: Deps, notifications?: Notifications) {
-  let cache = createTtlCache<readonly Resource[]>(deps.now, {
+  const cache = createTtlCache<readonly Resource[]>(deps.now, {
     ttlMs: coherentTtlMs(notifications, RESOURCE_CACHE_MS),
     ...perPlatformBounds(deps.config),
   });
-  let epoch = 0; // a read that started before a forget() is not cached after it
   function forget(platformId: string) {
-    epoch++;
     cache.delete(platformId);
   }
   notifications?.subscribe('latchkey_cache', {
     onMessage: (payload) => payload.startsWith('resources:') && forget(payload.slice('resources:'.length)),
     // Notifications may have been missed: start over.
-    onListening: () => {
-      epoch++;
-      cache = createTtlCache<readonly Resource[]>(deps.now, {
-        ttlMs: coherentTtlMs(notifications, RESOURCE_CACHE_MS),
-        ...perPlatformBounds(deps.config),
-      });
-    },
+    onListening: () => cache.clear(),
   });
 
   /** Shared by every caller of the cache: frozen, so that none can change another's copy. */
@@ -136,12 +128,7 @@ export function createResources(deps: Deps, notifications?: Notifications) {
 
   async function listForPlatform(platformId: string): Promise<readonly Resource[]> {
     if (!isUuid(platformId)) return [];
-    const hit = cache.get(platformId);
-    if (hit) return hit.value;
-    const readAt = epoch;
-    const list = frozen(await resources.listByPlatform(deps.db, platformId));
-    if (readAt === epoch) cache.set(platformId, list);
-    return list;
+    return cache.getOrLoad(platformId, async () => frozen(await resources.listByPlatform(deps.db, platformId)));
   }
 
   /** Runs `work` in the caller's transaction, or in one of its own (the platform lock needs one), then drops the cached list. */

@@ -13,9 +13,10 @@ export interface TtlCache<V> {
   getOrLoad(key: string, load: () => Promise<V>): Promise<V>;
   /**
    * The loader's answer, remembered unless the entry was dropped (delete, clear) while it loaded:
-   * a read that began before a change is not kept after the change's notification.
+   * a read that began before a change is not kept after the change's notification. `keep` says
+   * which answers are remembered at all (a cache that never holds an unknown id).
    */
-  reload(key: string, load: () => Promise<V>): Promise<V>;
+  reload(key: string, load: () => Promise<V>, keep?: (value: V) => boolean): Promise<V>;
   get(key: string): { value: V } | undefined;
   /** `ttlMs`: this entry's own lifetime, when its source says how long it stays fresh (HTTP cache headers); else the cache's. */
   set(key: string, value: V, ttlMs?: number): void;
@@ -79,10 +80,10 @@ export function createTtlCache<V>(
       drops++;
       entries.clear();
     },
-    async reload(key, load) {
+    async reload(key, load, keep) {
       const dropsBefore = drops;
       const value = await load();
-      if (drops === dropsBefore) cache.set(key, value);
+      if (drops === dropsBefore && (!keep || keep(value))) cache.set(key, value);
       return value;
     },
     async getOrLoad(key, load) {

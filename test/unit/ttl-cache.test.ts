@@ -75,6 +75,15 @@ describe('createTtlCache', () => {
     expect(cache.get('k')).toBeUndefined();
   });
 
+  it('reload remembers only the answers its keep test accepts', async () => {
+    const cache = createTtlCache<string | undefined>(() => new Date(0), { ttlMs: 1000 });
+    const known = (value: string | undefined) => value !== undefined;
+    expect(await cache.reload('gone', async () => undefined, known)).toBeUndefined();
+    expect(cache.get('gone')).toBeUndefined(); // not cached: the next read asks again
+    await cache.reload('here', async () => 'row', known);
+    expect(cache.get('here')).toEqual({ value: 'row' });
+  });
+
   it('lives until changed where notifications keep a cache coherent, else for its own short lifetime', () => {
     expect(coherentTtlMs({}, 30_000)).toBe(600_000);
     expect(coherentTtlMs(undefined, 30_000)).toBe(30_000);
