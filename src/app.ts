@@ -79,6 +79,8 @@ export interface App {
   services: Services;
   /** The process's counters: main serves them on METRICS_PORT when set. */
   metrics: Metrics;
+  /** Closes what the app opened itself (the Redis connection of the rate limits); not the db or pools it was given. */
+  close(): void;
 }
 
 /** Builds the Express app and its services; never listens. */
@@ -188,5 +190,5 @@ export function createApp(deps: AppDeps): App {
     throw new OAuthError('not_found', `No endpoint ${req.method} ${req.path}`);
   });
   app.use(errorHandler(logger));
-  return { app, services, metrics };
+  return { app, services, metrics, close: () => rateLimit.close() };
 }

@@ -43,7 +43,12 @@ async function main() {
   if (applied.length) logger.info({ migrations: applied }, 'database migrated');
 
   let tracked: TrackedServer | undefined;
-  const { app, services, metrics } = createApp({
+  const {
+    app,
+    services,
+    metrics,
+    close: closeApp,
+  } = createApp({
     config,
     db: database.db,
     sessionPool: database.sessionPool,
@@ -102,6 +107,7 @@ async function main() {
     try {
       await jobs;
       await services.rateLimitCounters.flush(); // the last moment's rate-limit counts reach the other instances
+      closeApp(); // the rate limits' Redis connection, when they count there
       await database.close();
     } catch (err) {
       logger.warn({ err: (err as Error).message }, 'closing the database failed');

@@ -46,7 +46,11 @@ export async function buildTestApp(
     acquireTimeoutMs: config.dbAcquireTimeoutMs,
   });
   const logger = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
-  const { app, services } = createApp({
+  const {
+    app,
+    services,
+    close: closeApp,
+  } = createApp({
     config,
     db: database.db,
     sessionPool: database.sessionPool, // the embedded database is reached by URL in tests, but cannot forward NOTIFY either
@@ -68,6 +72,7 @@ export async function buildTestApp(
     close: async () => {
       await mailWorker?.stop();
       await backchannelWorker?.stop();
+      closeApp();
       await database.close();
     },
   };

@@ -24,6 +24,8 @@ export function createNotifications(connection: pg.ClientConfig, heartbeat = HEA
   let client: pg.Client | undefined;
   let closed = false;
   let retryTimer: NodeJS.Timeout | undefined;
+  /** The heartbeat of the current connection: lost() clears it, and so must close(). */
+  let beat: NodeJS.Timeout | undefined;
   const subscriptions = new Map<string, NotificationHandlers[]>();
   let listening = false;
   /** LISTENs added while listening run one after another: a pg client takes one query at a time. */
@@ -41,7 +43,6 @@ export function createNotifications(connection: pg.ClientConfig, heartbeat = HEA
     c.on('notification', (msg) => {
       subscriptions.get(msg.channel)?.forEach((h) => h.onMessage(msg.payload ?? ''));
     });
-    let beat: NodeJS.Timeout | undefined;
     const lost = () => {
       if (client !== c) return;
       client = undefined;
@@ -98,6 +99,10 @@ export function createNotifications(connection: pg.ClientConfig, heartbeat = HEA
     async close() {
       closed = true;
       if (retryTimer) clearTimeout(retryTimer);
+      // close() takes the client first, so the 'end' it causes finds `client !== c` in lost(),
+      // which then leaves the heartbeat alone: without this it would tick (unref'd) forever.
+      clearInterval(beat);
+      beat = undefined;
       const c = client;
       client = undefined;
       setListening(false);

@@ -2,6 +2,7 @@ import request from 'supertest';
 import { buildTestApp } from '../helpers';
 import { buildClient, buildCode, buildPlatform, buildUser } from '../factories';
 import { tokensForCode } from '../support/code-tokens';
+import { eventually } from '../support/eventually';
 import { createAccessTokenCache, type LiveAccessToken } from '../../src/services/access-token-cache';
 import type { Notifications } from '../../src/db/notifications';
 
@@ -21,15 +22,6 @@ async function issued(scopes?: string[]) {
 
 const userinfo = (token: string) => request(t.app).get('/oauth/userinfo').set('Authorization', `Bearer ${token}`);
 
-/** Polls until the condition holds; the cross-instance path (NOTIFY) is asynchronous by nature. */
-async function eventually(check: () => Promise<boolean>, ms = 2000) {
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
-    if (await check()) return true;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return false;
-}
 
 describe('access-token cache invalidation', () => {
   // As another instance would revoke: straight to the database, bypassing this process. Access

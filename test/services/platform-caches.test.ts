@@ -1,23 +1,13 @@
 import { buildTestApp } from '../helpers';
 import { buildStandardPlatform } from '../factories';
 import { newId } from '../../src/crypto/random';
+import { eventually } from '../support/eventually';
 
 // Per-platform caches live until changed (docs/decisions.md, "Caches sized for the tenants"):
 // another instance drops its copy when the database NOTIFYs the change, and starts over when its
 // LISTEN connection was lost. The embedded database has no NOTIFY: its caches keep short lifetimes.
 type TestApp = Awaited<ReturnType<typeof buildTestApp>>;
 const viaNotify = process.env.TEST_DATABASE_KIND === 'embedded' ? describe.skip : describe;
-
-/** Polls `read` until `done` holds (up to 5 s); returns the last value read. */
-async function eventually<T>(read: () => Promise<T>, done: (v: T) => boolean): Promise<T> {
-  const deadline = Date.now() + 5000;
-  let value = await read();
-  while (!done(value) && Date.now() < deadline) {
-    await new Promise((ok) => setTimeout(ok, 50));
-    value = await read();
-  }
-  return value;
-}
 
 viaNotify('per-platform caches across instances', () => {
   let t: TestApp;

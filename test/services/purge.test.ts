@@ -202,7 +202,12 @@ describe('purge of expired rows', () => {
     }
     const down = await buildTestApp({ DATABASE_URL: 'postgres://postgres@127.0.0.1:1/none' }, () => NOW);
     try {
-      await expect(startPurgeJob(down.services, down.services.deps.logger, 3600).run()).resolves.toBeUndefined(); // logged, retried next interval
+      const downJob = startPurgeJob(down.services, down.services.deps.logger, 3600);
+      try {
+        await expect(downJob.run()).resolves.toBeUndefined(); // logged, retried next interval
+      } finally {
+        downJob.stop(); // an hour-long interval would keep this file's module registry alive
+      }
     } finally {
       await down.close();
     }

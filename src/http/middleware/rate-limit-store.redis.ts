@@ -38,6 +38,7 @@ export function createRedisCounters(
 
   let connecting: Promise<void> | undefined;
   let lastAttempt = 0;
+  let closed = false;
   const connect = () => {
     lastAttempt = Date.now();
     connecting = client
@@ -50,7 +51,7 @@ export function createRedisCounters(
   connect(); // at start, so the first requests find it ready
   const ready = async () => {
     if (client.isReady) return;
-    if (!connecting && !client.isOpen && Date.now() - lastAttempt >= RECONNECT_EVERY_MS) connect();
+    if (!closed && !connecting && !client.isOpen && Date.now() - lastAttempt >= RECONNECT_EVERY_MS) connect();
     if (connecting) await within(connecting, COMMAND_TIMEOUT_MS).catch(() => undefined);
   };
   const keyOf = (key: string, windowStart: number) => `${prefix}${key}:${windowStart}`;
@@ -69,6 +70,11 @@ export function createRedisCounters(
         COMMAND_TIMEOUT_MS,
       );
       return { current: Number(replies[0]), previous: Number(replies[2] ?? 0) };
+    },
+    close() {
+      closed = true;
+      // Unref'd, the socket never ends by itself: open, it keeps its client, and whatever created it, alive.
+      client.destroy();
     },
   };
 }

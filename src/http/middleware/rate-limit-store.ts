@@ -22,6 +22,8 @@ export interface CounterBackend {
     windowMs: number,
     isNear?: (counts: WindowCounts) => boolean,
   ): WindowCounts | Promise<WindowCounts>;
+  /** Releases a connection of the store's own (Redis); the Postgres counters live with the app's pool. */
+  close?(): void;
 }
 
 /**

@@ -48,6 +48,8 @@ export interface RateLimits {
   adminApi: RequestHandler;
   /** Dynamic client registration, after resolvePlatform: per source address per platform per hour (REGISTRATION_PER_HOUR). */
   registration: RequestHandler;
+  /** Closes the counter store's own connection (Redis), if any. */
+  close(): void;
 }
 
 /** Counts one request under `key`: `next()` when within the limit, else the 429. */
@@ -182,7 +184,8 @@ export function createRateLimits(s: Services, deps: HttpDeps): RateLimits {
     return limiterFor('register', scaled(config.registrationPerHour), 'json', HOUR_MS)(key, res, next);
   };
 
-  return Object.assign(perSource, { perClient, hostedPages, adminApi, registration });
+  const close = () => backend.close?.();
+  return Object.assign(perSource, { perClient, hostedPages, adminApi, registration, close });
 }
 
 /** Scale 0: every limiter passes, and sets no header. */
@@ -194,6 +197,7 @@ function unlimited(): RateLimits {
     hostedPages: pass,
     adminApi: pass,
     registration: pass,
+    close: () => {},
   });
 }
 
