@@ -27,7 +27,7 @@ module.exports = {
     },
   ],
   testTimeout: 30000,
-  // With one worker (a 2-core machine), jest runs every file in its own process, which then holds
+  // With one worker (a 2-core machine), jest runs every file inside its main process, which holds
   // whatever a file leaves reachable (a timer, a socket) until the run ends. A worker over this
   // heap after a file is replaced instead, so a future leak slows the run rather than ending it.
   workerIdleMemoryLimit: '2GB',
