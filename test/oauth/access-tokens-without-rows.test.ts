@@ -157,7 +157,12 @@ describe('access tokens without a row', () => {
     expect((await userinfo(ten.p, ofFamily)).status).toBe(200);
     // Straight to the database, as another instance would: this one hears of it by NOTIFY.
     await t.database.db('refresh_token_families').where({ id: familyId }).update({ revoked_at: new Date() });
-    expect(await eventually(async () => (await userinfo(ten.p, ofFamily)).status, (s) => s === 401)).toBe(401);
+    expect(
+      await eventually(
+        async () => (await userinfo(ten.p, ofFamily)).status,
+        (s) => s === 401,
+      ),
+    ).toBe(401);
     // RFC 7009 revocation of one.
     await revoke(ten, live);
     expect((await userinfo(ten.p, live)).status).toBe(401);

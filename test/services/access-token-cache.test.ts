@@ -22,7 +22,6 @@ async function issued(scopes?: string[]) {
 
 const userinfo = (token: string) => request(t.app).get('/oauth/userinfo').set('Authorization', `Bearer ${token}`);
 
-
 describe('access-token cache invalidation', () => {
   // As another instance would revoke: straight to the database, bypassing this process. Access
   // tokens have no row; each grant they live by tells the caches when it ends.
