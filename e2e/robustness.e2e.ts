@@ -13,6 +13,7 @@ import {
   openAuthorize,
   pageKind,
   pickAccount,
+  settledContent,
   signIn,
   signInThrough,
   signUp,
@@ -42,7 +43,7 @@ async function expectSensible(p: Page, res: Response | null | undefined, allowed
       `expected one of ${allowed.join(', ')}, got ${kind} at ${p.url()}:\n${(await p.locator('body').innerText()).slice(0, 800)}`,
     );
   }
-  if (!isCallback(p)) expect(await p.content()).not.toMatch(/\bat [\w.<>]+ \(|node_modules|Error:/);
+  if (!isCallback(p)) expect(await settledContent(p)).not.toMatch(/\bat [\w.<>]+ \(|node_modules|Error:/);
   return kind;
 }
 

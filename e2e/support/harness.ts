@@ -187,6 +187,21 @@ export async function pageKind(
   return isCallback(page) ? 'callback' : 'other';
 }
 
+/**
+ * The page's HTML once it stopped navigating. After a double submit the second request may
+ * still be replacing the page when the first navigation resolves; reading then throws.
+ */
+export async function settledContent(page: Page): Promise<string> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await page.content();
+    } catch (err) {
+      if (attempt >= 10 || !/navigating/.test(String(err))) throw err;
+      await page.waitForLoadState('load');
+    }
+  }
+}
+
 export async function expectPage(page: Page, kind: Awaited<ReturnType<typeof pageKind>>) {
   const actual = await pageKind(page);
   if (actual !== kind) {
