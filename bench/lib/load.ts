@@ -226,19 +226,25 @@ async function flowRun(flow: () => Promise<void>, seconds: number): Promise<RunR
 
 /**
  * One measured run of `seconds` without warm-up: a static row, or a pool row fed from `tokens`
- * (each used once; the run stops early if they run out). For windows of load next to other work.
+ * (each used once; the run stops early if they run out), over `connections`. For windows of load
+ * next to other work.
  */
 export function runFor(
   base: string,
   spec: StaticRow | PoolRow,
   seconds: number,
   tokens?: string[],
+  connections = CONNECTIONS,
 ): Promise<RunResult> {
-  if (spec.kind === 'static') return autocannonRun(base, staticRequest(spec), seconds, undefined, spec);
-  return autocannonRun(base, { method: spec.method, path: spec.path, headers: spec.headers }, seconds, {
-    tokens: tokens ?? [],
-    body: spec.body,
-  });
+  if (spec.kind === 'static')
+    return autocannonRun(base, staticRequest(spec), seconds, undefined, { connections, spread: spec.spread });
+  return autocannonRun(
+    base,
+    { method: spec.method, path: spec.path, headers: spec.headers },
+    seconds,
+    { tokens: tokens ?? [], body: spec.body },
+    { connections },
+  );
 }
 
 export interface RowOptions {
