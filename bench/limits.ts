@@ -7,9 +7,9 @@
 // minutes on this host) weighs on both sides of every ratio alike; each run also records each
 // process's CPU per request. Writes bench/results/<timestamp>-limits.md (and .json) and
 // bench/results/limits-latest.md.
-import { CONNECTIONS, runFor, summarise, type PoolRow, type RunResult, type StaticRow } from './lib/load';
+import { CONNECTIONS, runFor, summarise, withCpu, type PoolRow, type RunResult, type StaticRow } from './lib/load';
 import { ROWS as ALL_ROWS, ROW_TITLES, type RowName } from './lib/oidc';
-import { cpuSeconds, installSignalHandlers, rssMB, stopAll } from './lib/proc';
+import { installSignalHandlers, rssMB, stopAll } from './lib/proc';
 import { environmentLine, positiveNumber } from './lib/env';
 import { comparisonTable, comparisonTargets, writeModeReport, type Sides } from './lib/compare';
 import { oursUnavailable, ROOT, startOurs, type OursTarget } from './ours';
@@ -43,26 +43,15 @@ const specOf = (t: OursTarget, row: LimitRow): Spec => {
 };
 
 /** One window of load on both sides at once; each result carries its process's CPU per request. */
-async function bothAtOnce(
-  sides: { t: OursTarget; spec: Spec; tokens?: string[] }[],
-  seconds: number,
-): Promise<RunResult[]> {
-  const before = sides.map((s) => cpuSeconds(s.t.pid));
-  const results = await Promise.all(sides.map((s) => runFor(s.t.base, s.spec, seconds, s.tokens, HALF)));
-  return results.map((r, i) => {
-    const after = cpuSeconds(sides[i].t.pid);
-    if (before[i] !== null && after !== null && r.total > 0)
-      r.cpuMsPerRequest = ((after - before[i]!) * 1000) / r.total;
-    return r;
-  });
-}
+const bothAtOnce = (sides: { t: OursTarget; spec: Spec; tokens?: string[] }[], seconds: number) =>
+  Promise.all(sides.map((s) => withCpu(s.t.pid, () => runFor(s.t.base, s.spec, seconds, s.tokens, HALF))));
 
 /** Warm-up, then RUNS windows of both sides at once. A pool row mints each window's tokens before it starts. */
 async function measureRow(off: OursTarget, on: OursTarget, row: LimitRow): Promise<[RunResult[], RunResult[]]> {
   const specs = [specOf(off, row), specOf(on, row)];
   const mint = async (n: number) =>
     Promise.all(specs.map((s) => (s.kind === 'pool' ? s.mint(n) : Promise.resolve(undefined))));
-  const window = async (seconds: number, size: number) => {
+  const loadWindow = async (seconds: number, size: number) => {
     const tokens = await mint(size);
     return bothAtOnce(
       specs.map((spec, i) => ({ t: [off, on][i], spec, tokens: tokens[i] })),
@@ -70,11 +59,11 @@ async function measureRow(off: OursTarget, on: OursTarget, row: LimitRow): Promi
     );
   };
   log(`${ROW_TITLES[row]}: warm-up`);
-  const warm = await window(WARMUP, Math.min(POOL_MAX, 3000));
+  const warm = await loadWindow(WARMUP, Math.min(POOL_MAX, 3000));
   let rate = Math.max(...warm.map((r) => r.rps));
   const runs: [RunResult[], RunResult[]] = [[], []];
   for (let i = 0; i < RUNS; i++) {
-    const [a, b] = await window(DURATION, Math.min(POOL_MAX, Math.ceil(rate * DURATION * 1.6) + HALF * 4));
+    const [a, b] = await loadWindow(DURATION, Math.min(POOL_MAX, Math.ceil(rate * DURATION * 1.6) + HALF * 4));
     log(`  run ${i + 1}/${RUNS}: off ${a.rps.toFixed(0)} req/s, on ${b.rps.toFixed(0)} req/s`);
     runs[0].push(a);
     runs[1].push(b);

@@ -357,10 +357,10 @@ export interface AlternatingSide {
   pid?: number;
 }
 
-/** One measured run, with the CPU the process `pid` used during it per request. */
-async function runWithCpu(m: RowMeasurer, pid: number | undefined): Promise<RunResult> {
+/** A measured run, with the CPU the process `pid` used during it per request. */
+export async function withCpu(pid: number | undefined, run: () => Promise<RunResult>): Promise<RunResult> {
   const before = pid === undefined ? null : cpuSeconds(pid);
-  const r = await m.run();
+  const r = await run();
   const after = pid === undefined ? null : cpuSeconds(pid);
   if (before !== null && after !== null && r.total > 0) r.cpuMsPerRequest = ((after - before) * 1000) / r.total;
   return r;
@@ -402,7 +402,7 @@ export async function measureAlternating<S extends AlternatingSide>(
     const order = i % 2 === 0 ? [...sides].reverse() : sides;
     for (const side of order)
       await attempt(side, `run ${i + 1}/${o.runs}`, async (m) =>
-        o.log(`    ${describeRun(await runWithCpu(m, side.t.pid))}`),
+        o.log(`    ${describeRun(await withCpu(side.t.pid, () => m.run()))}`),
       );
   }
   return sides.map((side) => side.cell ?? side.m!.result());
